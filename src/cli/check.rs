@@ -1,0 +1,92 @@
+//! `agui-replay check`: replay a stream, print its diagnostics.
+
+use std::io::Write;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{CheckArgs, EXIT_OK, EXIT_RUN_FAILED, OutputFormat, open_stream};
+use crate::diagnostic::{Diagnostic, Severity, SeverityCounts};
+use crate::replay::{Outcome, replay_log};
+
+/// The `check --format json` object, in the contract's member order.
+#[derive(Debug, Serialize)]
+pub struct CheckReport {
+    /// The number of events in the stream.
+    pub events: usize,
+    /// `ok` or `failed`.
+    pub outcome: &'static str,
+    /// The diagnostic that failed the run, or `null`.
+    pub fatal: Option<Diagnostic>,
+    /// Every diagnostic: the reader's (seq 0), then the replay's, in order.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The AG-UI messages at the last applied step.
+    pub messages: Value,
+    /// The shared state at the last applied step.
+    pub state: Value,
+}
+
+pub(super) fn run(args: &CheckArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
+    let (stream, options) = open_stream(&args.stream)?;
+    let replayer = replay_log(&stream.events, options);
+    let mut diagnostics = stream.diagnostics.clone();
+    diagnostics.extend_from_slice(replayer.diagnostics());
+    let outcome = replayer.outcome();
+    let report = CheckReport {
+        events: stream.events.len(),
+        outcome: outcome.as_str(),
+        fatal: replayer.fatal().cloned(),
+        diagnostics,
+        messages: replayer.conversation().to_json(),
+        state: replayer.state().clone(),
+    };
+    match args.format {
+        OutputFormat::Json => {
+            serde_json::to_writer_pretty(&mut *out, &report)?;
+            writeln!(out)?;
+        }
+        OutputFormat::Text => write_text(&report, &args.stream.file.display().to_string(), out)?,
+    }
+    Ok(match outcome {
+        Outcome::Ok => EXIT_OK,
+        Outcome::Failed => EXIT_RUN_FAILED,
+    })
+}
+
+/// One line per diagnostic (`seq`, severity, code, messageId, message) and a
+/// summary line with the counts per severity.
+fn write_text(report: &CheckReport, name: &str, out: &mut dyn Write) -> std::io::Result<()> {
+    for d in &report.diagnostics {
+        writeln!(
+            out,
+            "{:>6}  {:<7}  {}  {}  {}",
+            d.seq,
+            d.severity,
+            d.code,
+            d.message_id.as_deref().unwrap_or("-"),
+            d.message
+        )?;
+    }
+    let counts = SeverityCounts::of(&report.diagnostics);
+    let plural = |n: usize, word: &str| {
+        if n == 1 {
+            format!("{n} {word}")
+        } else {
+            format!("{n} {word}s")
+        }
+    };
+    write!(
+        out,
+        "{name}: {}, outcome {}: {}, {}, {}, {}",
+        plural(report.events, "event"),
+        report.outcome,
+        plural(counts.get(Severity::Error), "error"),
+        plural(counts.get(Severity::Warning), "warning"),
+        plural(counts.get(Severity::Note), "note"),
+        format!("{} info", counts.get(Severity::Info)),
+    )?;
+    if let Some(fatal) = &report.fatal {
+        write!(out, " (failed at seq {}: {})", fatal.seq, fatal.code)?;
+    }
+    writeln!(out)
+}

@@ -1,0 +1,188 @@
+//! The command line: `check` and `state` (see `PRODUCT.md` for the
+//! contract). Errors are handled here, once: printed with their chain, exit
+//! code 2. Problems in the stream are diagnostics, not errors.
+
+mod check;
+mod state;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::input::{self, Stream};
+use crate::replay::{Options, Profile};
+
+/// Exit code: the run replayed without a fatal error.
+pub const EXIT_OK: u8 = 0;
+/// Exit code: a fatal error failed the run.
+pub const EXIT_RUN_FAILED: u8 = 1;
+/// Exit code: bad usage, or input that cannot be read.
+pub const EXIT_USAGE: u8 = 2;
+
+/// Record/replay debugger for AG-UI agent event streams.
+#[derive(Debug, Parser)]
+#[command(name = "agui-replay", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Replay a stream and print its diagnostics.
+    ///
+    /// Exit code 0 if no fatal error, 1 if the run failed, 2 on bad usage or
+    /// unreadable input.
+    Check(CheckArgs),
+    /// Print the state at step N: `{messages, state}`, or one message.
+    State(StateArgs),
+}
+
+/// What every command that reads a stream takes.
+#[derive(Debug, Args)]
+pub struct StreamArgs {
+    /// The stream: .jsonl, .json (array or vector document), an SSE body
+    /// (.sse, .txt, or detected by `data:` lines), or `-` for standard input.
+    pub file: PathBuf,
+    /// The consumer to imitate (default: spec, or the profile a vector
+    /// document declares).
+    #[arg(long, value_enum)]
+    pub profile: Option<ProfileArg>,
+    /// Keep applying events after a fatal error (R43).
+    #[arg(long)]
+    pub best_effort: bool,
+    /// Which session of the file (files other than recordings hold one).
+    #[arg(long, value_name = "N")]
+    pub session: Option<u32>,
+}
+
+/// `--profile` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ProfileArg {
+    /// The rules as written.
+    #[value(name = "spec")]
+    Spec,
+    /// What the reference client `@ag-ui/client` 1.0.0 does.
+    #[value(name = "ag-ui-client-1.0")]
+    AgUiClient10,
+}
+
+impl From<ProfileArg> for Profile {
+    fn from(arg: ProfileArg) -> Self {
+        match arg {
+            ProfileArg::Spec => Profile::Spec,
+            ProfileArg::AgUiClient10 => Profile::AgUiClient10,
+        }
+    }
+}
+
+/// `check` options.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The stream and how to replay it.
+    #[command(flatten)]
+    pub stream: StreamArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
+}
+
+/// `check --format` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// One line per diagnostic and a summary line.
+    Text,
+    /// One JSON object (the contract of `PRODUCT.md`).
+    Json,
+}
+
+/// `state` options.
+#[derive(Debug, Args)]
+pub struct StateArgs {
+    /// The stream and how to replay it.
+    #[command(flatten)]
+    pub stream: StreamArgs,
+    /// The step: the state after events 1..=N (0 is the start).
+    #[arg(long, value_name = "N")]
+    pub at: u64,
+    /// Print only this message (an activity's `messageId`, or any message id).
+    #[arg(long, value_name = "ID")]
+    pub message: Option<String>,
+}
+
+/// Runs the command line and returns the process exit code.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            // Help and version go to stdout with exit 0; usage errors exit 2.
+            let _ = err.print();
+            return ExitCode::from(if err.use_stderr() {
+                EXIT_USAGE
+            } else {
+                EXIT_OK
+            });
+        }
+    };
+    match run(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::from(EXIT_USAGE)
+        }
+    }
+}
+
+/// Runs a parsed command line; returns the exit code, or an error for bad
+/// usage or unreadable input.
+pub fn run(cli: Cli) -> anyhow::Result<u8> {
+    let mut stdout = std::io::stdout().lock();
+    let code = match cli.command {
+        Some(Command::Check(args)) => check::run(&args, &mut stdout)?,
+        Some(Command::State(args)) => state::run(&args, &mut stdout)?,
+        None => {
+            eprintln!(
+                "agui-replay: the desktop app is not part of this build yet.\n\
+                 Try: agui-replay check recordings/demo.jsonl\n\
+                 See: agui-replay --help"
+            );
+            EXIT_USAGE
+        }
+    };
+    stdout.flush().context("cannot write to standard output")?;
+    Ok(code)
+}
+
+/// Reads the stream a command names, and the options to replay it with.
+fn open_stream(args: &StreamArgs) -> anyhow::Result<(Stream, Options)> {
+    let stream = input::read_path(&args.file)?;
+    if let Some(session) = args.session {
+        if session != 1 {
+            bail!(
+                "session {session} does not exist: a {} holds one stream (session 1): {}",
+                stream.format.as_str(),
+                args.file.display()
+            );
+        }
+    }
+    let profile = match (args.profile, &stream.declared_profile) {
+        (Some(arg), _) => arg.into(),
+        (None, Some(declared)) => declared.parse::<Profile>().map_err(|e| {
+            anyhow::anyhow!(
+                "{e}, declared by the vector document {}",
+                args.file.display()
+            )
+        })?,
+        (None, None) => Profile::Spec,
+    };
+    let options = Options {
+        profile,
+        best_effort: args.best_effort,
+    };
+    Ok((stream, options))
+}

@@ -1,0 +1,351 @@
+//! Diagnostics: what the replay found wrong (or worth seeing) in a stream.
+//!
+//! Every code the engine can report is listed here, once, in [`Code`]. The
+//! codes of `REPLAY-RULES.md` keep the severities the rules give them; the few
+//! codes this engine adds for cases the rules leave open are marked as ours.
+//! Problems in the *stream* are never Rust errors: they are diagnostics.
+
+use std::fmt;
+
+use serde::Serialize;
+
+/// One step of a stream: events are numbered from 1 in arrival order; step 0
+/// is the starting state, before any event.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(transparent)]
+pub struct Seq(pub u64);
+
+impl Seq {
+    /// The starting state, before the first event.
+    pub const START: Self = Self(0);
+
+    /// The 0-based position of this event in the stream (`Seq(1)` is index 0).
+    pub fn index(self) -> Option<usize> {
+        usize::try_from(self.0).ok()?.checked_sub(1)
+    }
+
+    /// The seq of the event at 0-based `index`.
+    pub fn from_index(index: usize) -> Self {
+        Self(index as u64 + 1)
+    }
+}
+
+impl fmt::Display for Seq {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// How bad a diagnostic is, from worst to mildest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Fatal: the run fails, later events are not applied (R43).
+    Error,
+    /// The event, or part of it, is skipped; the run goes on.
+    Warning,
+    /// A producer mistake a consumer need not detect; applied as sent.
+    Note,
+    /// Worth seeing, not wrong.
+    Info,
+}
+
+impl Severity {
+    /// Every severity, worst first.
+    pub const ALL: [Self; 4] = [Self::Error, Self::Warning, Self::Note, Self::Info];
+
+    /// The lowercase name used in output (`error`, `warning`, `note`, `info`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Error => "error",
+            Self::Warning => "warning",
+            Self::Note => "note",
+            Self::Info => "info",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+macro_rules! codes {
+    ($( $(#[$doc:meta])* $variant:ident = $name:literal, $severity:ident; )*) => {
+        /// A stable, dotted diagnostic code. The one list of codes.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Code {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        impl Code {
+            /// Every code, in the order of this list.
+            pub const ALL: &'static [Code] = &[ $( Code::$variant, )* ];
+
+            /// The dotted name, as printed and exported.
+            pub fn as_str(self) -> &'static str {
+                match self { $( Code::$variant => $name, )* }
+            }
+
+            /// The severity the rules give this code under the `spec` profile.
+            pub fn severity(self) -> Severity {
+                match self { $( Code::$variant => Severity::$severity, )* }
+            }
+
+            /// The code with this dotted name, if there is one.
+            pub fn from_name(name: &str) -> Option<Self> {
+                match name { $( $name => Some(Code::$variant), )* _ => None }
+            }
+        }
+    };
+}
+
+codes! {
+    // Activity snapshots (R1–R9).
+    /// R4: `replace: false` on an existing activity; content and type kept.
+    SnapshotDeclined = "activity.snapshot.declined", Info;
+    /// R7: a `replace: false` snapshot names another owner; the owner is kept.
+    SnapshotOwnerMismatch = "activity.snapshot.owner-mismatch", Note;
+    /// R9 / D2: a snapshot names an existing non-activity message; skipped.
+    SnapshotIdCollision = "activity.snapshot.id-collision", Warning;
+    // Activity deltas (R10–R17).
+    /// R10: a delta changes the activity's type.
+    DeltaRetyped = "activity.delta.retyped", Info;
+    /// R12: a delta for an activity never created; skipped.
+    DeltaUnknownTarget = "activity.delta.unknown-target", Warning;
+    /// R13: a delta for a non-activity message; skipped.
+    DeltaNotActivity = "activity.delta.not-activity", Warning;
+    /// R14: a well-formed patch that does not apply; the whole event is skipped.
+    PatchFailed = "activity.patch.failed", Warning;
+    /// R15: an applied patch left `content` something other than an object.
+    ContentNotObject = "activity.content.not-object", Note;
+    /// R17: an operation whose `op` RFC 6902 does not define; dropped.
+    PatchOpUnknown = "patch.op.unknown", Warning;
+    // Ownership (R20–R23).
+    /// R22: a delta tagged with another owner than the activity's; fatal.
+    SubagentOwnerMismatch = "subagent.owner-mismatch", Error;
+    // Malformed input (R40–R42).
+    /// R40: a malformed event of a known type; fatal.
+    EventMalformed = "event.malformed", Error;
+    /// R41: text that is not a JSON object with a string `type`; fatal.
+    EventUnparseable = "event.unparseable", Error;
+    /// R42: an event of an unknown type; dropped.
+    EventUnknownType = "event.unknown-type", Warning;
+    /// R42: an unknown member on a known event; stripped.
+    EventUnknownProperty = "event.unknown-property", Warning;
+    // Run input (R50).
+    /// R50: a recorded run input carries an activity message.
+    InputActivityMessage = "input.activity-message", Warning;
+    // Lifecycle (R60–R62).
+    /// R60: the first event is neither `RUN_STARTED` nor `RUN_ERROR`; fatal.
+    LifecycleBeforeRun = "lifecycle.before-run", Error;
+    /// R61: an event other than `RUN_STARTED` after the run ended; fatal.
+    LifecycleAfterRun = "lifecycle.after-run", Error;
+    /// R62: the stream ends with a run still open.
+    StreamTruncated = "stream.truncated", Warning;
+    // State (R11 applied to state).
+    /// A `STATE_DELTA` whose patch does not apply; state unchanged.
+    StatePatchFailed = "state.patch.failed", Warning;
+
+    // Codes this engine adds where the rules are silent.
+    /// Ours: `RUN_STARTED` while a run is still open. The protocol forbids
+    /// it and the reference client fails the run, so it is fatal here too.
+    LifecycleRunOverlap = "lifecycle.run-overlap", Error;
+    /// Ours: a content, end or chunk event for a text message, tool call,
+    /// reasoning message, step or subagent that is not open; skipped.
+    SequenceNotOpen = "sequence.not-open", Warning;
+    /// Ours: a start event for an id that is already open or already names a
+    /// message; skipped.
+    SequenceAlreadyOpen = "sequence.already-open", Warning;
+    /// Ours: a run ended with text messages, tool calls, reasoning or steps
+    /// still open; the protocol's verifier rejects this, a consumer closes them.
+    SequenceLeftOpen = "sequence.left-open", Note;
+    /// Ours: an empty `delta` on a content event (the protocol requires a
+    /// non-empty string); applied as a no-op.
+    EmptyDelta = "text.empty-delta", Note;
+    /// Ours: a tool result or an encrypted value names a tool call or message
+    /// the consumer does not have.
+    UnknownReference = "reference.unknown", Note;
+    /// Ours: an SSE body framed with CRLF line ends (accepted).
+    SseCrlf = "sse.crlf-framing", Info;
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+/// One problem (or remark) attached to the event that caused it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Diagnostic {
+    /// The event it belongs to; `Seq(0)` for the stream as a whole.
+    pub seq: Seq,
+    /// How bad it is (the code's severity, adjusted by the profile).
+    pub severity: Severity,
+    /// The stable code.
+    pub code: Code,
+    /// The message (activity, text, tool…) it concerns, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message_id: Option<String>,
+    /// A JSON pointer or field path inside the event, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// Plain words: what happened and why.
+    pub message: String,
+}
+
+impl Diagnostic {
+    /// A diagnostic with the code's own severity.
+    pub fn new(seq: Seq, code: Code, message: impl Into<String>) -> Self {
+        Self {
+            seq,
+            severity: code.severity(),
+            code,
+            message_id: None,
+            path: None,
+            message: message.into(),
+        }
+    }
+
+    /// Attaches the message id it concerns.
+    pub fn with_message_id(mut self, id: impl Into<String>) -> Self {
+        self.message_id = Some(id.into());
+        self
+    }
+
+    /// Attaches a path inside the event.
+    pub fn with_path(mut self, path: impl Into<String>) -> Self {
+        self.path = Some(path.into());
+        self
+    }
+
+    /// Overrides the severity (profiles do this for a few codes).
+    pub fn with_severity(mut self, severity: Severity) -> Self {
+        self.severity = severity;
+        self
+    }
+}
+
+/// Counts of diagnostics per severity.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SeverityCounts {
+    /// `error` diagnostics.
+    pub error: usize,
+    /// `warning` diagnostics.
+    pub warning: usize,
+    /// `note` diagnostics.
+    pub note: usize,
+    /// `info` diagnostics.
+    pub info: usize,
+}
+
+impl SeverityCounts {
+    /// Counts the diagnostics of a slice.
+    pub fn of(diagnostics: &[Diagnostic]) -> Self {
+        let mut counts = Self::default();
+        for diagnostic in diagnostics {
+            counts.add(diagnostic.severity);
+        }
+        counts
+    }
+
+    /// Counts one more diagnostic of `severity`.
+    pub fn add(&mut self, severity: Severity) {
+        *self.get_mut(severity) += 1;
+    }
+
+    /// The count for one severity.
+    pub fn get(&self, severity: Severity) -> usize {
+        match severity {
+            Severity::Error => self.error,
+            Severity::Warning => self.warning,
+            Severity::Note => self.note,
+            Severity::Info => self.info,
+        }
+    }
+
+    fn get_mut(&mut self, severity: Severity) -> &mut usize {
+        match severity {
+            Severity::Error => &mut self.error,
+            Severity::Warning => &mut self.warning,
+            Severity::Note => &mut self.note,
+            Severity::Info => &mut self.info,
+        }
+    }
+
+    /// The worst severity with a non-zero count.
+    pub fn worst(&self) -> Option<Severity> {
+        Severity::ALL.into_iter().find(|&s| self.get(s) > 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_names_are_unique_and_round_trip() {
+        let mut names: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+        for code in Code::ALL {
+            assert_eq!(Code::from_name(code.as_str()), Some(*code));
+        }
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Code::ALL.len());
+    }
+
+    #[test]
+    fn spec_codes_have_the_spec_severities() {
+        // Severities as REPLAY-RULES.md gives them.
+        let expected = [
+            ("activity.snapshot.declined", Severity::Info),
+            ("activity.snapshot.owner-mismatch", Severity::Note),
+            ("activity.snapshot.id-collision", Severity::Warning),
+            ("activity.delta.retyped", Severity::Info),
+            ("activity.delta.unknown-target", Severity::Warning),
+            ("activity.delta.not-activity", Severity::Warning),
+            ("activity.patch.failed", Severity::Warning),
+            ("activity.content.not-object", Severity::Note),
+            ("patch.op.unknown", Severity::Warning),
+            ("subagent.owner-mismatch", Severity::Error),
+            ("event.malformed", Severity::Error),
+            ("event.unparseable", Severity::Error),
+            ("event.unknown-type", Severity::Warning),
+            ("event.unknown-property", Severity::Warning),
+            ("input.activity-message", Severity::Warning),
+            ("lifecycle.before-run", Severity::Error),
+            ("lifecycle.after-run", Severity::Error),
+            ("stream.truncated", Severity::Warning),
+            ("state.patch.failed", Severity::Warning),
+        ];
+        for (name, severity) in expected {
+            let code = Code::from_name(name).expect(name);
+            assert_eq!(code.severity(), severity, "{name}");
+        }
+    }
+
+    #[test]
+    fn diagnostic_serializes_in_the_contract_shape() {
+        let d = Diagnostic::new(
+            Seq(3),
+            Code::PatchFailed,
+            "op 1 (test /query): value differs",
+        )
+        .with_message_id("act-1");
+        let json = serde_json::to_value(&d).expect("serializes");
+        assert_eq!(
+            json,
+            serde_json::json!({"seq": 3, "severity": "warning", "code": "activity.patch.failed",
+                "messageId": "act-1", "message": "op 1 (test /query): value differs"})
+        );
+    }
+}

@@ -1,0 +1,143 @@
+//! JSON lines, JSON arrays and vector documents.
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::EventLog;
+
+/// One event per line. Blank lines separate nothing and are skipped; a
+/// trailing `\r` is JSON white space and stays with its line.
+pub(super) fn read_lines(bytes: &[u8], events: &mut EventLog) {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    for line in bytes.split(|&b| b == b'\n') {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        events.push(line);
+    }
+}
+
+/// A JSON array of events, read element by element so that a truncated or
+/// damaged array still yields every element before the damage; the rest of
+/// the text becomes one more event, which the replay reports as unparseable.
+pub(super) fn read_array(text: &str, events: &mut EventLog) {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text).trim_start();
+    let Some(mut rest) = text.strip_prefix('[') else {
+        push_rest(text, events);
+        return;
+    };
+    loop {
+        rest = rest.trim_start();
+        if rest.is_empty() {
+            return;
+        }
+        if let Some(after) = rest.strip_prefix(']') {
+            push_rest(after, events);
+            return;
+        }
+        let mut values = serde_json::Deserializer::from_str(rest).into_iter::<&RawValue>();
+        match values.next() {
+            Some(Ok(raw)) => {
+                events.push(raw.get().as_bytes());
+                rest = rest[values.byte_offset()..].trim_start();
+            }
+            _ => {
+                push_rest(rest, events);
+                return;
+            }
+        }
+        if let Some(after) = rest.strip_prefix(',') {
+            rest = after;
+        } else if !rest.starts_with(']') {
+            push_rest(rest, events);
+            return;
+        }
+    }
+}
+
+/// Keeps text that is not part of an element as one more event, unless it
+/// is only white space.
+fn push_rest(rest: &str, events: &mut EventLog) {
+    let rest = rest.trim();
+    if !rest.is_empty() {
+        events.push(rest.as_bytes());
+    }
+}
+
+#[derive(Deserialize)]
+struct VectorDocument<'a> {
+    #[serde(borrow)]
+    events: Vec<&'a RawValue>,
+    #[serde(default)]
+    profile: Option<String>,
+}
+
+/// Whether the bytes are a vector document (an object with `events`).
+pub(super) fn is_vector(bytes: &[u8]) -> bool {
+    std::str::from_utf8(bytes)
+        .ok()
+        .and_then(|text| serde_json::from_str::<VectorDocument<'_>>(text).ok())
+        .is_some()
+}
+
+/// A conformance vector: its events, and the profile it declares.
+pub(super) fn read_vector(text: &str, events: &mut EventLog) -> Result<Option<String>, String> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let document: VectorDocument<'_> =
+        serde_json::from_str(text).map_err(|e| format!("not a vector document ({e})"))?;
+    for raw in document.events {
+        events.push(raw.get().as_bytes());
+    }
+    Ok(document.profile)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(events: &EventLog) -> Vec<String> {
+        events
+            .iter()
+            .map(|(_, raw)| String::from_utf8_lossy(raw).into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn lines_skip_blank_lines_and_keep_bad_ones() {
+        let mut events = EventLog::default();
+        read_lines(b"{\"a\":1}\r\n\n  \nnot json\n{\"b\":2}", &mut events);
+        assert_eq!(texts(&events), ["{\"a\":1}\r", "not json", "{\"b\":2}"]);
+    }
+
+    #[test]
+    fn array_elements_keep_their_raw_text() {
+        let mut events = EventLog::default();
+        read_array("[ {\"a\": 1} ,{\"b\":[2, 3]}, 7 ]", &mut events);
+        assert_eq!(texts(&events), ["{\"a\": 1}", "{\"b\":[2, 3]}", "7"]);
+    }
+
+    #[test]
+    fn a_truncated_array_keeps_what_came_before_the_damage() {
+        let mut events = EventLog::default();
+        read_array("[{\"a\":1}, {\"b\":", &mut events);
+        assert_eq!(texts(&events), ["{\"a\":1}", "{\"b\":"]);
+        let mut events = EventLog::default();
+        read_array("[{\"a\":1}] trailing", &mut events);
+        assert_eq!(texts(&events), ["{\"a\":1}", "trailing"]);
+        let mut events = EventLog::default();
+        read_array("[{\"a\":1} {\"b\":2}]", &mut events);
+        assert_eq!(texts(&events), ["{\"a\":1}", "{\"b\":2}]"]);
+    }
+
+    #[test]
+    fn vector_documents_give_events_and_profile() {
+        let mut events = EventLog::default();
+        let profile = read_vector(
+            r#"{"name":"x","profile":"ag-ui-client-1.0","events":[{"type":"RUN_STARTED"}],"expect":{}}"#,
+            &mut events,
+        )
+        .expect("vector");
+        assert_eq!(profile.as_deref(), Some("ag-ui-client-1.0"));
+        assert_eq!(texts(&events), [r#"{"type":"RUN_STARTED"}"#]);
+    }
+}

@@ -1,0 +1,80 @@
+//! The raw text of a stream's events, packed in one buffer.
+
+use crate::diagnostic::Seq;
+
+/// The raw bytes of every event of one stream, in arrival order. One buffer
+/// and an end offset per event: a million events are two allocations, not a
+/// million.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EventLog {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl EventLog {
+    /// An empty log with room for `num_bytes` bytes and `num_events` events.
+    pub fn with_capacity(num_bytes: usize, num_events: usize) -> Self {
+        Self {
+            bytes: Vec::with_capacity(num_bytes),
+            ends: Vec::with_capacity(num_events),
+        }
+    }
+
+    /// Appends one event's raw bytes; returns its seq.
+    pub fn push(&mut self, raw: &[u8]) -> Seq {
+        self.bytes.extend_from_slice(raw);
+        self.ends.push(self.bytes.len());
+        Seq::from_index(self.ends.len() - 1)
+    }
+
+    /// The number of events.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Whether there is no event.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The total size of the events' raw bytes.
+    pub fn num_bytes(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// The raw bytes of the event at `seq` (from 1).
+    pub fn get(&self, seq: Seq) -> Option<&[u8]> {
+        let index = seq.index()?;
+        let end = *self.ends.get(index)?;
+        let start = if index == 0 { 0 } else { self.ends[index - 1] };
+        Some(&self.bytes[start..end])
+    }
+
+    /// Every event with its seq, in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (Seq, &[u8])> + '_ {
+        self.ends.iter().enumerate().map(move |(index, &end)| {
+            let start = if index == 0 { 0 } else { self.ends[index - 1] };
+            (Seq::from_index(index), &self.bytes[start..end])
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_keep_their_bytes_and_seqs() {
+        let mut log = EventLog::default();
+        assert_eq!(log.push(b"{\"a\":1}"), Seq(1));
+        assert_eq!(log.push(b""), Seq(2));
+        assert_eq!(log.push(b"x"), Seq(3));
+        assert_eq!(log.len(), 3);
+        assert_eq!(log.get(Seq(1)), Some(&b"{\"a\":1}"[..]));
+        assert_eq!(log.get(Seq(2)), Some(&b""[..]));
+        assert_eq!(log.get(Seq(0)), None);
+        assert_eq!(log.get(Seq(4)), None);
+        let all: Vec<_> = log.iter().map(|(seq, raw)| (seq.0, raw.len())).collect();
+        assert_eq!(all, vec![(1, 7), (2, 0), (3, 1)]);
+    }
+}

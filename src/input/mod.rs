@@ -1,0 +1,210 @@
+//! Reading event streams from files: JSON lines, JSON arrays, vector
+//! documents (`{"events": [...]}`) and SSE bodies.
+//!
+//! A reader only frames events; it never judges them. Every line or frame
+//! becomes an event with its bytes exactly as they were (after SSE's own
+//! framing), so a line that is not an event reaches the replay and becomes an
+//! `event.unparseable` diagnostic there (R41): nothing is dropped silently.
+
+mod json;
+mod log;
+mod sse;
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+pub use log::EventLog;
+
+use crate::diagnostic::Diagnostic;
+
+/// The framing of a stream file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// One event per line (`.jsonl`, `.ndjson`).
+    JsonLines,
+    /// A JSON array of events (`.json`).
+    JsonArray,
+    /// A conformance vector: an object with an `events` array.
+    Vector,
+    /// A Server-Sent Events body (`.sse`, `.txt`, or `data:` lines).
+    Sse,
+}
+
+impl Format {
+    /// A short name for messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::JsonLines => "JSON lines",
+            Self::JsonArray => "JSON array",
+            Self::Vector => "vector document",
+            Self::Sse => "SSE body",
+        }
+    }
+}
+
+/// The events of one stream, as read from a file.
+#[derive(Clone, Debug)]
+pub struct Stream {
+    /// How the file was framed.
+    pub format: Format,
+    /// The raw text of every event, in arrival order.
+    pub events: EventLog,
+    /// What the reader noticed about the framing (stream-level, `seq` 0).
+    pub diagnostics: Vec<Diagnostic>,
+    /// The profile a vector document declares, if any.
+    pub declared_profile: Option<String>,
+}
+
+/// Why a file could not be read as a stream.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// The file could not be read at all.
+    #[error("cannot read {path}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The bytes are not a stream this tool knows.
+    #[error("{reason}: {path}")]
+    Unrecognised {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, in plain words.
+        reason: String,
+    },
+}
+
+/// Reads a stream from `path`, or from standard input when `path` is `-`.
+pub fn read_path(path: &Path) -> Result<Stream, ReadError> {
+    let io_error = |source| ReadError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let bytes = if path == Path::new("-") {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut bytes)
+            .map_err(io_error)?;
+        bytes
+    } else {
+        std::fs::read(path).map_err(io_error)?
+    };
+    read_bytes(&bytes, path)
+}
+
+/// Reads a stream from bytes; `path` names the source in errors and its
+/// extension, if any, picks the format.
+pub fn read_bytes(bytes: &[u8], path: &Path) -> Result<Stream, ReadError> {
+    let unrecognised = |reason: String| ReadError::Unrecognised {
+        path: path.to_owned(),
+        reason,
+    };
+    let format = detect_format(bytes, path).map_err(unrecognised)?;
+    let mut stream = Stream {
+        format,
+        events: EventLog::default(),
+        diagnostics: Vec::new(),
+        declared_profile: None,
+    };
+    match format {
+        Format::JsonLines => json::read_lines(bytes, &mut stream.events),
+        Format::Sse => sse::read_sse(bytes, &mut stream),
+        Format::JsonArray => {
+            json::read_array(utf8(bytes).map_err(unrecognised)?, &mut stream.events)
+        }
+        Format::Vector => {
+            stream.declared_profile =
+                json::read_vector(utf8(bytes).map_err(unrecognised)?, &mut stream.events)
+                    .map_err(unrecognised)?;
+        }
+    }
+    Ok(stream)
+}
+
+fn utf8(bytes: &[u8]) -> Result<&str, String> {
+    std::str::from_utf8(bytes).map_err(|e| format!("not valid UTF-8 (byte {})", e.valid_up_to()))
+}
+
+const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
+
+/// Picks the format from the extension, or from the first bytes.
+pub fn detect_format(bytes: &[u8], path: &Path) -> Result<Format, String> {
+    if bytes.starts_with(SQLITE_MAGIC) {
+        return Err("an SQLite database; recording files are not supported by this build".into());
+    }
+    let body = skip_bom_and_space(bytes);
+    if body.is_empty() {
+        return Err("empty input, no events".into());
+    }
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match extension.as_deref() {
+        Some("jsonl" | "ndjson") => return Ok(Format::JsonLines),
+        Some("sse" | "txt") => return Ok(Format::Sse),
+        _ => {}
+    }
+    Ok(match body[0] {
+        b'[' => Format::JsonArray,
+        b'{' if json::is_vector(body) => Format::Vector,
+        b'{' => Format::JsonLines,
+        _ if looks_like_sse(body) => Format::Sse,
+        _ => Format::JsonLines,
+    })
+}
+
+fn skip_bom_and_space(bytes: &[u8]) -> &[u8] {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let start = bytes
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(bytes.len());
+    &bytes[start..]
+}
+
+fn looks_like_sse(body: &[u8]) -> bool {
+    [&b"data:"[..], b":", b"event:", b"id:", b"retry:"]
+        .iter()
+        .any(|prefix| body.starts_with(prefix))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn format_of(text: &str, name: &str) -> Result<Format, String> {
+        detect_format(text.as_bytes(), Path::new(name))
+    }
+
+    #[test]
+    fn formats_are_detected_by_extension_then_content() {
+        assert_eq!(format_of("{}", "a.jsonl"), Ok(Format::JsonLines));
+        assert_eq!(format_of("data: {}", "a.txt"), Ok(Format::Sse));
+        assert_eq!(format_of("[]", "a.json"), Ok(Format::JsonArray));
+        assert_eq!(format_of(r#"{"events": []}"#, "a.json"), Ok(Format::Vector));
+        assert_eq!(
+            format_of("{\"type\":\"X\"}\n{}", "-"),
+            Ok(Format::JsonLines)
+        );
+        assert_eq!(format_of("\u{feff}  data: {}\n\n", "-"), Ok(Format::Sse));
+        assert_eq!(format_of(": comment\n", "-"), Ok(Format::Sse));
+        assert!(format_of("  \n", "a.jsonl").is_err());
+        assert!(format_of("SQLite format 3\0...", "a.db").is_err());
+    }
+
+    #[test]
+    fn errors_name_the_file() {
+        let err = read_path(Path::new("/nonexistent/stream.jsonl")).expect_err("missing");
+        assert!(
+            err.to_string().contains("/nonexistent/stream.jsonl"),
+            "{err}"
+        );
+        let err = read_bytes(b"", Path::new("empty.jsonl")).expect_err("empty");
+        assert_eq!(err.to_string(), "empty input, no events: empty.jsonl");
+    }
+}

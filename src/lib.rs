@@ -1,0 +1,28 @@
+//! agui-replay: a record/replay debugger for AG-UI agent event streams.
+//!
+//! An agent streams AG-UI events to a UI; this crate reads such a stream
+//! ([`input`]), validates each event ([`protocol`]), and replays it rule by
+//! rule ([`replay`]) so that the conversation, the shared state and every
+//! activity's content and metadata are known at every step, with each problem
+//! reported as a [`Diagnostic`] on the event that caused it. The rules are
+//! those of `REPLAY-RULES.md`; their ids (`R1`…) are cited in the code.
+//!
+//! Start reading at [`Replayer`]: feed it parsed events with
+//! [`Replayer::apply`], read [`Replayer::conversation`], [`Replayer::state`]
+//! and [`Replayer::diagnostics`]. The command line ([`cli`]) is a thin layer
+//! over it.
+//!
+//! The engine modules (`protocol`, `input`, `replay`) know nothing of any UI.
+
+pub mod cli;
+pub mod diagnostic;
+pub mod input;
+pub mod protocol;
+pub mod replay;
+
+pub use diagnostic::{Code, Diagnostic, Seq, Severity, SeverityCounts};
+pub use input::{EventLog, Format, ReadError, Stream, read_bytes, read_path};
+pub use protocol::{Event, EventBody, EventType, ParseOutcome, parse_event};
+pub use replay::{
+    ActivityChange, Effect, EventEffect, Options, Outcome, Profile, Replayer, replay_log, replay_to,
+};

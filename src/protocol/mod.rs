@@ -1,0 +1,15 @@
+//! The AG-UI 1.0 protocol: the event model ([`Event`], 31 [`EventType`]s),
+//! RFC 6902 patches as they arrive ([`Patch`]), and reading one event from
+//! its raw text with the validation rules R40–R42 ([`parse_event`]).
+
+mod event;
+mod fields;
+mod parse;
+mod patch;
+
+pub use event::{EncryptedSubtype, Envelope, Event, EventBody, EventType, TextRole};
+pub use fields::Malformed;
+pub use parse::{Issue, MESSAGE_ROLES, ParseOutcome, parse_event, parse_event_str};
+pub use patch::{DroppedOp, OpMeta, Patch, op_name};
+
+pub(crate) use parse::json_kind;

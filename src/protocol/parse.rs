@@ -1,0 +1,637 @@
+//! From the raw text of one event to a validated [`Event`] (R40–R42).
+
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use super::event::{EncryptedSubtype, Envelope, Event, EventBody, EventType, TextRole};
+use super::fields::{Fields, Malformed, pointer_token};
+use super::patch::{Patch, parse_patch};
+use crate::diagnostic::Code;
+
+/// A problem found while reading one event, before it is applied.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Issue {
+    /// The diagnostic code.
+    pub code: Code,
+    /// A JSON pointer inside the event, if the problem has a place.
+    pub path: Option<String>,
+    /// Plain words.
+    pub message: String,
+}
+
+/// What reading one event gave.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ParseOutcome {
+    /// A valid event of a known type; `issues` are non-fatal (R42 stripped
+    /// members, R17 dropped operations).
+    Event {
+        /// The event.
+        event: Event,
+        /// Warnings found while reading it.
+        issues: Vec<Issue>,
+    },
+    /// A JSON object with a `type` that AG-UI 1.0 does not define (R42).
+    UnknownType {
+        /// The `type` as sent.
+        type_name: String,
+    },
+    /// A known type with a malformed member (R40, fatal).
+    Malformed {
+        /// The type.
+        event_type: EventType,
+        /// The `messageId` it names, if it could be read.
+        message_id: Option<String>,
+        /// What is wrong and where.
+        issue: Issue,
+    },
+    /// Not a JSON object with a string `type` (R41, fatal).
+    Unparseable {
+        /// Why, in plain words.
+        reason: String,
+    },
+}
+
+impl ParseOutcome {
+    /// The known event type, if the event had one.
+    pub fn event_type(&self) -> Option<EventType> {
+        match self {
+            Self::Event { event, .. } => Some(event.event_type()),
+            Self::Malformed { event_type, .. } => Some(*event_type),
+            Self::UnknownType { .. } | Self::Unparseable { .. } => None,
+        }
+    }
+}
+
+/// Reads one event from its raw bytes. Never panics, whatever the bytes.
+pub fn parse_event(bytes: &[u8]) -> ParseOutcome {
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            return ParseOutcome::Unparseable {
+                reason: format!("not valid UTF-8 (byte {})", e.valid_up_to()),
+            };
+        }
+    };
+    parse_event_str(text)
+}
+
+/// Reads one event from its raw text.
+pub fn parse_event_str(text: &str) -> ParseOutcome {
+    let mut fields = match Fields::parse(text, "") {
+        Ok(fields) => fields,
+        Err(e) => {
+            let reason = match serde_json::from_str::<&RawValue>(text) {
+                Ok(raw) => format!(
+                    "a JSON value that is not an object ({})",
+                    super::fields::kind_of(raw)
+                ),
+                Err(_) if text.trim().is_empty() => "empty text, not an event".to_owned(),
+                Err(_) => format!("not valid JSON: {e}"),
+            };
+            return ParseOutcome::Unparseable { reason };
+        }
+    };
+    let type_name = match fields
+        .take("type")
+        .map(|raw| serde_json::from_str::<String>(raw.get()))
+    {
+        Some(Ok(name)) => name,
+        Some(Err(_)) => {
+            return ParseOutcome::Unparseable {
+                reason: "`type` is not a string".to_owned(),
+            };
+        }
+        None => {
+            return ParseOutcome::Unparseable {
+                reason: "a JSON object without a `type`".to_owned(),
+            };
+        }
+    };
+    let Some(event_type) = EventType::from_name(&type_name) else {
+        return ParseOutcome::UnknownType { type_name };
+    };
+    let mut issues = Vec::new();
+    match read_event(event_type, &mut fields, &mut issues) {
+        Ok(event) => {
+            for name in fields.unused() {
+                issues.push(Issue {
+                    code: Code::EventUnknownProperty,
+                    path: Some(format!("/{}", pointer_token(name))),
+                    message: format!(
+                        "unknown member `{name}` on {} stripped",
+                        event_type.as_str()
+                    ),
+                });
+            }
+            ParseOutcome::Event { event, issues }
+        }
+        Err(malformed) => ParseOutcome::Malformed {
+            event_type,
+            message_id: fields.peek_str("messageId"),
+            issue: Issue {
+                code: Code::EventMalformed,
+                path: Some(malformed.path),
+                message: format!("malformed {}: {}", event_type.as_str(), malformed.reason),
+            },
+        },
+    }
+}
+
+fn read_event(
+    event_type: EventType,
+    f: &mut Fields<'_>,
+    issues: &mut Vec<Issue>,
+) -> Result<Event, Malformed> {
+    let envelope = Envelope {
+        timestamp: f.integer("timestamp")?,
+        metadata: f.object("metadata")?,
+        subagent_run_id: f.string("subagentRunId")?,
+        raw_event: f.value("rawEvent")?,
+    };
+    use EventBody as B;
+    use EventType as T;
+    let body = match event_type {
+        T::RunStarted => B::RunStarted {
+            thread_id: f.required_string("threadId")?,
+            run_id: f.required_string("runId")?,
+            parent_run_id: f.string("parentRunId")?,
+            input: f
+                .object("input")?
+                .map(|input| validate_run_input(input, "/input"))
+                .transpose()?,
+        },
+        T::RunFinished => B::RunFinished {
+            thread_id: f.required_string("threadId")?,
+            run_id: f.required_string("runId")?,
+            result: f.value("result")?,
+            outcome: f.value("outcome")?,
+        },
+        T::RunError => B::RunError {
+            message: f.required_string("message")?,
+            code: f.string("code")?,
+        },
+        T::StepStarted => B::StepStarted {
+            step_name: f.required_string("stepName")?,
+        },
+        T::StepFinished => B::StepFinished {
+            step_name: f.required_string("stepName")?,
+        },
+        T::TextMessageStart => B::TextMessageStart {
+            message_id: f.required_string("messageId")?,
+            role: text_role(f)?,
+            name: f.string("name")?,
+        },
+        T::TextMessageContent => B::TextMessageContent {
+            message_id: f.required_string("messageId")?,
+            delta: f.required_string("delta")?,
+        },
+        T::TextMessageEnd => B::TextMessageEnd {
+            message_id: f.required_string("messageId")?,
+        },
+        T::TextMessageChunk => B::TextMessageChunk {
+            message_id: f.string("messageId")?,
+            role: text_role(f)?,
+            delta: f.string("delta")?,
+            name: f.string("name")?,
+        },
+        T::ToolCallStart => B::ToolCallStart {
+            tool_call_id: f.required_string("toolCallId")?,
+            tool_call_name: f.required_string("toolCallName")?,
+            parent_message_id: f.string("parentMessageId")?,
+        },
+        T::ToolCallArgs => B::ToolCallArgs {
+            tool_call_id: f.required_string("toolCallId")?,
+            delta: f.required_string("delta")?,
+        },
+        T::ToolCallEnd => B::ToolCallEnd {
+            tool_call_id: f.required_string("toolCallId")?,
+        },
+        T::ToolCallChunk => B::ToolCallChunk {
+            tool_call_id: f.string("toolCallId")?,
+            tool_call_name: f.string("toolCallName")?,
+            parent_message_id: f.string("parentMessageId")?,
+            delta: f.string("delta")?,
+        },
+        T::ToolCallResult => {
+            let body = B::ToolCallResult {
+                message_id: f.required_string("messageId")?,
+                tool_call_id: f.required_string("toolCallId")?,
+                content: f.required_string("content")?,
+            };
+            literal_role(f, "tool")?;
+            body
+        }
+        T::ReasoningStart => B::ReasoningStart {
+            message_id: f.required_string("messageId")?,
+        },
+        T::ReasoningMessageStart => {
+            let body = B::ReasoningMessageStart {
+                message_id: f.required_string("messageId")?,
+            };
+            literal_role(f, "reasoning")?;
+            body
+        }
+        T::ReasoningMessageContent => B::ReasoningMessageContent {
+            message_id: f.required_string("messageId")?,
+            delta: f.required_string("delta")?,
+        },
+        T::ReasoningMessageEnd => B::ReasoningMessageEnd {
+            message_id: f.required_string("messageId")?,
+        },
+        T::ReasoningMessageChunk => B::ReasoningMessageChunk {
+            message_id: f.string("messageId")?,
+            delta: f.string("delta")?,
+        },
+        T::ReasoningEnd => B::ReasoningEnd {
+            message_id: f.required_string("messageId")?,
+        },
+        T::ReasoningEncryptedValue => B::ReasoningEncryptedValue {
+            subtype: match f.required_string("subtype")?.as_str() {
+                "tool-call" => EncryptedSubtype::ToolCall,
+                "message" => EncryptedSubtype::Message,
+                other => {
+                    return Err(Malformed::new(
+                        f.path("subtype"),
+                        format!("`subtype` must be \"tool-call\" or \"message\", found {other:?}"),
+                    ));
+                }
+            },
+            entity_id: f.required_string("entityId")?,
+            encrypted_value: f.required_string("encryptedValue")?,
+        },
+        T::StateSnapshot => B::StateSnapshot {
+            snapshot: f.required_value("snapshot")?,
+        },
+        T::StateDelta => B::StateDelta {
+            delta: patch(f, "delta", issues)?,
+        },
+        T::MessagesSnapshot => {
+            let elements = f.required_array("messages")?;
+            let mut messages = Vec::with_capacity(elements.len());
+            for (i, raw) in elements.iter().enumerate() {
+                messages.push(read_message(raw, &format!("/messages/{i}"))?);
+            }
+            B::MessagesSnapshot { messages }
+        }
+        T::ActivitySnapshot => B::ActivitySnapshot {
+            message_id: f.required_string("messageId")?,
+            activity_type: f.required_string("activityType")?,
+            content: Value::Object(f.object("content")?.ok_or_else(|| f.missing("content"))?),
+            replace: f.boolean("replace")?,
+        },
+        T::ActivityDelta => B::ActivityDelta {
+            message_id: f.required_string("messageId")?,
+            activity_type: f.required_string("activityType")?,
+            patch: patch(f, "patch", issues)?,
+        },
+        T::SubagentStarted => B::SubagentStarted {
+            name: f.required_string("name")?,
+            description: f.string("description")?,
+            parent_subagent_run_id: f.string("parentSubagentRunId")?,
+            parent_tool_call_id: f.string("parentToolCallId")?,
+            parent_message_id: f.string("parentMessageId")?,
+        },
+        T::SubagentFinished => B::SubagentFinished {
+            outcome: f.value("outcome")?,
+        },
+        T::SubagentError => B::SubagentError {
+            message: f.required_string("message")?,
+            code: f.string("code")?,
+        },
+        T::Raw => B::Raw {
+            event: f.value("event")?,
+            source: f.string("source")?,
+        },
+        T::Custom => B::Custom {
+            name: f.required_string("name")?,
+            value: f.value("value")?,
+        },
+    };
+    if matches!(
+        event_type,
+        T::SubagentStarted | T::SubagentFinished | T::SubagentError
+    ) && envelope.subagent_run_id.is_none()
+    {
+        return Err(f.missing("subagentRunId"));
+    }
+    Ok(Event { envelope, body })
+}
+
+fn text_role(f: &mut Fields<'_>) -> Result<Option<TextRole>, Malformed> {
+    match f.string("role")? {
+        None => Ok(None),
+        Some(name) => TextRole::from_name(&name).map(Some).ok_or_else(|| {
+            Malformed::new(
+                f.path("role"),
+                format!("`role` must be one of developer, system, assistant, user; found {name:?}"),
+            )
+        }),
+    }
+}
+
+/// A `role` member that, when present, must be exactly `expected`.
+fn literal_role(f: &mut Fields<'_>, expected: &str) -> Result<(), Malformed> {
+    match f.string("role")? {
+        Some(role) if role != expected => Err(Malformed::new(
+            f.path("role"),
+            format!("`role` must be {expected:?}, found {role:?}"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn patch(f: &mut Fields<'_>, name: &str, issues: &mut Vec<Issue>) -> Result<Patch, Malformed> {
+    let elements = f.required_array(name)?;
+    let base = f.path(name);
+    let patch = parse_patch(&elements, &base)?;
+    for dropped in &patch.dropped {
+        issues.push(Issue {
+            code: Code::PatchOpUnknown,
+            path: Some(format!("{base}/{}", dropped.index)),
+            message: format!(
+                "operation {} has unknown op {:?}; dropped, the rest of the patch applies",
+                dropped.index, dropped.op
+            ),
+        });
+    }
+    Ok(patch)
+}
+
+/// The message roles of AG-UI 1.0.
+pub const MESSAGE_ROLES: [&str; 7] = [
+    "developer",
+    "system",
+    "assistant",
+    "user",
+    "tool",
+    "reasoning",
+    "activity",
+];
+
+/// Validates one AG-UI `Message` object: a string `id`, a known `role`, and
+/// for activity messages a string `activityType` and an object `content`.
+/// Other members are kept as sent.
+fn read_message(raw: &RawValue, path: &str) -> Result<Map<String, Value>, Malformed> {
+    let message: Map<String, Value> = serde_json::from_str(raw.get()).map_err(|_| {
+        Malformed::new(
+            path,
+            format!(
+                "a message must be an object, found {}",
+                super::fields::kind_of(raw)
+            ),
+        )
+    })?;
+    validate_message(&message, path)?;
+    Ok(message)
+}
+
+/// Checks the members of one message that the replay relies on.
+pub(crate) fn validate_message(message: &Map<String, Value>, path: &str) -> Result<(), Malformed> {
+    let string_member = |name: &str| -> Result<&str, Malformed> {
+        match message.get(name) {
+            Some(Value::String(s)) => Ok(s),
+            Some(other) => Err(Malformed::new(
+                format!("{path}/{name}"),
+                format!(
+                    "message `{name}` must be a string, found {}",
+                    json_kind(other)
+                ),
+            )),
+            None => Err(Malformed::new(
+                format!("{path}/{name}"),
+                format!("message has no `{name}`"),
+            )),
+        }
+    };
+    string_member("id")?;
+    let role = string_member("role")?;
+    if !MESSAGE_ROLES.contains(&role) {
+        return Err(Malformed::new(
+            format!("{path}/role"),
+            format!("unknown message role {role:?}"),
+        ));
+    }
+    if role == "activity" {
+        string_member("activityType")?;
+        match message.get("content") {
+            Some(Value::Object(_)) => {}
+            other => {
+                return Err(Malformed::new(
+                    format!("{path}/content"),
+                    format!(
+                        "activity message `content` must be an object, found {}",
+                        other.map_or("nothing", json_kind)
+                    ),
+                ));
+            }
+        }
+        for name in ["subagentRunId"] {
+            if let Some(value) = message.get(name) {
+                if !value.is_string() {
+                    return Err(Malformed::new(
+                        format!("{path}/{name}"),
+                        format!("`{name}` must be a string, found {}", json_kind(value)),
+                    ));
+                }
+            }
+        }
+        if let Some(value) = message.get("metadata") {
+            if !value.is_object() {
+                return Err(Malformed::new(
+                    format!("{path}/metadata"),
+                    format!("`metadata` must be an object, found {}", json_kind(value)),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Validates a run input (`RUN_STARTED.input`, or a recorded request body):
+/// an object whose `messages`, when present, is an array of messages.
+pub(crate) fn validate_run_input(
+    input: Map<String, Value>,
+    path: &str,
+) -> Result<Value, Malformed> {
+    if let Some(messages) = input.get("messages") {
+        let Value::Array(messages) = messages else {
+            return Err(Malformed::new(
+                format!("{path}/messages"),
+                format!("`messages` must be an array, found {}", json_kind(messages)),
+            ));
+        };
+        for (i, message) in messages.iter().enumerate() {
+            let here = format!("{path}/messages/{i}");
+            let Value::Object(message) = message else {
+                return Err(Malformed::new(
+                    here,
+                    format!("a message must be an object, found {}", json_kind(message)),
+                ));
+            };
+            validate_message(message, &here)?;
+        }
+    }
+    Ok(Value::Object(input))
+}
+
+/// The JSON kind of a value, for messages.
+pub(crate) fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn malformed_path(text: &str) -> String {
+        match parse_event_str(text) {
+            ParseOutcome::Malformed { issue, .. } => issue.path.unwrap_or_default(),
+            other => panic!("expected malformed, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn r41_unparseable_inputs() {
+        for text in [
+            "",
+            "nope",
+            "[1,2]",
+            "{\"a\":1}",
+            "{\"type\":5}",
+            "{\"type\":\"X\"",
+        ] {
+            assert!(
+                matches!(parse_event_str(text), ParseOutcome::Unparseable { .. }),
+                "{text}"
+            );
+        }
+        assert!(matches!(
+            parse_event(&[0xff, b'{']),
+            ParseOutcome::Unparseable { .. }
+        ));
+    }
+
+    #[test]
+    fn r42_unknown_type_and_unknown_member() {
+        assert_eq!(
+            parse_event_str(r#"{"type":"ACME_PING","n":1}"#),
+            ParseOutcome::UnknownType {
+                type_name: "ACME_PING".to_owned()
+            }
+        );
+        let ParseOutcome::Event { issues, .. } =
+            parse_event_str(r#"{"type":"RUN_STARTED","threadId":"t","runId":"r","x/y":1}"#)
+        else {
+            panic!("expected an event");
+        };
+        assert_eq!(issues.len(), 1);
+        assert_eq!(issues[0].code, Code::EventUnknownProperty);
+        assert_eq!(issues[0].path.as_deref(), Some("/x~1y"));
+    }
+
+    #[test]
+    fn r40_malformed_values_name_the_field() {
+        assert_eq!(
+            malformed_path(
+                r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"t","content":[1]}"#
+            ),
+            "/content"
+        );
+        assert_eq!(
+            malformed_path(r#"{"type":"ACTIVITY_DELTA","messageId":"a","patch":[]}"#),
+            "/activityType"
+        );
+        assert_eq!(
+            malformed_path(
+                r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"t","content":{},"replace":"no"}"#
+            ),
+            "/replace"
+        );
+        assert_eq!(
+            malformed_path(
+                r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"t","content":{},"metadata":null}"#
+            ),
+            "/metadata"
+        );
+        assert_eq!(
+            malformed_path(
+                r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"t","content":{},"subagentRunId":null}"#
+            ),
+            "/subagentRunId"
+        );
+        assert_eq!(
+            malformed_path(r#"{"type":"RUN_STARTED","threadId":"t","runId":"r","timestamp":1.5}"#),
+            "/timestamp"
+        );
+        assert_eq!(
+            malformed_path(r#"{"type":"TEXT_MESSAGE_START","messageId":"m","role":"tool"}"#),
+            "/role"
+        );
+        assert_eq!(
+            malformed_path(
+                r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a","role":"user"},{"role":"user"}]}"#
+            ),
+            "/messages/1/id"
+        );
+        assert_eq!(
+            malformed_path(r#"{"type":"SUBAGENT_STARTED","name":"n"}"#),
+            "/subagentRunId"
+        );
+    }
+
+    #[test]
+    fn every_event_type_parses_with_its_required_fields() {
+        let samples = [
+            r#"{"type":"RUN_STARTED","threadId":"t","runId":"r","parentRunId":"p","input":{"messages":[]}}"#,
+            r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","result":{"x":1}}"#,
+            r#"{"type":"RUN_ERROR","message":"m","code":"c"}"#,
+            r#"{"type":"STEP_STARTED","stepName":"s"}"#,
+            r#"{"type":"STEP_FINISHED","stepName":"s"}"#,
+            r#"{"type":"TEXT_MESSAGE_START","messageId":"m","role":"user"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"d"}"#,
+            r#"{"type":"TEXT_MESSAGE_END","messageId":"m"}"#,
+            r#"{"type":"TEXT_MESSAGE_CHUNK","messageId":"m","delta":"d"}"#,
+            r#"{"type":"TOOL_CALL_START","toolCallId":"c","toolCallName":"n","parentMessageId":"m"}"#,
+            r#"{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"{"}"#,
+            r#"{"type":"TOOL_CALL_END","toolCallId":"c"}"#,
+            r#"{"type":"TOOL_CALL_CHUNK","toolCallId":"c","toolCallName":"n","delta":"{"}"#,
+            r#"{"type":"TOOL_CALL_RESULT","messageId":"m","toolCallId":"c","content":"ok","role":"tool"}"#,
+            r#"{"type":"REASONING_START","messageId":"m"}"#,
+            r#"{"type":"REASONING_MESSAGE_START","messageId":"m","role":"reasoning"}"#,
+            r#"{"type":"REASONING_MESSAGE_CONTENT","messageId":"m","delta":"d"}"#,
+            r#"{"type":"REASONING_MESSAGE_END","messageId":"m"}"#,
+            r#"{"type":"REASONING_MESSAGE_CHUNK","messageId":"m","delta":"d"}"#,
+            r#"{"type":"REASONING_END","messageId":"m"}"#,
+            r#"{"type":"REASONING_ENCRYPTED_VALUE","subtype":"message","entityId":"m","encryptedValue":"x"}"#,
+            r#"{"type":"STATE_SNAPSHOT","snapshot":{"a":1}}"#,
+            r#"{"type":"STATE_DELTA","delta":[{"op":"add","path":"/a","value":1}]}"#,
+            r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"u","role":"user","content":"hi"}]}"#,
+            r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"t","content":{},"replace":false}"#,
+            r#"{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"t","patch":[]}"#,
+            r#"{"type":"SUBAGENT_STARTED","subagentRunId":"s","name":"n","description":"d"}"#,
+            r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s"}"#,
+            r#"{"type":"SUBAGENT_ERROR","subagentRunId":"s","message":"m"}"#,
+            r#"{"type":"RAW","event":{"x":1},"source":"s"}"#,
+            r#"{"type":"CUSTOM","name":"n","value":1,"timestamp":5,"metadata":{},"rawEvent":null}"#,
+        ];
+        assert_eq!(samples.len(), EventType::ALL.len());
+        let mut seen = std::collections::BTreeSet::new();
+        for text in samples {
+            match parse_event_str(text) {
+                ParseOutcome::Event { event, issues } => {
+                    assert!(issues.is_empty(), "{text}: {issues:?}");
+                    seen.insert(event.event_type());
+                }
+                other => panic!("{text}: {other:?}"),
+            }
+        }
+        assert_eq!(seen.len(), 31);
+    }
+}

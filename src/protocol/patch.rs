@@ -1,0 +1,202 @@
+//! RFC 6902 patches as they arrive in `ACTIVITY_DELTA.patch` and
+//! `STATE_DELTA.delta`: validated (R40), with unknown operations dropped (R17)
+//! and members RFC 6902 does not define kept (R16).
+
+use json_patch::jsonptr::PointerBuf;
+use json_patch::{
+    AddOperation, CopyOperation, MoveOperation, PatchOperation, RemoveOperation, ReplaceOperation,
+    TestOperation,
+};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use super::fields::{Fields, Malformed, kind_of};
+
+/// What RFC 6902 does not carry of one operation: its position in the patch
+/// as sent, and the members the RFC does not define.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct OpMeta {
+    /// 0-based index in the patch as sent (dropped operations keep theirs).
+    pub index: usize,
+    /// Members RFC 6902 does not define, kept as sent (R16).
+    pub extra: Map<String, Value>,
+}
+
+/// The `op` name of an operation.
+pub fn op_name(op: &PatchOperation) -> &'static str {
+    match op {
+        PatchOperation::Add(_) => "add",
+        PatchOperation::Remove(_) => "remove",
+        PatchOperation::Replace(_) => "replace",
+        PatchOperation::Move(_) => "move",
+        PatchOperation::Copy(_) => "copy",
+        PatchOperation::Test(_) => "test",
+    }
+}
+
+/// An operation dropped because its `op` is not one RFC 6902 defines (R17).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DroppedOp {
+    /// 0-based index in the patch as sent.
+    pub index: usize,
+    /// The unknown `op` name.
+    pub op: String,
+    /// The operation as sent.
+    pub value: Value,
+}
+
+/// A validated patch.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Patch {
+    /// The operations to apply, in order, in the form `json_patch` takes.
+    pub ops: Vec<PatchOperation>,
+    /// For each of `ops`, its original index and extra members.
+    pub meta: Vec<OpMeta>,
+    /// Operations dropped by R17.
+    pub dropped: Vec<DroppedOp>,
+}
+
+impl Patch {
+    /// Whether the patch has no operation left to apply.
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+
+    /// The index, in the patch as sent, of `ops[i]`.
+    pub fn original_index(&self, i: usize) -> usize {
+        self.meta.get(i).map_or(i, |meta| meta.index)
+    }
+}
+
+/// Parses the elements of a patch array; `base` is the pointer of the array
+/// inside the event (`/patch`). A malformed operation fails the whole event.
+pub(crate) fn parse_patch(elements: &[&RawValue], base: &str) -> Result<Patch, Malformed> {
+    let mut patch = Patch {
+        ops: Vec::with_capacity(elements.len()),
+        meta: Vec::with_capacity(elements.len()),
+        dropped: Vec::new(),
+    };
+    for (index, raw) in elements.iter().enumerate() {
+        let here = format!("{base}/{index}");
+        let mut fields = Fields::parse(raw.get(), here.clone()).map_err(|_| {
+            Malformed::new(
+                here.clone(),
+                format!(
+                    "operation {index} must be an object, found {}",
+                    kind_of(raw)
+                ),
+            )
+        })?;
+        let name = fields.required_string("op")?;
+        let op = match name.as_str() {
+            "add" | "remove" | "replace" | "move" | "copy" | "test" => {
+                parse_known_op(&mut fields, &name)?
+            }
+            _ => {
+                let value = serde_json::from_str(raw.get()).unwrap_or(Value::Null);
+                patch.dropped.push(DroppedOp {
+                    index,
+                    op: name,
+                    value,
+                });
+                continue;
+            }
+        };
+        let mut extra = Map::new();
+        let unused: Vec<String> = fields.unused().map(str::to_owned).collect();
+        for key in unused {
+            if let Some(value) = fields.value(&key)? {
+                extra.insert(key, value);
+            }
+        }
+        patch.ops.push(op);
+        patch.meta.push(OpMeta { index, extra });
+    }
+    Ok(patch)
+}
+
+fn parse_known_op(fields: &mut Fields<'_>, name: &str) -> Result<PatchOperation, Malformed> {
+    let path = pointer(fields, "path")?;
+    Ok(match name {
+        "add" => PatchOperation::Add(AddOperation {
+            path,
+            value: fields.required_value("value")?,
+        }),
+        "remove" => PatchOperation::Remove(RemoveOperation { path }),
+        "replace" => PatchOperation::Replace(ReplaceOperation {
+            path,
+            value: fields.required_value("value")?,
+        }),
+        "move" => PatchOperation::Move(MoveOperation {
+            from: pointer(fields, "from")?,
+            path,
+        }),
+        "copy" => PatchOperation::Copy(CopyOperation {
+            from: pointer(fields, "from")?,
+            path,
+        }),
+        _ => PatchOperation::Test(TestOperation {
+            path,
+            value: fields.required_value("value")?,
+        }),
+    })
+}
+
+fn pointer(fields: &mut Fields<'_>, name: &str) -> Result<PointerBuf, Malformed> {
+    let text = fields.required_string(name)?;
+    PointerBuf::parse(text.as_str()).map_err(|e| {
+        Malformed::new(
+            fields.path(name),
+            format!("`{name}` {text:?} is not a JSON pointer: {e}"),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Patch, Malformed> {
+        let elements: Vec<&RawValue> = serde_json::from_str(text).expect("array");
+        parse_patch(&elements, "/patch")
+    }
+
+    #[test]
+    fn r16_extra_members_are_kept_and_r17_unknown_ops_dropped() {
+        let patch = parse(
+            r#"[{"op":"replace","path":"/a","value":2,"acme.note":"x"},
+                {"op":"frobnicate","path":"/a"},{"op":"add","path":"/b","value":3}]"#,
+        )
+        .expect("valid");
+        assert_eq!(patch.ops.len(), 2);
+        assert_eq!(
+            patch.meta[0].extra.get("acme.note"),
+            Some(&Value::from("x"))
+        );
+        assert_eq!(patch.original_index(1), 2);
+        assert_eq!(patch.dropped.len(), 1);
+        assert_eq!(patch.dropped[0].op, "frobnicate");
+    }
+
+    #[test]
+    fn r40_malformed_operations_name_the_member() {
+        let err = parse(r#"[{"op":"add","path":"/a","value":1}, 5]"#).expect_err("not object");
+        assert_eq!(err.path, "/patch/1");
+        let err = parse(r#"[{"op":"add","value":1}]"#).expect_err("no path");
+        assert_eq!(err.path, "/patch/0/path");
+        let err = parse(r#"[{"op":"add","path":"/a"}]"#).expect_err("no value");
+        assert_eq!(err.path, "/patch/0/value");
+        let err = parse(r#"[{"op":"move","path":"/a"}]"#).expect_err("no from");
+        assert_eq!(err.path, "/patch/0/from");
+        let err = parse(r#"[{"op":"add","path":"a","value":1}]"#).expect_err("bad pointer");
+        assert_eq!(err.path, "/patch/0/path");
+        let err = parse(r#"[{"op":7,"path":"/a"}]"#).expect_err("op not a string");
+        assert_eq!(err.path, "/patch/0/op");
+    }
+
+    #[test]
+    fn add_with_null_value_is_valid() {
+        let patch = parse(r#"[{"op":"add","path":"/a","value":null}]"#).expect("valid");
+        assert_eq!(patch.ops.len(), 1);
+    }
+}

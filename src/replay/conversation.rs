@@ -1,0 +1,341 @@
+//! The message list of a thread, as the replay holds it.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+/// The role of a non-activity message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// `developer`
+    Developer,
+    /// `system`
+    System,
+    /// `assistant`
+    Assistant,
+    /// `user`
+    User,
+    /// `tool`
+    Tool,
+    /// `reasoning`
+    Reasoning,
+}
+
+impl Role {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Developer => "developer",
+            Self::System => "system",
+            Self::Assistant => "assistant",
+            Self::User => "user",
+            Self::Tool => "tool",
+            Self::Reasoning => "reasoning",
+        }
+    }
+
+    /// The role with this wire name (`activity` is not one: activity
+    /// messages are [`ActivityMessage`]s).
+    pub fn from_name(name: &str) -> Option<Self> {
+        Some(match name {
+            "developer" => Self::Developer,
+            "system" => Self::System,
+            "assistant" => Self::Assistant,
+            "user" => Self::User,
+            "tool" => Self::Tool,
+            "reasoning" => Self::Reasoning,
+            _ => return None,
+        })
+    }
+}
+
+/// An activity message (`role: "activity"`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ActivityMessage {
+    /// `id` (the events' `messageId`).
+    pub id: String,
+    /// `activityType`.
+    pub activity_type: String,
+    /// `content`: an object, unless a producer broke R15. Shared, so that
+    /// copies of the state (checkpoints) cost nothing until one is patched.
+    pub content: Arc<Value>,
+    /// `subagentRunId`: the owner (R21); absent means the parent agent.
+    pub subagent_run_id: Option<String>,
+    /// `metadata`, merged key by key (R30); absent until some event sets it.
+    pub metadata: Option<Map<String, Value>>,
+}
+
+impl ActivityMessage {
+    /// The AG-UI `Message` object.
+    pub fn to_json(&self) -> Value {
+        let mut object = Map::new();
+        object.insert("id".into(), Value::String(self.id.clone()));
+        object.insert("role".into(), Value::from("activity"));
+        object.insert(
+            "activityType".into(),
+            Value::String(self.activity_type.clone()),
+        );
+        object.insert("content".into(), (*self.content).clone());
+        if let Some(owner) = &self.subagent_run_id {
+            object.insert("subagentRunId".into(), Value::String(owner.clone()));
+        }
+        if let Some(metadata) = &self.metadata {
+            object.insert("metadata".into(), Value::Object(metadata.clone()));
+        }
+        Value::Object(object)
+    }
+
+    /// Merges `metadata` key by key, last write wins, no recursion (R30).
+    pub fn merge_metadata(&mut self, metadata: Option<&Map<String, Value>>) {
+        let Some(metadata) = metadata else { return };
+        let target = self.metadata.get_or_insert_with(Map::new);
+        for (key, value) in metadata {
+            target.insert(key.clone(), value.clone());
+        }
+    }
+}
+
+/// A text, tool, reasoning, user, system or developer message: the AG-UI
+/// object as built from the stream (or received in a snapshot).
+#[derive(Clone, Debug, PartialEq)]
+pub struct OtherMessage {
+    /// `id`.
+    pub id: String,
+    /// `role`.
+    pub role: Role,
+    /// Every other member (`content`, `toolCalls`, `toolCallId`, `name`…).
+    pub fields: Map<String, Value>,
+}
+
+impl OtherMessage {
+    /// A message with an empty text `content`, as a start event opens it.
+    pub fn empty_text(id: &str, role: Role) -> Self {
+        let mut fields = Map::new();
+        fields.insert("content".into(), Value::String(String::new()));
+        Self {
+            id: id.to_owned(),
+            role,
+            fields,
+        }
+    }
+
+    /// Appends text to `content` (making it a string if it was not one).
+    pub fn append_content(&mut self, delta: &str) {
+        match self.fields.get_mut("content") {
+            Some(Value::String(text)) => text.push_str(delta),
+            _ => {
+                self.fields
+                    .insert("content".into(), Value::String(delta.to_owned()));
+            }
+        }
+    }
+
+    /// The tool call with this id, among `toolCalls`.
+    pub fn tool_call_mut(&mut self, tool_call_id: &str) -> Option<&mut Map<String, Value>> {
+        let Some(Value::Array(calls)) = self.fields.get_mut("toolCalls") else {
+            return None;
+        };
+        calls.iter_mut().find_map(|call| match call {
+            Value::Object(call) if call.get("id").and_then(Value::as_str) == Some(tool_call_id) => {
+                Some(call)
+            }
+            _ => None,
+        })
+    }
+
+    /// The ids of `toolCalls`.
+    pub fn tool_call_ids(&self) -> impl Iterator<Item = &str> {
+        self.fields
+            .get("toolCalls")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|call| call.get("id")?.as_str())
+    }
+
+    /// The AG-UI `Message` object.
+    pub fn to_json(&self) -> Value {
+        let mut object = Map::new();
+        object.insert("id".into(), Value::String(self.id.clone()));
+        object.insert("role".into(), Value::from(self.role.as_str()));
+        for (key, value) in &self.fields {
+            object.insert(key.clone(), value.clone());
+        }
+        Value::Object(object)
+    }
+}
+
+/// One message of the conversation.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Message {
+    /// `role: "activity"`.
+    Activity(ActivityMessage),
+    /// Any other role.
+    Other(OtherMessage),
+}
+
+impl Message {
+    /// `id`.
+    pub fn id(&self) -> &str {
+        match self {
+            Self::Activity(a) => &a.id,
+            Self::Other(m) => &m.id,
+        }
+    }
+
+    /// The wire name of the role.
+    pub fn role_name(&self) -> &'static str {
+        match self {
+            Self::Activity(_) => "activity",
+            Self::Other(m) => m.role.as_str(),
+        }
+    }
+
+    /// The AG-UI `Message` object.
+    pub fn to_json(&self) -> Value {
+        match self {
+            Self::Activity(a) => a.to_json(),
+            Self::Other(m) => m.to_json(),
+        }
+    }
+
+    /// A message from an AG-UI `Message` object already validated by the
+    /// protocol reader (string `id`, known `role`; for activities a string
+    /// `activityType` and an object `content`).
+    pub fn from_json(object: &Map<String, Value>) -> Option<Self> {
+        let id = object.get("id")?.as_str()?.to_owned();
+        let role = object.get("role")?.as_str()?;
+        if role == "activity" {
+            return Some(Self::Activity(ActivityMessage {
+                id,
+                activity_type: object.get("activityType")?.as_str()?.to_owned(),
+                content: Arc::new(object.get("content")?.clone()),
+                subagent_run_id: object
+                    .get("subagentRunId")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+                metadata: object.get("metadata").and_then(Value::as_object).cloned(),
+            }));
+        }
+        let role = Role::from_name(role)?;
+        let fields = object
+            .iter()
+            .filter(|(key, _)| *key != "id" && *key != "role")
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect();
+        Some(Self::Other(OtherMessage { id, role, fields }))
+    }
+}
+
+/// The ordered message list with an index by id.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Conversation {
+    messages: Vec<Message>,
+    by_id: HashMap<String, usize>,
+}
+
+impl Conversation {
+    /// The messages, in order.
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    /// The number of messages.
+    pub fn len(&self) -> usize {
+        self.messages.len()
+    }
+
+    /// Whether there is no message.
+    pub fn is_empty(&self) -> bool {
+        self.messages.is_empty()
+    }
+
+    /// The message with this id.
+    pub fn get(&self, id: &str) -> Option<&Message> {
+        self.by_id.get(id).map(|&i| &self.messages[i])
+    }
+
+    /// The message with this id, mutably.
+    pub fn get_mut(&mut self, id: &str) -> Option<&mut Message> {
+        let i = *self.by_id.get(id)?;
+        self.messages.get_mut(i)
+    }
+
+    /// Whether a message has this id.
+    pub fn contains(&self, id: &str) -> bool {
+        self.by_id.contains_key(id)
+    }
+
+    /// Appends a message at the end. An id already present keeps pointing at
+    /// its first message (callers check for collisions first).
+    pub fn push(&mut self, message: Message) {
+        self.by_id
+            .entry(message.id().to_owned())
+            .or_insert(self.messages.len());
+        self.messages.push(message);
+    }
+
+    /// Replaces the message with `message`'s id in place.
+    pub fn replace(&mut self, message: Message) {
+        match self.by_id.get(message.id()) {
+            Some(&i) => self.messages[i] = message,
+            None => self.push(message),
+        }
+    }
+
+    /// Replaces the whole list (after a reconciliation).
+    pub fn set_messages(&mut self, messages: Vec<Message>) {
+        self.by_id.clear();
+        self.messages.clear();
+        for message in messages {
+            self.push(message);
+        }
+    }
+
+    /// The AG-UI message list as JSON.
+    pub fn to_json(&self) -> Value {
+        Value::Array(self.messages.iter().map(Message::to_json).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn messages_round_trip_through_json() {
+        for value in [
+            json!({"id": "a", "role": "activity", "activityType": "t", "content": {"x": 1},
+                   "subagentRunId": "s", "metadata": {"k": null}}),
+            json!({"id": "m", "role": "assistant", "content": "hi",
+                   "toolCalls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}),
+            json!({"id": "u", "role": "user", "content": [{"type": "text", "text": "q"}]}),
+        ] {
+            let message = Message::from_json(value.as_object().expect("object")).expect("valid");
+            assert_eq!(message.to_json(), value);
+        }
+    }
+
+    #[test]
+    fn index_follows_replacement_and_reset() {
+        let mut conversation = Conversation::default();
+        conversation.push(Message::Other(OtherMessage::empty_text("a", Role::User)));
+        conversation.push(Message::Other(OtherMessage::empty_text(
+            "b",
+            Role::Assistant,
+        )));
+        conversation.replace(Message::Other(OtherMessage::empty_text("a", Role::System)));
+        assert_eq!(
+            conversation.get("a").map(Message::role_name),
+            Some("system")
+        );
+        conversation.set_messages(vec![Message::Other(OtherMessage::empty_text(
+            "b",
+            Role::User,
+        ))]);
+        assert!(!conversation.contains("a"));
+        assert_eq!(conversation.len(), 1);
+    }
+}

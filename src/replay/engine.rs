@@ -1,0 +1,555 @@
+//! The replayer: lifecycle (R60–R64), fatal errors (R40–R43), dispatch to the
+//! event families, and the diagnostics collected along the way.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use super::conversation::{Conversation, Message};
+use super::patch::apply_patch;
+use super::streams::Streams;
+use super::{Options, Profile};
+use crate::diagnostic::{Code, Diagnostic, Seq, Severity};
+use crate::input::EventLog;
+use crate::protocol::{Event, EventBody, EventType, Issue, ParseOutcome, parse_event};
+
+/// Where the run stands.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RunPhase {
+    /// No run has started yet (R60).
+    #[default]
+    NotStarted,
+    /// A run is open.
+    Open,
+    /// The last run finished or errored; only `RUN_STARTED` may follow (R61).
+    Ended,
+}
+
+/// What became of one event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Effect {
+    /// Applied (perhaps as a no-op, perhaps partly: see its diagnostics).
+    Applied,
+    /// Skipped with a warning (R9, R12–R14, …); the run goes on.
+    Skipped,
+    /// Dropped: an unknown event type (R42).
+    Dropped,
+    /// The fatal error that failed the run (R40, R41, R22, R60, R61).
+    Fatal,
+    /// After a fatal error, not applied (R43).
+    NotApplied,
+}
+
+/// What an event did to an activity, for the per-activity timeline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ActivityChange {
+    /// A snapshot created it (R2).
+    Created,
+    /// A snapshot replaced its content and type (R3).
+    Replaced,
+    /// A `replace: false` snapshot was declined (R4).
+    Declined,
+    /// A snapshot was skipped: its id names a non-activity message (R9).
+    SnapshotSkipped,
+    /// A delta applied (R10).
+    DeltaApplied,
+    /// A delta applied and changed the type (R10).
+    Retyped,
+    /// A delta was skipped: unknown target, not an activity (R12, R13).
+    DeltaSkipped,
+    /// A delta's patch did not apply (R14).
+    PatchFailed,
+    /// An activity event was fatal (R22, R40) or not applied after one.
+    Fatal,
+}
+
+/// The effect of one event, and its effect on an activity if it had one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct EventEffect {
+    /// What became of the event.
+    pub effect: Effect,
+    /// What it did to the activity it names, if it is an activity event.
+    pub activity: Option<ActivityChange>,
+}
+
+impl EventEffect {
+    pub(super) const APPLIED: Self = Self::plain(Effect::Applied);
+    pub(super) const SKIPPED: Self = Self::plain(Effect::Skipped);
+
+    pub(super) const fn plain(effect: Effect) -> Self {
+        Self {
+            effect,
+            activity: None,
+        }
+    }
+
+    pub(super) const fn activity(effect: Effect, change: ActivityChange) -> Self {
+        Self {
+            effect,
+            activity: Some(change),
+        }
+    }
+}
+
+/// Whether the run failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// No fatal error.
+    Ok,
+    /// A fatal error failed the run (R43).
+    Failed,
+}
+
+impl Outcome {
+    /// `ok` or `failed`, as in `check --format json`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Ok => "ok",
+            Self::Failed => "failed",
+        }
+    }
+}
+
+/// The replay engine. Feed it events in arrival order with [`apply`]; read
+/// the conversation, state and diagnostics at the current step; call
+/// [`finish`] at the end of the stream for the whole-stream checks.
+///
+/// Cloning a replayer is cheap for activity contents (shared until patched),
+/// which is what checkpoints rely on.
+///
+/// [`apply`]: Replayer::apply
+/// [`finish`]: Replayer::finish
+#[derive(Clone, Debug)]
+pub struct Replayer {
+    pub(super) options: Options,
+    pub(super) conversation: Conversation,
+    pub(super) state: Arc<Value>,
+    pub(super) run: RunPhase,
+    /// Owners of activities known in the current run (R21–R23).
+    pub(super) owners: HashMap<String, Option<String>>,
+    /// Open text, tool-call, reasoning, step and subagent streams.
+    pub(super) streams: Streams,
+    /// Which message holds each tool call.
+    pub(super) tool_call_messages: HashMap<String, String>,
+    /// The event being applied.
+    pub(super) seq: Seq,
+    diagnostics: Vec<Diagnostic>,
+    fatal: Option<usize>,
+    effects: Vec<EventEffect>,
+    finished: bool,
+}
+
+impl Replayer {
+    /// A replayer at step 0 with an empty conversation and state `{}`.
+    pub fn new(options: Options) -> Self {
+        Self {
+            options,
+            conversation: Conversation::default(),
+            state: Arc::new(Value::Object(Map::new())),
+            run: RunPhase::NotStarted,
+            owners: HashMap::new(),
+            streams: Streams::default(),
+            tool_call_messages: HashMap::new(),
+            seq: Seq::START,
+            diagnostics: Vec::new(),
+            fatal: None,
+            effects: Vec::new(),
+            finished: false,
+        }
+    }
+
+    /// A replayer whose step 0 is a recorded run input (the request body):
+    /// its `messages` and `state`. Activity messages in it are kept as sent
+    /// and reported (R50).
+    pub fn with_run_input(options: Options, input: &Value) -> Self {
+        let mut replayer = Self::new(options);
+        if let Some(Value::Array(messages)) = input.get("messages") {
+            let mut list = Vec::with_capacity(messages.len());
+            for message in messages.iter().filter_map(Value::as_object) {
+                if let Some(message) = Message::from_json(message) {
+                    if !replayer.conversation.contains(message.id())
+                        && !list.iter().any(|m: &Message| m.id() == message.id())
+                    {
+                        list.push(message);
+                    }
+                }
+            }
+            for message in &list {
+                replayer.register_tool_calls(message);
+            }
+            replayer.conversation.set_messages(list);
+        }
+        if let Some(state) = input.get("state") {
+            replayer.state = Arc::new(state.clone());
+        }
+        replayer.check_run_input(input);
+        replayer
+    }
+
+    /// The options this replay runs with.
+    pub fn options(&self) -> Options {
+        self.options
+    }
+
+    /// The step reached: the seq of the last event applied (0 at the start).
+    pub fn step(&self) -> Seq {
+        Seq(self.effects.len() as u64)
+    }
+
+    /// The conversation at the current step.
+    pub fn conversation(&self) -> &Conversation {
+        &self.conversation
+    }
+
+    /// The shared state at the current step.
+    pub fn state(&self) -> &Value {
+        &self.state
+    }
+
+    /// Where the run stands.
+    pub fn run_phase(&self) -> RunPhase {
+        self.run
+    }
+
+    /// Every diagnostic so far, in the order reported.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// The diagnostic that failed the run, if any.
+    pub fn fatal(&self) -> Option<&Diagnostic> {
+        self.fatal.map(|i| &self.diagnostics[i])
+    }
+
+    /// Whether the run failed so far.
+    pub fn outcome(&self) -> Outcome {
+        if self.fatal.is_some() {
+            Outcome::Failed
+        } else {
+            Outcome::Ok
+        }
+    }
+
+    /// The effect of every event applied so far (index 0 is seq 1).
+    pub fn effects(&self) -> &[EventEffect] {
+        &self.effects
+    }
+
+    /// The `{messages, state}` document at the current step.
+    pub fn document(&self) -> Value {
+        let mut document = Map::new();
+        document.insert("messages".into(), self.conversation.to_json());
+        document.insert("state".into(), (*self.state).clone());
+        Value::Object(document)
+    }
+
+    /// Reads and applies the next event from its raw bytes.
+    pub fn apply_bytes(&mut self, raw: &[u8]) -> EventEffect {
+        self.apply(&parse_event(raw))
+    }
+
+    /// Applies the next event (its seq is one more than the last).
+    pub fn apply(&mut self, parsed: &ParseOutcome) -> EventEffect {
+        self.seq = Seq(self.effects.len() as u64 + 1);
+        let effect = if self.fatal.is_some() && !self.options.best_effort {
+            let activity = matches!(
+                parsed.event_type(),
+                Some(EventType::ActivitySnapshot | EventType::ActivityDelta)
+            )
+            .then_some(ActivityChange::Fatal);
+            EventEffect {
+                effect: Effect::NotApplied,
+                activity,
+            }
+        } else {
+            self.apply_parsed(parsed)
+        };
+        self.effects.push(effect);
+        effect
+    }
+
+    /// The whole-stream checks at the end of the stream (R62). Call once,
+    /// after the last event; later calls do nothing.
+    pub fn finish(&mut self) {
+        if self.finished {
+            return;
+        }
+        self.finished = true;
+        let failed = self.fatal.is_some() && !self.options.best_effort;
+        if self.run == RunPhase::Open && !failed {
+            let last = self.step();
+            self.report(Diagnostic::new(
+                last,
+                Code::StreamTruncated,
+                "the stream ends with the run still open (no RUN_FINISHED or RUN_ERROR)",
+            ));
+        }
+    }
+
+    pub(super) fn report(&mut self, diagnostic: Diagnostic) {
+        if diagnostic.severity == Severity::Error && self.fatal.is_none() {
+            self.fatal = Some(self.diagnostics.len());
+        }
+        self.diagnostics.push(diagnostic);
+    }
+
+    /// Reports `code` for the current event, about `message_id` if given.
+    pub(super) fn diagnose(&mut self, code: Code, message_id: Option<&str>, message: String) {
+        let mut diagnostic = Diagnostic::new(self.seq, code, message);
+        diagnostic.message_id = message_id.map(str::to_owned);
+        self.report(diagnostic);
+    }
+
+    /// As [`diagnose`](Self::diagnose), with a severity the profile chose.
+    pub(super) fn diagnose_as(
+        &mut self,
+        code: Code,
+        severity: Severity,
+        message_id: Option<&str>,
+        message: String,
+    ) {
+        let mut diagnostic = Diagnostic::new(self.seq, code, message).with_severity(severity);
+        diagnostic.message_id = message_id.map(str::to_owned);
+        self.report(diagnostic);
+    }
+
+    fn report_issue(&mut self, issue: &Issue, message_id: Option<&str>) {
+        let mut diagnostic = Diagnostic::new(self.seq, issue.code, issue.message.clone());
+        diagnostic.path = issue.path.clone();
+        diagnostic.message_id = message_id.map(str::to_owned);
+        self.report(diagnostic);
+    }
+
+    pub(super) fn profile(&self) -> Profile {
+        self.options.profile
+    }
+
+    fn apply_parsed(&mut self, parsed: &ParseOutcome) -> EventEffect {
+        match parsed {
+            ParseOutcome::Unparseable { reason } => {
+                self.diagnose(
+                    Code::EventUnparseable,
+                    None,
+                    format!("not an AG-UI event: {reason}"),
+                );
+                EventEffect::plain(Effect::Fatal)
+            }
+            ParseOutcome::UnknownType { type_name } => {
+                let hint = if type_name.starts_with("THINKING_") {
+                    " (THINKING_* events predate AG-UI 1.0, which uses REASONING_*)"
+                } else {
+                    ""
+                };
+                self.diagnose(
+                    Code::EventUnknownType,
+                    None,
+                    format!("unknown event type {type_name:?} dropped{hint}"),
+                );
+                EventEffect::plain(Effect::Dropped)
+            }
+            ParseOutcome::Malformed {
+                event_type,
+                message_id,
+                issue,
+            } => {
+                self.report_issue(issue, message_id.as_deref());
+                let activity = matches!(
+                    event_type,
+                    EventType::ActivitySnapshot | EventType::ActivityDelta
+                )
+                .then_some(ActivityChange::Fatal);
+                EventEffect {
+                    effect: Effect::Fatal,
+                    activity,
+                }
+            }
+            ParseOutcome::Event { event, issues } => {
+                for issue in issues {
+                    self.report_issue(issue, event.message_id());
+                }
+                self.apply_event(event)
+            }
+        }
+    }
+
+    fn apply_event(&mut self, event: &Event) -> EventEffect {
+        let event_type = event.event_type();
+        let is_activity = matches!(
+            event_type,
+            EventType::ActivitySnapshot | EventType::ActivityDelta
+        );
+        if !self.check_lifecycle(event_type, event.message_id()) {
+            return EventEffect {
+                effect: Effect::Fatal,
+                activity: is_activity.then_some(ActivityChange::Fatal),
+            };
+        }
+        self.streams.close_chunks_before(event_type);
+        use EventBody as B;
+        match &event.body {
+            B::RunStarted { input, .. } => self.run_started(input.as_ref()),
+            B::RunFinished { .. } => self.run_finished(),
+            B::RunError { .. } => {
+                self.run = RunPhase::Ended;
+                self.streams.close_all();
+                EventEffect::APPLIED
+            }
+            B::StateSnapshot { snapshot } => {
+                self.state = Arc::new(snapshot.clone());
+                EventEffect::APPLIED
+            }
+            B::StateDelta { delta } => {
+                // Atomic (R11): on failure the state is exactly as before.
+                match apply_patch(Arc::make_mut(&mut self.state), delta) {
+                    Ok(()) => EventEffect::APPLIED,
+                    Err(failure) => {
+                        self.diagnose(
+                            Code::StatePatchFailed,
+                            None,
+                            format!("STATE_DELTA skipped, state unchanged: {failure}"),
+                        );
+                        EventEffect::SKIPPED
+                    }
+                }
+            }
+            B::MessagesSnapshot { messages } => {
+                self.messages_snapshot(messages, event.envelope.metadata.as_ref())
+            }
+            B::ActivitySnapshot {
+                message_id,
+                activity_type,
+                content,
+                replace,
+            } => self.activity_snapshot(
+                &event.envelope,
+                message_id,
+                activity_type,
+                content,
+                replace.unwrap_or(true),
+            ),
+            B::ActivityDelta {
+                message_id,
+                activity_type,
+                patch,
+            } => self.activity_delta(&event.envelope, message_id, activity_type, patch),
+            B::Raw { .. } | B::Custom { .. } => EventEffect::APPLIED,
+            body => self.apply_stream_event(body, event.envelope.subagent_run_id.as_deref()),
+        }
+    }
+
+    /// R60, R61 and overlapping runs. Returns whether to apply the event: a
+    /// lifecycle error is fatal, and only best-effort goes on to apply it
+    /// (inside an implicit run, to show what would have followed).
+    fn check_lifecycle(&mut self, event_type: EventType, message_id: Option<&str>) -> bool {
+        let problem = match (self.run, event_type) {
+            (RunPhase::Open, EventType::RunStarted) => Some((
+                Code::LifecycleRunOverlap,
+                "RUN_STARTED while a run is still open; the open run must finish first".to_owned(),
+            )),
+            (_, EventType::RunStarted) | (RunPhase::NotStarted, EventType::RunError) => None,
+            (RunPhase::NotStarted, t) => Some((
+                Code::LifecycleBeforeRun,
+                format!(
+                    "{} before any run: a stream must start with RUN_STARTED or RUN_ERROR",
+                    t.as_str()
+                ),
+            )),
+            (RunPhase::Ended, t) => Some((
+                Code::LifecycleAfterRun,
+                format!(
+                    "{} after the run ended: only RUN_STARTED may follow RUN_FINISHED or RUN_ERROR",
+                    t.as_str()
+                ),
+            )),
+            (RunPhase::Open, _) => None,
+        };
+        let Some((code, message)) = problem else {
+            return true;
+        };
+        self.diagnose(code, message_id, message);
+        if self.options.best_effort && event_type != EventType::RunStarted {
+            self.run = RunPhase::Open;
+        }
+        self.options.best_effort
+    }
+
+    fn run_started(&mut self, input: Option<&Value>) -> EventEffect {
+        self.run = RunPhase::Open;
+        // R23: ownership tracking is per run.
+        self.owners.clear();
+        self.streams.close_all();
+        if let Some(input) = input {
+            self.check_run_input(input);
+        }
+        EventEffect::APPLIED
+    }
+
+    fn run_finished(&mut self) -> EventEffect {
+        let open = self.streams.describe_open();
+        if !open.is_empty() {
+            self.diagnose(
+                Code::SequenceLeftOpen,
+                None,
+                format!("RUN_FINISHED with {open} still open; closed"),
+            );
+        }
+        self.streams.close_all();
+        self.run = RunPhase::Ended;
+        EventEffect::APPLIED
+    }
+
+    /// R50: a run input must not carry activity messages.
+    fn check_run_input(&mut self, input: &Value) {
+        let Some(Value::Array(messages)) = input.get("messages") else {
+            return;
+        };
+        let activity_ids: Vec<String> = messages
+            .iter()
+            .filter(|m| m.get("role").and_then(Value::as_str) == Some("activity"))
+            .map(|m| m.get("id").and_then(Value::as_str).unwrap_or("").to_owned())
+            .collect();
+        for id in activity_ids {
+            self.diagnose(
+                Code::InputActivityMessage,
+                Some(&id),
+                format!(
+                    "the run input carries activity message {id:?}; a consumer must strip activity messages from the messages it sends"
+                ),
+            );
+        }
+    }
+
+    /// Remembers which message holds each of a message's tool calls.
+    pub(super) fn register_tool_calls(&mut self, message: &Message) {
+        if let Message::Other(m) = message {
+            for id in m.tool_call_ids() {
+                self.tool_call_messages.insert(id.to_owned(), m.id.clone());
+            }
+        }
+    }
+}
+
+/// Replays a whole stream and runs the end-of-stream checks.
+pub fn replay_log(log: &EventLog, options: Options) -> Replayer {
+    let mut replayer = Replayer::new(options);
+    for (_, raw) in log.iter() {
+        replayer.apply_bytes(raw);
+    }
+    replayer.finish();
+    replayer
+}
+
+/// Replays the first `step` events of a stream (the state at step N). The
+/// end-of-stream checks run only when `step` is the last event.
+pub fn replay_to(log: &EventLog, options: Options, step: Seq) -> Replayer {
+    let mut replayer = Replayer::new(options);
+    for (seq, raw) in log.iter() {
+        if seq > step {
+            return replayer;
+        }
+        replayer.apply_bytes(raw);
+    }
+    replayer.finish();
+    replayer
+}
