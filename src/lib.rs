@@ -19,6 +19,7 @@ pub mod diagnostic;
 pub mod input;
 pub mod protocol;
 pub mod replay;
+pub mod timeline;
 
 pub use diagnostic::{Code, Diagnostic, Seq, Severity, SeverityCounts};
 pub use input::{EventLog, Format, ReadError, Stream, read_bytes, read_path};

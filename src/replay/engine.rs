@@ -60,8 +60,10 @@ pub enum ActivityChange {
     DeltaSkipped,
     /// A delta's patch did not apply (R14).
     PatchFailed,
-    /// An activity event was fatal (R22, R40) or not applied after one.
+    /// An activity event was fatal (R22, R40).
     Fatal,
+    /// An activity event after a fatal error, not applied (R43).
+    NotApplied,
 }
 
 /// The effect of one event, and its effect on an activity if it had one.
@@ -132,12 +134,15 @@ pub struct Replayer {
     pub(super) streams: Streams,
     /// Which message holds each tool call.
     pub(super) tool_call_messages: HashMap<String, String>,
-    /// The event being applied.
+    /// The event being applied, or the last one applied.
     pub(super) seq: Seq,
-    diagnostics: Vec<Diagnostic>,
-    fatal: Option<usize>,
-    effects: Vec<EventEffect>,
+    /// The diagnostic that failed the run, wherever it was recorded.
+    fatal: Option<Diagnostic>,
     finished: bool,
+    /// What this replayer recorded: diagnostics and effects of the events it
+    /// applied itself (a replayer resumed from a checkpoint starts empty).
+    diagnostics: Vec<Diagnostic>,
+    effects: Vec<EventEffect>,
 }
 
 impl Replayer {
@@ -152,10 +157,30 @@ impl Replayer {
             streams: Streams::default(),
             tool_call_messages: HashMap::new(),
             seq: Seq::START,
-            diagnostics: Vec::new(),
             fatal: None,
-            effects: Vec::new(),
             finished: false,
+            diagnostics: Vec::new(),
+            effects: Vec::new(),
+        }
+    }
+
+    /// A copy of the state at the current step, with empty logs: what a
+    /// checkpoint keeps. Activity contents and the shared state are shared
+    /// with `self` until either side patches them.
+    pub fn checkpoint(&self) -> Self {
+        Self {
+            options: self.options,
+            conversation: self.conversation.clone(),
+            state: Arc::clone(&self.state),
+            run: self.run,
+            owners: self.owners.clone(),
+            streams: self.streams.clone(),
+            tool_call_messages: self.tool_call_messages.clone(),
+            seq: self.seq,
+            fatal: self.fatal.clone(),
+            finished: self.finished,
+            diagnostics: Vec::new(),
+            effects: Vec::new(),
         }
     }
 
@@ -194,7 +219,7 @@ impl Replayer {
 
     /// The step reached: the seq of the last event applied (0 at the start).
     pub fn step(&self) -> Seq {
-        Seq(self.effects.len() as u64)
+        self.seq
     }
 
     /// The conversation at the current step.
@@ -212,14 +237,15 @@ impl Replayer {
         self.run
     }
 
-    /// Every diagnostic so far, in the order reported.
+    /// Every diagnostic this replayer reported, in order (for a replayer
+    /// resumed from a checkpoint, those after the checkpoint).
     pub fn diagnostics(&self) -> &[Diagnostic] {
         &self.diagnostics
     }
 
     /// The diagnostic that failed the run, if any.
     pub fn fatal(&self) -> Option<&Diagnostic> {
-        self.fatal.map(|i| &self.diagnostics[i])
+        self.fatal.as_ref()
     }
 
     /// Whether the run failed so far.
@@ -231,7 +257,8 @@ impl Replayer {
         }
     }
 
-    /// The effect of every event applied so far (index 0 is seq 1).
+    /// The effect of every event this replayer applied, in order (index 0 is
+    /// seq 1 unless it was resumed from a checkpoint).
     pub fn effects(&self) -> &[EventEffect] {
         &self.effects
     }
@@ -251,13 +278,13 @@ impl Replayer {
 
     /// Applies the next event (its seq is one more than the last).
     pub fn apply(&mut self, parsed: &ParseOutcome) -> EventEffect {
-        self.seq = Seq(self.effects.len() as u64 + 1);
+        self.seq = Seq(self.seq.0 + 1);
         let effect = if self.fatal.is_some() && !self.options.best_effort {
             let activity = matches!(
                 parsed.event_type(),
                 Some(EventType::ActivitySnapshot | EventType::ActivityDelta)
             )
-            .then_some(ActivityChange::Fatal);
+            .then_some(ActivityChange::NotApplied);
             EventEffect {
                 effect: Effect::NotApplied,
                 activity,
@@ -289,7 +316,7 @@ impl Replayer {
 
     pub(super) fn report(&mut self, diagnostic: Diagnostic) {
         if diagnostic.severity == Severity::Error && self.fatal.is_none() {
-            self.fatal = Some(self.diagnostics.len());
+            self.fatal = Some(diagnostic.clone());
         }
         self.diagnostics.push(diagnostic);
     }

@@ -1,0 +1,242 @@
+//! Indices built while events are appended, so that a timeline can be drawn
+//! without scanning the stream: per-activity lanes, the steps with
+//! diagnostics of each severity, and event counts per kind over step ranges.
+
+use std::collections::HashMap;
+use std::ops::RangeInclusive;
+
+use crate::diagnostic::{Diagnostic, Seq, Severity};
+use crate::protocol::{EventType, ParseOutcome};
+use crate::replay::{ActivityChange, EventEffect};
+
+/// What kind of event a step holds, as the density strip counts it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EventKind {
+    /// A known AG-UI 1.0 type (valid or malformed).
+    Known(EventType),
+    /// An unknown `type` (R42).
+    UnknownType,
+    /// Not an event at all (R41).
+    Unparseable,
+}
+
+/// How many kinds there are: 31 types, unknown, unparseable.
+pub const NUM_KINDS: usize = 33;
+
+impl EventKind {
+    /// A dense index in `0..NUM_KINDS`.
+    pub fn index(self) -> usize {
+        match self {
+            Self::Known(t) => EventType::ALL.iter().position(|&k| k == t).unwrap_or(0),
+            Self::UnknownType => NUM_KINDS - 2,
+            Self::Unparseable => NUM_KINDS - 1,
+        }
+    }
+
+    /// The kind with a dense index.
+    pub fn from_index(index: usize) -> Option<Self> {
+        match index {
+            i if i < EventType::ALL.len() => Some(Self::Known(EventType::ALL[i])),
+            i if i == NUM_KINDS - 2 => Some(Self::UnknownType),
+            i if i == NUM_KINDS - 1 => Some(Self::Unparseable),
+            _ => None,
+        }
+    }
+
+    /// The kind of a parsed event.
+    pub fn of(parsed: &ParseOutcome) -> Self {
+        match parsed {
+            ParseOutcome::UnknownType { .. } => Self::UnknownType,
+            ParseOutcome::Unparseable { .. } => Self::Unparseable,
+            other => other
+                .event_type()
+                .map_or(Self::Unparseable, EventKind::Known),
+        }
+    }
+
+    /// A name for display (`ACTIVITY_DELTA`, `unknown type`, `unparseable`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Known(t) => t.as_str(),
+            Self::UnknownType => "unknown type",
+            Self::Unparseable => "unparseable",
+        }
+    }
+}
+
+/// Counts of events per kind.
+pub type KindCounts = [u32; NUM_KINDS];
+
+/// One activity's events, for its lane on the timeline.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ActivityLane {
+    /// The activity's `messageId`.
+    pub message_id: String,
+    /// The `activityType` of its latest event.
+    pub activity_type: String,
+    /// Every activity event naming it, with what the event did.
+    pub events: Vec<(Seq, ActivityChange)>,
+}
+
+/// Events per bucket of the density histogram.
+const BUCKET_EVENTS: usize = 256;
+
+/// The indices of one stream.
+#[derive(Clone, Debug, Default)]
+pub struct StreamIndex {
+    lanes: Vec<ActivityLane>,
+    lane_by_id: HashMap<String, usize>,
+    severity_steps: [Vec<Seq>; 4],
+    kinds: Vec<u8>,
+    buckets: Vec<KindCounts>,
+}
+
+impl StreamIndex {
+    /// Records one appended event: its kind, what it did to an activity, and
+    /// the diagnostics it raised.
+    pub fn record(
+        &mut self,
+        seq: Seq,
+        parsed: &ParseOutcome,
+        effect: EventEffect,
+        diagnostics: &[Diagnostic],
+    ) {
+        let kind = EventKind::of(parsed);
+        self.kinds.push(kind.index() as u8);
+        let bucket = (self.kinds.len() - 1) / BUCKET_EVENTS;
+        if bucket == self.buckets.len() {
+            self.buckets.push([0; NUM_KINDS]);
+        }
+        self.buckets[bucket][kind.index()] += 1;
+
+        if let (Some(change), Some((id, activity_type))) = (effect.activity, activity_of(parsed)) {
+            let index = match self.lane_by_id.get(id) {
+                Some(&index) => index,
+                None => {
+                    self.lane_by_id.insert(id.to_owned(), self.lanes.len());
+                    self.lanes.push(ActivityLane {
+                        message_id: id.to_owned(),
+                        activity_type: String::new(),
+                        events: Vec::new(),
+                    });
+                    self.lanes.len() - 1
+                }
+            };
+            let lane = &mut self.lanes[index];
+            if let Some(activity_type) = activity_type {
+                if lane.activity_type != activity_type {
+                    lane.activity_type = activity_type.to_owned();
+                }
+            }
+            lane.events.push((seq, change));
+        }
+
+        for diagnostic in diagnostics {
+            self.record_diagnostic(diagnostic);
+        }
+    }
+
+    /// Records a diagnostic raised outside an event (end of stream, reader).
+    pub fn record_diagnostic(&mut self, diagnostic: &Diagnostic) {
+        let steps = &mut self.severity_steps[severity_slot(diagnostic.severity)];
+        if steps.last() != Some(&diagnostic.seq) {
+            steps.push(diagnostic.seq);
+        }
+    }
+
+    /// The activities, in order of their first event.
+    pub fn lanes(&self) -> &[ActivityLane] {
+        &self.lanes
+    }
+
+    /// The lane of one activity.
+    pub fn lane(&self, message_id: &str) -> Option<&ActivityLane> {
+        self.lane_by_id.get(message_id).map(|&i| &self.lanes[i])
+    }
+
+    /// The steps with at least one diagnostic of `severity`, ascending.
+    pub fn steps_with(&self, severity: Severity) -> &[Seq] {
+        &self.severity_steps[severity_slot(severity)]
+    }
+
+    /// The kind of the event at `seq`.
+    pub fn kind(&self, seq: Seq) -> Option<EventKind> {
+        let index = seq.index()?;
+        EventKind::from_index(usize::from(*self.kinds.get(index)?))
+    }
+
+    /// Events per kind over a range of steps (clamped to the stream). Whole
+    /// buckets are summed; only the partial ones at the ends are scanned.
+    pub fn counts(&self, steps: RangeInclusive<Seq>) -> KindCounts {
+        let mut counts = [0; NUM_KINDS];
+        let start = steps.start().index().unwrap_or(0);
+        let end = match steps.end().index() {
+            Some(end) => (end + 1).min(self.kinds.len()),
+            None => return counts,
+        };
+        let mut i = start;
+        while i < end {
+            if i % BUCKET_EVENTS == 0 && i + BUCKET_EVENTS <= end {
+                let bucket = &self.buckets[i / BUCKET_EVENTS];
+                for (total, n) in counts.iter_mut().zip(bucket) {
+                    *total += n;
+                }
+                i += BUCKET_EVENTS;
+            } else {
+                counts[usize::from(self.kinds[i])] += 1;
+                i += 1;
+            }
+        }
+        counts
+    }
+}
+
+fn severity_slot(severity: Severity) -> usize {
+    match severity {
+        Severity::Error => 0,
+        Severity::Warning => 1,
+        Severity::Note => 2,
+        Severity::Info => 3,
+    }
+}
+
+/// The `messageId` and, when readable, the `activityType` of an activity
+/// event.
+fn activity_of(parsed: &ParseOutcome) -> Option<(&str, Option<&str>)> {
+    use crate::protocol::EventBody as B;
+    match parsed {
+        ParseOutcome::Event { event, .. } => match &event.body {
+            B::ActivitySnapshot {
+                message_id,
+                activity_type,
+                ..
+            }
+            | B::ActivityDelta {
+                message_id,
+                activity_type,
+                ..
+            } => Some((message_id, Some(activity_type))),
+            _ => None,
+        },
+        ParseOutcome::Malformed {
+            event_type: EventType::ActivitySnapshot | EventType::ActivityDelta,
+            message_id: Some(id),
+            ..
+        } => Some((id, None)),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_round_trip_through_their_index() {
+        for index in 0..NUM_KINDS {
+            let kind = EventKind::from_index(index).expect("kind");
+            assert_eq!(kind.index(), index);
+        }
+        assert_eq!(EventKind::from_index(NUM_KINDS), None);
+    }
+}

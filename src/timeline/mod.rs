@@ -1,0 +1,298 @@
+//! Random access to a replayed stream: the state at any step in bounded time,
+//! however long the recording.
+//!
+//! A [`Timeline`] owns the events and replays them once, as they are
+//! appended. While it does, it keeps *checkpoints* (copies of the replay
+//! state) spaced by cost (bytes of events and patch operations applied since
+//! the last one) and builds the indices the timeline view draws from
+//! ([`StreamIndex`]). [`Timeline::seek`] then starts from the nearest
+//! checkpoint at or before the step and applies a bounded number of events.
+//!
+//! Checkpoints are cheap because activity contents and the shared state are
+//! reference-counted: a checkpoint shares every value that did not change
+//! since the previous one.
+
+mod index;
+
+pub use index::{ActivityLane, EventKind, KindCounts, NUM_KINDS, StreamIndex};
+
+use crate::diagnostic::{Diagnostic, Seq};
+use crate::input::EventLog;
+use crate::protocol::{EventBody, ParseOutcome, parse_event};
+use crate::replay::{EventEffect, Options, Replayer};
+
+/// When to take a checkpoint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CheckpointPolicy {
+    /// Take one once the events applied since the last one cost this much:
+    /// their bytes plus [`Self::op_cost`] per patch operation.
+    pub max_cost: u64,
+    /// The cost of one patch operation, in bytes-equivalent.
+    pub op_cost: u64,
+}
+
+impl Default for CheckpointPolicy {
+    fn default() -> Self {
+        // About 1,000 typical events between checkpoints: a seek applies at
+        // most that many, well inside the 5 ms budget.
+        Self {
+            max_cost: 192 * 1024,
+            op_cost: 48,
+        }
+    }
+}
+
+/// A replayed stream with random access by step.
+#[derive(Clone, Debug)]
+pub struct Timeline {
+    events: EventLog,
+    /// The state at the last event; its logs hold every diagnostic and effect.
+    head: Replayer,
+    /// Checkpoints in step order; the first is step 0.
+    checkpoints: Vec<Replayer>,
+    policy: CheckpointPolicy,
+    cost_since_checkpoint: u64,
+    index: StreamIndex,
+}
+
+impl Timeline {
+    /// An empty timeline.
+    pub fn new(options: Options) -> Self {
+        Self::starting_from(Replayer::new(options), CheckpointPolicy::default())
+    }
+
+    /// An empty timeline with a given checkpoint policy.
+    pub fn with_policy(options: Options, policy: CheckpointPolicy) -> Self {
+        Self::starting_from(Replayer::new(options), policy)
+    }
+
+    /// An empty timeline whose step 0 is the given replayer's state (for
+    /// example [`Replayer::with_run_input`]).
+    pub fn starting_from(start: Replayer, policy: CheckpointPolicy) -> Self {
+        let mut index = StreamIndex::default();
+        for diagnostic in start.diagnostics() {
+            index.record_diagnostic(diagnostic);
+        }
+        Self {
+            events: EventLog::default(),
+            checkpoints: vec![start.checkpoint()],
+            head: start,
+            policy,
+            cost_since_checkpoint: 0,
+            index,
+        }
+    }
+
+    /// Replays a whole stream and runs the end-of-stream checks.
+    pub fn from_log(log: &EventLog, options: Options) -> Self {
+        let mut timeline = Self::new(options);
+        timeline.events = EventLog::with_capacity(log.num_bytes(), log.len());
+        for (_, raw) in log.iter() {
+            timeline.append(raw);
+        }
+        timeline.finish();
+        timeline
+    }
+
+    /// Appends one event (its raw bytes), applies it, and updates the
+    /// indices and checkpoints. Returns its seq.
+    pub fn append(&mut self, raw: &[u8]) -> Seq {
+        let seq = self.events.push(raw);
+        let parsed = parse_event(raw);
+        let num_diagnostics = self.head.diagnostics().len();
+        let effect = self.head.apply(&parsed);
+        self.index.record(
+            seq,
+            &parsed,
+            effect,
+            &self.head.diagnostics()[num_diagnostics..],
+        );
+        self.cost_since_checkpoint += raw.len() as u64 + self.policy.op_cost * num_ops(&parsed);
+        if self.cost_since_checkpoint >= self.policy.max_cost {
+            self.checkpoints.push(self.head.checkpoint());
+            self.cost_since_checkpoint = 0;
+        }
+        seq
+    }
+
+    /// The end-of-stream checks (R62). Appending after it is allowed (a live
+    /// recording that grows), but the checks are not run again.
+    pub fn finish(&mut self) {
+        let num_diagnostics = self.head.diagnostics().len();
+        self.head.finish();
+        for diagnostic in &self.head.diagnostics()[num_diagnostics..] {
+            self.index.record_diagnostic(diagnostic);
+        }
+    }
+
+    /// The number of events.
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    /// Whether there is no event.
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+
+    /// The last step (the seq of the last event; 0 when empty).
+    pub fn last_step(&self) -> Seq {
+        self.head.step()
+    }
+
+    /// The events' raw bytes.
+    pub fn events(&self) -> &EventLog {
+        &self.events
+    }
+
+    /// The options the stream is replayed with.
+    pub fn options(&self) -> Options {
+        self.head.options()
+    }
+
+    /// The replay at the last event.
+    pub fn head(&self) -> &Replayer {
+        &self.head
+    }
+
+    /// Every diagnostic, in step order.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        self.head.diagnostics()
+    }
+
+    /// The diagnostics of steps `0..=step`.
+    pub fn diagnostics_until(&self, step: Seq) -> &[Diagnostic] {
+        let all = self.head.diagnostics();
+        &all[..all.partition_point(|d| d.seq <= step)]
+    }
+
+    /// What became of each event (index 0 is seq 1).
+    pub fn effects(&self) -> &[EventEffect] {
+        self.head.effects()
+    }
+
+    /// The indices for drawing.
+    pub fn index(&self) -> &StreamIndex {
+        &self.index
+    }
+
+    /// The number of checkpoints kept (step 0 included).
+    pub fn num_checkpoints(&self) -> usize {
+        self.checkpoints.len()
+    }
+
+    /// The replay state at `step` (clamped to the last step): from the
+    /// nearest checkpoint at or before it, plus the events in between. Its
+    /// own logs hold only the diagnostics and effects of those events; use
+    /// [`Self::diagnostics_until`] for all of them.
+    pub fn seek(&self, step: Seq) -> Replayer {
+        let step = step.min(self.last_step());
+        if step == self.last_step() {
+            return self.head.checkpoint();
+        }
+        let at = self
+            .checkpoints
+            .partition_point(|checkpoint| checkpoint.step() <= step)
+            .saturating_sub(1);
+        let mut replayer = self.checkpoints[at].checkpoint();
+        let mut seq = replayer.step();
+        while seq < step {
+            seq = Seq(seq.0 + 1);
+            match self.events.get(seq) {
+                Some(raw) => {
+                    replayer.apply_bytes(raw);
+                }
+                None => break,
+            }
+        }
+        replayer
+    }
+
+    /// An estimate of the heap memory the checkpoints hold beyond what the
+    /// head state already holds: every shared value is counted once.
+    pub fn checkpoint_bytes(&self) -> usize {
+        crate::replay::unique_bytes_beyond(&self.checkpoints, &self.head)
+    }
+}
+
+/// Patch operations an event applies (its cost beyond its bytes).
+fn num_ops(parsed: &ParseOutcome) -> u64 {
+    match parsed {
+        ParseOutcome::Event { event, .. } => match &event.body {
+            EventBody::ActivityDelta { patch, .. } => patch.ops.len() as u64,
+            EventBody::StateDelta { delta } => delta.ops.len() as u64,
+            _ => 0,
+        },
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn demo() -> EventLog {
+        let text = include_str!("../../recordings/demo.jsonl");
+        let mut log = EventLog::default();
+        for line in text.lines() {
+            log.push(line.as_bytes());
+        }
+        log
+    }
+
+    #[test]
+    fn seek_equals_replay_from_zero_on_the_demo() {
+        let log = demo();
+        let options = Options::default();
+        // A tiny policy: a checkpoint every few events.
+        let mut timeline = Timeline::with_policy(
+            options,
+            CheckpointPolicy {
+                max_cost: 600,
+                op_cost: 48,
+            },
+        );
+        for (_, raw) in log.iter() {
+            timeline.append(raw);
+        }
+        timeline.finish();
+        assert!(timeline.num_checkpoints() > 5);
+        for step in 0..=log.len() as u64 {
+            let expected = crate::replay::replay_to(&log, options, Seq(step));
+            let sought = timeline.seek(Seq(step));
+            assert_eq!(sought.step(), Seq(step));
+            assert_eq!(sought.document(), expected.document(), "step {step}");
+            assert_eq!(sought.fatal(), expected.fatal(), "step {step}");
+            assert_eq!(
+                timeline.diagnostics_until(Seq(step)),
+                expected.diagnostics(),
+                "step {step}"
+            );
+        }
+    }
+
+    #[test]
+    fn index_holds_lanes_severities_and_counts() {
+        let timeline = Timeline::from_log(&demo(), Options::default());
+        let index = timeline.index();
+        let search = index.lane("search-1").expect("lane");
+        assert_eq!(search.activity_type, "web_search");
+        assert_eq!(
+            search.events.first(),
+            Some(&(Seq(13), crate::replay::ActivityChange::Created))
+        );
+        assert!(
+            search
+                .events
+                .contains(&(Seq(16), crate::replay::ActivityChange::PatchFailed))
+        );
+        assert_eq!(
+            index.steps_with(crate::diagnostic::Severity::Warning),
+            &[Seq(16), Seq(17)]
+        );
+        let counts = index.counts(Seq(1)..=Seq(timeline.len() as u64));
+        assert_eq!(counts.iter().sum::<u32>() as usize, timeline.len());
+        let delta = EventKind::Known(crate::protocol::EventType::ActivityDelta).index();
+        assert_eq!(counts[delta], 9);
+    }
+}
