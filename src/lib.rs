@@ -14,6 +14,7 @@
 //!
 //! The engine modules (`protocol`, `input`, `replay`) know nothing of any UI.
 
+pub mod bench;
 pub mod cli;
 pub mod diagnostic;
 pub mod input;

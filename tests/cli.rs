@@ -862,3 +862,54 @@ fn state_of_a_failed_run_shows_the_last_applied_step() {
     assert_eq!(code(&output), 0, "stderr: {}", stderr(&output));
     assert_eq!(json_out(&output)["state"], json!({"n": 2}));
 }
+
+// ---------------------------------------------------------------- no crash
+
+#[test]
+fn check_does_not_crash_on_a_patch_whose_move_fails_after_an_applied_op() {
+    // R11 + "No panic on any input" (PRODUCT.md): the delta is skipped with
+    // a warning and the state is left as it was; the run is ok.
+    let events = [
+        run_started(),
+        json!({"type": "STATE_SNAPSHOT", "snapshot": {"x": 1}}),
+        json!({"type": "STATE_DELTA", "delta": [
+            {"op": "replace", "path": "/x", "value": 2},
+            {"op": "move", "from": "/x", "path": "/a/0"}
+        ]}),
+        run_finished(),
+    ];
+    let file = TempFile::jsonl("movepanic", "s.jsonl", &events);
+    let output = run(&["check", file.path(), "--format", "json"]);
+    assert_eq!(
+        code(&output),
+        0,
+        "check must not crash; stderr:\n{}",
+        stderr(&output)
+    );
+    let report = json_out(&output);
+    assert_eq!(report["outcome"], "ok");
+    assert_eq!(seq_codes(&report), [(3, "state.patch.failed".to_owned())]);
+    assert_eq!(report["state"], json!({"x": 1}));
+}
+
+#[test]
+fn a_failed_move_leaves_the_activity_as_it_was() {
+    // R11, R14: a failed patch leaves the content exactly as before.
+    let events = [
+        run_started(),
+        json!({"type": "ACTIVITY_SNAPSHOT", "messageId": "act", "activityType": "t",
+               "content": {"x": 1}}),
+        json!({"type": "ACTIVITY_DELTA", "messageId": "act", "activityType": "t",
+               "patch": [{"op": "move", "from": "/x", "path": "/a/0"}]}),
+        run_finished(),
+    ];
+    let file = TempFile::jsonl("movelost", "s.jsonl", &events);
+    let (output, report) = check_json(&[file.path()]);
+    assert_eq!(code(&output), 0, "stderr: {}", stderr(&output));
+    assert_eq!(
+        seq_codes(&report),
+        [(3, "activity.patch.failed".to_owned())]
+    );
+    let activity = message_by_id(&report["messages"], "act").expect("act");
+    assert_eq!(activity["content"], json!({"x": 1}));
+}

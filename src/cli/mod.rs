@@ -2,6 +2,7 @@
 //! contract). Errors are handled here, once: printed with their chain, exit
 //! code 2. Problems in the stream are diagnostics, not errors.
 
+mod bench;
 mod check;
 mod state;
 
@@ -41,6 +42,9 @@ pub enum Command {
     Check(CheckArgs),
     /// Print the state at step N: `{messages, state}`, or one message.
     State(StateArgs),
+    /// Benchmarks, printed as JSON figures.
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
 }
 
 /// What every command that reads a stream takes.
@@ -159,6 +163,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
     let code = match cli.command {
         Some(Command::Check(args)) => check::run(&args, &mut stdout)?,
         Some(Command::State(args)) => state::run(&args, &mut stdout)?,
+        Some(Command::Bench(command)) => bench::run(&command, &mut stdout)?,
         None => {
             eprintln!(
                 "agui-replay: the desktop app is not part of this build yet.\n\

@@ -3,13 +3,16 @@
 //! its raw text with the validation rules R40–R42 ([`parse_event`]).
 
 mod event;
+mod fast;
 mod fields;
 mod parse;
 mod patch;
 
 pub use event::{EncryptedSubtype, Envelope, Event, EventBody, EventType, TextRole};
 pub use fields::Malformed;
-pub use parse::{Issue, MESSAGE_ROLES, ParseOutcome, parse_event, parse_event_str};
+pub use parse::{
+    Issue, MESSAGE_ROLES, ParseOutcome, parse_event, parse_event_str, parse_precisely,
+};
 pub use patch::{DroppedOp, OpMeta, Patch, op_name};
 
 pub(crate) use parse::json_kind;

@@ -64,6 +64,14 @@ impl ParseOutcome {
 
 /// Reads one event from its raw bytes. Never panics, whatever the bytes.
 pub fn parse_event(bytes: &[u8]) -> ParseOutcome {
+    // The fast path checks UTF-8 as it reads strings; only the precise
+    // reader needs the whole text checked first.
+    if let Some((_, event)) = super::fast::parse_fast(bytes) {
+        return ParseOutcome::Event {
+            event,
+            issues: Vec::new(),
+        };
+    }
     let text = match std::str::from_utf8(bytes) {
         Ok(text) => text,
         Err(e) => {
@@ -72,11 +80,23 @@ pub fn parse_event(bytes: &[u8]) -> ParseOutcome {
             };
         }
     };
-    parse_event_str(text)
+    parse_precisely(text)
 }
 
 /// Reads one event from its raw text.
 pub fn parse_event_str(text: &str) -> ParseOutcome {
+    if let Some((_, event)) = super::fast::parse_fast(text.as_bytes()) {
+        return ParseOutcome::Event {
+            event,
+            issues: Vec::new(),
+        };
+    }
+    parse_precisely(text)
+}
+
+/// The precise reader: member by member, naming what is wrong and where.
+/// Every event the fast path accepts, this reader accepts identically.
+pub fn parse_precisely(text: &str) -> ParseOutcome {
     let mut fields = match Fields::parse(text, "") {
         Ok(fields) => fields,
         Err(e) => {

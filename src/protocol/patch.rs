@@ -50,7 +50,8 @@ pub struct DroppedOp {
 pub struct Patch {
     /// The operations to apply, in order, in the form `json_patch` takes.
     pub ops: Vec<PatchOperation>,
-    /// For each of `ops`, its original index and extra members.
+    /// For each of `ops`, its original index and extra members; empty when
+    /// every operation sits at its own index and has no extra member.
     pub meta: Vec<OpMeta>,
     /// Operations dropped by R17.
     pub dropped: Vec<DroppedOp>,
@@ -111,6 +112,14 @@ pub(crate) fn parse_patch(elements: &[&RawValue], base: &str) -> Result<Patch, M
         }
         patch.ops.push(op);
         patch.meta.push(OpMeta { index, extra });
+    }
+    let trivial = patch
+        .meta
+        .iter()
+        .enumerate()
+        .all(|(i, meta)| meta.index == i && meta.extra.is_empty());
+    if trivial {
+        patch.meta = Vec::new();
     }
     Ok(patch)
 }

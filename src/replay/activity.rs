@@ -1,13 +1,14 @@
 //! Activities: snapshots (R1–R9), deltas (R10–R17), ownership (R20–R23),
 //! metadata (R30), and `MESSAGES_SNAPSHOT` reconciliation (R51).
 
-use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
+
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use serde_json::{Map, Value};
 
 use super::Profile;
-use super::conversation::{ActivityMessage, Message};
+use super::conversation::{ActivityMessage, Message, Role};
 use super::engine::{ActivityChange, Effect, EventEffect, Replayer};
 use super::patch::apply_patch;
 use crate::diagnostic::{Code, Diagnostic, Severity};
@@ -19,7 +20,7 @@ impl Replayer {
         envelope: &Envelope,
         message_id: &str,
         activity_type: &str,
-        content: &Value,
+        content: Value,
         replace: bool,
     ) -> EventEffect {
         let profile = self.profile();
@@ -31,11 +32,11 @@ impl Replayer {
                 self.conversation.push(Message::Activity(ActivityMessage {
                     id: message_id.to_owned(),
                     activity_type: activity_type.to_owned(),
-                    content: Arc::new(content.clone()),
+                    content: Arc::new(content),
                     subagent_run_id: owner.map(str::to_owned),
                     metadata: metadata.cloned(),
                 }));
-                self.owners
+                Arc::make_mut(&mut self.owners)
                     .insert(message_id.to_owned(), owner.map(str::to_owned));
                 EventEffect::activity(Effect::Applied, ActivityChange::Created)
             }
@@ -59,11 +60,11 @@ impl Replayer {
                             .replace(Message::Activity(ActivityMessage {
                                 id: message_id.to_owned(),
                                 activity_type: activity_type.to_owned(),
-                                content: Arc::new(content.clone()),
+                                content: Arc::new(content),
                                 subagent_run_id: owner.map(str::to_owned),
                                 metadata: metadata.cloned(),
                             }));
-                        self.owners
+                        Arc::make_mut(&mut self.owners)
                             .insert(message_id.to_owned(), owner.map(str::to_owned));
                         self.diagnose_as(
                             Code::SnapshotIdCollision,
@@ -90,11 +91,11 @@ impl Replayer {
             }
             Some(Message::Activity(activity)) if replace => {
                 // R3, R5, R6: replace content and type, merge metadata, re-mint.
-                activity.content = Arc::new(content.clone());
+                activity.content = Arc::new(content);
                 activity.activity_type = activity_type.to_owned();
                 activity.subagent_run_id = owner.map(str::to_owned);
                 activity.merge_metadata(metadata);
-                self.owners
+                Arc::make_mut(&mut self.owners)
                     .insert(message_id.to_owned(), owner.map(str::to_owned));
                 EventEffect::activity(Effect::Applied, ActivityChange::Replaced)
             }
@@ -182,7 +183,11 @@ impl Replayer {
         match apply_patch(Arc::make_mut(&mut activity.content), patch) {
             Ok(()) => {
                 let retyped = activity.activity_type != activity_type;
-                let old_type = std::mem::replace(&mut activity.activity_type, activity_type.into());
+                let old_type = if retyped {
+                    std::mem::replace(&mut activity.activity_type, activity_type.into())
+                } else {
+                    String::new()
+                };
                 activity.merge_metadata(envelope.metadata.as_ref());
                 let not_object = !activity.content.is_object();
                 if retyped {
@@ -236,46 +241,54 @@ impl Replayer {
         snapshot: &[Map<String, Value>],
         metadata: Option<&Map<String, Value>>,
     ) -> EventEffect {
-        let incoming: Vec<Message> = snapshot.iter().filter_map(Message::from_json).collect();
-        let mut by_id: HashMap<&str, &Message> = HashMap::new();
-        for message in &incoming {
-            by_id.insert(message.id(), message);
-        }
-        let declares_activities = incoming.iter().any(|m| matches!(m, Message::Activity(_)));
+        let incoming: Vec<Arc<Message>> = snapshot
+            .iter()
+            .filter_map(Message::from_json)
+            .map(Arc::new)
+            .collect();
+        // With duplicate ids in the snapshot, the last one wins.
+        let by_id: FxHashMap<&str, &Arc<Message>> = incoming.iter().map(|m| (m.id(), m)).collect();
+        let declares_activities = incoming.iter().any(|m| matches!(**m, Message::Activity(_)));
         let droppable = self.droppable_activity_types(declares_activities, metadata);
 
-        let mut result: Vec<Message> = Vec::with_capacity(incoming.len());
-        let mut placed: HashSet<String> = HashSet::new();
-        for message in self.conversation.messages() {
+        let mut result: Vec<Arc<Message>> = Vec::with_capacity(incoming.len());
+        let mut placed: FxHashSet<&str> = FxHashSet::default();
+        for message in self.conversation.shared() {
             let id = message.id();
             if let Some(replacement) = by_id.get(id) {
-                if placed.insert(id.to_owned()) {
-                    result.push((*replacement).clone());
+                // Replaced in place: the position is kept.
+                if placed.insert(id) {
+                    result.push(Arc::clone(replacement));
                 }
                 continue;
             }
-            let survives = match message {
+            let survives = match &**message {
                 Message::Activity(a) => !droppable.drops(&a.activity_type),
-                Message::Other(m) => m.role == super::conversation::Role::Reasoning,
+                Message::Other(m) => m.role == Role::Reasoning,
             };
-            if survives && placed.insert(id.to_owned()) {
-                result.push(message.clone());
+            if survives && placed.insert(id) {
+                result.push(Arc::clone(message));
             }
         }
-        for message in incoming {
-            if placed.insert(message.id().to_owned()) {
-                result.push(message);
+        for message in &incoming {
+            if placed.insert(message.id()) {
+                result.push(Arc::clone(by_id.get(message.id()).unwrap_or(&message)));
             }
         }
-        for message in &result {
-            if let Message::Activity(a) = message {
-                if snapshot_has(snapshot, &a.id) {
-                    self.owners.insert(a.id.clone(), a.subagent_run_id.clone());
-                }
+        // A snapshot re-mints the owners of the activities it carries.
+        for message in &incoming {
+            if let Message::Activity(a) = &**message {
+                Arc::make_mut(&mut self.owners).insert(a.id.clone(), a.subagent_run_id.clone());
             }
-            self.register_tool_calls(message);
         }
         self.conversation.set_messages(result);
+        // Tool calls follow their messages: forget those that left.
+        let conversation = &self.conversation;
+        Arc::make_mut(&mut self.tool_call_messages)
+            .retain(|_, holder| conversation.contains(holder));
+        for message in &incoming {
+            self.register_tool_calls(message);
+        }
         EventEffect::APPLIED
     }
 
@@ -313,12 +326,6 @@ impl Replayer {
     }
 }
 
-fn snapshot_has(snapshot: &[Map<String, Value>], id: &str) -> bool {
-    snapshot
-        .iter()
-        .any(|m| m.get("id").and_then(Value::as_str) == Some(id))
-}
-
 fn owner_name(owner: Option<&str>) -> String {
     match owner {
         Some(owner) => format!("subagent {owner:?}"),
@@ -329,7 +336,7 @@ fn owner_name(owner: Option<&str>) -> String {
 enum Droppable {
     None,
     All,
-    Types(HashSet<String>),
+    Types(FxHashSet<String>),
 }
 
 impl Droppable {

@@ -1,7 +1,8 @@
 //! The message list of a thread, as the replay holds it.
 
-use std::collections::HashMap;
 use std::sync::Arc;
+
+use rustc_hash::FxBuildHasher;
 
 use serde_json::{Map, Value};
 
@@ -228,17 +229,42 @@ impl Message {
     }
 }
 
+/// The index from message id to position.
+type IdIndex =
+    imbl::GenericHashMap<String, usize, FxBuildHasher, imbl::shared_ptr::DefaultSharedPtr>;
+
 /// The ordered message list with an index by id.
-#[derive(Clone, Debug, Default, PartialEq)]
+///
+/// Both are persistent structures (`imbl`) holding reference-counted
+/// messages: a copy of the conversation (a checkpoint) costs O(1), and a
+/// change after the copy duplicates only the message it touches and a few
+/// tree nodes, however long the conversation.
+#[derive(Clone, Debug, Default)]
 pub struct Conversation {
-    messages: Vec<Message>,
-    by_id: HashMap<String, usize>,
+    messages: imbl::Vector<Arc<Message>>,
+    by_id: IdIndex,
+}
+
+impl PartialEq for Conversation {
+    fn eq(&self, other: &Self) -> bool {
+        self.messages == other.messages
+    }
 }
 
 impl Conversation {
     /// The messages, in order.
-    pub fn messages(&self) -> &[Message] {
-        &self.messages
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &Message> + '_ {
+        self.messages.iter().map(|message| &**message)
+    }
+
+    /// The messages, in order, as shared pointers.
+    pub fn shared(&self) -> impl ExactSizeIterator<Item = &Arc<Message>> + '_ {
+        self.messages.iter()
+    }
+
+    /// The message at position `i`.
+    pub fn at(&self, i: usize) -> Option<&Message> {
+        self.messages.get(i).map(|message| &**message)
     }
 
     /// The number of messages.
@@ -253,13 +279,23 @@ impl Conversation {
 
     /// The message with this id.
     pub fn get(&self, id: &str) -> Option<&Message> {
-        self.by_id.get(id).map(|&i| &self.messages[i])
+        self.at(*self.by_id.get(id)?)
     }
 
-    /// The message with this id, mutably.
+    /// The position of the message with this id.
+    pub fn position(&self, id: &str) -> Option<usize> {
+        self.by_id.get(id).copied()
+    }
+
+    /// The message with this id, mutably (copied first if it is shared).
     pub fn get_mut(&mut self, id: &str) -> Option<&mut Message> {
         let i = *self.by_id.get(id)?;
-        self.messages.get_mut(i)
+        self.get_mut_at(i)
+    }
+
+    /// The message at position `i`, mutably (copied first if shared).
+    pub(super) fn get_mut_at(&mut self, i: usize) -> Option<&mut Message> {
+        self.messages.get_mut(i).map(Arc::make_mut)
     }
 
     /// Whether a message has this id.
@@ -270,32 +306,48 @@ impl Conversation {
     /// Appends a message at the end. An id already present keeps pointing at
     /// its first message (callers check for collisions first).
     pub fn push(&mut self, message: Message) {
-        self.by_id
-            .entry(message.id().to_owned())
-            .or_insert(self.messages.len());
-        self.messages.push(message);
+        self.push_shared(Arc::new(message));
+    }
+
+    fn push_shared(&mut self, message: Arc<Message>) {
+        if !self.by_id.contains_key(message.id()) {
+            self.by_id
+                .insert(message.id().to_owned(), self.messages.len());
+        }
+        self.messages.push_back(message);
     }
 
     /// Replaces the message with `message`'s id in place.
     pub fn replace(&mut self, message: Message) {
         match self.by_id.get(message.id()) {
-            Some(&i) => self.messages[i] = message,
+            Some(&i) => {
+                self.messages.set(i, Arc::new(message));
+            }
             None => self.push(message),
         }
     }
 
-    /// Replaces the whole list (after a reconciliation).
-    pub fn set_messages(&mut self, messages: Vec<Message>) {
-        self.by_id.clear();
-        self.messages.clear();
+    /// Replaces the message at position `i` with one of the same id.
+    pub(super) fn replace_at(&mut self, i: usize, message: Arc<Message>) {
+        if i < self.messages.len() {
+            debug_assert_eq!(self.messages[i].id(), message.id());
+            self.messages.set(i, message);
+        }
+    }
+
+    /// Replaces the whole list (after a reconciliation); messages kept from
+    /// the old list stay shared.
+    pub fn set_messages(&mut self, messages: Vec<Arc<Message>>) {
+        self.messages = imbl::Vector::new();
+        self.by_id = IdIndex::default();
         for message in messages {
-            self.push(message);
+            self.push_shared(message);
         }
     }
 
     /// The AG-UI message list as JSON.
     pub fn to_json(&self) -> Value {
-        Value::Array(self.messages.iter().map(Message::to_json).collect())
+        Value::Array(self.iter().map(Message::to_json).collect())
     }
 }
 
@@ -331,10 +383,8 @@ mod tests {
             conversation.get("a").map(Message::role_name),
             Some("system")
         );
-        conversation.set_messages(vec![Message::Other(OtherMessage::empty_text(
-            "b",
-            Role::User,
-        ))]);
+        let only = Message::Other(OtherMessage::empty_text("b", Role::User));
+        conversation.set_messages(vec![Arc::new(only)]);
         assert!(!conversation.contains("a"));
         assert_eq!(conversation.len(), 1);
     }

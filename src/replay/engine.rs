@@ -1,8 +1,9 @@
 //! The replayer: lifecycle (R60–R64), fatal errors (R40–R43), dispatch to the
 //! event families, and the diagnostics collected along the way.
 
-use std::collections::HashMap;
 use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
 
 use serde_json::{Map, Value};
 
@@ -129,11 +130,11 @@ pub struct Replayer {
     pub(super) state: Arc<Value>,
     pub(super) run: RunPhase,
     /// Owners of activities known in the current run (R21–R23).
-    pub(super) owners: HashMap<String, Option<String>>,
+    pub(super) owners: Arc<FxHashMap<String, Option<String>>>,
     /// Open text, tool-call, reasoning, step and subagent streams.
     pub(super) streams: Streams,
     /// Which message holds each tool call.
-    pub(super) tool_call_messages: HashMap<String, String>,
+    pub(super) tool_call_messages: Arc<FxHashMap<String, String>>,
     /// The event being applied, or the last one applied.
     pub(super) seq: Seq,
     /// The diagnostic that failed the run, wherever it was recorded.
@@ -153,9 +154,9 @@ impl Replayer {
             conversation: Conversation::default(),
             state: Arc::new(Value::Object(Map::new())),
             run: RunPhase::NotStarted,
-            owners: HashMap::new(),
+            owners: Arc::default(),
             streams: Streams::default(),
-            tool_call_messages: HashMap::new(),
+            tool_call_messages: Arc::default(),
             seq: Seq::START,
             fatal: None,
             finished: false,
@@ -203,7 +204,9 @@ impl Replayer {
             for message in &list {
                 replayer.register_tool_calls(message);
             }
-            replayer.conversation.set_messages(list);
+            replayer
+                .conversation
+                .set_messages(list.into_iter().map(Arc::new).collect());
         }
         if let Some(state) = input.get("state") {
             replayer.state = Arc::new(state.clone());
@@ -273,11 +276,11 @@ impl Replayer {
 
     /// Reads and applies the next event from its raw bytes.
     pub fn apply_bytes(&mut self, raw: &[u8]) -> EventEffect {
-        self.apply(&parse_event(raw))
+        self.apply(parse_event(raw))
     }
 
     /// Applies the next event (its seq is one more than the last).
-    pub fn apply(&mut self, parsed: &ParseOutcome) -> EventEffect {
+    pub fn apply(&mut self, parsed: ParseOutcome) -> EventEffect {
         self.seq = Seq(self.seq.0 + 1);
         let effect = if self.fatal.is_some() && !self.options.best_effort {
             let activity = matches!(
@@ -352,7 +355,7 @@ impl Replayer {
         self.options.profile
     }
 
-    fn apply_parsed(&mut self, parsed: &ParseOutcome) -> EventEffect {
+    fn apply_parsed(&mut self, parsed: ParseOutcome) -> EventEffect {
         match parsed {
             ParseOutcome::Unparseable { reason } => {
                 self.diagnose(
@@ -380,7 +383,7 @@ impl Replayer {
                 message_id,
                 issue,
             } => {
-                self.report_issue(issue, message_id.as_deref());
+                self.report_issue(&issue, message_id.as_deref());
                 let activity = matches!(
                     event_type,
                     EventType::ActivitySnapshot | EventType::ActivityDelta
@@ -392,7 +395,7 @@ impl Replayer {
                 }
             }
             ParseOutcome::Event { event, issues } => {
-                for issue in issues {
+                for issue in &issues {
                     self.report_issue(issue, event.message_id());
                 }
                 self.apply_event(event)
@@ -400,7 +403,7 @@ impl Replayer {
         }
     }
 
-    fn apply_event(&mut self, event: &Event) -> EventEffect {
+    fn apply_event(&mut self, event: Event) -> EventEffect {
         let event_type = event.event_type();
         let is_activity = matches!(
             event_type,
@@ -414,7 +417,8 @@ impl Replayer {
         }
         self.streams.close_chunks_before(event_type);
         use EventBody as B;
-        match &event.body {
+        let Event { envelope, body } = event;
+        match body {
             B::RunStarted { input, .. } => self.run_started(input.as_ref()),
             B::RunFinished { .. } => self.run_finished(),
             B::RunError { .. } => {
@@ -423,12 +427,12 @@ impl Replayer {
                 EventEffect::APPLIED
             }
             B::StateSnapshot { snapshot } => {
-                self.state = Arc::new(snapshot.clone());
+                self.state = Arc::new(snapshot);
                 EventEffect::APPLIED
             }
             B::StateDelta { delta } => {
                 // Atomic (R11): on failure the state is exactly as before.
-                match apply_patch(Arc::make_mut(&mut self.state), delta) {
+                match apply_patch(Arc::make_mut(&mut self.state), &delta) {
                     Ok(()) => EventEffect::APPLIED,
                     Err(failure) => {
                         self.diagnose(
@@ -441,7 +445,7 @@ impl Replayer {
                 }
             }
             B::MessagesSnapshot { messages } => {
-                self.messages_snapshot(messages, event.envelope.metadata.as_ref())
+                self.messages_snapshot(&messages, envelope.metadata.as_ref())
             }
             B::ActivitySnapshot {
                 message_id,
@@ -449,9 +453,9 @@ impl Replayer {
                 content,
                 replace,
             } => self.activity_snapshot(
-                &event.envelope,
-                message_id,
-                activity_type,
+                &envelope,
+                &message_id,
+                &activity_type,
                 content,
                 replace.unwrap_or(true),
             ),
@@ -459,9 +463,9 @@ impl Replayer {
                 message_id,
                 activity_type,
                 patch,
-            } => self.activity_delta(&event.envelope, message_id, activity_type, patch),
+            } => self.activity_delta(&envelope, &message_id, &activity_type, &patch),
             B::Raw { .. } | B::Custom { .. } => EventEffect::APPLIED,
-            body => self.apply_stream_event(body, event.envelope.subagent_run_id.as_deref()),
+            body => self.apply_stream_event(&body, envelope.subagent_run_id.as_deref()),
         }
     }
 
@@ -504,7 +508,7 @@ impl Replayer {
     fn run_started(&mut self, input: Option<&Value>) -> EventEffect {
         self.run = RunPhase::Open;
         // R23: ownership tracking is per run.
-        self.owners.clear();
+        self.owners = Arc::default();
         self.streams.close_all();
         if let Some(input) = input {
             self.check_run_input(input);
@@ -551,7 +555,7 @@ impl Replayer {
     pub(super) fn register_tool_calls(&mut self, message: &Message) {
         if let Message::Other(m) = message {
             for id in m.tool_call_ids() {
-                self.tool_call_messages.insert(id.to_owned(), m.id.clone());
+                Arc::make_mut(&mut self.tool_call_messages).insert(id.to_owned(), m.id.clone());
             }
         }
     }

@@ -11,7 +11,7 @@
 mod activity;
 mod conversation;
 mod engine;
-mod memory;
+mod frozen;
 mod patch;
 mod streams;
 
@@ -22,7 +22,7 @@ pub use conversation::{ActivityMessage, Conversation, Message, OtherMessage, Rol
 pub use engine::{
     ActivityChange, Effect, EventEffect, Outcome, Replayer, RunPhase, replay_log, replay_to,
 };
-pub use memory::{SeenValues, unique_bytes_beyond, value_bytes};
+pub use frozen::FrozenReplay;
 pub use patch::{PatchFailure, apply_patch};
 
 /// Which consumer the replay imitates (`REPLAY-RULES.md` §10).

@@ -43,7 +43,7 @@ pub fn apply_patch(doc: &mut Value, patch: &Patch) -> Result<(), PatchFailure> {
     if patch.ops.is_empty() {
         return Ok(());
     }
-    let Err(error) = json_patch::patch(doc, &patch.ops) else {
+    let Err(error) = apply_atomically(doc, &patch.ops) else {
         return Ok(());
     };
     // The failure path: rebuild the document as the failing operation saw it
@@ -63,6 +63,25 @@ pub fn apply_patch(doc: &mut Value, patch: &Patch) -> Result<(), PatchFailure> {
         path: op.path().to_string(),
         reason,
     })
+}
+
+/// R11 without trusting `json_patch::patch`'s undo, which loses the value of
+/// a `move` whose removal succeeded and whose insertion failed (and can then
+/// panic undoing earlier operations): patches with a `move` are applied to a
+/// copy. A single other operation fails before it changes anything, so it
+/// needs no undo at all.
+fn apply_atomically(doc: &mut Value, ops: &[PatchOperation]) -> Result<(), json_patch::PatchError> {
+    let has_move = ops.iter().any(|op| matches!(op, PatchOperation::Move(_)));
+    if has_move {
+        let mut copy = doc.clone();
+        json_patch::patch_unsafe(&mut copy, ops)?;
+        *doc = copy;
+        Ok(())
+    } else if ops.len() == 1 {
+        json_patch::patch_unsafe(doc, ops)
+    } else {
+        json_patch::patch(doc, ops)
+    }
 }
 
 fn explain(doc: &Value, op: &PatchOperation, kind: &PatchErrorKind) -> String {
@@ -256,6 +275,24 @@ mod tests {
             assert_eq!(after, doc);
             assert_eq!(err.to_string(), expected);
         }
+    }
+
+    #[test]
+    fn a_failing_move_loses_nothing() {
+        // Regression (issue 2): json_patch's undo dropped the moved value.
+        let original = json!({"x": 1});
+        let (doc, err) = failure(
+            original.clone(),
+            json!([{"op": "move", "from": "/x", "path": "/a/0"}]),
+        );
+        assert_eq!(doc, original);
+        assert_eq!(err.index, 0);
+        let (doc, _) = failure(
+            original.clone(),
+            json!([{"op": "replace", "path": "/x", "value": 2},
+                   {"op": "move", "from": "/x", "path": "/a/0"}]),
+        );
+        assert_eq!(doc, original);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! than failing the run, so the rest of the conversation stays visible.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
@@ -438,7 +439,7 @@ impl Replayer {
                 }));
             }
         }
-        self.tool_call_messages
+        Arc::make_mut(&mut self.tool_call_messages)
             .insert(tool_call_id.to_owned(), holder.to_owned());
         self.streams.tool_calls.insert(tool_call_id.to_owned());
         EventEffect::APPLIED

@@ -2,7 +2,6 @@
 //! without scanning the stream: per-activity lanes, the steps with
 //! diagnostics of each severity, and event counts per kind over step ranges.
 
-use std::collections::HashMap;
 use std::ops::RangeInclusive;
 
 use crate::diagnostic::{Diagnostic, Seq, Severity};
@@ -27,7 +26,8 @@ impl EventKind {
     /// A dense index in `0..NUM_KINDS`.
     pub fn index(self) -> usize {
         match self {
-            Self::Known(t) => EventType::ALL.iter().position(|&k| k == t).unwrap_or(0),
+            // `EventType::ALL` lists the variants in declaration order.
+            Self::Known(t) => t as usize,
             Self::UnknownType => NUM_KINDS - 2,
             Self::Unparseable => NUM_KINDS - 1,
         }
@@ -78,6 +78,13 @@ pub struct ActivityLane {
     pub events: Vec<(Seq, ActivityChange)>,
 }
 
+/// What [`StreamIndex::prepare`] learnt of an event before it was applied.
+#[derive(Clone, Copy, Debug)]
+pub struct Pending {
+    kind: EventKind,
+    lane: Option<usize>,
+}
+
 /// Events per bucket of the density histogram.
 const BUCKET_EVENTS: usize = 256;
 
@@ -85,31 +92,17 @@ const BUCKET_EVENTS: usize = 256;
 #[derive(Clone, Debug, Default)]
 pub struct StreamIndex {
     lanes: Vec<ActivityLane>,
-    lane_by_id: HashMap<String, usize>,
+    lane_by_id: rustc_hash::FxHashMap<String, usize>,
     severity_steps: [Vec<Seq>; 4],
     kinds: Vec<u8>,
     buckets: Vec<KindCounts>,
 }
 
 impl StreamIndex {
-    /// Records one appended event: its kind, what it did to an activity, and
-    /// the diagnostics it raised.
-    pub fn record(
-        &mut self,
-        seq: Seq,
-        parsed: &ParseOutcome,
-        effect: EventEffect,
-        diagnostics: &[Diagnostic],
-    ) {
-        let kind = EventKind::of(parsed);
-        self.kinds.push(kind.index() as u8);
-        let bucket = (self.kinds.len() - 1) / BUCKET_EVENTS;
-        if bucket == self.buckets.len() {
-            self.buckets.push([0; NUM_KINDS]);
-        }
-        self.buckets[bucket][kind.index()] += 1;
-
-        if let (Some(change), Some((id, activity_type))) = (effect.activity, activity_of(parsed)) {
+    /// What the index needs of an event before the replay consumes it: its
+    /// kind, and the lane of the activity it names (created on first sight).
+    pub fn prepare(&mut self, parsed: &ParseOutcome) -> Pending {
+        let lane = activity_of(parsed).map(|(id, activity_type)| {
             let index = match self.lane_by_id.get(id) {
                 Some(&index) => index,
                 None => {
@@ -122,15 +115,39 @@ impl StreamIndex {
                     self.lanes.len() - 1
                 }
             };
-            let lane = &mut self.lanes[index];
             if let Some(activity_type) = activity_type {
+                let lane = &mut self.lanes[index];
                 if lane.activity_type != activity_type {
                     lane.activity_type = activity_type.to_owned();
                 }
             }
-            lane.events.push((seq, change));
+            index
+        });
+        Pending {
+            kind: EventKind::of(parsed),
+            lane,
         }
+    }
 
+    /// Records one appended event: its kind, what it did to an activity, and
+    /// the diagnostics it raised.
+    pub fn record(
+        &mut self,
+        seq: Seq,
+        pending: Pending,
+        effect: EventEffect,
+        diagnostics: &[Diagnostic],
+    ) {
+        let kind = pending.kind.index();
+        self.kinds.push(kind as u8);
+        let bucket = (self.kinds.len() - 1) / BUCKET_EVENTS;
+        if bucket == self.buckets.len() {
+            self.buckets.push([0; NUM_KINDS]);
+        }
+        self.buckets[bucket][kind] += 1;
+        if let (Some(lane), Some(change)) = (pending.lane, effect.activity) {
+            self.lanes[lane].events.push((seq, change));
+        }
         for diagnostic in diagnostics {
             self.record_diagnostic(diagnostic);
         }
@@ -233,6 +250,9 @@ mod tests {
 
     #[test]
     fn kinds_round_trip_through_their_index() {
+        for (i, t) in EventType::ALL.iter().enumerate() {
+            assert_eq!(*t as usize, i, "EventType::ALL is in declaration order");
+        }
         for index in 0..NUM_KINDS {
             let kind = EventKind::from_index(index).expect("kind");
             assert_eq!(kind.index(), index);

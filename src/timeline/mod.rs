@@ -8,18 +8,19 @@
 //! ([`StreamIndex`]). [`Timeline::seek`] then starts from the nearest
 //! checkpoint at or before the step and applies a bounded number of events.
 //!
-//! Checkpoints are cheap because activity contents and the shared state are
-//! reference-counted: a checkpoint shares every value that did not change
-//! since the previous one.
+//! Checkpoints are small: a checkpoint shares every message that did not
+//! change with the live state, and keeps activity contents and the shared
+//! state (which change all the time) as compact JSON text
+//! ([`FrozenReplay`]).
 
 mod index;
 
-pub use index::{ActivityLane, EventKind, KindCounts, NUM_KINDS, StreamIndex};
+pub use index::{ActivityLane, EventKind, KindCounts, NUM_KINDS, Pending, StreamIndex};
 
 use crate::diagnostic::{Diagnostic, Seq};
 use crate::input::EventLog;
 use crate::protocol::{EventBody, ParseOutcome, parse_event};
-use crate::replay::{EventEffect, Options, Replayer};
+use crate::replay::{EventEffect, FrozenReplay, Options, Replayer};
 
 /// When to take a checkpoint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,7 +50,7 @@ pub struct Timeline {
     /// The state at the last event; its logs hold every diagnostic and effect.
     head: Replayer,
     /// Checkpoints in step order; the first is step 0.
-    checkpoints: Vec<Replayer>,
+    checkpoints: Vec<FrozenReplay>,
     policy: CheckpointPolicy,
     cost_since_checkpoint: u64,
     index: StreamIndex,
@@ -75,7 +76,7 @@ impl Timeline {
         }
         Self {
             events: EventLog::default(),
-            checkpoints: vec![start.checkpoint()],
+            checkpoints: vec![start.freeze()],
             head: start,
             policy,
             cost_since_checkpoint: 0,
@@ -83,12 +84,13 @@ impl Timeline {
         }
     }
 
-    /// Replays a whole stream and runs the end-of-stream checks.
-    pub fn from_log(log: &EventLog, options: Options) -> Self {
+    /// Replays a whole stream (taking its events) and runs the
+    /// end-of-stream checks.
+    pub fn from_log(events: EventLog, options: Options) -> Self {
         let mut timeline = Self::new(options);
-        timeline.events = EventLog::with_capacity(log.num_bytes(), log.len());
-        for (_, raw) in log.iter() {
-            timeline.append(raw);
+        timeline.events = events;
+        for index in 0..timeline.events.len() {
+            timeline.apply_next(Seq::from_index(index));
         }
         timeline.finish();
         timeline
@@ -98,21 +100,29 @@ impl Timeline {
     /// indices and checkpoints. Returns its seq.
     pub fn append(&mut self, raw: &[u8]) -> Seq {
         let seq = self.events.push(raw);
+        self.apply_next(seq);
+        seq
+    }
+
+    /// Applies the event at `seq`, the one after the head.
+    fn apply_next(&mut self, seq: Seq) {
+        let raw = self.events.get(seq).unwrap_or_default();
         let parsed = parse_event(raw);
+        let cost = raw.len() as u64 + self.policy.op_cost * num_ops(&parsed);
+        let pending = self.index.prepare(&parsed);
         let num_diagnostics = self.head.diagnostics().len();
-        let effect = self.head.apply(&parsed);
+        let effect = self.head.apply(parsed);
         self.index.record(
             seq,
-            &parsed,
+            pending,
             effect,
             &self.head.diagnostics()[num_diagnostics..],
         );
-        self.cost_since_checkpoint += raw.len() as u64 + self.policy.op_cost * num_ops(&parsed);
+        self.cost_since_checkpoint += cost;
         if self.cost_since_checkpoint >= self.policy.max_cost {
-            self.checkpoints.push(self.head.checkpoint());
+            self.checkpoints.push(self.head.freeze());
             self.cost_since_checkpoint = 0;
         }
-        seq
     }
 
     /// The end-of-stream checks (R62). Appending after it is allowed (a live
@@ -194,7 +204,7 @@ impl Timeline {
             .checkpoints
             .partition_point(|checkpoint| checkpoint.step() <= step)
             .saturating_sub(1);
-        let mut replayer = self.checkpoints[at].checkpoint();
+        let mut replayer = self.checkpoints[at].thaw();
         let mut seq = replayer.step();
         while seq < step {
             seq = Seq(seq.0 + 1);
@@ -208,10 +218,10 @@ impl Timeline {
         replayer
     }
 
-    /// An estimate of the heap memory the checkpoints hold beyond what the
-    /// head state already holds: every shared value is counted once.
-    pub fn checkpoint_bytes(&self) -> usize {
-        crate::replay::unique_bytes_beyond(&self.checkpoints, &self.head)
+    /// Drops every checkpoint but step 0 (seeking then replays from the
+    /// start). The benchmark measures checkpoint memory with it.
+    pub fn drop_checkpoints(&mut self) {
+        self.checkpoints.truncate(1);
     }
 }
 
@@ -273,7 +283,7 @@ mod tests {
 
     #[test]
     fn index_holds_lanes_severities_and_counts() {
-        let timeline = Timeline::from_log(&demo(), Options::default());
+        let timeline = Timeline::from_log(demo(), Options::default());
         let index = timeline.index();
         let search = index.lane("search-1").expect("lane");
         assert_eq!(search.activity_type, "web_search");

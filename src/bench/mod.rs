@@ -1,0 +1,190 @@
+//! The benchmark harness behind `agui-replay bench`: a deterministic stream
+//! generator and the measurements, printed as JSON figures.
+
+mod generate;
+
+use std::time::Instant;
+
+use rand::{RngExt, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+use serde::Serialize;
+use serde_json::Value;
+
+pub use generate::{GenConfig, generate, generate_each};
+
+use crate::diagnostic::Seq;
+use crate::replay::Options;
+use crate::timeline::Timeline;
+
+/// The figures of `agui-replay bench replay`.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReplayFigures {
+    /// Events in the generated stream.
+    pub events: usize,
+    /// Activities in it.
+    pub activities: usize,
+    /// The generator's seed.
+    pub seed: u64,
+    /// Total bytes of the events' JSON text.
+    pub stream_bytes: usize,
+    /// `serde_json` parsing each event into a `Value`, nothing else: the limit.
+    pub parse_events_per_sec: f64,
+    /// Reading, validating and applying every event, building the indices and
+    /// checkpoints (what opening a stream costs).
+    pub replay_events_per_sec: f64,
+    /// Seeks to random steps: the state of every activity at that step.
+    pub seeks: usize,
+    /// Median seek time.
+    pub seek_p50_ms: f64,
+    /// 99th percentile seek time.
+    pub seek_p99_ms: f64,
+    /// Slowest seek.
+    pub seek_max_ms: f64,
+    /// Checkpoints kept.
+    pub checkpoints: usize,
+    /// Heap bytes the checkpoints hold, measured: what dropping them frees
+    /// (jemalloc's statistics; absent when jemalloc is not the allocator).
+    pub checkpoint_bytes: Option<usize>,
+    /// Peak resident memory of the process (`VmHWM`), if the OS tells.
+    pub peak_rss_bytes: Option<u64>,
+}
+
+/// Generates a stream and measures parse, replay and seek.
+pub fn replay_figures(config: GenConfig, num_seeks: usize) -> ReplayFigures {
+    let log = generate(config);
+
+    let started = Instant::now();
+    let mut parsed = 0usize;
+    for (_, raw) in log.iter() {
+        if serde_json::from_slice::<Value>(raw).is_ok() {
+            parsed += 1;
+        }
+    }
+    let parse_secs = started.elapsed().as_secs_f64();
+    debug_assert_eq!(parsed, log.len());
+
+    let num_events = log.len();
+    let stream_bytes = log.num_bytes();
+    let started = Instant::now();
+    let timeline = Timeline::from_log(log, Options::default());
+    let replay_secs = started.elapsed().as_secs_f64();
+
+    let mut timeline = timeline;
+    let mut rng = Pcg64Mcg::seed_from_u64(config.seed ^ 0x5eed);
+    let mut seek_millis = Vec::with_capacity(num_seeks);
+    let last = timeline.last_step().0;
+    for _ in 0..num_seeks {
+        let step = Seq(rng.random_range(0..=last));
+        let started = Instant::now();
+        let state = timeline.seek(step);
+        seek_millis.push(started.elapsed().as_secs_f64() * 1e3);
+        assert_eq!(state.step(), step, "seek lands on its step");
+    }
+    seek_millis.sort_by(f64::total_cmp);
+    let num_checkpoints = timeline.num_checkpoints();
+    let checkpoint_bytes = bytes_freed_by(|| timeline.drop_checkpoints());
+
+    ReplayFigures {
+        events: num_events,
+        activities: config.activities,
+        seed: config.seed,
+        stream_bytes,
+        parse_events_per_sec: per_sec(num_events, parse_secs),
+        replay_events_per_sec: per_sec(num_events, replay_secs),
+        seeks: num_seeks,
+        seek_p50_ms: percentile(&seek_millis, 0.50),
+        seek_p99_ms: percentile(&seek_millis, 0.99),
+        seek_max_ms: percentile(&seek_millis, 1.0),
+        checkpoints: num_checkpoints,
+        checkpoint_bytes,
+        peak_rss_bytes: peak_rss_bytes(),
+    }
+}
+
+fn per_sec(count: usize, secs: f64) -> f64 {
+    if secs > 0.0 {
+        (count as f64 / secs).round()
+    } else {
+        0.0
+    }
+}
+
+/// The value at quantile `q` of sorted samples (nearest rank).
+fn percentile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    (sorted[rank - 1] * 1e3).round() / 1e3
+}
+
+/// Bytes currently allocated, by jemalloc's statistics.
+fn allocated_bytes() -> Option<usize> {
+    tikv_jemalloc_ctl::epoch::advance().ok()?;
+    tikv_jemalloc_ctl::stats::allocated::read().ok()
+}
+
+/// Whether jemalloc is the global allocator (its statistics see our
+/// allocations): true in the `agui-replay` binary, false in tests.
+fn jemalloc_is_the_allocator() -> bool {
+    const PROBE_BYTES: usize = 1 << 20;
+    let Some(before) = allocated_bytes() else {
+        return false;
+    };
+    let probe = std::hint::black_box(vec![1u8; PROBE_BYTES]);
+    let after = allocated_bytes().unwrap_or(0);
+    drop(probe);
+    // Thread caches flushing meanwhile blur the count by a few kilobytes.
+    after >= before + PROBE_BYTES / 2
+}
+
+/// The heap bytes `free` releases, measured; `None` if it cannot be.
+fn bytes_freed_by(free: impl FnOnce()) -> Option<usize> {
+    if !jemalloc_is_the_allocator() {
+        free();
+        return None;
+    }
+    let before = allocated_bytes()?;
+    free();
+    let after = allocated_bytes()?;
+    Some(before.saturating_sub(after))
+}
+
+/// The peak resident set size of this process, from `/proc/self/status`.
+pub fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_use_nearest_rank() {
+        let samples: Vec<f64> = (1..=100).map(f64::from).collect();
+        assert_eq!(percentile(&samples, 0.5), 50.0);
+        assert_eq!(percentile(&samples, 0.99), 99.0);
+        assert_eq!(percentile(&[], 0.5), 0.0);
+    }
+
+    #[test]
+    fn small_run_reports_consistent_figures() {
+        let figures = replay_figures(
+            GenConfig {
+                events: 2_000,
+                activities: 10,
+                seed: 1,
+            },
+            50,
+        );
+        assert_eq!(figures.events, 2_000);
+        assert!(figures.stream_bytes > 2_000 * 100);
+        assert!(figures.replay_events_per_sec > 0.0);
+        assert!(figures.seek_p50_ms <= figures.seek_p99_ms);
+        assert!(figures.seek_p99_ms <= figures.seek_max_ms);
+        assert!(figures.checkpoints >= 1);
+    }
+}

@@ -1,0 +1,92 @@
+//! `agui-replay bench`: the benchmark harness (figures as JSON).
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{Args, Subcommand};
+
+use super::EXIT_OK;
+use crate::bench::{GenConfig, generate_each, replay_figures};
+
+/// `bench` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum BenchCommand {
+    /// Write the generated stream as JSON lines, for other tools to replay.
+    Gen(GenArgs),
+    /// Replay a generated stream: parse limit, replay rate, seek times,
+    /// checkpoint memory, peak RSS.
+    Replay(ReplayArgs),
+}
+
+/// The generated stream's shape.
+#[derive(Debug, Args)]
+pub struct StreamShape {
+    /// Number of events.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub events: usize,
+    /// Number of activities.
+    #[arg(long, default_value_t = 100)]
+    pub activities: usize,
+    /// Generator seed (same seed, same bytes).
+    #[arg(long, default_value_t = 7)]
+    pub seed: u64,
+}
+
+impl StreamShape {
+    fn config(&self) -> GenConfig {
+        GenConfig {
+            events: self.events,
+            activities: self.activities,
+            seed: self.seed,
+        }
+    }
+}
+
+/// `bench gen` options.
+#[derive(Debug, Args)]
+pub struct GenArgs {
+    /// The stream's shape.
+    #[command(flatten)]
+    pub shape: StreamShape,
+    /// Where to write the JSON lines.
+    #[arg(long, value_name = "FILE.jsonl")]
+    pub out: PathBuf,
+}
+
+/// `bench replay` options.
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// The stream's shape.
+    #[command(flatten)]
+    pub shape: StreamShape,
+    /// Number of random seeks to time.
+    #[arg(long, default_value_t = 1_000)]
+    pub seeks: usize,
+}
+
+pub(super) fn run(command: &BenchCommand, out: &mut dyn Write) -> anyhow::Result<u8> {
+    match command {
+        BenchCommand::Gen(args) => {
+            let file = File::create(&args.out)
+                .with_context(|| format!("cannot create {}", args.out.display()))?;
+            let mut writer = BufWriter::new(file);
+            let mut result = Ok(());
+            generate_each(args.shape.config(), |line| {
+                if result.is_ok() {
+                    result = writeln!(writer, "{line}");
+                }
+            });
+            result
+                .and_then(|()| writer.flush())
+                .with_context(|| format!("cannot write {}", args.out.display()))?;
+        }
+        BenchCommand::Replay(args) => {
+            let figures = replay_figures(args.shape.config(), args.seeks);
+            serde_json::to_writer_pretty(&mut *out, &figures)?;
+            writeln!(out)?;
+        }
+    }
+    Ok(EXIT_OK)
+}

@@ -1,0 +1,146 @@
+//! Compact copies of a replay state, for checkpoints.
+//!
+//! Activity contents and the shared state change with almost every event;
+//! a checkpoint that shared them with the live state would make the live
+//! state copy each of them on its next patch, and hold a full tree per
+//! activity per checkpoint. A frozen state keeps them as compact JSON text
+//! instead (a few hundred bytes where a tree takes kilobytes) and shares
+//! everything else. Thawing parses them back.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::conversation::{ActivityMessage, Message};
+use super::engine::Replayer;
+
+/// A value kept as JSON text, or shared as is when it is too deeply nested
+/// to be parsed back within `serde_json`'s recursion limit.
+#[derive(Clone, Debug)]
+enum Stored {
+    Text(Box<[u8]>),
+    Shared(Arc<Value>),
+}
+
+/// Nesting deeper than this is kept as a tree (serde_json parses to 128).
+const MAX_ENCODED_DEPTH: usize = 100;
+
+impl Stored {
+    fn of(value: &Arc<Value>) -> Self {
+        if depth(value) <= MAX_ENCODED_DEPTH {
+            if let Ok(text) = serde_json::to_vec(&**value) {
+                return Self::Text(text.into_boxed_slice());
+            }
+        }
+        Self::Shared(Arc::clone(value))
+    }
+
+    fn thaw(&self) -> Arc<Value> {
+        match self {
+            Self::Text(text) => Arc::new(serde_json::from_slice(text).unwrap_or(Value::Null)),
+            Self::Shared(value) => Arc::clone(value),
+        }
+    }
+}
+
+fn depth(value: &Value) -> usize {
+    match value {
+        Value::Array(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
+        Value::Object(map) => 1 + map.values().map(depth).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// A replay state with its activity contents and shared state stored as
+/// compact text. See [`Replayer::freeze`].
+#[derive(Clone, Debug)]
+pub struct FrozenReplay {
+    /// The state, with placeholders where contents and state were.
+    base: Replayer,
+    /// Position in the message list and content of every activity.
+    contents: Vec<(usize, Stored)>,
+    state: Stored,
+}
+
+impl Replayer {
+    /// A compact copy of the state at the current step, with empty logs.
+    pub fn freeze(&self) -> FrozenReplay {
+        let mut base = self.checkpoint();
+        let placeholder = Arc::new(Value::Null);
+        let mut contents = Vec::new();
+        let num_messages = base.conversation.len();
+        for i in 0..num_messages {
+            let Some(Message::Activity(activity)) = base.conversation.at(i) else {
+                continue;
+            };
+            contents.push((i, Stored::of(&activity.content)));
+            let emptied = ActivityMessage {
+                content: Arc::clone(&placeholder),
+                ..activity.clone()
+            };
+            base.conversation
+                .replace_at(i, Arc::new(Message::Activity(emptied)));
+        }
+        let state = Stored::of(&base.state);
+        base.state = placeholder;
+        FrozenReplay {
+            base,
+            contents,
+            state,
+        }
+    }
+}
+
+impl FrozenReplay {
+    /// The step it was taken at.
+    pub fn step(&self) -> crate::diagnostic::Seq {
+        self.base.step()
+    }
+
+    /// A live replayer at this step, with empty logs.
+    pub fn thaw(&self) -> Replayer {
+        let mut replayer = self.base.checkpoint();
+        for (i, content) in &self.contents {
+            if let Some(Message::Activity(activity)) = replayer.conversation.get_mut_at(*i) {
+                activity.content = content.thaw();
+            }
+        }
+        replayer.state = self.state.thaw();
+        replayer
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::replay::Options;
+
+    #[test]
+    fn thawing_gives_back_the_same_state() {
+        let mut replayer = Replayer::new(Options::default());
+        for event in [
+            r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#,
+            r#"{"type":"STATE_SNAPSHOT","snapshot":{"n":1.5,"big":18446744073709551615}}"#,
+            r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"t","content":{"x":[1,{"y":null}]}}"#,
+            r#"{"type":"TEXT_MESSAGE_START","messageId":"m"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"hi"}"#,
+        ] {
+            replayer.apply_bytes(event.as_bytes());
+        }
+        let frozen = replayer.freeze();
+        let thawed = frozen.thaw();
+        assert_eq!(thawed.document(), replayer.document());
+        assert_eq!(thawed.step(), replayer.step());
+    }
+
+    #[test]
+    fn deep_values_are_kept_as_trees() {
+        let mut deep = Value::from(1);
+        for _ in 0..150 {
+            deep = Value::Array(vec![deep]);
+        }
+        let stored = Stored::of(&Arc::new(deep.clone()));
+        assert!(matches!(stored, Stored::Shared(_)));
+        assert_eq!(*stored.thaw(), deep);
+    }
+}
