@@ -474,9 +474,12 @@ fn field(kind: Kind, required: bool, dirty: bool) -> BoxedStrategy<Option<Value>
 const REQ: bool = true;
 const OPT: bool = false;
 
+/// One member of an event type: its name, its kind, whether it is required.
+type Member = (&'static str, Kind, bool);
+
 /// The fields of each of the 31 event types of AG-UI 1.0 (and two unknown
 /// types), with a weight: how often the type is generated.
-fn event_types() -> Vec<(&'static str, u32, Vec<(&'static str, Kind, bool)>)> {
+fn event_types() -> Vec<(&'static str, u32, Vec<Member>)> {
     use Kind::*;
     vec![
         (
@@ -882,12 +885,12 @@ fn replay_events(events: &[String], options: Options) -> Replayer {
 /// client profile (which merges a failed delta's metadata, §10).
 fn comparable_document(replayer: &Replayer) -> Value {
     let mut document = replayer.document();
-    if replayer.options().profile == Profile::AgUiClient10 {
-        if let Some(Value::Array(messages)) = document.get_mut("messages") {
-            for message in messages {
-                if let Some(message) = message.as_object_mut() {
-                    message.remove("metadata");
-                }
+    if replayer.options().profile == Profile::AgUiClient10
+        && let Some(Value::Array(messages)) = document.get_mut("messages")
+    {
+        for message in messages {
+            if let Some(message) = message.as_object_mut() {
+                message.remove("metadata");
             }
         }
     }
@@ -1113,10 +1116,10 @@ fn the_generator_produces_colliding_activity_events() {
     for _ in 0..300 {
         let events = strategy.new_tree(&mut runner).expect("a stream").current();
         for raw in &events {
-            if let Ok(value) = serde_json::from_str::<Value>(raw) {
-                if let Some(t) = value.get("type").and_then(Value::as_str) {
-                    types.insert(t.to_owned());
-                }
+            if let Ok(value) = serde_json::from_str::<Value>(raw)
+                && let Some(t) = value.get("type").and_then(Value::as_str)
+            {
+                types.insert(t.to_owned());
             }
         }
         let replayer = replay_events(

@@ -72,10 +72,10 @@ fn mismatches(expect: &Value, observed: &Value) -> Vec<String> {
         }
     }
     for key in ["messages", "state"] {
-        if let Some(value) = expect.get(key) {
-            if value != &observed[key] {
-                problems.push(format!("{key}: expected {value}, got {}", observed[key]));
-            }
+        if let Some(value) = expect.get(key)
+            && value != &observed[key]
+        {
+            problems.push(format!("{key}: expected {value}, got {}", observed[key]));
         }
     }
     problems

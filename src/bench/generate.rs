@@ -205,7 +205,7 @@ fn delta(activity: &mut Activity, counter: u64, rng: &mut Pcg64Mcg) -> Value {
         }
         7 => {
             ops.push(json!({"op": "replace", "path": "/status",
-                "value": if counter % 2 == 0 { "running" } else { "waiting" }}));
+                "value": if counter.is_multiple_of(2) { "running" } else { "waiting" }}));
         }
         _ => {}
     }

@@ -77,13 +77,13 @@ fn write_text(report: &CheckReport, name: &str, out: &mut dyn Write) -> std::io:
     };
     write!(
         out,
-        "{name}: {}, outcome {}: {}, {}, {}, {}",
+        "{name}: {}, outcome {}: {}, {}, {}, {} info",
         plural(report.events, "event"),
         report.outcome,
         plural(counts.get(Severity::Error), "error"),
         plural(counts.get(Severity::Warning), "warning"),
         plural(counts.get(Severity::Note), "note"),
-        format!("{} info", counts.get(Severity::Info)),
+        counts.get(Severity::Info),
     )?;
     if let Some(fatal) = &report.fatal {
         write!(out, " (failed at seq {}: {})", fatal.seq, fatal.code)?;

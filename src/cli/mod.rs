@@ -180,14 +180,14 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
 /// Reads the stream a command names, and the options to replay it with.
 fn open_stream(args: &StreamArgs) -> anyhow::Result<(Stream, Options)> {
     let stream = input::read_path(&args.file)?;
-    if let Some(session) = args.session {
-        if session != 1 {
-            bail!(
-                "session {session} does not exist: a {} holds one stream (session 1): {}",
-                stream.format.as_str(),
-                args.file.display()
-            );
-        }
+    if let Some(session) = args.session
+        && session != 1
+    {
+        bail!(
+            "session {session} does not exist: a {} holds one stream (session 1): {}",
+            stream.format.as_str(),
+            args.file.display()
+        );
     }
     let profile = match (args.profile, &stream.declared_profile) {
         (Some(arg), _) => arg.into(),

@@ -19,13 +19,13 @@ pub(super) fn run(args: &StateArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
         );
     }
     let replayer = replay_to(&stream.events, options, Seq(args.at));
-    if let Some(fatal) = replayer.fatal() {
-        if !options.best_effort {
-            eprintln!(
-                "note: the run failed at seq {} ({}); events after it are not applied (see --best-effort)",
-                fatal.seq, fatal.code
-            );
-        }
+    if let Some(fatal) = replayer.fatal()
+        && !options.best_effort
+    {
+        eprintln!(
+            "note: the run failed at seq {} ({}); events after it are not applied (see --best-effort)",
+            fatal.seq, fatal.code
+        );
     }
     let value = match &args.message {
         None => replayer.document(),

@@ -18,6 +18,7 @@ use json_patch::{
     TestOperation,
 };
 use serde::de::{self, Deserialize, Deserializer, SeqAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::event::{EncryptedSubtype, Envelope, Event, EventBody, EventType, TextRole};
@@ -26,93 +27,94 @@ use super::patch::Patch;
 
 /// Every member of every AG-UI 1.0 event. A member that is present must
 /// have the protocol's type (`null` is not a string, an object or a number).
+/// Identifiers are borrowed (one with a JSON escape sends the event to the
+/// precise reader); values other than patches stay raw until the event's
+/// type says what they must be, which keeps this struct small to move.
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct Wire<'a> {
-    #[serde(rename = "type", borrow)]
-    event_type: Cow<'a, str>,
+    #[serde(rename = "type")]
+    event_type: &'a str,
     #[serde(default, deserialize_with = "present")]
     timestamp: Option<i64>,
-    #[serde(default, deserialize_with = "present")]
-    metadata: Option<Map<String, Value>>,
-    #[serde(default, deserialize_with = "present_str", borrow)]
-    subagent_run_id: Option<Cow<'a, str>>,
-    #[serde(default, deserialize_with = "present")]
-    raw_event: Option<Value>,
-    #[serde(default, deserialize_with = "present_str", borrow)]
-    thread_id: Option<Cow<'a, str>>,
-    #[serde(default, deserialize_with = "present_str", borrow)]
-    run_id: Option<Cow<'a, str>>,
-    #[serde(default, deserialize_with = "present_str", borrow)]
-    parent_run_id: Option<Cow<'a, str>>,
-    #[serde(default, deserialize_with = "present")]
-    input: Option<Map<String, Value>>,
-    #[serde(default, deserialize_with = "present")]
-    result: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    outcome: Option<Value>,
+    #[serde(default, deserialize_with = "present", borrow)]
+    metadata: Option<&'a RawValue>,
+    #[serde(default, deserialize_with = "present", borrow)]
+    subagent_run_id: Option<&'a str>,
+    #[serde(default, deserialize_with = "present", borrow)]
+    raw_event: Option<&'a RawValue>,
+    #[serde(default, deserialize_with = "present", borrow)]
+    thread_id: Option<&'a str>,
+    #[serde(default, deserialize_with = "present", borrow)]
+    run_id: Option<&'a str>,
+    #[serde(default, deserialize_with = "present", borrow)]
+    parent_run_id: Option<&'a str>,
+    #[serde(default, deserialize_with = "present", borrow)]
+    input: Option<&'a RawValue>,
+    #[serde(default, deserialize_with = "present", borrow)]
+    result: Option<&'a RawValue>,
+    #[serde(default, deserialize_with = "present", borrow)]
+    outcome: Option<&'a RawValue>,
     #[serde(default, deserialize_with = "present_str", borrow)]
     message: Option<Cow<'a, str>>,
-    #[serde(default, deserialize_with = "present_str", borrow)]
-    code: Option<Cow<'a, str>>,
-    #[serde(default, deserialize_with = "present_str", borrow)]
-    step_name: Option<Cow<'a, str>>,
-    #[serde(default, deserialize_with = "present_str", borrow)]
-    message_id: Option<Cow<'a, str>>,
-    #[serde(default, deserialize_with = "present_str", borrow)]
-    role: Option<Cow<'a, str>>,
-    #[serde(default, deserialize_with = "present_str", borrow)]
-    name: Option<Cow<'a, str>>,
+    #[serde(default, deserialize_with = "present", borrow)]
+    code: Option<&'a str>,
+    #[serde(default, deserialize_with = "present", borrow)]
+    step_name: Option<&'a str>,
+    #[serde(default, deserialize_with = "present", borrow)]
+    message_id: Option<&'a str>,
+    #[serde(default, deserialize_with = "present", borrow)]
+    role: Option<&'a str>,
+    #[serde(default, deserialize_with = "present", borrow)]
+    name: Option<&'a str>,
     #[serde(default, deserialize_with = "present", borrow)]
     delta: Option<Delta<'a>>,
-    #[serde(default, deserialize_with = "present_str", borrow)]
-    tool_call_id: Option<Cow<'a, str>>,
-    #[serde(default, deserialize_with = "present_str", borrow)]
-    tool_call_name: Option<Cow<'a, str>>,
-    #[serde(default, deserialize_with = "present_str", borrow)]
-    parent_message_id: Option<Cow<'a, str>>,
-    #[serde(default, deserialize_with = "present")]
-    content: Option<Value>,
-    #[serde(default, deserialize_with = "present_str", borrow)]
-    subtype: Option<Cow<'a, str>>,
-    #[serde(default, deserialize_with = "present_str", borrow)]
-    entity_id: Option<Cow<'a, str>>,
-    #[serde(default, deserialize_with = "present_str", borrow)]
-    encrypted_value: Option<Cow<'a, str>>,
-    #[serde(default, deserialize_with = "present")]
-    snapshot: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    messages: Option<Vec<Map<String, Value>>>,
-    #[serde(default, deserialize_with = "present_str", borrow)]
-    activity_type: Option<Cow<'a, str>>,
+    #[serde(default, deserialize_with = "present", borrow)]
+    tool_call_id: Option<&'a str>,
+    #[serde(default, deserialize_with = "present", borrow)]
+    tool_call_name: Option<&'a str>,
+    #[serde(default, deserialize_with = "present", borrow)]
+    parent_message_id: Option<&'a str>,
+    #[serde(default, deserialize_with = "present", borrow)]
+    content: Option<&'a RawValue>,
+    #[serde(default, deserialize_with = "present", borrow)]
+    subtype: Option<&'a str>,
+    #[serde(default, deserialize_with = "present", borrow)]
+    entity_id: Option<&'a str>,
+    #[serde(default, deserialize_with = "present", borrow)]
+    encrypted_value: Option<&'a str>,
+    #[serde(default, deserialize_with = "present", borrow)]
+    snapshot: Option<&'a RawValue>,
+    #[serde(default, deserialize_with = "present", borrow)]
+    messages: Option<&'a RawValue>,
+    #[serde(default, deserialize_with = "present", borrow)]
+    activity_type: Option<&'a str>,
     #[serde(default, deserialize_with = "present")]
     replace: Option<bool>,
     #[serde(default, deserialize_with = "present", borrow)]
     patch: Option<Vec<WireOp<'a>>>,
     #[serde(default, deserialize_with = "present_str", borrow)]
     description: Option<Cow<'a, str>>,
-    #[serde(default, deserialize_with = "present_str", borrow)]
-    parent_subagent_run_id: Option<Cow<'a, str>>,
-    #[serde(default, deserialize_with = "present_str", borrow)]
-    parent_tool_call_id: Option<Cow<'a, str>>,
-    #[serde(default, deserialize_with = "present")]
-    event: Option<Value>,
-    #[serde(default, deserialize_with = "present_str", borrow)]
-    source: Option<Cow<'a, str>>,
-    #[serde(default, deserialize_with = "present")]
-    value: Option<Value>,
+    #[serde(default, deserialize_with = "present", borrow)]
+    parent_subagent_run_id: Option<&'a str>,
+    #[serde(default, deserialize_with = "present", borrow)]
+    parent_tool_call_id: Option<&'a str>,
+    #[serde(default, deserialize_with = "present", borrow)]
+    event: Option<&'a RawValue>,
+    #[serde(default, deserialize_with = "present", borrow)]
+    source: Option<&'a str>,
+    #[serde(default, deserialize_with = "present", borrow)]
+    value: Option<&'a RawValue>,
 }
 
 /// One RFC 6902 operation with only the members the RFC defines.
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct WireOp<'a> {
-    #[serde(borrow)]
-    op: Cow<'a, str>,
-    #[serde(borrow)]
-    path: Cow<'a, str>,
-    #[serde(default, deserialize_with = "present_str", borrow)]
-    from: Option<Cow<'a, str>>,
+    op: &'a str,
+    path: &'a str,
+    #[serde(default, deserialize_with = "present", borrow)]
+    from: Option<&'a str>,
     /// `Some(Value::Null)` for `"value": null`, which `add` may carry.
     #[serde(default, deserialize_with = "present")]
     value: Option<Value>,
@@ -175,19 +177,37 @@ fn present_str<'de, D: Deserializer<'de>>(
     deserializer.deserialize_str(StrVisitor).map(Some)
 }
 
-fn owned(s: Option<Cow<'_, str>>) -> Option<String> {
+fn owned(s: Option<&str>) -> Option<String> {
+    s.map(str::to_owned)
+}
+
+fn owned_cow(s: Option<Cow<'_, str>>) -> Option<String> {
     s.map(Cow::into_owned)
+}
+
+/// Parses a raw member as `T`; `None` (give up) if it is not one.
+fn parse<'a, T: Deserialize<'a>>(raw: &'a RawValue) -> Option<T> {
+    serde_json::from_str(raw.get()).ok()
+}
+
+/// An optional raw member parsed as `T`: `Some(None)` when absent, `None`
+/// (give up) when present but not a `T`.
+fn parse_opt<'a, T: Deserialize<'a>>(raw: Option<&'a RawValue>) -> Option<Option<T>> {
+    match raw {
+        None => Some(None),
+        Some(raw) => parse(raw).map(Some),
+    }
 }
 
 /// Reads an event in one pass, or `None` when the precise reader must.
 pub(super) fn parse_fast(bytes: &[u8]) -> Option<(EventType, Event)> {
     let mut w: Wire<'_> = serde_json::from_slice(bytes).ok()?;
-    let event_type = EventType::from_name(&w.event_type)?;
+    let event_type = EventType::from_name(w.event_type)?;
     let envelope = Envelope {
         timestamp: w.timestamp.take(),
-        metadata: w.metadata.take(),
+        metadata: parse_opt(w.metadata.take())?,
         subagent_run_id: owned(w.subagent_run_id.take()),
-        raw_event: w.raw_event.take(),
+        raw_event: parse_opt(w.raw_event.take())?,
     };
     let body = body(event_type, &mut w)?;
     if event_type_needs_subagent(event_type) && envelope.subagent_run_id.is_none() {
@@ -206,10 +226,10 @@ fn event_type_needs_subagent(event_type: EventType) -> bool {
     )
 }
 
-fn text_role(role: Option<Cow<'_, str>>) -> Option<Option<TextRole>> {
+fn text_role(role: Option<&str>) -> Option<Option<TextRole>> {
     match role {
         None => Some(None),
-        Some(name) => TextRole::from_name(&name).map(Some),
+        Some(name) => TextRole::from_name(name).map(Some),
     }
 }
 
@@ -229,7 +249,7 @@ fn body(event_type: EventType, w: &mut Wire<'_>) -> Option<EventBody> {
             thread_id: owned(w.thread_id.take())?,
             run_id: owned(w.run_id.take())?,
             parent_run_id: owned(w.parent_run_id.take()),
-            input: match w.input.take() {
+            input: match parse_opt(w.input.take())? {
                 Some(input) => Some(validate_run_input(input, "/input").ok()?),
                 None => None,
             },
@@ -237,11 +257,11 @@ fn body(event_type: EventType, w: &mut Wire<'_>) -> Option<EventBody> {
         T::RunFinished => B::RunFinished {
             thread_id: owned(w.thread_id.take())?,
             run_id: owned(w.run_id.take())?,
-            result: w.result.take(),
-            outcome: w.outcome.take(),
+            result: parse_opt(w.result.take())?,
+            outcome: parse_opt(w.outcome.take())?,
         },
         T::RunError => B::RunError {
-            message: owned(w.message.take())?,
+            message: owned_cow(w.message.take())?,
             code: owned(w.code.take()),
         },
         T::StepStarted => B::StepStarted {
@@ -287,24 +307,21 @@ fn body(event_type: EventType, w: &mut Wire<'_>) -> Option<EventBody> {
             delta: text(w.delta.take())?,
         },
         T::ToolCallResult => {
-            if w.role.as_deref().is_some_and(|role| role != "tool") {
+            if w.role.is_some_and(|role| role != "tool") {
                 return None;
             }
             w.role = None;
             B::ToolCallResult {
                 message_id: owned(w.message_id.take())?,
                 tool_call_id: owned(w.tool_call_id.take())?,
-                content: match w.content.take()? {
-                    Value::String(content) => content,
-                    _ => return None,
-                },
+                content: parse(w.content.take()?)?,
             }
         }
         T::ReasoningStart => B::ReasoningStart {
             message_id: owned(w.message_id.take())?,
         },
         T::ReasoningMessageStart => {
-            if w.role.as_deref().is_some_and(|role| role != "reasoning") {
+            if w.role.is_some_and(|role| role != "reasoning") {
                 return None;
             }
             w.role = None;
@@ -327,7 +344,7 @@ fn body(event_type: EventType, w: &mut Wire<'_>) -> Option<EventBody> {
             message_id: owned(w.message_id.take())?,
         },
         T::ReasoningEncryptedValue => B::ReasoningEncryptedValue {
-            subtype: match w.subtype.take()?.as_ref() {
+            subtype: match w.subtype.take()? {
                 "tool-call" => EncryptedSubtype::ToolCall,
                 "message" => EncryptedSubtype::Message,
                 _ => return None,
@@ -336,7 +353,7 @@ fn body(event_type: EventType, w: &mut Wire<'_>) -> Option<EventBody> {
             encrypted_value: owned(w.encrypted_value.take())?,
         },
         T::StateSnapshot => B::StateSnapshot {
-            snapshot: w.snapshot.take()?,
+            snapshot: parse(w.snapshot.take()?)?,
         },
         T::StateDelta => B::StateDelta {
             delta: match w.delta.take()? {
@@ -345,7 +362,7 @@ fn body(event_type: EventType, w: &mut Wire<'_>) -> Option<EventBody> {
             },
         },
         T::MessagesSnapshot => {
-            let messages = w.messages.take()?;
+            let messages: Vec<Map<String, Value>> = parse(w.messages.take()?)?;
             for (i, message) in messages.iter().enumerate() {
                 validate_message(message, &format!("/messages/{i}")).ok()?;
             }
@@ -354,10 +371,7 @@ fn body(event_type: EventType, w: &mut Wire<'_>) -> Option<EventBody> {
         T::ActivitySnapshot => B::ActivitySnapshot {
             message_id: owned(w.message_id.take())?,
             activity_type: owned(w.activity_type.take())?,
-            content: match w.content.take()? {
-                content @ Value::Object(_) => content,
-                _ => return None,
-            },
+            content: Value::Object(parse(w.content.take()?)?),
             replace: w.replace.take(),
         },
         T::ActivityDelta => B::ActivityDelta {
@@ -367,25 +381,25 @@ fn body(event_type: EventType, w: &mut Wire<'_>) -> Option<EventBody> {
         },
         T::SubagentStarted => B::SubagentStarted {
             name: owned(w.name.take())?,
-            description: owned(w.description.take()),
+            description: owned_cow(w.description.take()),
             parent_subagent_run_id: owned(w.parent_subagent_run_id.take()),
             parent_tool_call_id: owned(w.parent_tool_call_id.take()),
             parent_message_id: owned(w.parent_message_id.take()),
         },
         T::SubagentFinished => B::SubagentFinished {
-            outcome: w.outcome.take(),
+            outcome: parse_opt(w.outcome.take())?,
         },
         T::SubagentError => B::SubagentError {
-            message: owned(w.message.take())?,
+            message: owned_cow(w.message.take())?,
             code: owned(w.code.take()),
         },
         T::Raw => B::Raw {
-            event: w.event.take(),
+            event: parse_opt(w.event.take())?,
             source: owned(w.source.take()),
         },
         T::Custom => B::Custom {
             name: owned(w.name.take())?,
-            value: w.value.take(),
+            value: parse_opt(w.value.take())?,
         },
     })
 }
@@ -398,12 +412,12 @@ fn patch(ops: Vec<WireOp<'_>>) -> Option<Patch> {
         dropped: Vec::new(),
     };
     for op in ops {
-        let path = PointerBuf::parse(op.path.as_ref()).ok()?;
+        let path = PointerBuf::parse(op.path).ok()?;
         let from = match op.from {
-            Some(from) => Some(PointerBuf::parse(from.as_ref()).ok()?),
+            Some(from) => Some(PointerBuf::parse(from).ok()?),
             None => None,
         };
-        let operation = match (op.op.as_ref(), from, op.value) {
+        let operation = match (op.op, from, op.value) {
             ("add", None, Some(value)) => PatchOperation::Add(AddOperation { path, value }),
             ("remove", None, None) => PatchOperation::Remove(RemoveOperation { path }),
             ("replace", None, Some(value)) => {

@@ -7,6 +7,7 @@ mod fast;
 mod fields;
 mod parse;
 mod patch;
+mod pipeline;
 
 pub use event::{EncryptedSubtype, Envelope, Event, EventBody, EventType, TextRole};
 pub use fields::Malformed;
@@ -14,5 +15,6 @@ pub use parse::{
     Issue, MESSAGE_ROLES, ParseOutcome, parse_event, parse_event_str, parse_precisely,
 };
 pub use patch::{DroppedOp, OpMeta, Patch, op_name};
+pub use pipeline::{for_each_parsed, for_each_parsed_in};
 
 pub(crate) use parse::json_kind;

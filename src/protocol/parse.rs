@@ -446,22 +446,22 @@ pub(crate) fn validate_message(message: &Map<String, Value>, path: &str) -> Resu
             }
         }
         for name in ["subagentRunId"] {
-            if let Some(value) = message.get(name) {
-                if !value.is_string() {
-                    return Err(Malformed::new(
-                        format!("{path}/{name}"),
-                        format!("`{name}` must be a string, found {}", json_kind(value)),
-                    ));
-                }
-            }
-        }
-        if let Some(value) = message.get("metadata") {
-            if !value.is_object() {
+            if let Some(value) = message.get(name)
+                && !value.is_string()
+            {
                 return Err(Malformed::new(
-                    format!("{path}/metadata"),
-                    format!("`metadata` must be an object, found {}", json_kind(value)),
+                    format!("{path}/{name}"),
+                    format!("`{name}` must be a string, found {}", json_kind(value)),
                 ));
             }
+        }
+        if let Some(value) = message.get("metadata")
+            && !value.is_object()
+        {
+            return Err(Malformed::new(
+                format!("{path}/metadata"),
+                format!("`metadata` must be an object, found {}", json_kind(value)),
+            ));
         }
     }
     Ok(())

@@ -111,9 +111,10 @@ impl Replayer {
                 );
                 // R7: the established owner stays.
                 let established = self.owners.get(message_id).cloned();
-                if let (Some(established), Some(owner)) = (established, owner) {
-                    if established.as_deref() != Some(owner) {
-                        self.diagnose(
+                if let (Some(established), Some(owner)) = (established, owner)
+                    && established.as_deref() != Some(owner)
+                {
+                    self.diagnose(
                             Code::SnapshotOwnerMismatch,
                             Some(message_id),
                             format!(
@@ -121,7 +122,6 @@ impl Replayer {
                                 owner_name(established.as_deref())
                             ),
                         );
-                    }
                 }
                 EventEffect::activity(Effect::Applied, ActivityChange::Declined)
             }
@@ -169,15 +169,14 @@ impl Replayer {
         if let (Some(tag), Some(owner)) = (
             envelope.subagent_run_id.as_deref(),
             self.owners.get(message_id),
-        ) {
-            if owner.as_deref() != Some(tag) {
-                let message = format!(
-                    "ACTIVITY_DELTA from subagent {tag:?} for activity {message_id:?} owned by {}; rejected",
-                    owner_name(owner.as_deref())
-                );
-                self.diagnose(Code::SubagentOwnerMismatch, Some(message_id), message);
-                return EventEffect::activity(Effect::Fatal, ActivityChange::Fatal);
-            }
+        ) && owner.as_deref() != Some(tag)
+        {
+            let message = format!(
+                "ACTIVITY_DELTA from subagent {tag:?} for activity {message_id:?} owned by {}; rejected",
+                owner_name(owner.as_deref())
+            );
+            self.diagnose(Code::SubagentOwnerMismatch, Some(message_id), message);
+            return EventEffect::activity(Effect::Fatal, ActivityChange::Fatal);
         }
         // R11, R14: atomic; a failure skips the whole event (D3).
         match apply_patch(Arc::make_mut(&mut activity.content), patch) {

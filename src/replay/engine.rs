@@ -13,7 +13,9 @@ use super::streams::Streams;
 use super::{Options, Profile};
 use crate::diagnostic::{Code, Diagnostic, Seq, Severity};
 use crate::input::EventLog;
-use crate::protocol::{Event, EventBody, EventType, Issue, ParseOutcome, parse_event};
+use crate::protocol::{
+    Event, EventBody, EventType, Issue, ParseOutcome, for_each_parsed, parse_event,
+};
 
 /// Where the run stands.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -193,12 +195,11 @@ impl Replayer {
         if let Some(Value::Array(messages)) = input.get("messages") {
             let mut list = Vec::with_capacity(messages.len());
             for message in messages.iter().filter_map(Value::as_object) {
-                if let Some(message) = Message::from_json(message) {
-                    if !replayer.conversation.contains(message.id())
-                        && !list.iter().any(|m: &Message| m.id() == message.id())
-                    {
-                        list.push(message);
-                    }
+                if let Some(message) = Message::from_json(message)
+                    && !replayer.conversation.contains(message.id())
+                    && !list.iter().any(|m: &Message| m.id() == message.id())
+                {
+                    list.push(message);
                 }
             }
             for message in &list {
@@ -272,6 +273,11 @@ impl Replayer {
         document.insert("messages".into(), self.conversation.to_json());
         document.insert("state".into(), (*self.state).clone());
         Value::Object(document)
+    }
+
+    /// Makes room to record `num_events` more events.
+    pub fn reserve(&mut self, num_events: usize) {
+        self.effects.reserve(num_events);
     }
 
     /// Reads and applies the next event from its raw bytes.
@@ -564,9 +570,9 @@ impl Replayer {
 /// Replays a whole stream and runs the end-of-stream checks.
 pub fn replay_log(log: &EventLog, options: Options) -> Replayer {
     let mut replayer = Replayer::new(options);
-    for (_, raw) in log.iter() {
-        replayer.apply_bytes(raw);
-    }
+    for_each_parsed(log, |_, _, parsed| {
+        replayer.apply(parsed);
+    });
     replayer.finish();
     replayer
 }

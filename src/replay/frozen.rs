@@ -27,10 +27,10 @@ const MAX_ENCODED_DEPTH: usize = 100;
 
 impl Stored {
     fn of(value: &Arc<Value>) -> Self {
-        if depth(value) <= MAX_ENCODED_DEPTH {
-            if let Ok(text) = serde_json::to_vec(&**value) {
-                return Self::Text(text.into_boxed_slice());
-            }
+        if depth(value) <= MAX_ENCODED_DEPTH
+            && let Ok(text) = serde_json::to_vec(&**value)
+        {
+            return Self::Text(text.into_boxed_slice());
         }
         Self::Shared(Arc::clone(value))
     }

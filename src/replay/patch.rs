@@ -50,7 +50,7 @@ pub fn apply_patch(doc: &mut Value, patch: &Patch) -> Result<(), PatchFailure> {
     // to explain precisely what was missing. Never on the hot path.
     let failing = error.operation;
     let mut before = doc.clone();
-    let replay_ok = json_patch::patch_unsafe(&mut before, &patch.ops[..failing]).is_ok();
+    let replay_ok = apply_atomically(&mut before, &patch.ops[..failing]).is_ok();
     let op = &patch.ops[failing];
     let reason = if replay_ok {
         explain(&before, op, &error.kind)
@@ -65,22 +65,243 @@ pub fn apply_patch(doc: &mut Value, patch: &Patch) -> Result<(), PatchFailure> {
     })
 }
 
-/// R11 without trusting `json_patch::patch`'s undo, which loses the value of
-/// a `move` whose removal succeeded and whose insertion failed (and can then
-/// panic undoing earlier operations): patches with a `move` are applied to a
-/// copy. A single other operation fails before it changes anything, so it
-/// needs no undo at all.
-fn apply_atomically(doc: &mut Value, ops: &[PatchOperation]) -> Result<(), json_patch::PatchError> {
-    let has_move = ops.iter().any(|op| matches!(op, PatchOperation::Move(_)));
-    if has_move {
-        let mut copy = doc.clone();
-        json_patch::patch_unsafe(&mut copy, ops)?;
-        *doc = copy;
-        Ok(())
-    } else if ops.len() == 1 {
-        json_patch::patch_unsafe(doc, ops)
-    } else {
-        json_patch::patch(doc, ops)
+/// The operation that failed and why.
+struct OpError {
+    operation: usize,
+    kind: PatchErrorKind,
+}
+
+/// R11: the operations apply in place, each recording how to take it back;
+/// when one fails, those before it are taken back in reverse order.
+///
+/// `json_patch::patch` is not used to apply: its undo loses the value of a
+/// `move` whose removal succeeded and whose insertion failed (and can then
+/// panic undoing the operations before it), and it allocates for every
+/// pointer token it resolves. `jsonptr` resolves without allocating.
+fn apply_atomically(doc: &mut Value, ops: &[PatchOperation]) -> Result<(), OpError> {
+    // A single operation that fails has changed nothing: it needs no undo.
+    let keep_undo = ops.len() > 1;
+    let mut undo: Vec<Undo<'_>> = Vec::new();
+    for (operation, op) in ops.iter().enumerate() {
+        match apply_op(doc, op, keep_undo) {
+            Ok(step) if keep_undo => undo.push(step),
+            Ok(_) => {}
+            Err(kind) => {
+                for step in undo.into_iter().rev() {
+                    step.revert(doc);
+                }
+                return Err(OpError { operation, kind });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A place in a document: a member of an object or an element of an array.
+enum Slot<'a> {
+    Key(&'a Pointer, String),
+    Index(&'a Pointer, usize),
+}
+
+impl Slot<'_> {
+    /// Takes the value out of the slot.
+    fn take(&self, doc: &mut Value) -> Option<Value> {
+        match (self, doc) {
+            (Slot::Key(parent, key), doc) => match parent.resolve_mut(doc) {
+                Ok(Value::Object(map)) => map.remove(key),
+                _ => None,
+            },
+            (Slot::Index(parent, index), doc) => match parent.resolve_mut(doc) {
+                Ok(Value::Array(items)) if *index < items.len() => Some(items.remove(*index)),
+                _ => None,
+            },
+        }
+    }
+
+    /// Puts a value into the slot.
+    fn put(&self, doc: &mut Value, value: Value) {
+        match self {
+            Slot::Key(parent, key) => {
+                if let Ok(Value::Object(map)) = parent.resolve_mut(doc) {
+                    map.insert(key.clone(), value);
+                }
+            }
+            Slot::Index(parent, index) => {
+                if let Ok(Value::Array(items)) = parent.resolve_mut(doc)
+                    && *index <= items.len()
+                {
+                    items.insert(*index, value);
+                }
+            }
+        }
+    }
+}
+
+/// How to take back one applied operation.
+enum Undo<'a> {
+    /// Nothing to take back (`test`, a `move` onto itself).
+    Nothing,
+    /// Put the old value back at the pointer (the operation replaced it).
+    Restore(&'a Pointer, Value),
+    /// Take out what the operation inserted into the slot.
+    Inserted(Slot<'a>),
+    /// Put back what the operation took out of the slot.
+    Removed(Slot<'a>, Value),
+    /// Take back the insertion, then return the value to where it came from.
+    Moved(Box<Undo<'a>>, Slot<'a>),
+}
+
+impl Undo<'_> {
+    /// Reverts one operation; returns the value it had put in place, if it
+    /// put one. The document is exactly as the operation left it (later
+    /// operations were reverted first), so every pointer resolves.
+    fn revert(self, doc: &mut Value) -> Option<Value> {
+        match self {
+            Undo::Nothing => None,
+            Undo::Restore(path, old) => match path.resolve_mut(doc) {
+                Ok(target) => Some(std::mem::replace(target, old)),
+                Err(_) => None,
+            },
+            Undo::Inserted(slot) => slot.take(doc),
+            Undo::Removed(slot, value) => {
+                slot.put(doc, value);
+                None
+            }
+            Undo::Moved(insertion, origin) => {
+                if let Some(value) = insertion.revert(doc) {
+                    origin.put(doc, value);
+                }
+                None
+            }
+        }
+    }
+}
+
+fn invalid<E>(_: E) -> PatchErrorKind {
+    PatchErrorKind::InvalidPointer
+}
+
+/// Applies one operation; a failing one changes nothing. The undo it
+/// returns is only complete if `keep_undo`.
+fn apply_op<'a>(
+    doc: &mut Value,
+    op: &'a PatchOperation,
+    keep_undo: bool,
+) -> Result<Undo<'a>, PatchErrorKind> {
+    match op {
+        PatchOperation::Add(add) => {
+            insert(doc, &add.path, add.value.clone(), keep_undo).map_err(|(kind, _)| kind)
+        }
+        PatchOperation::Remove(remove) => {
+            let (value, slot) = take(doc, &remove.path)?;
+            Ok(Undo::Removed(slot, value))
+        }
+        PatchOperation::Replace(replace) => {
+            let target = replace.path.resolve_mut(doc).map_err(invalid)?;
+            let old = std::mem::replace(target, replace.value.clone());
+            Ok(Undo::Restore(&replace.path, old))
+        }
+        PatchOperation::Test(test) => {
+            let target = test.path.resolve(doc).map_err(invalid)?;
+            if *target == test.value {
+                Ok(Undo::Nothing)
+            } else {
+                Err(PatchErrorKind::TestFailed)
+            }
+        }
+        PatchOperation::Move(mv) => {
+            if mv.from == mv.path {
+                // RFC 6902: moving a value onto itself changes nothing.
+                mv.from
+                    .resolve(doc)
+                    .map_err(|_| PatchErrorKind::InvalidFromPointer)?;
+                return Ok(Undo::Nothing);
+            }
+            if mv.path.starts_with(&mv.from) {
+                return Err(PatchErrorKind::CannotMoveInsideItself);
+            }
+            let (value, origin) =
+                take(doc, &mv.from).map_err(|_| PatchErrorKind::InvalidFromPointer)?;
+            match insert(doc, &mv.path, value, true) {
+                Ok(insertion) => Ok(Undo::Moved(Box::new(insertion), origin)),
+                Err((kind, value)) => {
+                    // The removal is taken back: nothing changed.
+                    origin.put(doc, value);
+                    Err(kind)
+                }
+            }
+        }
+        PatchOperation::Copy(copy) => {
+            let value = copy
+                .from
+                .resolve(doc)
+                .map_err(|_| PatchErrorKind::InvalidFromPointer)?
+                .clone();
+            insert(doc, &copy.path, value, keep_undo).map_err(|(kind, _)| kind)
+        }
+    }
+}
+
+/// RFC 6902 `add` of an owned value; on failure the value comes back.
+fn insert<'a>(
+    doc: &mut Value,
+    path: &'a Pointer,
+    value: Value,
+    keep_undo: bool,
+) -> Result<Undo<'a>, (PatchErrorKind, Value)> {
+    let Some((parent, last)) = path.split_back() else {
+        let old = std::mem::replace(doc, value);
+        return Ok(Undo::Restore(path, old));
+    };
+    match parent.resolve_mut(doc) {
+        Ok(Value::Object(map)) => {
+            let key = last.decoded().into_owned();
+            match map.get_mut(&key) {
+                Some(target) => {
+                    let old = std::mem::replace(target, value);
+                    Ok(Undo::Restore(path, old))
+                }
+                None if keep_undo => {
+                    map.insert(key.clone(), value);
+                    Ok(Undo::Inserted(Slot::Key(parent, key)))
+                }
+                None => {
+                    map.insert(key, value);
+                    Ok(Undo::Nothing)
+                }
+            }
+        }
+        Ok(Value::Array(items)) => {
+            match last.to_index().map(|index| index.for_len_incl(items.len())) {
+                Ok(Ok(index)) => {
+                    items.insert(index, value);
+                    Ok(Undo::Inserted(Slot::Index(parent, index)))
+                }
+                _ => Err((PatchErrorKind::InvalidPointer, value)),
+            }
+        }
+        _ => Err((PatchErrorKind::InvalidPointer, value)),
+    }
+}
+
+/// RFC 6902 `remove`: the value taken out and where it was.
+fn take<'a>(doc: &mut Value, path: &'a Pointer) -> Result<(Value, Slot<'a>), PatchErrorKind> {
+    let (parent, last) = path.split_back().ok_or(PatchErrorKind::InvalidPointer)?;
+    match parent.resolve_mut(doc).map_err(invalid)? {
+        Value::Object(map) => {
+            let key = last.decoded().into_owned();
+            let value = map.remove(&key).ok_or(PatchErrorKind::InvalidPointer)?;
+            Ok((value, Slot::Key(parent, key)))
+        }
+        Value::Array(items) => {
+            let index = last
+                .to_index()
+                .map_err(invalid)?
+                .for_len(items.len())
+                .map_err(invalid)?;
+            Ok((items.remove(index), Slot::Index(parent, index)))
+        }
+        _ => Err(PatchErrorKind::InvalidPointer),
     }
 }
 
@@ -89,7 +310,7 @@ fn explain(doc: &Value, op: &PatchOperation, kind: &PatchErrorKind) -> String {
         (PatchOperation::Test(test), PatchErrorKind::TestFailed) => {
             let found = doc
                 .pointer(test.path.as_str())
-                .map_or_else(|| "nothing".to_owned(), |v| abbreviated(v));
+                .map_or_else(|| "nothing".to_owned(), abbreviated);
             format!(
                 "value differs: expected {}, found {found}",
                 abbreviated(&test.value)

@@ -99,6 +99,12 @@ pub struct StreamIndex {
 }
 
 impl StreamIndex {
+    /// Makes room for `num_events` more events.
+    pub fn reserve(&mut self, num_events: usize) {
+        self.kinds.reserve(num_events);
+        self.buckets.reserve(num_events / BUCKET_EVENTS + 1);
+    }
+
     /// What the index needs of an event before the replay consumes it: its
     /// kind, and the lane of the activity it names (created on first sight).
     pub fn prepare(&mut self, parsed: &ParseOutcome) -> Pending {
@@ -193,7 +199,7 @@ impl StreamIndex {
         };
         let mut i = start;
         while i < end {
-            if i % BUCKET_EVENTS == 0 && i + BUCKET_EVENTS <= end {
+            if i.is_multiple_of(BUCKET_EVENTS) && i + BUCKET_EVENTS <= end {
                 let bucket = &self.buckets[i / BUCKET_EVENTS];
                 for (total, n) in counts.iter_mut().zip(bucket) {
                     *total += n;
