@@ -17,9 +17,12 @@
 pub mod bench;
 pub mod cli;
 pub mod diagnostic;
+pub mod export;
 pub mod input;
 pub mod protocol;
 pub mod replay;
+pub mod source;
+pub mod store;
 pub mod timeline;
 
 pub use diagnostic::{Code, Diagnostic, Seq, Severity, SeverityCounts};

@@ -913,3 +913,527 @@ fn a_failed_move_leaves_the_activity_as_it_was() {
     let activity = message_by_id(&report["messages"], "act").expect("act");
     assert_eq!(activity["content"], json!({"x": 1}));
 }
+
+// ---------------------------------------------------------------- bench
+
+/// Runs `bench gen` into a fresh temp file and returns it with its bytes.
+fn bench_gen(test: &str, name: &str, args: &[&str]) -> (TempFile, Vec<u8>) {
+    let file = TempFile::new(test, name, b"");
+    let mut all = vec!["bench", "gen", "--out", file.path()];
+    all.extend_from_slice(args);
+    let output = run(&all);
+    assert_eq!(code(&output), 0, "bench gen {args:?}: {}", stderr(&output));
+    let bytes = std::fs::read(&file.0).expect("bench gen wrote the file");
+    (file, bytes)
+}
+
+#[test]
+fn bench_gen_writes_exactly_n_lines_of_events() {
+    for (events, activities) in [("1", "1"), ("300", "7"), ("2500", "20")] {
+        let (_file, bytes) = bench_gen(
+            "benchlines",
+            &format!("{events}.jsonl"),
+            &["--events", events, "--activities", activities],
+        );
+        let n: usize = events.parse().expect("a number");
+        let text = String::from_utf8(bytes).expect("UTF-8");
+        assert!(text.ends_with('\n'), "the last line ends");
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), n, "--events {events}");
+        assert_eq!(text.matches('\n').count(), n, "--events {events}");
+        for line in &lines {
+            let event: Value =
+                serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+            assert!(event["type"].is_string(), "{line}");
+        }
+        assert_eq!(
+            serde_json::from_str::<Value>(lines[0]).expect("json")["type"],
+            "RUN_STARTED"
+        );
+    }
+}
+
+#[test]
+fn bench_gen_is_deterministic_by_seed() {
+    let args = ["--events", "2000", "--activities", "15", "--seed", "42"];
+    let (_a, first) = bench_gen("benchseed", "a.jsonl", &args);
+    let (_b, second) = bench_gen("benchseed", "b.jsonl", &args);
+    assert!(!first.is_empty());
+    assert!(first == second, "the same seed gives the same bytes");
+    let (_c, other) = bench_gen(
+        "benchseed",
+        "c.jsonl",
+        &["--events", "2000", "--activities", "15", "--seed", "43"],
+    );
+    assert!(first != other, "another seed gives other bytes");
+    assert_eq!(
+        other.iter().filter(|&&b| b == b'\n').count(),
+        2000,
+        "as many events"
+    );
+}
+
+#[test]
+fn a_generated_stream_checks_ok() {
+    let (file, bytes) = bench_gen(
+        "benchcheck",
+        "s.jsonl",
+        &["--events", "3000", "--activities", "25", "--seed", "9"],
+    );
+    let (output, report) = check_json(&[file.path()]);
+    assert_eq!(code(&output), 0, "stderr: {}", stderr(&output));
+    assert_eq!(report["outcome"], "ok");
+    assert_eq!(report["events"], 3000);
+    assert!(report["fatal"].is_null(), "{}", report["fatal"]);
+    // The generator's deliberate failures are warnings, not errors.
+    let diagnostics = report["diagnostics"].as_array().expect("diagnostics");
+    assert!(
+        diagnostics.iter().all(|d| d["severity"] != "error"),
+        "{diagnostics:?}"
+    );
+    assert!(
+        !diagnostics_with_code(&report, "activity.patch.failed").is_empty(),
+        "the generator fails some patches on purpose"
+    );
+    // The library reads the same file to the same outcome.
+    let stream = agui_replay::read_bytes(&bytes, Path::new("s.jsonl")).expect("reads");
+    assert_eq!(stream.events.len(), 3000);
+    let replayer = agui_replay::replay_log(&stream.events, agui_replay::Options::default());
+    assert_eq!(replayer.outcome(), agui_replay::Outcome::Ok);
+    assert_eq!(report["messages"], replayer.conversation().to_json());
+}
+
+#[test]
+fn bench_replay_prints_its_figures_as_one_json_object() {
+    let output = run(&[
+        "bench",
+        "replay",
+        "--events",
+        "5000",
+        "--activities",
+        "20",
+        "--seeks",
+        "50",
+    ]);
+    assert_eq!(code(&output), 0, "stderr: {}", stderr(&output));
+    let figures = json_out(&output);
+    let figures = figures.as_object().expect("one JSON object");
+    for key in [
+        "events",
+        "stream_bytes",
+        "parse_events_per_sec",
+        "replay_events_per_sec",
+        "seek_p50_ms",
+        "seek_p99_ms",
+        "seek_max_ms",
+        "checkpoint_bytes",
+        "peak_rss_bytes",
+    ] {
+        assert!(figures.contains_key(key), "no `{key}` in {figures:?}");
+    }
+    assert_eq!(figures["events"], 5000);
+    assert!(
+        figures["stream_bytes"].as_u64().expect("a count") > 5000,
+        "{figures:?}"
+    );
+    for key in ["parse_events_per_sec", "replay_events_per_sec"] {
+        assert!(
+            figures[key].as_f64().expect("a rate") > 0.0,
+            "{key}: {figures:?}"
+        );
+    }
+    let ms = |key: &str| {
+        figures[key]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{key} is a number: {figures:?}"))
+    };
+    let (p50, p99, max) = (ms("seek_p50_ms"), ms("seek_p99_ms"), ms("seek_max_ms"));
+    assert!(p50 >= 0.0, "{figures:?}");
+    assert!(p50 <= p99, "p50 {p50} > p99 {p99}");
+    assert!(p99 <= max, "p99 {p99} > max {max}");
+}
+
+// ------------------------------------------------ recordings and HAR files
+
+/// An output path under the temp dir, unique to this process and test, that
+/// does not exist yet; it and its SQLite sidecars are removed when dropped.
+struct TempOut(PathBuf);
+
+impl TempOut {
+    fn new(test: &str, name: &str) -> Self {
+        let out = Self(std::env::temp_dir().join(format!(
+            "agui-replay-cli-{}-{test}-{name}",
+            std::process::id()
+        )));
+        out.remove();
+        out
+    }
+
+    fn path(&self) -> &str {
+        p(&self.0)
+    }
+
+    fn remove(&self) {
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let mut name = self.0.as_os_str().to_owned();
+            name.push(suffix);
+            let _ = std::fs::remove_file(PathBuf::from(name));
+        }
+    }
+}
+
+impl Drop for TempOut {
+    fn drop(&mut self) {
+        self.remove();
+    }
+}
+
+fn har() -> PathBuf {
+    manifest_path("tests/samples/two-streams.har")
+}
+
+/// Imports `inputs` into a new recording through the binary.
+fn import_rec(test: &str, inputs: &[&str]) -> TempOut {
+    let rec = TempOut::new(test, "import.rec");
+    let mut args = vec!["import"];
+    args.extend_from_slice(inputs);
+    args.extend_from_slice(&["--out", rec.path()]);
+    let output = run(&args);
+    assert_eq!(code(&output), 0, "import {inputs:?}: {}", stderr(&output));
+    rec
+}
+
+#[test]
+fn import_of_a_har_file_lists_one_session_per_event_stream() {
+    let rec = TempOut::new("harimport", "har.rec");
+    let output = run(&["import", p(&har()), "--out", rec.path()]);
+    assert_eq!(code(&output), 0, "stderr: {}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.contains("session 1: 7 events"), "{text}");
+    assert!(text.contains("session 2: 9 events"), "{text}");
+    assert!(text.contains("2 sessions, 16 events"), "{text}");
+
+    // Importing again over it needs --force.
+    let again = run(&["import", p(&har()), "--out", rec.path()]);
+    assert_eq!(code(&again), 2);
+    assert!(stderr(&again).contains(rec.path()), "{}", stderr(&again));
+    let forced = run(&["import", p(&demo()), "--out", rec.path(), "--force"]);
+    assert_eq!(code(&forced), 0, "{}", stderr(&forced));
+    let (_, report) = check_json(&[rec.path()]);
+    assert_eq!(report["events"], 45, "the forced import replaced the file");
+}
+
+#[test]
+fn check_on_a_recording_with_several_sessions_needs_one() {
+    let rec = import_rec("harcheck", &[p(&har())]);
+    let output = run(&["check", rec.path()]);
+    assert_eq!(code(&output), 2, "stdout: {}", stdout(&output));
+    let message = stderr(&output);
+    assert!(message.contains(rec.path()), "names the file: {message}");
+    assert!(message.contains("--session"), "says how to pick: {message}");
+    assert!(
+        message.contains("1: ") && message.contains("2: ") && message.contains("2 sessions"),
+        "lists the sessions: {message}"
+    );
+
+    let output = run(&["check", rec.path(), "--session", "3"]);
+    assert_eq!(code(&output), 2);
+    assert!(stderr(&output).contains(rec.path()), "{}", stderr(&output));
+}
+
+#[test]
+fn check_session_n_replays_that_session_of_a_recording_or_har_file() {
+    let rec = import_rec("harsession", &[p(&har())]);
+    for (session, num_events) in [("1", 7), ("2", 9)] {
+        let (output, from_rec) = check_json(&[rec.path(), "--session", session]);
+        assert_eq!(code(&output), 0, "stderr: {}", stderr(&output));
+        assert_eq!(from_rec["events"], num_events, "session {session}");
+        let (output, from_har) = check_json(&[p(&har()), "--session", session]);
+        assert_eq!(code(&output), 0, "stderr: {}", stderr(&output));
+        assert_eq!(
+            from_rec, from_har,
+            "session {session} replays the same from the recording and the HAR file"
+        );
+    }
+    // The second exchange: its run input's messages come first, then what
+    // the stream added; the failed patch is reported.
+    let (_, second) = check_json(&[rec.path(), "--session", "2"]);
+    let ids: Vec<&str> = second["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .map(|m| m["id"].as_str().expect("id"))
+        .collect();
+    assert_eq!(ids, ["msg-u1", "msg-a1", "msg-u2", "plan-1", "msg-a2"]);
+    assert_eq!(second["state"], json!({"theme": "dark"}));
+    assert_eq!(
+        seq_codes(&second),
+        [(4, "activity.patch.failed".to_owned())]
+    );
+
+    // Step 0 of a session is its run input.
+    let output = run(&["state", rec.path(), "--session", "2", "--at", "0"]);
+    assert_eq!(code(&output), 0, "stderr: {}", stderr(&output));
+    let at_zero = json_out(&output);
+    assert_eq!(at_zero["messages"].as_array().expect("messages").len(), 3);
+    assert_eq!(at_zero["state"], json!({"theme": "dark"}));
+
+    // A HAR file with several streams needs --session too.
+    let output = run(&["check", p(&har())]);
+    assert_eq!(code(&output), 2);
+    assert!(stderr(&output).contains(p(&har())), "{}", stderr(&output));
+}
+
+// ---------------------------------------------------------------- diff
+
+/// Parses a `diff` output as an RFC 6902 patch.
+fn patch_out(output: &Output) -> json_patch::Patch {
+    assert_eq!(code(output), 0, "diff: {}", stderr(output));
+    serde_json::from_value(json_out(output))
+        .unwrap_or_else(|e| panic!("not an RFC 6902 patch ({e}): {}", stdout(output)))
+}
+
+fn state_at(source: &[&str], at: u64, message: Option<&str>) -> Value {
+    let at = at.to_string();
+    let mut args = vec!["state"];
+    args.extend_from_slice(source);
+    args.extend_from_slice(&["--at", &at]);
+    if let Some(id) = message {
+        args.extend_from_slice(&["--message", id]);
+    }
+    let output = run(&args);
+    assert_eq!(code(&output), 0, "{args:?}: {}", stderr(&output));
+    json_out(&output)
+}
+
+fn diff_of(source: &[&str], from: u64, to: u64, message: Option<&str>) -> json_patch::Patch {
+    let (from, to) = (from.to_string(), to.to_string());
+    let mut args = vec!["diff"];
+    args.extend_from_slice(source);
+    args.extend_from_slice(&["--from", &from, "--to", &to]);
+    if let Some(id) = message {
+        args.extend_from_slice(&["--message", id]);
+    }
+    patch_out(&run(&args))
+}
+
+/// Applies `diff --from a --to b` to `state --at a` and compares with
+/// `state --at b`.
+fn assert_diff_takes_a_to_b(source: &[&str], a: u64, b: u64, message: Option<&str>) {
+    let patch = diff_of(source, a, b, message);
+    let mut document = state_at(source, a, message);
+    json_patch::patch(&mut document, &patch.0)
+        .unwrap_or_else(|e| panic!("{source:?} {a}→{b} {message:?}: the patch fails: {e}"));
+    assert_eq!(
+        document,
+        state_at(source, b, message),
+        "{source:?} diff {a}→{b} {message:?}"
+    );
+}
+
+#[test]
+fn diff_is_the_patch_from_state_at_a_to_state_at_b() {
+    let demo = demo();
+    let source = [p(&demo)];
+    for (a, b) in [
+        (0, 45),
+        (3, 20),
+        (20, 3),
+        (13, 19),
+        (15, 16),
+        (16, 17),
+        (38, 40),
+        (44, 45),
+        (1, 39),
+    ] {
+        assert_diff_takes_a_to_b(&source, a, b, None);
+    }
+    // Nothing changes: an empty patch.
+    assert!(diff_of(&source, 10, 10, None).0.is_empty());
+    assert!(
+        !diff_of(&source, 13, 14, None).0.is_empty(),
+        "a delta changes the document"
+    );
+}
+
+#[test]
+fn diff_message_is_the_patch_of_one_message() {
+    let demo = demo();
+    let source = [p(&demo)];
+    for (id, a, b) in [
+        ("plan-1", 4, 27),
+        ("plan-1", 27, 40),
+        ("plan-1", 39, 40),
+        ("plan-1", 4, 45),
+        ("search-1", 13, 19),
+        ("search-1", 17, 18),
+        ("search-1", 19, 13),
+        ("hotels-1", 35, 38),
+        ("a-2", 28, 32),
+    ] {
+        assert_diff_takes_a_to_b(&source, a, b, Some(id));
+    }
+    // A message absent at A diffs from `null`.
+    let patch = diff_of(&source, 5, 14, Some("search-1"));
+    let mut document = Value::Null;
+    json_patch::patch(&mut document, &patch.0).expect("applies to null");
+    assert_eq!(document, state_at(&source, 14, Some("search-1")));
+}
+
+#[test]
+fn diff_on_a_recording_session_starts_from_its_run_input() {
+    let rec = import_rec("diffrec", &[p(&har())]);
+    let source = [rec.path(), "--session", "2"];
+    assert_diff_takes_a_to_b(&source, 0, 9, None);
+    assert_diff_takes_a_to_b(&source, 2, 5, Some("plan-1"));
+    let patch = diff_of(&source, 0, 9, None);
+    let touches_run_input = patch.0.iter().any(|op| {
+        let path = serde_json::to_value(op).expect("op")["path"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        path == "/messages/0" || path.starts_with("/state")
+    });
+    assert!(
+        !touches_run_input,
+        "the run input is step 0 already: {}",
+        serde_json::to_string(&patch).expect("json")
+    );
+}
+
+#[test]
+fn diff_refuses_bad_steps_and_unknown_messages() {
+    let demo = demo();
+    for args in [
+        vec!["diff", p(&demo), "--from", "0", "--to", "46"],
+        vec!["diff", p(&demo), "--from", "46", "--to", "1"],
+        vec![
+            "diff",
+            p(&demo),
+            "--from",
+            "1",
+            "--to",
+            "45",
+            "--message",
+            "nope",
+        ],
+        vec!["diff", p(&demo), "--from", "1"],
+    ] {
+        let output = run(&args);
+        assert_eq!(code(&output), 2, "{args:?}: {}", stdout(&output));
+        assert!(!stderr(&output).is_empty(), "{args:?} says why");
+    }
+}
+
+mod diff_properties {
+    use agui_replay::bench::{GenConfig, generate};
+    use agui_replay::timeline::{CheckpointPolicy, Timeline};
+    use agui_replay::{EventLog, Options, Replayer, Seq, read_path, replay_to};
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    /// A timeline that keeps a checkpoint every few events, so that seeks
+    /// start from many different ones.
+    fn timeline(events: &EventLog) -> Timeline {
+        Timeline::replaying(
+            Replayer::new(Options::default()),
+            events.clone(),
+            CheckpointPolicy {
+                max_cost: 2_000,
+                op_cost: 48,
+            },
+        )
+    }
+
+    fn demo_events() -> EventLog {
+        read_path(&super::demo()).expect("the demo reads").events
+    }
+
+    fn generated_events() -> EventLog {
+        generate(GenConfig {
+            events: 3_000,
+            activities: 12,
+            seed: 11,
+        })
+    }
+
+    fn message_json(replayer: &Replayer, id: &str) -> Value {
+        replayer
+            .conversation()
+            .get(id)
+            .map_or(Value::Null, |m| m.to_json())
+    }
+
+    /// diff(A, B) applied to the document at A gives the document at B, for
+    /// the whole document and for each of a few messages; seeking agrees
+    /// with replaying from the start.
+    fn check(events: &EventLog, timeline: &Timeline, ids: &[String], a: u64, b: u64) {
+        let (at_a, at_b) = (timeline.seek(Seq(a)), timeline.seek(Seq(b)));
+        let (doc_a, doc_b) = (at_a.document(), at_b.document());
+        assert_eq!(
+            doc_b,
+            replay_to(events, Options::default(), Seq(b)).document(),
+            "seek({b}) is the replay to {b}"
+        );
+        let patch = json_patch::diff(&doc_a, &doc_b);
+        let mut patched = doc_a.clone();
+        json_patch::patch(&mut patched, &patch.0).expect("the patch applies");
+        assert_eq!(patched, doc_b, "{a}→{b}");
+        for id in ids {
+            let (msg_a, msg_b) = (message_json(&at_a, id), message_json(&at_b, id));
+            let patch = json_patch::diff(&msg_a, &msg_b);
+            let mut patched = msg_a;
+            json_patch::patch(&mut patched, &patch.0).expect("the patch applies");
+            assert_eq!(patched, msg_b, "{id} {a}→{b}");
+        }
+    }
+
+    fn ids_of(timeline: &Timeline) -> Vec<String> {
+        timeline
+            .head()
+            .conversation()
+            .iter()
+            .map(|m| m.id().to_owned())
+            .take(6)
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(96))]
+
+        #[test]
+        fn diff_then_patch_goes_from_a_to_b_on_the_demo(a in 0u64..=45, b in 0u64..=45) {
+            thread_local! {
+                static DEMO: (EventLog, Timeline) = {
+                    let events = demo_events();
+                    let timeline = timeline(&events);
+                    (events, timeline)
+                };
+            }
+            DEMO.with(|(events, timeline)| {
+                assert_eq!(events.len(), 45);
+                assert!(timeline.num_checkpoints() > 2, "seeks use checkpoints");
+                check(events, timeline, &ids_of(timeline), a, b);
+            });
+        }
+
+        #[test]
+        fn diff_then_patch_goes_from_a_to_b_on_a_generated_stream(
+            a in 0u64..=3_000,
+            b in 0u64..=3_000,
+        ) {
+            thread_local! {
+                static GENERATED: (EventLog, Timeline) = {
+                    let events = generated_events();
+                    let timeline = timeline(&events);
+                    (events, timeline)
+                };
+            }
+            GENERATED.with(|(events, timeline)| {
+                assert_eq!(events.len(), 3_000);
+                assert!(timeline.num_checkpoints() > 10, "seeks use checkpoints");
+                check(events, timeline, &ids_of(timeline), a, b);
+            });
+        }
+    }
+}

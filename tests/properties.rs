@@ -4,9 +4,12 @@
 
 use std::path::Path;
 
+use agui_replay::bench::{GenConfig, generate};
+use agui_replay::replay::apply_patch;
+use agui_replay::timeline::{CheckpointPolicy, Timeline};
 use agui_replay::{
-    Code, Effect, EventType, Options, Outcome, Profile, Replayer, Severity, parse_event,
-    read_bytes, replay_log,
+    Code, Effect, EventLog, EventType, Options, Outcome, Profile, Replayer, Seq, Severity,
+    parse_event, read_bytes, replay_log, replay_to,
 };
 use proptest::collection::{btree_map, vec};
 use proptest::prelude::*;
@@ -762,14 +765,19 @@ fn event() -> BoxedStrategy<String> {
 /// A stream: usually opened by a well-formed `RUN_STARTED` (so that the
 /// events after it are applied, not all rejected by R60), then 0..60 events.
 fn stream() -> BoxedStrategy<Vec<String>> {
-    (any::<u8>(), vec(event(), 0..60))
-        .prop_map(|(start, mut events)| {
+    stream_of(60)
+}
+
+/// [`stream`] with `0..max_events` events.
+fn stream_of(max_events: usize) -> BoxedStrategy<Vec<String>> {
+    (any::<u8>(), vec(event(), 0..max_events))
+        .prop_map(move |(start, mut events)| {
             if start % 8 != 0 {
                 events.insert(
                     0,
                     json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r"}).to_string(),
                 );
-                events.truncate(60);
+                events.truncate(max_events);
             }
             events
         })
@@ -1180,4 +1188,532 @@ fn the_generator_produces_colliding_activity_events() {
     }
     assert_eq!(table.len(), EventType::ALL.len() + 2);
     assert_eq!(types.len(), table.len(), "{types:?}");
+}
+
+// ------------------------------------------------------------ timeline
+
+/// A checkpoint every few events, so that seeks start from many of them.
+const TINY_POLICY: CheckpointPolicy = CheckpointPolicy {
+    max_cost: 300,
+    op_cost: 48,
+};
+
+fn event_log(events: &[String]) -> EventLog {
+    let mut log = EventLog::default();
+    for raw in events {
+        log.push(raw.as_bytes());
+    }
+    log
+}
+
+/// `timeline.seek(step)` is the state `replay_to` reaches from step 0, and
+/// the timeline's diagnostics up to the step are those of that replay.
+fn check_seek(
+    timeline: &Timeline,
+    log: &EventLog,
+    options: Options,
+    step: Seq,
+) -> Result<(), TestCaseError> {
+    let expected = replay_to(log, options, step);
+    let sought = timeline.seek(step);
+    prop_assert_eq!(sought.step(), step, "{:?}", options);
+    prop_assert_eq!(expected.step(), step, "{:?}", options);
+    prop_assert_eq!(
+        sought.document(),
+        expected.document(),
+        "document at step {} ({:?})",
+        step,
+        options
+    );
+    prop_assert_eq!(
+        sought.fatal(),
+        expected.fatal(),
+        "fatal at step {} ({:?})",
+        step,
+        options
+    );
+    prop_assert_eq!(
+        sought.run_phase(),
+        expected.run_phase(),
+        "run phase at step {} ({:?})",
+        step,
+        options
+    );
+    prop_assert_eq!(
+        timeline.diagnostics_until(step),
+        expected.diagnostics(),
+        "diagnostics until step {} ({:?})",
+        step,
+        options
+    );
+    // The sought replay's own logs hold the events it applied after its
+    // checkpoint, as replaying from step 0 reported them.
+    let resumed_at = step.0 - sought.effects().len() as u64;
+    let tail: Vec<_> = expected
+        .diagnostics()
+        .iter()
+        .filter(|d| d.seq.0 > resumed_at)
+        .cloned()
+        .collect();
+    prop_assert_eq!(
+        sought.diagnostics(),
+        &tail[..],
+        "step {} ({:?})",
+        step,
+        options
+    );
+    prop_assert_eq!(
+        sought.effects(),
+        &expected.effects()[resumed_at as usize..],
+        "step {} ({:?})",
+        step,
+        options
+    );
+    // What is not in the document (open streams, owners, the run) is the
+    // same too: the rest of the stream replays alike from either.
+    let (mut sought, mut expected) = (sought, expected);
+    let (seen_by_sought, seen_by_expected) =
+        (sought.diagnostics().len(), expected.diagnostics().len());
+    for (_, raw) in log.iter().skip(step.0 as usize) {
+        prop_assert_eq!(
+            sought.apply_bytes(raw),
+            expected.apply_bytes(raw),
+            "resuming from step {} ({:?})",
+            step,
+            options
+        );
+    }
+    sought.finish();
+    expected.finish();
+    prop_assert_eq!(
+        sought.document(),
+        expected.document(),
+        "resuming from step {} ({:?})",
+        step,
+        options
+    );
+    prop_assert_eq!(
+        &sought.diagnostics()[seen_by_sought..],
+        &expected.diagnostics()[seen_by_expected..],
+        "resuming from step {} ({:?})",
+        step,
+        options
+    );
+    prop_assert_eq!(sought.run_phase(), expected.run_phase());
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(config(40))]
+
+    /// A seek from the nearest checkpoint gives what replaying from step 0
+    /// gives, at any step, under every profile, with and without
+    /// best-effort; reading the whole log at once gives what appending gives.
+    #[test]
+    fn seeking_equals_replaying_to_the_step(
+        events in stream_of(80),
+        picks in vec(any::<proptest::sample::Index>(), 5),
+    ) {
+        let log = event_log(&events);
+        let len = log.len() as u64;
+        for options in OPTIONS {
+            let mut timeline = Timeline::with_policy(options, TINY_POLICY);
+            for (seq, raw) in log.iter() {
+                prop_assert_eq!(timeline.append(raw), seq);
+            }
+            timeline.finish();
+            prop_assert_eq!(timeline.len(), log.len());
+            prop_assert_eq!(timeline.last_step(), Seq(len));
+            prop_assert_eq!(timeline.events(), &log);
+            if log.num_bytes() as u64 >= TINY_POLICY.max_cost {
+                // The seeks below start from checkpoints past step 0.
+                prop_assert!(timeline.num_checkpoints() >= 2);
+            }
+
+            let mut steps = vec![0, len, len.saturating_sub(1)];
+            steps.extend(picks.iter().map(|pick| pick.index(log.len() + 1) as u64));
+            for step in steps {
+                check_seek(&timeline, &log, options, Seq(step))?;
+            }
+
+            let whole = Timeline::from_log(log.clone(), options);
+            prop_assert_eq!(whole.len(), log.len());
+            prop_assert_eq!(whole.diagnostics(), timeline.diagnostics(), "{:?}", options);
+            prop_assert_eq!(whole.effects(), timeline.effects(), "{:?}", options);
+            prop_assert_eq!(
+                whole.head().document(),
+                timeline.head().document(),
+                "{:?}",
+                options
+            );
+            prop_assert_eq!(whole.head().fatal(), timeline.head().fatal(), "{:?}", options);
+            // The same indices, however the events arrived.
+            let (by_appending, by_log) = (timeline.index(), whole.index());
+            prop_assert_eq!(by_log.lanes(), by_appending.lanes(), "{:?}", options);
+            for severity in Severity::ALL {
+                prop_assert_eq!(
+                    by_log.steps_with(severity),
+                    by_appending.steps_with(severity),
+                    "{:?} {:?}",
+                    severity,
+                    options
+                );
+            }
+            prop_assert_eq!(
+                by_log.counts(Seq(1)..=Seq(len)),
+                by_appending.counts(Seq(1)..=Seq(len)),
+                "{:?}",
+                options
+            );
+        }
+    }
+}
+
+/// `count` steps in `0..=last`, from a fixed seed.
+fn random_steps(last: u64, count: usize, seed: u64) -> Vec<Seq> {
+    // A 64-bit LCG (Knuth's MMIX constants): enough to spread the steps.
+    let mut state = seed;
+    (0..count)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            Seq((state >> 33) % (last + 1))
+        })
+        .collect()
+}
+
+/// `Timeline::from_log` against `replay_log`, and seeks against `replay_to`.
+fn check_long_timeline(
+    log: &EventLog,
+    options: Options,
+    policy: CheckpointPolicy,
+    num_seeks: usize,
+    seed: u64,
+) {
+    let timeline = Timeline::from_log_with_policy(log.clone(), options, policy);
+    let replayed = replay_log(log, options);
+    assert_eq!(timeline.len(), log.len());
+    assert_eq!(
+        timeline.head().document(),
+        replayed.document(),
+        "{options:?}"
+    );
+    assert_eq!(
+        timeline.diagnostics(),
+        replayed.diagnostics(),
+        "{options:?}"
+    );
+    assert_eq!(timeline.effects(), replayed.effects(), "{options:?}");
+    assert_eq!(timeline.head().fatal(), replayed.fatal(), "{options:?}");
+    assert!(
+        timeline.num_checkpoints() > 1,
+        "the seeks start from checkpoints: {}",
+        timeline.num_checkpoints()
+    );
+    let last = timeline.last_step().0;
+    let mut steps = random_steps(last, num_seeks, seed);
+    steps.extend([Seq(0), Seq(last), Seq(last - 1)]);
+    for step in steps {
+        let expected = replay_to(log, options, step);
+        let sought = timeline.seek(step);
+        assert_eq!(sought.step(), step, "{options:?}");
+        assert_eq!(
+            sought.document(),
+            expected.document(),
+            "document at step {step} ({options:?})"
+        );
+        assert_eq!(
+            sought.fatal(),
+            expected.fatal(),
+            "fatal at step {step} ({options:?})"
+        );
+        assert_eq!(
+            timeline.diagnostics_until(step),
+            expected.diagnostics(),
+            "diagnostics until step {step} ({options:?})"
+        );
+    }
+}
+
+/// A long generated stream is read on two threads, by `from_log` and by
+/// seeks over more than a few thousand events: the same replay as one
+/// thread event by event.
+#[test]
+fn a_long_timeline_read_on_two_threads_equals_the_replay() {
+    let log = generate(GenConfig {
+        events: 10_500,
+        activities: 40,
+        seed: 11,
+    });
+    assert_eq!(log.len(), 10_500);
+    let replayed = replay_log(&log, Options::default());
+    assert!(
+        replayed
+            .diagnostics()
+            .iter()
+            .any(|d| d.code == Code::PatchFailed),
+        "the generated stream has failing patches"
+    );
+    // 50 seeks under the default profile, a few under the other one.
+    for (profile, num_seeks) in [(Profile::Spec, 50), (Profile::AgUiClient10, 8)] {
+        let options = Options {
+            profile,
+            best_effort: false,
+        };
+        check_long_timeline(&log, options, CheckpointPolicy::default(), num_seeks, 5);
+    }
+}
+
+/// As above, with a fatal error in the middle of the stream (R43): the
+/// events after it are not applied, or applied under best-effort.
+#[test]
+fn a_long_timeline_with_a_fatal_error_equals_the_replay() {
+    let generated = generate(GenConfig {
+        events: 10_000,
+        activities: 20,
+        seed: 12,
+    });
+    let mut log = EventLog::default();
+    for (seq, raw) in generated.iter() {
+        if seq == Seq(6_000) {
+            log.push(b"not json");
+        }
+        log.push(raw);
+    }
+    for best_effort in [false, true] {
+        let options = Options {
+            profile: Profile::Spec,
+            best_effort,
+        };
+        let replayed = replay_log(&log, options);
+        assert_eq!(
+            replayed.fatal().map(|d| d.seq),
+            Some(Seq(6_000)),
+            "{options:?}"
+        );
+        check_long_timeline(
+            &log,
+            options,
+            CheckpointPolicy {
+                max_cost: 64 * 1024,
+                op_cost: 48,
+            },
+            25,
+            6,
+        );
+    }
+}
+
+// ------------------------------------------------------------ patches against json_patch
+
+/// Short paths into the documents of [`json_object`] and [`json_value`]
+/// (their keys are `a b x y 0 - ~`), valid and not.
+fn short_pointer() -> BoxedStrategy<String> {
+    select(vec![
+        "", "/a", "/b", "/x", "/0", "/-", "/~0", "/", "/a/0", "/a/1", "/a/-", "/a/b", "/a/x",
+        "/a/0/b", "/x/y", "/b/0", "/a/~0",
+    ])
+    .prop_map(str::to_owned)
+    .boxed()
+}
+
+/// The pointer of every value in `doc` (`""` included), and of the places a
+/// member could be added: a new key in each object, `-` and the end index in
+/// each array.
+fn pointers_into(doc: &Value) -> (Vec<String>, Vec<String>) {
+    fn walk(value: &Value, at: String, existing: &mut Vec<String>, new: &mut Vec<String>) {
+        match value {
+            Value::Object(map) => {
+                new.push(format!("{at}/n"));
+                for (key, child) in map {
+                    let token = key.replace('~', "~0").replace('/', "~1");
+                    walk(child, format!("{at}/{token}"), existing, new);
+                }
+            }
+            Value::Array(items) => {
+                new.push(format!("{at}/-"));
+                new.push(format!("{at}/{}", items.len()));
+                for (i, child) in items.iter().enumerate() {
+                    walk(child, format!("{at}/{i}"), existing, new);
+                }
+            }
+            _ => {}
+        }
+        existing.push(at);
+    }
+    let (mut existing, mut new) = (Vec::new(), Vec::new());
+    walk(doc, String::new(), &mut existing, &mut new);
+    if new.is_empty() {
+        // A scalar takes no member.
+        new.push("/n".to_owned());
+    }
+    (existing, new)
+}
+
+/// A path for an operation on `doc`: usually one that exists or can take a
+/// new member, sometimes any short path.
+fn path_into(existing: Vec<String>, new: Vec<String>) -> BoxedStrategy<String> {
+    prop_oneof![
+        6 => select(existing),
+        3 => select(new),
+        1 => short_pointer(),
+    ]
+    .boxed()
+}
+
+/// One RFC 6902 operation on `doc`, with the members its `op` requires.
+fn rfc_op(doc: &Value) -> BoxedStrategy<Value> {
+    let (existing, new) = pointers_into(doc);
+    (
+        select(vec![
+            "add", "add", "add", "replace", "replace", "remove", "move", "move", "copy", "test",
+        ]),
+        path_into(existing.clone(), new.clone()),
+        path_into(existing.clone(), new),
+        prop_oneof![
+            1 => json_value(),
+            1 => select(existing).prop_map({
+                let doc = doc.clone();
+                move |path| doc.pointer(&path).cloned().unwrap_or(Value::Null)
+            }),
+        ],
+    )
+        .prop_map(|(op, path, from, value)| match op {
+            "add" | "replace" | "test" => json!({"op": op, "path": path, "value": value}),
+            "move" | "copy" => json!({"op": op, "from": from, "path": path}),
+            _ => json!({"op": op, "path": path}),
+        })
+        .boxed()
+}
+
+/// A small document and a patch of 1..5 operations aimed at it.
+fn doc_and_patch() -> BoxedStrategy<(Value, Vec<Value>)> {
+    prop_oneof![3 => json_object(), 1 => json_value()]
+        .prop_flat_map(|doc| {
+            let ops = vec(rfc_op(&doc), 1..5);
+            (Just(doc), ops)
+        })
+        .boxed()
+}
+
+/// The engine's reading of `ops` as the `delta` of a `STATE_DELTA`.
+fn engine_patch(ops: &[Value]) -> Result<agui_replay::protocol::Patch, TestCaseError> {
+    let raw = json!({"type": "STATE_DELTA", "delta": ops}).to_string();
+    match parse_event(raw.as_bytes()) {
+        agui_replay::ParseOutcome::Event { event, issues } => {
+            prop_assert!(issues.is_empty(), "{:?}", issues);
+            match event.body {
+                agui_replay::EventBody::StateDelta { delta } => Ok(delta),
+                other => Err(TestCaseError::fail(format!("not a delta: {other:?}"))),
+            }
+        }
+        other => Err(TestCaseError::fail(format!(
+            "{raw} does not read: {other:?}"
+        ))),
+    }
+}
+
+proptest! {
+    #![proptest_config(config(2048))]
+
+    /// The engine applies a patch as `json_patch` does (R11): where
+    /// `json_patch` succeeds the engine gives the same document, where it
+    /// fails the engine fails at the same operation, and a failure leaves
+    /// the document exactly as it was. `json_patch` cannot take back a
+    /// `move` whose target fails (it loses the value, or panics): with a
+    /// `move` in the patch only its successes are compared.
+    #[test]
+    fn patches_apply_as_json_patch_applies_them((doc, ops) in doc_and_patch()) {
+        let delta = engine_patch(&ops)?;
+        prop_assert_eq!(delta.ops.len(), ops.len());
+        let reference: json_patch::Patch =
+            serde_json::from_value(Value::Array(ops.clone())).expect("RFC 6902 operations");
+        let has_move = reference
+            .0
+            .iter()
+            .any(|op| matches!(op, json_patch::PatchOperation::Move(_)));
+        let expected = std::panic::catch_unwind(|| {
+            let mut patched = doc.clone();
+            let result = json_patch::patch(&mut patched, &reference.0);
+            (patched, result)
+        });
+
+        let mut patched = doc.clone();
+        let result = apply_patch(&mut patched, &delta);
+        if let Err(failure) = &result {
+            prop_assert_eq!(&patched, &doc, "R11: a failed patch ({}) changed the document", failure);
+        }
+        match expected {
+            Ok((expected_doc, Ok(()))) => {
+                prop_assert!(
+                    result.is_ok(),
+                    "json_patch applies {:?} to {} but the engine fails: {:?}",
+                    ops,
+                    doc,
+                    result
+                );
+                prop_assert_eq!(&patched, &expected_doc, "{:?} on {}", ops, doc);
+            }
+            Ok((_, Err(error))) if !has_move => {
+                let failure = result.err();
+                prop_assert_eq!(
+                    failure.as_ref().map(|f| f.index),
+                    Some(error.operation),
+                    "json_patch fails {:?} on {} at op {} ({}), the engine: {:?}",
+                    ops,
+                    doc,
+                    error.operation,
+                    error,
+                    failure
+                );
+            }
+            // A move is involved, or json_patch panicked taking back
+            // operations: only the engine's atomicity is checked.
+            Ok((_, Err(_))) | Err(_) => {}
+        }
+    }
+}
+
+/// The patches of `patches_apply_as_json_patch_applies_them` reach the
+/// cases it compares: multi-operation patches that apply, failures after
+/// operations that applied, and moves that apply.
+#[test]
+fn the_patch_generator_reaches_successes_and_late_failures() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+
+    let mut runner = TestRunner::deterministic();
+    let strategy = doc_and_patch();
+    let (mut applied, mut late_failures, mut moves_applied) = (0, 0, 0);
+    for _ in 0..500 {
+        let (doc, ops) = strategy.new_tree(&mut runner).expect("a patch").current();
+        let reference: json_patch::Patch =
+            serde_json::from_value(Value::Array(ops.clone())).expect("RFC 6902 operations");
+        let has_move = ops.iter().any(|op| op["op"] == "move");
+        let mut patched = doc.clone();
+        match apply_patch(&mut patched, &engine_patch(&ops).expect("reads")) {
+            Ok(()) if ops.len() > 1 => {
+                applied += 1;
+                if has_move {
+                    moves_applied += 1;
+                }
+            }
+            Ok(()) => {}
+            Err(failure) if failure.index > 0 && !has_move => {
+                let mut expected = doc.clone();
+                if json_patch::patch(&mut expected, &reference.0).is_err() {
+                    late_failures += 1;
+                }
+            }
+            Err(_) => {}
+        }
+    }
+    let counts = format!(
+        "{applied} multi-operation patches applied, {moves_applied} with a move; \
+         {late_failures} failures after op 0"
+    );
+    assert!(applied >= 50, "{counts}");
+    assert!(late_failures >= 50, "{counts}");
+    assert!(moves_applied >= 10, "{counts}");
 }

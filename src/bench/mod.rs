@@ -49,6 +49,94 @@ pub struct ReplayFigures {
     pub peak_rss_bytes: Option<u64>,
 }
 
+/// The figures of `agui-replay bench import`.
+#[derive(Clone, Debug, Serialize)]
+pub struct ImportFigures {
+    /// Events in the generated stream.
+    pub events: usize,
+    /// Bytes of the JSON lines file imported.
+    pub input_bytes: u64,
+    /// Reading the JSON lines file and writing the recording (indexes
+    /// built, write-ahead log folded in).
+    pub import_events_per_sec: f64,
+    /// Size of the recording file.
+    pub file_bytes: u64,
+    /// Recording bytes per event.
+    pub file_bytes_per_event: f64,
+    /// Opening the recording read-only and loading what a first frame needs:
+    /// the sessions, the event count, every event's type (for the density
+    /// strip) and the first page of 200 events.
+    pub open_ms: f64,
+    /// Loading every event's raw bytes (what a full replay reads first).
+    pub load_all_ms: f64,
+}
+
+/// Imports a generated stream into a recording in `dir` and measures
+/// import, size and open. The files are removed afterwards.
+pub fn import_figures(config: GenConfig, dir: &std::path::Path) -> anyhow::Result<ImportFigures> {
+    use std::io::Write;
+    let stamp = format!("{}-{}", std::process::id(), config.seed);
+    let input = dir.join(format!("agui-replay-bench-{stamp}.jsonl"));
+    let recording = dir.join(format!("agui-replay-bench-{stamp}.rec"));
+    let cleanup = || {
+        let _ = std::fs::remove_file(&input);
+        for suffix in ["", "-wal", "-shm"] {
+            let mut path = recording.clone().into_os_string();
+            path.push(suffix);
+            let _ = std::fs::remove_file(path);
+        }
+    };
+    cleanup();
+    let result = (|| -> anyhow::Result<ImportFigures> {
+        let mut writer = std::io::BufWriter::new(std::fs::File::create(&input)?);
+        let mut written = Ok(());
+        generate_each(config, |line| {
+            if written.is_ok() {
+                written = writeln!(writer, "{line}");
+            }
+        });
+        written?;
+        writer.flush()?;
+        drop(writer);
+        let input_bytes = std::fs::metadata(&input)?.len();
+
+        let started = Instant::now();
+        crate::store::import_files(std::slice::from_ref(&input), &recording, &mut |_| {})?;
+        let import_secs = started.elapsed().as_secs_f64();
+        let file_bytes = std::fs::metadata(&recording)?.len();
+
+        let started = Instant::now();
+        let opened = crate::store::Recording::open(&recording)?;
+        let session = opened.pick_session(None)?.id;
+        let frame = opened.first_frame(session, 200)?;
+        let open_ms = started.elapsed().as_secs_f64() * 1e3;
+        anyhow::ensure!(
+            frame.num_events as usize == config.events,
+            "the recording holds {} events, not {}",
+            frame.num_events,
+            config.events
+        );
+        let started = Instant::now();
+        let all = opened.load_events(session)?;
+        let load_all_ms = started.elapsed().as_secs_f64() * 1e3;
+        anyhow::ensure!(all.len() == config.events, "loaded {} events", all.len());
+
+        Ok(ImportFigures {
+            events: config.events,
+            input_bytes,
+            import_events_per_sec: per_sec(config.events, import_secs),
+            file_bytes,
+            file_bytes_per_event: ((file_bytes as f64 / config.events.max(1) as f64) * 10.0)
+                .round()
+                / 10.0,
+            open_ms: (open_ms * 10.0).round() / 10.0,
+            load_all_ms: (load_all_ms * 10.0).round() / 10.0,
+        })
+    })();
+    cleanup();
+    result
+}
+
 /// Generates a stream and measures parse, replay and seek.
 pub fn replay_figures(config: GenConfig, num_seeks: usize) -> ReplayFigures {
     let log = generate(config);

@@ -8,7 +8,7 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 
 use super::EXIT_OK;
-use crate::bench::{GenConfig, generate_each, replay_figures};
+use crate::bench::{GenConfig, generate_each, import_figures, replay_figures};
 
 /// `bench` subcommands.
 #[derive(Debug, Subcommand)]
@@ -18,6 +18,20 @@ pub enum BenchCommand {
     /// Replay a generated stream: parse limit, replay rate, seek times,
     /// checkpoint memory, peak RSS.
     Replay(ReplayArgs),
+    /// Import a generated stream into a recording: import rate, file size,
+    /// time to open it.
+    Import(ImportArgs),
+}
+
+/// `bench import` options.
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The stream's shape.
+    #[command(flatten)]
+    pub shape: StreamShape,
+    /// Where to put the temporary files (default: the system's temp dir).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 /// The generated stream's shape.
@@ -81,6 +95,12 @@ pub(super) fn run(command: &BenchCommand, out: &mut dyn Write) -> anyhow::Result
             result
                 .and_then(|()| writer.flush())
                 .with_context(|| format!("cannot write {}", args.out.display()))?;
+        }
+        BenchCommand::Import(args) => {
+            let dir = args.dir.clone().unwrap_or_else(std::env::temp_dir);
+            let figures = import_figures(args.shape.config(), &dir)?;
+            serde_json::to_writer_pretty(&mut *out, &figures)?;
+            writeln!(out)?;
         }
         BenchCommand::Replay(args) => {
             let figures = replay_figures(args.shape.config(), args.seeks);

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::{CheckArgs, EXIT_OK, EXIT_RUN_FAILED, OutputFormat, open_stream};
 use crate::diagnostic::{Diagnostic, Severity, SeverityCounts};
-use crate::replay::{Outcome, replay_log};
+use crate::replay::{Outcome, replay_from};
 
 /// The `check --format json` object, in the contract's member order.
 #[derive(Debug, Serialize)]
@@ -27,13 +27,13 @@ pub struct CheckReport {
 }
 
 pub(super) fn run(args: &CheckArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
-    let (stream, options) = open_stream(&args.stream)?;
-    let replayer = replay_log(&stream.events, options);
-    let mut diagnostics = stream.diagnostics.clone();
+    let (source, options) = open_stream(&args.stream)?;
+    let replayer = replay_from(source.start(options), &source.events);
+    let mut diagnostics = source.diagnostics.clone();
     diagnostics.extend_from_slice(replayer.diagnostics());
     let outcome = replayer.outcome();
     let report = CheckReport {
-        events: stream.events.len(),
+        events: source.events.len(),
         outcome: outcome.as_str(),
         fatal: replayer.fatal().cloned(),
         diagnostics,

@@ -4,17 +4,20 @@
 
 mod bench;
 mod check;
+mod diff;
+mod export;
+mod import;
 mod state;
 
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::input::{self, Stream};
 use crate::replay::{Options, Profile};
+use crate::source::{Source, open_source};
 
 /// Exit code: the run replayed without a fatal error.
 pub const EXIT_OK: u8 = 0;
@@ -42,6 +45,15 @@ pub enum Command {
     Check(CheckArgs),
     /// Print the state at step N: `{messages, state}`, or one message.
     State(StateArgs),
+    /// The RFC 6902 patch from step A to step B (of one message, or of the
+    /// whole `{messages, state}` document).
+    Diff(diff::DiffArgs),
+    /// Write stream files (JSON lines, arrays, SSE bodies, HAR) into a
+    /// recording.
+    Import(import::ImportArgs),
+    /// Export the stream, a range of it, or one activity's minimal repro
+    /// (`--message ID --to N`) as JSON lines, SSE, a vector or a recording.
+    Export(export::ExportArgs),
     /// Benchmarks, printed as JSON figures.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -50,8 +62,9 @@ pub enum Command {
 /// What every command that reads a stream takes.
 #[derive(Debug, Args)]
 pub struct StreamArgs {
-    /// The stream: .jsonl, .json (array or vector document), an SSE body
-    /// (.sse, .txt, or detected by `data:` lines), or `-` for standard input.
+    /// The stream: a recording, .jsonl, .json (array or vector document), an
+    /// SSE body (.sse, .txt, or detected by `data:` lines), a HAR file, or
+    /// `-` for standard input.
     pub file: PathBuf,
     /// The consumer to imitate (default: spec, or the profile a vector
     /// document declares).
@@ -60,9 +73,10 @@ pub struct StreamArgs {
     /// Keep applying events after a fatal error (R43).
     #[arg(long)]
     pub best_effort: bool,
-    /// Which session of the file (files other than recordings hold one).
+    /// Which session of a recording (or exchange of a HAR file) to replay;
+    /// needed when there are several.
     #[arg(long, value_name = "N")]
-    pub session: Option<u32>,
+    pub session: Option<i64>,
 }
 
 /// `--profile` values.
@@ -163,6 +177,9 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
     let code = match cli.command {
         Some(Command::Check(args)) => check::run(&args, &mut stdout)?,
         Some(Command::State(args)) => state::run(&args, &mut stdout)?,
+        Some(Command::Diff(args)) => diff::run(&args, &mut stdout)?,
+        Some(Command::Import(args)) => import::run(&args, &mut stdout)?,
+        Some(Command::Export(args)) => export::run(&args, &mut stdout)?,
         Some(Command::Bench(command)) => bench::run(&command, &mut stdout)?,
         None => {
             eprintln!(
@@ -177,19 +194,10 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
     Ok(code)
 }
 
-/// Reads the stream a command names, and the options to replay it with.
-fn open_stream(args: &StreamArgs) -> anyhow::Result<(Stream, Options)> {
-    let stream = input::read_path(&args.file)?;
-    if let Some(session) = args.session
-        && session != 1
-    {
-        bail!(
-            "session {session} does not exist: a {} holds one stream (session 1): {}",
-            stream.format.as_str(),
-            args.file.display()
-        );
-    }
-    let profile = match (args.profile, &stream.declared_profile) {
+/// Opens the stream a command names, and the options to replay it with.
+fn open_stream(args: &StreamArgs) -> anyhow::Result<(Source, Options)> {
+    let source = open_source(&args.file, args.session)?;
+    let profile = match (args.profile, &source.declared_profile) {
         (Some(arg), _) => arg.into(),
         (None, Some(declared)) => declared.parse::<Profile>().map_err(|e| {
             anyhow::anyhow!(
@@ -203,5 +211,5 @@ fn open_stream(args: &StreamArgs) -> anyhow::Result<(Stream, Options)> {
         profile,
         best_effort: args.best_effort,
     };
-    Ok((stream, options))
+    Ok((source, options))
 }

@@ -6,11 +6,11 @@ use anyhow::bail;
 
 use super::{EXIT_OK, StateArgs, open_stream};
 use crate::diagnostic::Seq;
-use crate::replay::replay_to;
+use crate::replay::replay_from_to;
 
 pub(super) fn run(args: &StateArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
-    let (stream, options) = open_stream(&args.stream)?;
-    let num_events = stream.events.len() as u64;
+    let (source, options) = open_stream(&args.stream)?;
+    let num_events = source.events.len() as u64;
     if args.at > num_events {
         bail!(
             "step {} is past the end of the stream ({num_events} events): {}",
@@ -18,7 +18,7 @@ pub(super) fn run(args: &StateArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
             args.stream.file.display()
         );
     }
-    let replayer = replay_to(&stream.events, options, Seq(args.at));
+    let replayer = replay_from_to(source.start(options), &source.events, Seq(args.at));
     if let Some(fatal) = replayer.fatal()
         && !options.best_effort
     {

@@ -70,6 +70,8 @@ struct VectorDocument<'a> {
     events: Vec<&'a RawValue>,
     #[serde(default)]
     profile: Option<String>,
+    #[serde(default)]
+    input: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 /// Whether the bytes are a vector document (an object with `events`).
@@ -80,15 +82,22 @@ pub(super) fn is_vector(bytes: &[u8]) -> bool {
         .is_some()
 }
 
-/// A conformance vector: its events, and the profile it declares.
-pub(super) fn read_vector(text: &str, events: &mut EventLog) -> Result<Option<String>, String> {
+/// What a vector document declares besides its events: its profile, and
+/// the run input of step 0.
+type Declared = (Option<String>, Option<serde_json::Value>);
+
+/// A conformance vector: its events, the profile and run input it declares.
+pub(super) fn read_vector(text: &str, events: &mut EventLog) -> Result<Declared, String> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let document: VectorDocument<'_> =
         serde_json::from_str(text).map_err(|e| format!("not a vector document ({e})"))?;
     for raw in document.events {
         events.push(raw.get().as_bytes());
     }
-    Ok(document.profile)
+    Ok((
+        document.profile,
+        document.input.map(serde_json::Value::Object),
+    ))
 }
 
 #[cfg(test)]
@@ -132,7 +141,7 @@ mod tests {
     #[test]
     fn vector_documents_give_events_and_profile() {
         let mut events = EventLog::default();
-        let profile = read_vector(
+        let (profile, _) = read_vector(
             r#"{"name":"x","profile":"ag-ui-client-1.0","events":[{"type":"RUN_STARTED"}],"expect":{}}"#,
             &mut events,
         )

@@ -6,6 +6,8 @@
 //! framing), so a line that is not an event reaches the replay and becomes an
 //! `event.unparseable` diagnostic there (R41): nothing is dropped silently.
 
+mod har;
+mod http;
 mod json;
 mod log;
 mod sse;
@@ -13,6 +15,8 @@ mod sse;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+pub use har::{HarExchange, is_har, read_har};
+pub use http::{HttpRequest, HttpResponse};
 pub use log::EventLog;
 
 use crate::diagnostic::Diagnostic;
@@ -53,6 +57,9 @@ pub struct Stream {
     pub diagnostics: Vec<Diagnostic>,
     /// The profile a vector document declares, if any.
     pub declared_profile: Option<String>,
+    /// The run input a vector document declares (`input`, written by
+    /// `export --format vector` from a recording with one): step 0.
+    pub run_input: Option<serde_json::Value>,
 }
 
 /// Why a file could not be read as a stream.
@@ -84,16 +91,24 @@ pub fn read_path(path: &Path) -> Result<Stream, ReadError> {
         source,
     };
     let bytes = if path == Path::new("-") {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .lock()
-            .read_to_end(&mut bytes)
-            .map_err(io_error)?;
-        bytes
+        read_stdin()?
     } else {
         std::fs::read(path).map_err(io_error)?
     };
     read_bytes(&bytes, path)
+}
+
+/// Reads all of standard input.
+pub fn read_stdin() -> Result<Vec<u8>, ReadError> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .read_to_end(&mut bytes)
+        .map_err(|source| ReadError::Io {
+            path: PathBuf::from("-"),
+            source,
+        })?;
+    Ok(bytes)
 }
 
 /// Reads a stream from bytes; `path` names the source in errors and its
@@ -109,6 +124,7 @@ pub fn read_bytes(bytes: &[u8], path: &Path) -> Result<Stream, ReadError> {
         events: EventLog::default(),
         diagnostics: Vec::new(),
         declared_profile: None,
+        run_input: None,
     };
     match format {
         Format::JsonLines => json::read_lines(bytes, &mut stream.events),
@@ -117,9 +133,11 @@ pub fn read_bytes(bytes: &[u8], path: &Path) -> Result<Stream, ReadError> {
             json::read_array(utf8(bytes).map_err(unrecognised)?, &mut stream.events)
         }
         Format::Vector => {
-            stream.declared_profile =
+            let (profile, input) =
                 json::read_vector(utf8(bytes).map_err(unrecognised)?, &mut stream.events)
                     .map_err(unrecognised)?;
+            stream.declared_profile = profile;
+            stream.run_input = input;
         }
     }
     Ok(stream)

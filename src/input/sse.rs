@@ -103,6 +103,7 @@ mod tests {
             events: EventLog::default(),
             diagnostics: Vec::new(),
             declared_profile: None,
+            run_input: None,
         };
         read_sse(text.as_bytes(), &mut stream);
         stream

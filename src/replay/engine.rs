@@ -14,7 +14,8 @@ use super::{Options, Profile};
 use crate::diagnostic::{Code, Diagnostic, Seq, Severity};
 use crate::input::EventLog;
 use crate::protocol::{
-    Event, EventBody, EventType, Issue, ParseOutcome, for_each_parsed, parse_event,
+    Event, EventBody, EventType, Issue, ParseOutcome, for_each_parsed, for_each_parsed_in,
+    parse_event,
 };
 
 /// Where the run stands.
@@ -569,7 +570,14 @@ impl Replayer {
 
 /// Replays a whole stream and runs the end-of-stream checks.
 pub fn replay_log(log: &EventLog, options: Options) -> Replayer {
-    let mut replayer = Replayer::new(options);
+    replay_from(Replayer::new(options), log)
+}
+
+/// Replays a whole stream from a given step 0 (for example a recorded run
+/// input, [`Replayer::with_run_input`]) and runs the end-of-stream checks.
+pub fn replay_from(start: Replayer, log: &EventLog) -> Replayer {
+    let mut replayer = start;
+    replayer.reserve(log.len());
     for_each_parsed(log, |_, _, parsed| {
         replayer.apply(parsed);
     });
@@ -580,13 +588,18 @@ pub fn replay_log(log: &EventLog, options: Options) -> Replayer {
 /// Replays the first `step` events of a stream (the state at step N). The
 /// end-of-stream checks run only when `step` is the last event.
 pub fn replay_to(log: &EventLog, options: Options, step: Seq) -> Replayer {
-    let mut replayer = Replayer::new(options);
-    for (seq, raw) in log.iter() {
-        if seq > step {
-            return replayer;
-        }
-        replayer.apply_bytes(raw);
+    replay_from_to(Replayer::new(options), log, step)
+}
+
+/// [`replay_to`] from a given step 0.
+pub fn replay_from_to(start: Replayer, log: &EventLog, step: Seq) -> Replayer {
+    let mut replayer = start;
+    let end = usize::try_from(step.0).unwrap_or(usize::MAX).min(log.len());
+    for_each_parsed_in(log, 0..end, |_, _, parsed| {
+        replayer.apply(parsed);
+    });
+    if end == log.len() {
+        replayer.finish();
     }
-    replayer.finish();
     replayer
 }

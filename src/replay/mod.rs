@@ -20,7 +20,8 @@ use std::str::FromStr;
 
 pub use conversation::{ActivityMessage, Conversation, Message, OtherMessage, Role};
 pub use engine::{
-    ActivityChange, Effect, EventEffect, Outcome, Replayer, RunPhase, replay_log, replay_to,
+    ActivityChange, Effect, EventEffect, Outcome, Replayer, RunPhase, replay_from, replay_from_to,
+    replay_log, replay_to,
 };
 pub use frozen::FrozenReplay;
 pub use patch::{PatchFailure, apply_patch};

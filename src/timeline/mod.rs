@@ -98,7 +98,12 @@ impl Timeline {
         options: Options,
         policy: CheckpointPolicy,
     ) -> Self {
-        let mut timeline = Self::with_policy(options, policy);
+        Self::replaying(Replayer::new(options), events, policy)
+    }
+
+    /// Replays a whole stream from a given step 0 (a recorded run input).
+    pub fn replaying(start: Replayer, events: EventLog, policy: CheckpointPolicy) -> Self {
+        let mut timeline = Self::starting_from(start, policy);
         timeline.head.reserve(events.len());
         timeline.index.reserve(events.len());
         for_each_parsed(&events, |seq, num_bytes, parsed| {

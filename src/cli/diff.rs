@@ -1,0 +1,73 @@
+//! `agui-replay diff`: the RFC 6902 patch from step A to step B.
+
+use std::io::Write;
+
+use anyhow::bail;
+use clap::Args;
+use serde_json::Value;
+
+use super::{EXIT_OK, StreamArgs, open_stream};
+use crate::diagnostic::Seq;
+use crate::timeline::{CheckpointPolicy, Timeline};
+
+/// `diff` options.
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The stream and how to replay it.
+    #[command(flatten)]
+    pub stream: StreamArgs,
+    /// The earlier step.
+    #[arg(long, value_name = "A")]
+    pub from: u64,
+    /// The later step.
+    #[arg(long, value_name = "B")]
+    pub to: u64,
+    /// Diff one message (an activity's `messageId`) instead of the whole
+    /// `{messages, state}` document.
+    #[arg(long, value_name = "ID")]
+    pub message: Option<String>,
+}
+
+pub(super) fn run(args: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
+    let (source, options) = open_stream(&args.stream)?;
+    let num_events = source.events.len() as u64;
+    for step in [args.from, args.to] {
+        if step > num_events {
+            bail!(
+                "step {step} is past the end of the stream ({num_events} events): {}",
+                args.stream.file.display()
+            );
+        }
+    }
+    let timeline = Timeline::replaying(
+        source.start(options),
+        source.events,
+        CheckpointPolicy::default(),
+    );
+    let document_at = |step: u64| -> anyhow::Result<Value> {
+        let replayer = timeline.seek(Seq(step));
+        Ok(match &args.message {
+            None => replayer.document(),
+            // A message absent at a step diffs as `null`: added or removed.
+            Some(id) => replayer
+                .conversation()
+                .get(id)
+                .map_or(Value::Null, |m| m.to_json()),
+        })
+    };
+    let (a, b) = (document_at(args.from)?, document_at(args.to)?);
+    if let Some(id) = &args.message
+        && a.is_null()
+        && b.is_null()
+    {
+        bail!(
+            "no message {id:?} at step {} or step {}",
+            args.from,
+            args.to
+        );
+    }
+    let patch = json_patch::diff(&a, &b);
+    serde_json::to_writer_pretty(&mut *out, &patch)?;
+    writeln!(out)?;
+    Ok(EXIT_OK)
+}

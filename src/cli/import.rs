@@ -1,0 +1,71 @@
+//! `agui-replay import`: stream files into a recording.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+use anyhow::bail;
+use clap::Args;
+
+use super::EXIT_OK;
+use crate::store::{ImportProgress, import_files};
+
+/// `import` options.
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// Files to import: JSON lines, JSON arrays, vector documents, SSE
+    /// bodies, HAR files (one session per event-stream response).
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+    /// The recording to write.
+    #[arg(long, value_name = "REC")]
+    pub out: PathBuf,
+    /// Replace `--out` if it exists.
+    #[arg(long)]
+    pub force: bool,
+}
+
+pub(super) fn run(args: &ImportArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
+    if args.out.exists() {
+        if !args.force {
+            bail!(
+                "the output exists; pass --force to replace it: {}",
+                args.out.display()
+            );
+        }
+        for suffix in ["", "-wal", "-shm"] {
+            let mut path = args.out.clone().into_os_string();
+            path.push(suffix);
+            let _ = std::fs::remove_file(path);
+        }
+    }
+    let terminal = std::io::stderr().is_terminal();
+    let mut report = |p: ImportProgress| {
+        if p.events_done < p.events_known {
+            let line = format!("importing: {} of {} events", p.events_done, p.events_known);
+            if terminal {
+                eprint!("\r{line}");
+            } else {
+                eprintln!("{line}");
+            }
+        } else if terminal && p.events_known >= 100_000 {
+            eprint!("\r\x1b[K");
+        }
+    };
+    let sessions = import_files(&args.inputs, &args.out, &mut report)?;
+    for session in &sessions {
+        writeln!(
+            out,
+            "session {}: {} events from {}",
+            session.id, session.num_events, session.source
+        )?;
+    }
+    let total: u64 = sessions.iter().map(|s| s.num_events).sum();
+    writeln!(
+        out,
+        "wrote {}: {} session{}, {total} events",
+        args.out.display(),
+        sessions.len(),
+        if sessions.len() == 1 { "" } else { "s" }
+    )?;
+    Ok(EXIT_OK)
+}

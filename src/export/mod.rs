@@ -1,0 +1,298 @@
+//! Exporting a stream, a range of it, or one activity's minimal repro, as
+//! JSON lines, an SSE body, a conformance vector or a recording. Output is
+//! deterministic: the same input gives the same bytes.
+
+mod repro;
+
+use std::path::Path;
+
+use serde::Serialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+pub use repro::minimal_repro;
+
+use crate::diagnostic::{Diagnostic, Seq};
+use crate::input::EventLog;
+use crate::replay::{Options, Replayer, replay_from};
+use crate::store::{NewSession, RecordingWriter, SessionInfo, SessionStatus, StoreError};
+
+/// What to export.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// The stream up to step N (events `1..=N`).
+    UpTo(Seq),
+    /// Events `A..=B`.
+    Range(Seq, Seq),
+    /// One activity's minimal repro up to step N: the run start, the
+    /// baseline snapshot in force, every later event for that `messageId`
+    /// (and the run boundaries and message snapshots between), and a closing
+    /// `RUN_FINISHED`.
+    Repro {
+        /// The activity's `messageId`.
+        message_id: String,
+        /// The last step.
+        to: Seq,
+    },
+}
+
+/// The file format of an export.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExportFormat {
+    /// One event per line.
+    Jsonl,
+    /// `data: <json>` frames.
+    Sse,
+    /// A conformance vector with the observed outcome as its expectation.
+    Vector,
+    /// A new recording file with one session.
+    Recording,
+}
+
+/// Why an export failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    /// A scope outside the stream.
+    #[error("{0}")]
+    Scope(String),
+    /// The output could not be written.
+    #[error("cannot write {path}")]
+    Io {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The recording could not be written.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// The events an export writes, with what their replay gives.
+#[derive(Clone, Debug)]
+pub struct Selection {
+    /// The events, raw, in order (a repro's closing event included).
+    pub events: EventLog,
+    /// For each event, its seq in the source (`None` for a synthesized one).
+    pub origins: Vec<Option<Seq>>,
+}
+
+/// Picks the events of `scope` from a stream; `start` is the stream's step 0.
+pub fn select(
+    events: &EventLog,
+    start: &Replayer,
+    scope: &Scope,
+) -> Result<Selection, ExportError> {
+    let last = events.len() as u64;
+    let check = |seq: Seq, what: &str| {
+        if seq.0 > last {
+            Err(ExportError::Scope(format!(
+                "{what} {seq} is past the end of the stream ({last} events)"
+            )))
+        } else {
+            Ok(())
+        }
+    };
+    let (from, to) = match scope {
+        Scope::UpTo(to) => (Seq(1), *to),
+        Scope::Range(from, to) => {
+            if from > to {
+                return Err(ExportError::Scope(format!(
+                    "the range {from}..{to} is empty (--from must not be after --to)"
+                )));
+            }
+            (Seq(from.0.max(1)), *to)
+        }
+        Scope::Repro { message_id, to } => {
+            check(*to, "step")?;
+            return minimal_repro(events, start, message_id, *to);
+        }
+    };
+    check(to, "step")?;
+    let mut selection = Selection {
+        events: EventLog::default(),
+        origins: Vec::new(),
+    };
+    for (seq, raw) in events.iter() {
+        if seq >= from && seq <= to {
+            selection.events.push(raw);
+            selection.origins.push(Some(seq));
+        }
+    }
+    Ok(selection)
+}
+
+/// Where an export comes from, for the metadata it carries.
+#[derive(Clone, Debug)]
+pub struct ExportContext<'a> {
+    /// The source's name (a file path).
+    pub source_name: &'a str,
+    /// The recording session it came from, if any (its request and response
+    /// go into a recording export; its run input is step 0).
+    pub session: Option<&'a SessionInfo>,
+    /// The run input at step 0, if any.
+    pub run_input: Option<&'a Value>,
+    /// The replay options (a vector records its profile).
+    pub options: Options,
+    /// A name for the vector (`name` member).
+    pub name: String,
+    /// Arrival times of the source's events (index 0 is seq 1), if known.
+    pub arrival_nanos: Option<&'a [u64]>,
+}
+
+/// Writes a selection to `out` in `format`.
+pub fn write(
+    selection: &Selection,
+    format: ExportFormat,
+    context: &ExportContext<'_>,
+    out: &Path,
+) -> Result<(), ExportError> {
+    let io = |source| ExportError::Io {
+        path: out.to_owned(),
+        source,
+    };
+    match format {
+        ExportFormat::Jsonl => {
+            let mut bytes =
+                Vec::with_capacity(selection.events.num_bytes() + selection.events.len());
+            for (_, raw) in selection.events.iter() {
+                bytes.extend_from_slice(raw);
+                bytes.push(b'\n');
+            }
+            std::fs::write(out, bytes).map_err(io)
+        }
+        ExportFormat::Sse => std::fs::write(out, sse_body(&selection.events)).map_err(io),
+        ExportFormat::Vector => {
+            let mut bytes = vector_document(selection, context);
+            bytes.push(b'\n');
+            std::fs::write(out, bytes).map_err(io)
+        }
+        ExportFormat::Recording => write_recording(selection, context, out),
+    }
+}
+
+/// `data: ` frames; an event whose text spans lines gets one `data:` line
+/// per line, as SSE joins them back with `\n`.
+pub fn sse_body(events: &EventLog) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(events.num_bytes() + events.len() * 8);
+    for (_, raw) in events.iter() {
+        for line in raw.split(|&b| b == b'\n') {
+            bytes.extend_from_slice(b"data: ");
+            bytes.extend_from_slice(line.strip_suffix(b"\r").unwrap_or(line));
+            bytes.push(b'\n');
+        }
+        bytes.push(b'\n');
+    }
+    bytes
+}
+
+#[derive(Serialize)]
+struct VectorDocument<'a> {
+    name: &'a str,
+    rules: [&'a str; 0],
+    profile: &'a str,
+    /// The recorded run input (step 0), when the stream had one: not part of
+    /// the shared vectors' format, read back by this tool.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    input: Option<&'a Value>,
+    events: Vec<Box<RawValue>>,
+    expect: Expectation,
+}
+
+#[derive(Serialize)]
+struct Expectation {
+    outcome: &'static str,
+    diagnostics: Vec<ExpectedDiagnostic>,
+    messages: Value,
+    state: Value,
+}
+
+#[derive(Serialize)]
+struct ExpectedDiagnostic {
+    seq: Seq,
+    code: crate::diagnostic::Code,
+}
+
+/// A conformance vector (the format of `tests/vectors`) whose expectation is
+/// what replaying the selection gives: a ready test case. An event that is
+/// not JSON is kept as a JSON string holding its text (it stays unparseable).
+pub fn vector_document(selection: &Selection, context: &ExportContext<'_>) -> Vec<u8> {
+    let start = match context.run_input {
+        Some(input) => Replayer::with_run_input(context.options, input),
+        None => Replayer::new(context.options),
+    };
+    let replayer = replay_from(start, &selection.events);
+    let events = selection
+        .events
+        .iter()
+        .map(|(_, raw)| {
+            std::str::from_utf8(raw)
+                .ok()
+                .and_then(|text| RawValue::from_string(text.trim().to_owned()).ok())
+                .unwrap_or_else(|| {
+                    let text = String::from_utf8_lossy(raw).into_owned();
+                    RawValue::from_string(Value::String(text).to_string()).unwrap_or_else(|_| {
+                        RawValue::from_string("null".into()).expect("null is JSON")
+                    })
+                })
+        })
+        .collect();
+    let diagnostics = replayer
+        .diagnostics()
+        .iter()
+        .map(|d: &Diagnostic| ExpectedDiagnostic {
+            seq: d.seq,
+            code: d.code,
+        })
+        .collect();
+    let document = VectorDocument {
+        name: &context.name,
+        rules: [],
+        profile: context.options.profile.as_str(),
+        input: context.run_input,
+        events,
+        expect: Expectation {
+            outcome: replayer.outcome().as_str(),
+            diagnostics,
+            messages: replayer.conversation().to_json(),
+            state: replayer.state().clone(),
+        },
+    };
+    serde_json::to_vec_pretty(&document).unwrap_or_default()
+}
+
+fn write_recording(
+    selection: &Selection,
+    context: &ExportContext<'_>,
+    out: &Path,
+) -> Result<(), ExportError> {
+    let session = context.session;
+    let mut writer = RecordingWriter::create(out, true)?;
+    writer.begin_session(NewSession {
+        source: format!("export: {}", context.source_name),
+        format: session.map_or_else(|| "jsonl".to_owned(), |s| s.format.clone()),
+        // Deterministic: the source's start, never "now".
+        started_at_unix_ms: Some(session.map_or(0, |s| s.started_at_unix_ms)),
+        request: session.and_then(|s| s.request.clone()),
+        response: session.and_then(|s| s.response.clone()),
+        reader_diagnostics: session
+            .map(|s| s.reader_diagnostics.clone())
+            .unwrap_or_default(),
+    })?;
+    let mut last_arrival = 0;
+    for ((_, raw), origin) in selection.events.iter().zip(&selection.origins) {
+        let arrival = origin
+            .and_then(|seq| seq.index())
+            .and_then(|i| context.arrival_nanos.and_then(|a| a.get(i)).copied())
+            .unwrap_or(last_arrival);
+        last_arrival = arrival;
+        writer.append_at(raw, arrival)?;
+    }
+    let ended = session
+        .and_then(|s| s.ended_at_unix_ms)
+        .or(Some(session.map_or(0, |s| s.started_at_unix_ms)));
+    writer.end_session_at(SessionStatus::Complete, ended)?;
+    writer.finish()?;
+    Ok(())
+}

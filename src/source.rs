@@ -1,0 +1,182 @@
+//! Opening whatever a user points at as one stream to replay: a recording
+//! (one of its sessions), a HAR file (one of its event-stream exchanges), or
+//! a plain stream file (JSON lines, JSON array, vector document, SSE body).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::diagnostic::Diagnostic;
+use crate::input::{self, EventLog, ReadError, read_har};
+use crate::replay::{Options, Replayer};
+use crate::store::{Recording, SessionInfo, StoreError, is_sqlite};
+
+/// One stream, ready to replay.
+#[derive(Clone, Debug)]
+pub struct Source {
+    /// The events' raw bytes, in arrival order.
+    pub events: EventLog,
+    /// How the events were framed (`JSON lines`, `SSE body`, `recording`…).
+    pub format: String,
+    /// What the reader noticed about the framing (seq 0).
+    pub diagnostics: Vec<Diagnostic>,
+    /// The profile a vector document declares.
+    pub declared_profile: Option<String>,
+    /// The recorded run input (the request body), step 0 of the replay.
+    pub run_input: Option<Value>,
+    /// The recording session it came from, for recordings.
+    pub session: Option<SessionInfo>,
+    /// How many sessions (or HAR exchanges) the file holds.
+    pub num_sessions: usize,
+}
+
+impl Source {
+    /// A replayer at step 0 of this stream: the run input's messages and
+    /// state, if one was recorded (R50 checks it).
+    pub fn start(&self, options: Options) -> Replayer {
+        match &self.run_input {
+            Some(input) => Replayer::with_run_input(options, input),
+            None => Replayer::new(options),
+        }
+    }
+}
+
+/// Why a source could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum SourceError {
+    /// A plain stream file that cannot be read.
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// A recording that cannot be read.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A HAR file that cannot be read.
+    #[error("{reason}: {path}")]
+    Har {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A session that does not exist.
+    #[error("{reason}: {path}")]
+    NoSuchSession {
+        /// The file.
+        path: PathBuf,
+        /// What exists.
+        reason: String,
+    },
+}
+
+/// Opens `path` (or standard input for `-`) as one stream; `session` picks
+/// one of several sessions (1-based), as `--session N` does.
+pub fn open_source(path: &Path, session: Option<i64>) -> Result<Source, SourceError> {
+    if path != Path::new("-") && file_starts_with_sqlite(path) {
+        return open_recording(path, session);
+    }
+    let bytes = if path == Path::new("-") {
+        input::read_stdin()?
+    } else {
+        std::fs::read(path).map_err(|source| ReadError::Io {
+            path: path.to_owned(),
+            source,
+        })?
+    };
+    if is_sqlite(&bytes) {
+        return Err(SourceError::Read(ReadError::Unrecognised {
+            path: path.to_owned(),
+            reason: "a recording cannot be read from standard input; pass its path".into(),
+        }));
+    }
+    let is_har_file = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("har"));
+    if is_har_file || input::is_har(&bytes) {
+        return open_har(path, &bytes, session);
+    }
+    let stream = input::read_bytes(&bytes, path)?;
+    if let Some(n) = session.filter(|&n| n != 1) {
+        return Err(SourceError::NoSuchSession {
+            path: path.to_owned(),
+            reason: format!(
+                "session {n} does not exist: a {} holds one stream (session 1)",
+                stream.format.as_str()
+            ),
+        });
+    }
+    Ok(Source {
+        events: stream.events,
+        format: stream.format.as_str().to_owned(),
+        diagnostics: stream.diagnostics,
+        declared_profile: stream.declared_profile,
+        run_input: stream.run_input,
+        session: None,
+        num_sessions: 1,
+    })
+}
+
+fn file_starts_with_sqlite(path: &Path) -> bool {
+    use std::io::Read;
+    let mut header = [0u8; 16];
+    std::fs::File::open(path)
+        .and_then(|mut file| file.read(&mut header))
+        .is_ok_and(|n| is_sqlite(&header[..n]))
+}
+
+fn open_recording(path: &Path, session: Option<i64>) -> Result<Source, SourceError> {
+    let recording = Recording::open(path)?;
+    let info = recording.pick_session(session)?.clone();
+    let events = recording.load_events(info.id)?;
+    Ok(Source {
+        events,
+        format: format!("recording ({})", info.format),
+        diagnostics: info.reader_diagnostics.clone(),
+        declared_profile: None,
+        run_input: info.run_input(),
+        num_sessions: recording.sessions().len(),
+        session: Some(info),
+    })
+}
+
+fn open_har(path: &Path, bytes: &[u8], session: Option<i64>) -> Result<Source, SourceError> {
+    let exchanges = read_har(bytes).map_err(|reason| SourceError::Har {
+        path: path.to_owned(),
+        reason,
+    })?;
+    let wanted = match session {
+        Some(n) => usize::try_from(n).ok().and_then(|n| n.checked_sub(1)),
+        None if exchanges.len() == 1 => Some(0),
+        None => None,
+    };
+    let Some(exchange) = wanted.and_then(|i| exchanges.get(i)) else {
+        let list: Vec<String> = exchanges
+            .iter()
+            .enumerate()
+            .map(|(i, e)| format!("{}: {} {}", i + 1, e.request.method, e.request.url))
+            .collect();
+        return Err(SourceError::NoSuchSession {
+            path: path.to_owned(),
+            reason: format!(
+                "the HAR file holds {} event streams; pick one with --session N ({})",
+                exchanges.len(),
+                list.join("; ")
+            ),
+        });
+    };
+    let stream = input::read_bytes(&exchange.body, Path::new("response.sse"))?;
+    let run_input = exchange
+        .request
+        .body
+        .as_ref()
+        .and_then(|body| serde_json::from_slice::<Value>(body).ok())
+        .filter(Value::is_object);
+    Ok(Source {
+        events: stream.events,
+        format: "HAR exchange (SSE body)".to_owned(),
+        diagnostics: stream.diagnostics,
+        declared_profile: None,
+        run_input,
+        session: None,
+        num_sessions: exchanges.len(),
+    })
+}

@@ -1,0 +1,244 @@
+//! Recording files: one SQLite database holding one or more sessions (one
+//! stream each: one HTTP exchange, or one imported file), each event's raw
+//! bytes exactly as received with its arrival time, and the request and
+//! response of HTTP captures.
+//!
+//! [`RecordingWriter`] writes (WAL, batched transactions committed at least
+//! every 100 ms, crash-safe); [`Recording`] reads, opening the file
+//! read-only so that opening never modifies it.
+
+mod import;
+mod reader;
+mod schema;
+mod writer;
+
+use std::fmt;
+use std::path::PathBuf;
+
+pub use import::{ImportError, ImportProgress, ImportedSession, format_name, import_files};
+pub use reader::{FirstFrame, Recording, StoredEvent};
+pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
+pub use writer::{COMMIT_INTERVAL, NewSession, RecordingWriter};
+
+use crate::diagnostic::Diagnostic;
+use crate::input::{HttpRequest, HttpResponse};
+
+/// A session's id inside a recording (1, 2, …).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SessionId(pub i64);
+
+impl fmt::Display for SessionId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// How a session's recording ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SessionStatus {
+    /// Still being written, or its writer died without finishing it: the
+    /// file holds every event committed before that.
+    Incomplete,
+    /// The stream ended normally.
+    Complete,
+    /// The client went away before the stream ended.
+    Truncated,
+    /// The exchange failed (an error response, an unreachable upstream).
+    Failed,
+}
+
+impl SessionStatus {
+    /// The name stored in the file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Incomplete => "incomplete",
+            Self::Complete => "complete",
+            Self::Truncated => "truncated",
+            Self::Failed => "failed",
+        }
+    }
+
+    fn from_stored(name: &str) -> Self {
+        match name {
+            "complete" => Self::Complete,
+            "truncated" => Self::Truncated,
+            "failed" => Self::Failed,
+            // "recording" (a writer that never finished) and "incomplete".
+            _ => Self::Incomplete,
+        }
+    }
+}
+
+/// What a recording knows of one session.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionInfo {
+    /// Its id.
+    pub id: SessionId,
+    /// Where it came from (`import: path`, `proxy`, `run: url`).
+    pub source: String,
+    /// How its events were framed (`sse`, `jsonl`, `json`, `har`).
+    pub format: String,
+    /// When it started, in milliseconds since the Unix epoch.
+    pub started_at_unix_ms: i64,
+    /// When it ended, if it did.
+    pub ended_at_unix_ms: Option<i64>,
+    /// How it ended.
+    pub status: SessionStatus,
+    /// The HTTP request, for captures (headers with secrets redacted).
+    pub request: Option<HttpRequest>,
+    /// The HTTP response status and headers, for captures.
+    pub response: Option<HttpResponse>,
+    /// What the reader noticed about the framing (CRLF and the like).
+    pub reader_diagnostics: Vec<Diagnostic>,
+    /// The number of events.
+    pub num_events: u64,
+}
+
+impl SessionInfo {
+    /// The run input the request carried (its JSON body), if any: step 0 of
+    /// the replay.
+    pub fn run_input(&self) -> Option<serde_json::Value> {
+        let body = self.request.as_ref()?.body.as_ref()?;
+        match serde_json::from_slice::<serde_json::Value>(body) {
+            Ok(value @ serde_json::Value::Object(_)) => Some(value),
+            _ => None,
+        }
+    }
+}
+
+/// Why a recording could not be opened, read or written. Messages put the
+/// cause first and the file last.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// Not an SQLite database at all.
+    #[error("not a recording (not an SQLite database): {path}")]
+    NotSqlite {
+        /// The file.
+        path: PathBuf,
+    },
+    /// An SQLite database, but not one of ours.
+    #[error("not a recording (an SQLite database of another application): {path}")]
+    Foreign {
+        /// The file.
+        path: PathBuf,
+    },
+    /// Written by a newer agui-replay.
+    #[error(
+        "recording schema version {found} is newer than this agui-replay reads (up to {supported}); upgrade agui-replay: {path}"
+    )]
+    NewerSchema {
+        /// The file.
+        path: PathBuf,
+        /// Its schema version.
+        found: i32,
+        /// The newest this build reads.
+        supported: i32,
+    },
+    /// The file is damaged.
+    #[error("recording is damaged ({reason}): {path}")]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What SQLite said.
+        reason: String,
+    },
+    /// Several sessions and none picked.
+    #[error("the recording holds {available}; pick one with --session N: {path}")]
+    SessionNeeded {
+        /// The file.
+        path: PathBuf,
+        /// The sessions there are, in words.
+        available: String,
+    },
+    /// No such session.
+    #[error("session {session} does not exist (the recording holds {available}): {path}")]
+    NoSuchSession {
+        /// The file.
+        path: PathBuf,
+        /// The session asked for.
+        session: i64,
+        /// The sessions there are, in words.
+        available: String,
+    },
+    /// Another SQLite failure (disk full, permissions, a locked file).
+    #[error("{context}: {path}")]
+    Sqlite {
+        /// The file.
+        path: PathBuf,
+        /// What was being done.
+        context: String,
+        /// The cause.
+        #[source]
+        source: rusqlite::Error,
+    },
+}
+
+/// Whether bytes start like an SQLite database.
+pub fn is_sqlite(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"SQLite format 3\0")
+}
+
+/// Milliseconds since the Unix epoch, now.
+pub fn now_unix_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// The headers whose values a recording never stores: credentials.
+pub fn is_secret_header(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    matches!(
+        name.as_str(),
+        "authorization" | "proxy-authorization" | "cookie" | "set-cookie"
+    ) || ["api-key", "apikey", "token", "secret"]
+        .iter()
+        .any(|part| name.contains(part))
+}
+
+/// The placeholder stored instead of a secret header's value.
+pub const REDACTED: &str = "[redacted]";
+
+/// Headers with the values of secret ones replaced by [`REDACTED`].
+pub fn redact_headers(headers: &[(String, String)]) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .map(|(name, value)| {
+            if is_secret_header(name) {
+                (name.clone(), REDACTED.to_owned())
+            } else {
+                (name.clone(), value.clone())
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_are_recognised_by_name() {
+        for name in [
+            "Authorization",
+            "proxy-authorization",
+            "Cookie",
+            "Set-Cookie",
+            "X-API-Key",
+            "x-apikey",
+            "X-Auth-Token",
+            "client-secret",
+        ] {
+            assert!(is_secret_header(name), "{name}");
+        }
+        for name in ["Content-Type", "Accept", "User-Agent", "Cache-Control"] {
+            assert!(!is_secret_header(name), "{name}");
+        }
+        let redacted = redact_headers(&[
+            ("Authorization".into(), "Bearer abc".into()),
+            ("Accept".into(), "text/event-stream".into()),
+        ]);
+        assert_eq!(redacted[0].1, REDACTED);
+        assert_eq!(redacted[1].1, "text/event-stream");
+    }
+}

@@ -1,0 +1,402 @@
+//! Reading recordings: read-only, never modifying the file; events paged
+//! lazily.
+
+use std::io::Read;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OpenFlags, params};
+
+use super::schema::{APPLICATION_ID, READABLE_VERSIONS, SCHEMA_VERSION, event_id};
+use super::{SessionId, SessionInfo, SessionStatus, StoreError, is_sqlite};
+use crate::diagnostic::{Diagnostic, Seq};
+use crate::input::{EventLog, HttpRequest, HttpResponse};
+
+/// One stored event.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredEvent {
+    /// Its step.
+    pub seq: Seq,
+    /// When it arrived, in nanoseconds from the session's start.
+    pub arrival_nanos: u64,
+    /// Its bytes exactly as received.
+    pub raw: Vec<u8>,
+    /// Its `type`, if it had a string one.
+    pub event_type: Option<String>,
+    /// Its `messageId`, if it had one.
+    pub message_id: Option<String>,
+}
+
+/// What the first frame of a view needs: how many events, their types (for
+/// the density strip), and the first page of the event list. The full
+/// replay follows in the background.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FirstFrame {
+    /// The number of events.
+    pub num_events: u64,
+    /// Each event's `type` (index 0 is seq 1); empty where it had none.
+    pub event_types: Vec<Option<String>>,
+    /// The first events, for the list.
+    pub first_page: Vec<StoredEvent>,
+}
+
+/// A recording opened read-only.
+pub struct Recording {
+    conn: Connection,
+    path: PathBuf,
+    sessions: Vec<SessionInfo>,
+}
+
+/// The largest step a session can hold (40 bits of the row id).
+const MAX_SEQ: u64 = (1 << 40) - 1;
+
+/// The row ids of all of a session's events, as query parameters.
+fn session_ids(session: SessionId) -> [i64; 2] {
+    [event_id(session.0, 0), event_id(session.0, MAX_SEQ as i64)]
+}
+
+/// Checks the first bytes: an SQLite database, or not a recording at all.
+pub(super) fn check_header(path: &Path) -> Result<(), StoreError> {
+    let mut header = [0u8; 16];
+    let read = std::fs::File::open(path).and_then(|mut file| file.read(&mut header));
+    match read {
+        Ok(n) if is_sqlite(&header[..n]) => Ok(()),
+        Ok(_) => Err(StoreError::NotSqlite {
+            path: path.to_owned(),
+        }),
+        Err(source) => Err(StoreError::Sqlite {
+            path: path.to_owned(),
+            context: format!("cannot read the file ({source})"),
+            source: rusqlite::Error::InvalidPath(path.to_owned()),
+        }),
+    }
+}
+
+/// `(application_id, user_version)`.
+pub(super) fn versions(conn: &Connection) -> rusqlite::Result<(i32, i32)> {
+    let application_id = conn.query_row("PRAGMA application_id", [], |row| row.get(0))?;
+    let version = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    Ok((application_id, version))
+}
+
+/// Whether an SQLite error means the file is damaged.
+fn is_corruption(error: &rusqlite::Error) -> bool {
+    matches!(
+        error.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase)
+    )
+}
+
+impl Recording {
+    /// Opens a recording read-only. Opening never modifies the file.
+    pub fn open(path: &Path) -> Result<Self, StoreError> {
+        check_header(path)?;
+        let fail = |context: &str| {
+            let path = path.to_owned();
+            let context = context.to_owned();
+            move |source: rusqlite::Error| {
+                if is_corruption(&source) {
+                    StoreError::Corrupt {
+                        path,
+                        reason: source.to_string(),
+                    }
+                } else {
+                    StoreError::Sqlite {
+                        path,
+                        context,
+                        source,
+                    }
+                }
+            }
+        };
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(fail("cannot open the recording"))?;
+        let (application_id, version) =
+            versions(&conn).map_err(fail("cannot read the recording"))?;
+        if application_id != APPLICATION_ID {
+            return Err(StoreError::Foreign {
+                path: path.to_owned(),
+            });
+        }
+        if version > SCHEMA_VERSION {
+            return Err(StoreError::NewerSchema {
+                path: path.to_owned(),
+                found: version,
+                supported: SCHEMA_VERSION,
+            });
+        }
+        if !READABLE_VERSIONS.contains(&version) {
+            return Err(StoreError::Corrupt {
+                path: path.to_owned(),
+                reason: format!("unknown schema version {version}"),
+            });
+        }
+        let mut recording = Self {
+            conn,
+            path: path.to_owned(),
+            sessions: Vec::new(),
+        };
+        recording.sessions = recording
+            .read_sessions()
+            .map_err(fail("cannot read the sessions"))?;
+        Ok(recording)
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Every session, in order.
+    pub fn sessions(&self) -> &[SessionInfo] {
+        &self.sessions
+    }
+
+    /// Reads the session list again (a recording still being written grows).
+    pub fn refresh(&mut self) -> Result<(), StoreError> {
+        self.sessions = self
+            .read_sessions()
+            .map_err(|e| self.error("cannot read the sessions", e))?;
+        Ok(())
+    }
+
+    fn error(&self, context: &str, source: rusqlite::Error) -> StoreError {
+        if is_corruption(&source) {
+            StoreError::Corrupt {
+                path: self.path.clone(),
+                reason: source.to_string(),
+            }
+        } else {
+            StoreError::Sqlite {
+                path: self.path.clone(),
+                context: context.to_owned(),
+                source,
+            }
+        }
+    }
+
+    /// The session asked for: `Some(n)` is session `n`; `None` is the only
+    /// session, and an error listing them when there are several.
+    pub fn pick_session(&self, requested: Option<i64>) -> Result<&SessionInfo, StoreError> {
+        let found = match requested {
+            Some(id) => self.sessions.iter().find(|s| s.id.0 == id),
+            None if self.sessions.len() == 1 => self.sessions.first(),
+            None => None,
+        };
+        found.ok_or_else(|| match requested {
+            Some(session) => StoreError::NoSuchSession {
+                path: self.path.clone(),
+                session,
+                available: self.describe_sessions(),
+            },
+            None => StoreError::SessionNeeded {
+                path: self.path.clone(),
+                available: self.describe_sessions(),
+            },
+        })
+    }
+
+    /// The sessions in words, for messages.
+    pub fn describe_sessions(&self) -> String {
+        if self.sessions.is_empty() {
+            return "no session".to_owned();
+        }
+        let list: Vec<String> = self
+            .sessions
+            .iter()
+            .map(|s| {
+                format!(
+                    "{}: {}, {} events, {}",
+                    s.id,
+                    s.source,
+                    s.num_events,
+                    s.status.as_str()
+                )
+            })
+            .collect();
+        format!("{} sessions: {}", self.sessions.len(), list.join("; "))
+    }
+
+    fn read_sessions(&self) -> rusqlite::Result<Vec<SessionInfo>> {
+        let mut statement = self.conn.prepare(
+            "SELECT id, source, format, started_at_unix_ms, ended_at_unix_ms, status,
+                    request_method, request_url, request_headers, request_body,
+                    response_status, response_headers, reader_diagnostics,
+                    (SELECT max(id) - (sessions.id << 40) FROM events WHERE id BETWEEN sessions.id << 40 AND (sessions.id << 40) + 1099511627775)
+             FROM sessions ORDER BY id",
+        )?;
+        let rows = statement.query_map([], |row| {
+            let headers = |text: Option<String>| -> Vec<(String, String)> {
+                text.and_then(|t| serde_json::from_str(&t).ok())
+                    .unwrap_or_default()
+            };
+            let method: Option<String> = row.get(6)?;
+            let url: Option<String> = row.get(7)?;
+            let request = match (method, url) {
+                (Some(method), Some(url)) => Some(HttpRequest {
+                    method,
+                    url,
+                    headers: headers(row.get(8)?),
+                    body: row.get(9)?,
+                }),
+                _ => None,
+            };
+            let status: Option<u16> = row.get(10)?;
+            let response = status.map(|status| HttpResponse {
+                status,
+                headers: Vec::new(),
+            });
+            let response = match response {
+                Some(mut response) => {
+                    response.headers = headers(row.get(11)?);
+                    Some(response)
+                }
+                None => None,
+            };
+            let diagnostics: Option<String> = row.get(12)?;
+            let reader_diagnostics: Vec<Diagnostic> = diagnostics
+                .and_then(|text| serde_json::from_str::<Vec<StoredDiagnostic>>(&text).ok())
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(StoredDiagnostic::into_diagnostic)
+                .collect();
+            let status: String = row.get(5)?;
+            let max_seq: Option<i64> = row.get(13)?;
+            Ok(SessionInfo {
+                id: SessionId(row.get(0)?),
+                source: row.get(1)?,
+                format: row.get(2)?,
+                started_at_unix_ms: row.get(3)?,
+                ended_at_unix_ms: row.get(4)?,
+                status: SessionStatus::from_stored(&status),
+                request,
+                response,
+                reader_diagnostics,
+                num_events: max_seq.map_or(0, |n| n.max(0) as u64),
+            })
+        })?;
+        rows.collect()
+    }
+
+    /// Every event of a session, raw, in order: what a replay reads.
+    pub fn load_events(&self, session: SessionId) -> Result<EventLog, StoreError> {
+        let load = || -> rusqlite::Result<EventLog> {
+            let num_events = self
+                .sessions
+                .iter()
+                .find(|s| s.id == session)
+                .map_or(0, |s| s.num_events as usize);
+            let mut log = EventLog::with_capacity(num_events * 200, num_events);
+            let mut statement = self
+                .conn
+                .prepare("SELECT raw FROM events WHERE id BETWEEN ?1 AND ?2 ORDER BY id")?;
+            let mut rows = statement.query(session_ids(session))?;
+            while let Some(row) = rows.next()? {
+                log.push(row.get_ref(0)?.as_bytes()?);
+            }
+            Ok(log)
+        };
+        load().map_err(|e| self.error("cannot read the events", e))
+    }
+
+    /// The events of a session at steps `seqs` (a page of the list).
+    pub fn events(
+        &self,
+        session: SessionId,
+        seqs: Range<u64>,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        let load = || -> rusqlite::Result<Vec<StoredEvent>> {
+            let mut statement = self.conn.prepare_cached(
+                "SELECT seq, arrival_nanos, raw, type, message_id FROM events
+                 WHERE id >= ?1 AND id < ?2 ORDER BY id",
+            )?;
+            let clamp = |seq: u64| i64::try_from(seq.min(MAX_SEQ)).unwrap_or(0);
+            let start = event_id(session.0, clamp(seqs.start));
+            let end = event_id(session.0, clamp(seqs.end.max(seqs.start)));
+            let rows = statement.query_map(params![start, end], |row| {
+                let seq: i64 = row.get(0)?;
+                let arrival: i64 = row.get(1)?;
+                Ok(StoredEvent {
+                    seq: Seq(seq.max(0) as u64),
+                    arrival_nanos: arrival.max(0) as u64,
+                    raw: row.get(2)?,
+                    event_type: row.get(3)?,
+                    message_id: row.get(4)?,
+                })
+            })?;
+            rows.collect()
+        };
+        load().map_err(|e| self.error("cannot read the events", e))
+    }
+
+    /// The arrival time of every event of a session (index 0 is seq 1).
+    pub fn arrival_nanos(&self, session: SessionId) -> Result<Vec<u64>, StoreError> {
+        let load = || -> rusqlite::Result<Vec<u64>> {
+            let mut statement = self.conn.prepare(
+                "SELECT arrival_nanos FROM events WHERE id BETWEEN ?1 AND ?2 ORDER BY id",
+            )?;
+            let rows = statement.query_map(session_ids(session), |row| {
+                row.get::<_, i64>(0).map(|n| n.max(0) as u64)
+            })?;
+            rows.collect()
+        };
+        load().map_err(|e| self.error("cannot read arrival times", e))
+    }
+
+    /// What the first frame of a view needs, for a session.
+    pub fn first_frame(
+        &self,
+        session: SessionId,
+        page_events: u64,
+    ) -> Result<FirstFrame, StoreError> {
+        let num_events = self
+            .sessions
+            .iter()
+            .find(|s| s.id == session)
+            .map_or(0, |s| s.num_events);
+        let types = || -> rusqlite::Result<Vec<Option<String>>> {
+            let mut statement = self
+                .conn
+                .prepare("SELECT type FROM events WHERE id BETWEEN ?1 AND ?2 ORDER BY id")?;
+            let mut rows = statement.query(session_ids(session))?;
+            let mut types = Vec::with_capacity(num_events as usize);
+            while let Some(row) = rows.next()? {
+                types.push(row.get_ref(0)?.as_str_or_null()?.map(str::to_owned));
+            }
+            Ok(types)
+        };
+        let event_types = types().map_err(|e| self.error("cannot read the event types", e))?;
+        let first_page = self.events(session, 1..page_events.saturating_add(1))?;
+        Ok(FirstFrame {
+            num_events,
+            event_types,
+            first_page,
+        })
+    }
+}
+
+/// A diagnostic as stored (the reader's, serialized at import).
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StoredDiagnostic {
+    seq: u64,
+    code: String,
+    #[serde(default)]
+    message_id: Option<String>,
+    #[serde(default)]
+    path: Option<String>,
+    message: String,
+}
+
+impl StoredDiagnostic {
+    fn into_diagnostic(self) -> Option<Diagnostic> {
+        let code = crate::diagnostic::Code::from_name(&self.code)?;
+        let mut diagnostic = Diagnostic::new(Seq(self.seq), code, self.message);
+        diagnostic.message_id = self.message_id;
+        diagnostic.path = self.path;
+        Some(diagnostic)
+    }
+}
