@@ -39,7 +39,12 @@ pub(super) fn run(args: &ImportArgs, out: &mut dyn Write) -> anyhow::Result<u8> 
         }
     }
     let terminal = std::io::stderr().is_terminal();
+    // Progress is worth showing on large inputs only.
+    const LARGE: u64 = 100_000;
     let mut report = |p: ImportProgress| {
+        if p.events_known < LARGE {
+            return;
+        }
         if p.events_done < p.events_known {
             let line = format!("importing: {} of {} events", p.events_done, p.events_known);
             if terminal {
@@ -47,7 +52,7 @@ pub(super) fn run(args: &ImportArgs, out: &mut dyn Write) -> anyhow::Result<u8> 
             } else {
                 eprintln!("{line}");
             }
-        } else if terminal && p.events_known >= 100_000 {
+        } else if terminal {
             eprint!("\r\x1b[K");
         }
     };
