@@ -20,6 +20,7 @@ pub mod diagnostic;
 pub mod export;
 pub mod input;
 pub mod protocol;
+pub mod record;
 pub mod replay;
 pub mod source;
 pub mod store;

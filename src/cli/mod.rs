@@ -7,6 +7,7 @@ mod check;
 mod diff;
 mod export;
 mod import;
+mod record;
 mod state;
 
 use std::io::Write;
@@ -54,6 +55,10 @@ pub enum Command {
     /// Export the stream, a range of it, or one activity's minimal repro
     /// (`--message ID --to N`) as JSON lines, SSE, a vector or a recording.
     Export(export::ExportArgs),
+    /// The recording proxy: put it between your front end and your agent.
+    Record(record::RecordArgs),
+    /// Post a run input to an agent and record the event stream.
+    Run(record::RunArgs),
     /// Benchmarks, printed as JSON figures.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -180,6 +185,8 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Some(Command::Diff(args)) => diff::run(&args, &mut stdout)?,
         Some(Command::Import(args)) => import::run(&args, &mut stdout)?,
         Some(Command::Export(args)) => export::run(&args, &mut stdout)?,
+        Some(Command::Record(args)) => record::record(&args, &mut stdout)?,
+        Some(Command::Run(args)) => record::run(&args, &mut stdout)?,
         Some(Command::Bench(command)) => bench::run(&command, &mut stdout)?,
         None => {
             eprintln!(

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 pub use har::{HarExchange, is_har, read_har};
 pub use http::{HttpRequest, HttpResponse};
 pub use log::EventLog;
+pub use sse::SseFramer;
 
 use crate::diagnostic::Diagnostic;
 

@@ -15,22 +15,94 @@ use crate::diagnostic::{Code, Diagnostic, Seq};
 
 pub(super) fn read_sse(bytes: &[u8], stream: &mut Stream) {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    if bytes.windows(2).any(|w| w == b"\r\n") {
+    let mut framer = SseFramer::default();
+    framer.push(bytes, &mut |event| {
+        stream.events.push(event);
+    });
+    framer.finish(&mut |event| {
+        stream.events.push(event);
+    });
+    if framer.saw_crlf() {
         stream.diagnostics.push(Diagnostic::new(
             Seq::START,
             Code::SseCrlf,
             "the SSE body is framed with CRLF line ends; accepted",
         ));
     }
-    let mut data: Vec<u8> = Vec::new();
-    let mut has_data = false;
-    for line in lines(bytes) {
+}
+
+/// Frames an SSE body into events incrementally, chunk by chunk as it
+/// arrives (a chunk may end anywhere, even between the CR and LF of a line
+/// end). Each event's bytes are its `data` lines joined with `\n`; a line
+/// that is not SSE is an event of its own so that it is seen.
+#[derive(Debug, Default)]
+pub struct SseFramer {
+    /// The current line, not ended yet.
+    line: Vec<u8>,
+    /// The current frame's data.
+    data: Vec<u8>,
+    has_data: bool,
+    /// The last chunk ended with a CR: a LF starting the next one belongs
+    /// to the same line end.
+    after_cr: bool,
+    saw_crlf: bool,
+}
+
+impl SseFramer {
+    /// Feeds a chunk; `emit` receives every event it completes.
+    pub fn push(&mut self, chunk: &[u8], emit: &mut dyn FnMut(&[u8])) {
+        let mut rest = chunk;
+        if self.after_cr {
+            self.after_cr = false;
+            if let Some(after) = rest.strip_prefix(b"\n") {
+                self.saw_crlf = true;
+                rest = after;
+            }
+        }
+        while let Some(end) = rest.iter().position(|&b| b == b'\n' || b == b'\r') {
+            self.line.extend_from_slice(&rest[..end]);
+            let mut skip = 1;
+            if rest[end] == b'\r' {
+                match rest.get(end + 1) {
+                    Some(b'\n') => {
+                        self.saw_crlf = true;
+                        skip = 2;
+                    }
+                    Some(_) => {}
+                    None => self.after_cr = true,
+                }
+            }
+            let line = std::mem::take(&mut self.line);
+            self.line_ended(&line, emit);
+            self.line = line;
+            self.line.clear();
+            rest = &rest[end + skip..];
+        }
+        self.line.extend_from_slice(rest);
+    }
+
+    /// The end of the body: a last line without its line end, and a last
+    /// frame without its blank line, still count.
+    pub fn finish(&mut self, emit: &mut dyn FnMut(&[u8])) {
+        if !self.line.is_empty() {
+            let line = std::mem::take(&mut self.line);
+            self.line_ended(&line, emit);
+        }
+        self.dispatch(emit);
+    }
+
+    /// Whether any line ended with CRLF.
+    pub fn saw_crlf(&self) -> bool {
+        self.saw_crlf
+    }
+
+    fn line_ended(&mut self, line: &[u8], emit: &mut dyn FnMut(&[u8])) {
         if line.is_empty() {
-            dispatch(&mut data, &mut has_data, stream);
-            continue;
+            self.dispatch(emit);
+            return;
         }
         if line[0] == b':' {
-            continue;
+            return;
         }
         let (field, value) = match line.iter().position(|&b| b == b':') {
             Some(colon) => {
@@ -41,55 +113,25 @@ pub(super) fn read_sse(bytes: &[u8], stream: &mut Stream) {
         };
         match field {
             b"data" => {
-                if has_data {
-                    data.push(b'\n');
+                if self.has_data {
+                    self.data.push(b'\n');
                 }
-                data.extend_from_slice(value);
-                has_data = true;
+                self.data.extend_from_slice(value);
+                self.has_data = true;
             }
             b"event" | b"id" | b"retry" => {}
-            _ => {
-                // Not SSE: keep the line as an event so it is seen (R41).
-                stream.events.push(line);
-            }
+            // Not SSE: keep the line as an event so it is seen (R41).
+            _ => emit(line),
         }
     }
-    dispatch(&mut data, &mut has_data, stream);
-}
 
-fn dispatch(data: &mut Vec<u8>, has_data: &mut bool, stream: &mut Stream) {
-    if *has_data && !data.is_empty() {
-        stream.events.push(data);
+    fn dispatch(&mut self, emit: &mut dyn FnMut(&[u8])) {
+        if self.has_data && !self.data.is_empty() {
+            emit(&self.data);
+        }
+        self.data.clear();
+        self.has_data = false;
     }
-    data.clear();
-    *has_data = false;
-}
-
-/// Splits on LF, CRLF or a lone CR, without the line ends.
-fn lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
-    let mut rest = bytes;
-    std::iter::from_fn(move || {
-        if rest.is_empty() {
-            return None;
-        }
-        match rest.iter().position(|&b| b == b'\n' || b == b'\r') {
-            Some(end) => {
-                let line = &rest[..end];
-                let skip = if rest[end] == b'\r' && rest.get(end + 1) == Some(&b'\n') {
-                    2
-                } else {
-                    1
-                };
-                rest = &rest[end + skip..];
-                Some(line)
-            }
-            None => {
-                let line = rest;
-                rest = &[];
-                Some(line)
-            }
-        }
-    })
 }
 
 #[cfg(test)]
@@ -139,6 +181,22 @@ mod tests {
         // An unknown field line becomes an event; an unterminated frame too.
         let stream = read("data: {\"a\":1}\n\ngarbage here\ndata: {\"b\":");
         assert_eq!(texts(&stream), ["{\"a\":1}", "garbage here", "{\"b\":"]);
+    }
+
+    #[test]
+    fn chunks_may_split_anywhere() {
+        let body = b"data: {\"a\":1}\r\n\r\n: c\r\ndata: x\r\ndata: y\r\n\r\nbad\rdata: z";
+        let whole = read(std::str::from_utf8(body).expect("utf8"));
+        for split in 0..=body.len() {
+            let mut framer = SseFramer::default();
+            let mut events: Vec<Vec<u8>> = Vec::new();
+            framer.push(&body[..split], &mut |e| events.push(e.to_vec()));
+            framer.push(&body[split..], &mut |e| events.push(e.to_vec()));
+            framer.finish(&mut |e| events.push(e.to_vec()));
+            let expected: Vec<Vec<u8>> = whole.events.iter().map(|(_, raw)| raw.to_vec()).collect();
+            assert_eq!(events, expected, "split at {split}");
+            assert!(framer.saw_crlf());
+        }
     }
 
     #[test]

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags, params};
+use rustc_hash::FxHashMap;
 use serde::Deserialize;
 
 use super::schema::{self, APPLICATION_ID, SCHEMA_VERSION};
@@ -42,6 +43,7 @@ pub struct NewSession {
 
 /// One event waiting for the next commit.
 struct Pending {
+    session: i64,
     seq: i64,
     arrival_nanos: i64,
     raw: Vec<u8>,
@@ -110,28 +112,37 @@ fn imported_arrival(session: &mut Session, timestamp: Option<i64>) -> u64 {
 
 /// Writes sessions and events into a recording file.
 ///
-/// Events are buffered and committed in one transaction at least every
-/// [`COMMIT_INTERVAL`] while they arrive ([`RecordingWriter::append`] checks
-/// the clock; a writer fed by a network stream also calls
-/// [`RecordingWriter::flush_if_due`] on a timer). A killed writer loses at
-/// most the last uncommitted batch, and the file opens afterwards with the
-/// session reported incomplete.
+/// Several sessions may be open at once (a proxy serving concurrent
+/// requests); the simple calls (`append`, `end_session`…) act on the one
+/// begun last. Events are buffered and committed in one transaction at least
+/// every [`COMMIT_INTERVAL`] while they arrive (appending checks the clock; a
+/// writer fed by a network stream also calls [`Self::flush_if_due`] on a
+/// timer). A killed writer loses at most the last uncommitted batch, and the
+/// file opens afterwards with its sessions reported incomplete.
 pub struct RecordingWriter {
     conn: Connection,
     path: PathBuf,
-    session: Option<Session>,
+    sessions: FxHashMap<SessionId, Session>,
+    current: Option<SessionId>,
     pending: Vec<Pending>,
     last_commit: Instant,
     indexes_deferred: bool,
 }
 
 struct Session {
-    id: SessionId,
     next_seq: u64,
     started: Instant,
     /// For imports: the first event's `timestamp`, and the last arrival.
     first_timestamp: Option<i64>,
     last_arrival_nanos: u64,
+}
+
+fn no_session(path: &Path) -> StoreError {
+    StoreError::Sqlite {
+        path: path.to_owned(),
+        context: "no such open session".into(),
+        source: rusqlite::Error::InvalidQuery,
+    }
 }
 
 impl RecordingWriter {
@@ -169,18 +180,11 @@ impl RecordingWriter {
         }
         configure(&conn, !for_import).map_err(sqlite("cannot set up the recording"))?;
         schema::create(&conn, for_import).map_err(sqlite("cannot create the recording schema"))?;
-        Ok(Self {
-            conn,
-            path: path.to_owned(),
-            session: None,
-            pending: Vec::new(),
-            last_commit: Instant::now(),
-            indexes_deferred: for_import,
-        })
+        Ok(Self::with_connection(conn, path, for_import))
     }
 
     /// Opens an existing recording to add sessions (migrating an older
-    /// schema). Sessions a crashed writer left open are marked incomplete.
+    /// schema).
     pub fn open(path: &Path) -> Result<Self, StoreError> {
         let sqlite = |context: &str| {
             let path = path.to_owned();
@@ -216,14 +220,31 @@ impl RecordingWriter {
             reason,
         })?;
         configure(&conn, true).map_err(sqlite("cannot set up the recording"))?;
-        Ok(Self {
+        // Indexes a bulk import deferred and never built (it was killed).
+        conn.execute_batch(schema::INDEXES_V1)
+            .map_err(sqlite("cannot index the recording"))?;
+        Ok(Self::with_connection(conn, path, false))
+    }
+
+    /// Opens `path` to add sessions if it exists, or creates it.
+    pub fn open_or_create(path: &Path) -> Result<Self, StoreError> {
+        if path.exists() && std::fs::metadata(path).is_ok_and(|m| m.len() > 0) {
+            Self::open(path)
+        } else {
+            Self::create(path, false)
+        }
+    }
+
+    fn with_connection(conn: Connection, path: &Path, indexes_deferred: bool) -> Self {
+        Self {
             conn,
             path: path.to_owned(),
-            session: None,
+            sessions: FxHashMap::default(),
+            current: None,
             pending: Vec::new(),
             last_commit: Instant::now(),
-            indexes_deferred: false,
-        })
+            indexes_deferred,
+        }
     }
 
     /// The file being written.
@@ -239,11 +260,12 @@ impl RecordingWriter {
         }
     }
 
-    /// Starts a session; the previous one, if any, is ended as complete.
+    fn current(&self) -> Result<SessionId, StoreError> {
+        self.current.ok_or_else(|| no_session(&self.path))
+    }
+
+    /// Starts a session (others stay open) and makes it the current one.
     pub fn begin_session(&mut self, session: NewSession) -> Result<SessionId, StoreError> {
-        if self.session.is_some() {
-            self.end_session(SessionStatus::Complete)?;
-        }
         let headers_json = |headers: &[(String, String)]| {
             serde_json::to_string(&redact_headers(headers)).unwrap_or_else(|_| "[]".into())
         };
@@ -275,27 +297,37 @@ impl RecordingWriter {
             )
             .map_err(|e| self.sqlite("cannot start a session", e))?;
         let id = SessionId(self.conn.last_insert_rowid());
-        self.session = Some(Session {
+        self.sessions.insert(
             id,
-            next_seq: 1,
-            started: Instant::now(),
-            first_timestamp: None,
-            last_arrival_nanos: 0,
-        });
+            Session {
+                next_seq: 1,
+                started: Instant::now(),
+                first_timestamp: None,
+                last_arrival_nanos: 0,
+            },
+        );
+        self.current = Some(id);
         Ok(id)
     }
 
     /// Records the response of the current session once it is known.
     pub fn set_response(&mut self, response: &HttpResponse) -> Result<(), StoreError> {
-        let Some(session) = &self.session else {
-            return Ok(());
-        };
+        let session = self.current()?;
+        self.set_response_of(session, response)
+    }
+
+    /// Records the response of a session once it is known.
+    pub fn set_response_of(
+        &mut self,
+        session: SessionId,
+        response: &HttpResponse,
+    ) -> Result<(), StoreError> {
         let headers = serde_json::to_string(&redact_headers(&response.headers))
             .unwrap_or_else(|_| "[]".into());
         self.conn
             .execute(
                 "UPDATE sessions SET response_status = ?1, response_headers = ?2 WHERE id = ?3",
-                params![response.status, headers, session.id.0],
+                params![response.status, headers, session.0],
             )
             .map_err(|e| self.sqlite("cannot record the response", e))?;
         Ok(())
@@ -303,24 +335,27 @@ impl RecordingWriter {
 
     /// Appends one event to the current session, arriving now.
     pub fn append(&mut self, raw: &[u8]) -> Result<Seq, StoreError> {
+        let session = self.current()?;
         let arrival = self
-            .session
-            .as_ref()
+            .sessions
+            .get(&session)
             .map_or(0, |s| s.started.elapsed().as_nanos());
-        self.append_at(raw, u64::try_from(arrival).unwrap_or(u64::MAX))
+        self.append_to(session, raw, u64::try_from(arrival).unwrap_or(u64::MAX))
     }
 
-    /// Appends one event of an imported file, whose arrival time is not
-    /// known: it is taken from the event's `timestamp` (milliseconds),
-    /// relative to the session's first one, and never goes backwards; events
-    /// without one arrive with the one before.
+    /// Appends one event of an imported file to the current session, whose
+    /// arrival time is not known: it is taken from the event's `timestamp`
+    /// (milliseconds), relative to the session's first one, and never goes
+    /// backwards; events without one arrive with the one before.
     pub fn append_imported(&mut self, raw: &[u8]) -> Result<Seq, StoreError> {
+        let id = self.current()?;
         let keys = Keys::of(raw);
-        let arrival = match &mut self.session {
-            Some(session) => imported_arrival(session, keys.timestamp),
-            None => 0,
-        };
-        self.push(raw, arrival, keys)
+        let session = self
+            .sessions
+            .get_mut(&id)
+            .ok_or_else(|| no_session(&self.path))?;
+        let arrival = imported_arrival(session, keys.timestamp);
+        self.push(id, raw, arrival, keys)
     }
 
     /// Appends every event of an imported file to the current session, as
@@ -333,14 +368,10 @@ impl RecordingWriter {
         progress: &mut dyn FnMut(u64),
     ) -> Result<(), StoreError> {
         self.flush()?;
-        let Some(session) = &mut self.session else {
-            return Err(StoreError::Sqlite {
-                path: self.path.clone(),
-                context: "no session started".into(),
-                source: rusqlite::Error::InvalidQuery,
-            });
+        let id = self.current()?;
+        let Some(session) = self.sessions.get_mut(&id) else {
+            return Err(no_session(&self.path));
         };
-        let session_id = session.id.0;
         let mut written = 0u64;
         let all: Vec<&[u8]> = events.iter().map(|(_, raw)| raw).collect();
         for chunk in all.chunks(MAX_BATCH_EVENTS) {
@@ -354,8 +385,8 @@ impl RecordingWriter {
                         let seq = i64::try_from(session.next_seq).unwrap_or(i64::MAX);
                         session.next_seq += 1;
                         insert.execute(params![
-                            schema::event_id(session_id, seq),
-                            session_id,
+                            schema::event_id(id.0, seq),
+                            id.0,
                             seq,
                             i64::try_from(arrival).unwrap_or(i64::MAX),
                             raw,
@@ -379,24 +410,38 @@ impl RecordingWriter {
         Ok(())
     }
 
-    /// Appends one event with a given arrival time (nanoseconds from the
-    /// session's start). Commits if the last commit is older than
-    /// [`COMMIT_INTERVAL`].
+    /// Appends one event to the current session with a given arrival time
+    /// (nanoseconds from the session's start).
     pub fn append_at(&mut self, raw: &[u8], arrival_nanos: u64) -> Result<Seq, StoreError> {
-        self.push(raw, arrival_nanos, Keys::of(raw))
+        let session = self.current()?;
+        self.append_to(session, raw, arrival_nanos)
     }
 
-    fn push(&mut self, raw: &[u8], arrival_nanos: u64, keys: Keys) -> Result<Seq, StoreError> {
-        let Some(session) = &mut self.session else {
-            return Err(StoreError::Sqlite {
-                path: self.path.clone(),
-                context: "no session started".into(),
-                source: rusqlite::Error::InvalidQuery,
-            });
+    /// Appends one event to a session with a given arrival time. Commits if
+    /// the last commit is older than [`COMMIT_INTERVAL`].
+    pub fn append_to(
+        &mut self,
+        session: SessionId,
+        raw: &[u8],
+        arrival_nanos: u64,
+    ) -> Result<Seq, StoreError> {
+        self.push(session, raw, arrival_nanos, Keys::of(raw))
+    }
+
+    fn push(
+        &mut self,
+        id: SessionId,
+        raw: &[u8],
+        arrival_nanos: u64,
+        keys: Keys,
+    ) -> Result<Seq, StoreError> {
+        let Some(session) = self.sessions.get_mut(&id) else {
+            return Err(no_session(&self.path));
         };
         let seq = session.next_seq;
         session.next_seq += 1;
         self.pending.push(Pending {
+            session: id.0,
             seq: i64::try_from(seq).unwrap_or(i64::MAX),
             arrival_nanos: i64::try_from(arrival_nanos).unwrap_or(i64::MAX),
             raw: raw.to_vec(),
@@ -422,21 +467,17 @@ impl RecordingWriter {
     /// Commits the pending events now, in one transaction.
     pub fn flush(&mut self) -> Result<(), StoreError> {
         self.last_commit = Instant::now();
-        let Some(session) = &self.session else {
-            return Ok(());
-        };
         if self.pending.is_empty() {
             return Ok(());
         }
-        let session_id = session.id.0;
         let result = (|| {
             let tx = self.conn.unchecked_transaction()?;
             {
                 let mut insert = tx.prepare_cached(INSERT_EVENT)?;
                 for event in &self.pending {
                     insert.execute(params![
-                        schema::event_id(session_id, event.seq),
-                        session_id,
+                        schema::event_id(event.session, event.seq),
+                        event.session,
                         event.seq,
                         event.arrival_nanos,
                         event.raw,
@@ -465,25 +506,43 @@ impl RecordingWriter {
         status: SessionStatus,
         ended_at_unix_ms: Option<i64>,
     ) -> Result<(), StoreError> {
+        let session = self.current()?;
+        self.end(session, status, ended_at_unix_ms)
+    }
+
+    /// Commits what is pending and closes a session with `status`.
+    pub fn end(
+        &mut self,
+        session: SessionId,
+        status: SessionStatus,
+        ended_at_unix_ms: Option<i64>,
+    ) -> Result<(), StoreError> {
         self.flush()?;
-        let Some(session) = self.session.take() else {
+        if self.sessions.remove(&session).is_none() {
             return Ok(());
-        };
+        }
+        if self.current == Some(session) {
+            self.current = None;
+        }
         self.conn
             .execute(
                 "UPDATE sessions SET status = ?1, ended_at_unix_ms = ?2 WHERE id = ?3",
-                params![status.as_str(), ended_at_unix_ms, session.id.0],
+                params![status.as_str(), ended_at_unix_ms, session.0],
             )
             .map_err(|e| self.sqlite("cannot end the session", e))?;
         Ok(())
     }
 
-    /// Ends the current session as complete, builds deferred indexes, and
-    /// folds the write-ahead log into the file so that it stands alone.
+    /// Ends the sessions still open as complete (a writer that knows
+    /// better ends them first), builds deferred indexes, and folds the
+    /// write-ahead log into the file so that it stands alone.
     pub fn finish(mut self) -> Result<PathBuf, StoreError> {
-        if self.session.is_some() {
-            self.end_session(SessionStatus::Complete)?;
+        let mut open: Vec<SessionId> = self.sessions.keys().copied().collect();
+        open.sort();
+        for session in open {
+            self.end(session, SessionStatus::Complete, Some(now_unix_ms()))?;
         }
+        self.flush()?;
         if self.indexes_deferred {
             self.conn
                 .execute_batch(schema::INDEXES_V1)

@@ -1,0 +1,229 @@
+//! `agui-replay record` (the recording proxy) and `agui-replay run` (a
+//! direct capture).
+
+use std::io::{IsTerminal, Write};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use clap::Args;
+
+use super::{EXIT_OK, EXIT_RUN_FAILED};
+use crate::record::capture::{Capture, capture};
+use crate::record::{ProxyState, WriterThread, serve};
+
+/// `record` options.
+#[derive(Debug, Args)]
+pub struct RecordArgs {
+    /// The agent to forward to (a base URL; request paths are appended).
+    #[arg(long, value_name = "URL")]
+    pub upstream: String,
+    /// Where the proxy listens.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8787")]
+    pub listen: SocketAddr,
+    /// The recording to write (sessions are added if it exists).
+    #[arg(long, value_name = "REC")]
+    pub out: PathBuf,
+    /// Allow listening on an address other than loopback.
+    #[arg(long)]
+    pub allow_remote: bool,
+}
+
+/// `run` options.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The agent's URL.
+    pub url: String,
+    /// The run input to post (a JSON file).
+    #[arg(long, value_name = "RUN.json")]
+    pub input: PathBuf,
+    /// The recording to write (a session is added if it exists).
+    #[arg(long, value_name = "REC")]
+    pub out: PathBuf,
+    /// An extra request header, `Name: value` (repeatable).
+    #[arg(short = 'H', long = "header", value_name = "HEADER")]
+    pub headers: Vec<String>,
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the network runtime")
+}
+
+pub(super) fn record(args: &RecordArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
+    if !args.listen.ip().is_loopback() && !args.allow_remote {
+        bail!(
+            "{} is not a loopback address: the proxy would accept requests from other machines; pass --allow-remote to do so",
+            args.listen
+        );
+    }
+    let upstream = args.upstream.trim_end_matches('/').to_owned();
+    if reqwest::Url::parse(&upstream).is_err() {
+        bail!("--upstream {upstream:?} is not a URL (like http://localhost:8000)");
+    }
+    let writer = WriterThread::start(&args.out)?;
+    let runtime = runtime()?;
+    let handle = writer.handle();
+    let result = runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(args.listen)
+            .await
+            .with_context(|| format!("cannot listen on {}", args.listen))?;
+        let address = listener.local_addr()?;
+        writeln!(
+            out,
+            "recording proxy on http://{address} -> {upstream}, writing {}",
+            args.out.display()
+        )?;
+        writeln!(
+            out,
+            "point your front end at http://{address}; Ctrl-C to stop"
+        )?;
+        out.flush()?;
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        let state = ProxyState::new(&upstream, handle.clone(), stopped)?;
+        let live = tokio::spawn(live_line(handle.clone()));
+        tokio::spawn(async move {
+            wait_for_stop_signal().await;
+            let _ = stop.send(true);
+        });
+        let served = serve(listener, state).await;
+        live.abort();
+        if std::io::stderr().is_terminal() {
+            eprint!("\r\x1b[K");
+        }
+        served.context("the proxy stopped")
+    });
+    let counts = handle.counts();
+    let (sessions, events) = (
+        counts.sessions.load(Ordering::Relaxed),
+        counts.events.load(Ordering::Relaxed),
+    );
+    drop(handle);
+    drop(runtime);
+    writer.finish()?;
+    result?;
+    writeln!(
+        out,
+        "recorded {sessions} sessions, {events} events into {}",
+        args.out.display()
+    )?;
+    Ok(EXIT_OK)
+}
+
+/// Ctrl-C, or SIGTERM.
+async fn wait_for_stop_signal() {
+    #[cfg(unix)]
+    {
+        let mut terminate =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = async {
+                match &mut terminate {
+                    Some(signal) => { signal.recv().await; }
+                    None => std::future::pending::<()>().await,
+                }
+            } => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// The live line: sessions and events recorded so far (on a terminal).
+async fn live_line(handle: crate::record::WriterHandle) {
+    if !std::io::stderr().is_terminal() {
+        return;
+    }
+    let mut tick = tokio::time::interval(Duration::from_millis(250));
+    loop {
+        tick.tick().await;
+        let counts = handle.counts();
+        eprint!(
+            "\rrecorded: {} sessions, {} events",
+            counts.sessions.load(Ordering::Relaxed),
+            counts.events.load(Ordering::Relaxed)
+        );
+    }
+}
+
+pub(super) fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
+    let input = std::fs::read(&args.input)
+        .with_context(|| format!("cannot read the run input {}", args.input.display()))?;
+    if serde_json::from_slice::<serde_json::Value>(&input).is_err() {
+        bail!("the run input is not JSON: {}", args.input.display());
+    }
+    let mut headers = Vec::new();
+    for header in &args.headers {
+        let Some((name, value)) = header.split_once(':') else {
+            bail!("-H {header:?} is not `Name: value`");
+        };
+        headers.push((name.trim().to_owned(), value.trim().to_owned()));
+    }
+    let request = Capture {
+        url: args.url.clone(),
+        input,
+        headers,
+    };
+    let writer = WriterThread::start(&args.out)?;
+    let handle = writer.handle();
+    let runtime = runtime()?;
+    let mut print = |seq: u64, raw: &[u8]| {
+        let summary = summarize(raw);
+        let _ = writeln!(out, "{seq:>6}  {summary}");
+    };
+    let captured = runtime.block_on(capture(&request, &handle, &mut print));
+    drop(handle);
+    drop(runtime);
+    writer.finish()?;
+    let captured = captured.map_err(anyhow::Error::msg)?;
+    writeln!(
+        out,
+        "recorded {} events (HTTP {}) into {}, session {}",
+        captured.num_events,
+        captured.status,
+        args.out.display(),
+        captured.session
+    )?;
+    if !(200..300).contains(&captured.status) {
+        eprintln!("error: the agent answered HTTP {}", captured.status);
+        return Ok(EXIT_RUN_FAILED);
+    }
+    if !captured.event_stream {
+        eprintln!("error: the agent did not answer with an event stream (text/event-stream)");
+        return Ok(EXIT_RUN_FAILED);
+    }
+    Ok(EXIT_OK)
+}
+
+/// `TYPE messageId` of an event, or its first bytes if it is not one.
+fn summarize(raw: &[u8]) -> String {
+    #[derive(serde::Deserialize)]
+    struct Keys<'a> {
+        #[serde(rename = "type", borrow)]
+        event_type: Option<std::borrow::Cow<'a, str>>,
+        #[serde(rename = "messageId", borrow)]
+        message_id: Option<std::borrow::Cow<'a, str>>,
+    }
+    match serde_json::from_slice::<Keys<'_>>(raw) {
+        Ok(Keys {
+            event_type: Some(event_type),
+            message_id,
+        }) => match message_id {
+            Some(id) => format!("{event_type}  {id}"),
+            None => event_type.into_owned(),
+        },
+        _ => {
+            let text = String::from_utf8_lossy(raw);
+            let cut: String = text.chars().take(60).collect();
+            format!("(not an event) {cut}")
+        }
+    }
+}

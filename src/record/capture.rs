@@ -1,0 +1,165 @@
+//! A direct capture: post a run input to an agent as the AG-UI HTTP client
+//! does, and record the event stream that comes back.
+
+use std::time::Instant;
+
+use futures_util::StreamExt;
+
+use super::writer_thread::WriterHandle;
+use crate::input::{HttpRequest, HttpResponse, SseFramer};
+use crate::store::{NewSession, SessionId, SessionStatus};
+
+/// What to post.
+#[derive(Clone, Debug)]
+pub struct Capture {
+    /// The agent's URL.
+    pub url: String,
+    /// The run input (JSON).
+    pub input: Vec<u8>,
+    /// Extra headers (`-H 'Name: value'`).
+    pub headers: Vec<(String, String)>,
+}
+
+/// How a capture ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Captured {
+    /// The session recorded.
+    pub session: SessionId,
+    /// The response status.
+    pub status: u16,
+    /// Events recorded.
+    pub num_events: u64,
+    /// Whether the body was an event stream.
+    pub event_stream: bool,
+}
+
+/// Posts the run input and records the response; `on_event` sees each event
+/// as it arrives. Fails only when no response came (the session is then
+/// recorded as failed with the reason).
+pub async fn capture(
+    request: &Capture,
+    writer: &WriterHandle,
+    on_event: &mut dyn FnMut(u64, &[u8]),
+) -> Result<Captured, String> {
+    let started = Instant::now();
+    let mut headers = vec![
+        ("content-type".to_owned(), "application/json".to_owned()),
+        ("accept".to_owned(), "text/event-stream".to_owned()),
+    ];
+    for (name, value) in &request.headers {
+        headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        headers.push((name.clone(), value.clone()));
+    }
+    let recorded_request = HttpRequest {
+        method: "POST".into(),
+        url: request.url.clone(),
+        headers: headers.clone(),
+        body: Some(request.input.clone()),
+    };
+    let client = reqwest::Client::builder()
+        .connect_timeout(std::time::Duration::from_secs(10))
+        .build()
+        .map_err(|e| format!("cannot make an HTTP client: {e}"))?;
+    let mut post = client.post(&request.url).body(request.input.clone());
+    for (name, value) in &headers {
+        post = post.header(name.as_str(), value.as_str());
+    }
+    let response = match post.send().await {
+        Ok(response) => response,
+        Err(error) => {
+            let reason = format!("no response from {}: {error}", request.url);
+            if let Ok(session) = writer
+                .begin(NewSession {
+                    source: format!("run: {}", request.url),
+                    format: "http".into(),
+                    request: Some(recorded_request),
+                    ..NewSession::default()
+                })
+                .await
+            {
+                writer.event(session, reason.clone().into_bytes(), elapsed(started));
+                writer.end(session, SessionStatus::Failed);
+            }
+            return Err(reason);
+        }
+    };
+    let status = response.status();
+    let response_headers: Vec<(String, String)> = response
+        .headers()
+        .iter()
+        .map(|(n, v)| {
+            (
+                n.as_str().to_owned(),
+                String::from_utf8_lossy(v.as_bytes()).into_owned(),
+            )
+        })
+        .collect();
+    let event_stream = response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.to_ascii_lowercase().starts_with("text/event-stream"));
+    let session = writer
+        .begin(NewSession {
+            source: format!("run: {}", request.url),
+            format: if event_stream { "sse" } else { "http" }.into(),
+            request: Some(recorded_request),
+            response: Some(HttpResponse {
+                status: status.as_u16(),
+                headers: response_headers,
+            }),
+            ..NewSession::default()
+        })
+        .await?;
+    let mut framer = SseFramer::default();
+    let mut other_body = Vec::new();
+    let mut num_events = 0u64;
+    let mut body = response.bytes_stream();
+    let mut broken = false;
+    while let Some(chunk) = body.next().await {
+        let Ok(chunk) = chunk else {
+            broken = true;
+            break;
+        };
+        if event_stream {
+            let arrival = elapsed(started);
+            framer.push(&chunk, &mut |event| {
+                num_events += 1;
+                on_event(num_events, event);
+                writer.event(session, event.to_vec(), arrival);
+            });
+        } else {
+            other_body.extend_from_slice(&chunk);
+        }
+    }
+    let arrival = elapsed(started);
+    if event_stream {
+        framer.finish(&mut |event| {
+            num_events += 1;
+            on_event(num_events, event);
+            writer.event(session, event.to_vec(), arrival);
+        });
+    } else if !other_body.is_empty() {
+        num_events += 1;
+        on_event(num_events, &other_body);
+        writer.event(session, other_body, arrival);
+    }
+    let outcome = if !status.is_success() {
+        SessionStatus::Failed
+    } else if broken {
+        SessionStatus::Truncated
+    } else {
+        SessionStatus::Complete
+    };
+    writer.end(session, outcome);
+    Ok(Captured {
+        session,
+        status: status.as_u16(),
+        num_events,
+        event_stream,
+    })
+}
+
+fn elapsed(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX)
+}

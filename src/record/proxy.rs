@@ -1,0 +1,370 @@
+//! The recording proxy: forwards every request to the agent and streams the
+//! response back chunk by chunk, unbuffered and byte-identical, while the
+//! writer thread records the exchange.
+
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Instant;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
+use axum::response::Response;
+use bytes::Bytes;
+use futures_util::Stream;
+use futures_util::stream::{BoxStream, StreamExt, TakeUntil};
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+
+use super::writer_thread::WriterHandle;
+use crate::input::{HttpRequest, HttpResponse, SseFramer};
+use crate::store::{NewSession, SessionId, SessionStatus};
+
+/// The largest request body forwarded (run inputs are small JSON).
+const MAX_REQUEST_BYTES: usize = 64 * 1024 * 1024;
+
+/// How much of a response that is not an event stream is recorded (it is
+/// forwarded whole whatever its size).
+const MAX_RECORDED_BODY_BYTES: usize = 4 * 1024 * 1024;
+
+/// The content type of AG-UI's protobuf encoding.
+pub const PROTOBUF_CONTENT_TYPE: &str = "application/vnd.ag-ui.event+proto";
+
+/// What the proxy forwards to, and where it records.
+#[derive(Clone)]
+pub struct ProxyState {
+    upstream: String,
+    client: reqwest::Client,
+    writer: WriterHandle,
+    shutdown: watch::Receiver<bool>,
+}
+
+impl ProxyState {
+    /// A proxy to `upstream` (a base URL; request paths are appended).
+    pub fn new(
+        upstream: &str,
+        writer: WriterHandle,
+        shutdown: watch::Receiver<bool>,
+    ) -> Result<Self, reqwest::Error> {
+        let client = reqwest::Client::builder()
+            // A proxy passes redirects on; it does not follow them.
+            .redirect(reqwest::redirect::Policy::none())
+            .connect_timeout(std::time::Duration::from_secs(10))
+            .build()?;
+        Ok(Self {
+            upstream: upstream.trim_end_matches('/').to_owned(),
+            client,
+            writer,
+            shutdown,
+        })
+    }
+}
+
+/// Serves the proxy on `listener` until `shutdown` turns true: streams in
+/// progress are then ended (their sessions marked truncated) and the server
+/// returns.
+pub async fn serve(listener: TcpListener, state: ProxyState) -> std::io::Result<()> {
+    let mut shutdown = state.shutdown.clone();
+    let app = Router::new().fallback(forward).with_state(Arc::new(state));
+    axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(async move {
+        let _ = shutdown.wait_for(|stop| *stop).await;
+    })
+    .await
+}
+
+/// Headers that belong to one connection, not to the exchange.
+fn is_hop_by_hop(name: &HeaderName) -> bool {
+    matches!(
+        name.as_str(),
+        "connection"
+            | "keep-alive"
+            | "te"
+            | "trailer"
+            | "transfer-encoding"
+            | "upgrade"
+            | "proxy-connection"
+    )
+}
+
+fn header_pairs(headers: &HeaderMap) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .map(|(name, value)| {
+            (
+                name.as_str().to_owned(),
+                String::from_utf8_lossy(value.as_bytes()).into_owned(),
+            )
+        })
+        .collect()
+}
+
+/// How a response body is recorded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BodyKind {
+    /// `text/event-stream`: framed into events as it arrives.
+    Sse,
+    /// AG-UI protobuf: each chunk stored raw (not decoded yet).
+    Protobuf,
+    /// Anything else (JSON errors…): stored as one raw event.
+    Other,
+}
+
+fn body_kind(headers: &HeaderMap) -> BodyKind {
+    let content_type = headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    if content_type.starts_with("text/event-stream") {
+        BodyKind::Sse
+    } else if content_type.starts_with(PROTOBUF_CONTENT_TYPE) {
+        BodyKind::Protobuf
+    } else {
+        BodyKind::Other
+    }
+}
+
+async fn forward(State(state): State<Arc<ProxyState>>, request: Request) -> Response {
+    let started = Instant::now();
+    let (parts, body) = request.into_parts();
+    let path = parts
+        .uri
+        .path_and_query()
+        .map_or("/", |p| p.as_str())
+        .to_owned();
+    let url = format!("{}{path}", state.upstream);
+    let body = match axum::body::to_bytes(body, MAX_REQUEST_BYTES).await {
+        Ok(body) => body,
+        Err(e) => {
+            return plain(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("agui-replay proxy: cannot read the request body: {e}\n"),
+            );
+        }
+    };
+    let recorded_request = HttpRequest {
+        method: parts.method.as_str().to_owned(),
+        url: url.clone(),
+        headers: header_pairs(&parts.headers),
+        body: (!body.is_empty()).then(|| body.to_vec()),
+    };
+    let mut upstream = state.client.request(parts.method.clone(), &url);
+    for (name, value) in &parts.headers {
+        if !is_hop_by_hop(name)
+            && name != axum::http::header::HOST
+            && name != axum::http::header::CONTENT_LENGTH
+        {
+            upstream = upstream.header(name, value);
+        }
+    }
+    let result = upstream.body(body).send().await;
+    let response = match result {
+        Ok(response) => response,
+        Err(error) => {
+            let message =
+                format!("agui-replay proxy: the upstream {url} is unreachable: {error}\n");
+            if let Ok(session) = state
+                .writer
+                .begin(NewSession {
+                    source: "proxy".into(),
+                    format: "http".into(),
+                    request: Some(recorded_request),
+                    response: Some(HttpResponse {
+                        status: StatusCode::BAD_GATEWAY.as_u16(),
+                        headers: vec![("content-type".into(), "text/plain; charset=utf-8".into())],
+                    }),
+                    ..NewSession::default()
+                })
+                .await
+            {
+                state
+                    .writer
+                    .event(session, message.clone().into_bytes(), nanos_since(started));
+                state.writer.end(session, SessionStatus::Failed);
+            }
+            return plain(StatusCode::BAD_GATEWAY, message);
+        }
+    };
+    let status = response.status();
+    let headers = response.headers().clone();
+    let kind = body_kind(&headers);
+    let session = state
+        .writer
+        .begin(NewSession {
+            source: "proxy".into(),
+            format: match kind {
+                BodyKind::Sse => "sse",
+                BodyKind::Protobuf => "protobuf",
+                BodyKind::Other => "http",
+            }
+            .into(),
+            request: Some(recorded_request),
+            response: Some(HttpResponse {
+                status: status.as_u16(),
+                headers: header_pairs(&headers),
+            }),
+            ..NewSession::default()
+        })
+        .await
+        .ok();
+    let mut builder = Response::builder().status(status);
+    for (name, value) in &headers {
+        if !is_hop_by_hop(name) {
+            builder = builder.header(name, value);
+        }
+    }
+    let mut shutdown = state.shutdown.clone();
+    let stopped = async move {
+        let _ = shutdown.wait_for(|stop| *stop).await;
+    };
+    let stopped: StopSignal = Box::pin(stopped);
+    let body = RecordingBody {
+        upstream: response.bytes_stream().boxed().take_until(stopped),
+        recorder: session.map(|session| Recorder {
+            session,
+            writer: state.writer.clone(),
+            started,
+            kind,
+            framer: SseFramer::default(),
+            other_body: Vec::new(),
+            failed: status.is_client_error() || status.is_server_error(),
+            ended: false,
+        }),
+    };
+    builder
+        .body(Body::from_stream(body))
+        .unwrap_or_else(|e| plain(StatusCode::BAD_GATEWAY, format!("agui-replay proxy: {e}\n")))
+}
+
+fn plain(status: StatusCode, message: String) -> Response {
+    let mut response = Response::new(Body::from(message));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        axum::http::header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    response
+}
+
+fn nanos_since(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// Records a response body as it passes.
+struct Recorder {
+    session: SessionId,
+    writer: WriterHandle,
+    started: Instant,
+    kind: BodyKind,
+    framer: SseFramer,
+    other_body: Vec<u8>,
+    failed: bool,
+    ended: bool,
+}
+
+impl Recorder {
+    fn chunk(&mut self, chunk: &[u8]) {
+        let arrival = nanos_since(self.started);
+        match self.kind {
+            BodyKind::Sse => {
+                let (writer, session) = (&self.writer, self.session);
+                self.framer.push(chunk, &mut |event| {
+                    writer.event(session, event.to_vec(), arrival);
+                });
+            }
+            BodyKind::Protobuf => self.writer.event(self.session, chunk.to_vec(), arrival),
+            BodyKind::Other => {
+                let room = MAX_RECORDED_BODY_BYTES.saturating_sub(self.other_body.len());
+                self.other_body
+                    .extend_from_slice(&chunk[..chunk.len().min(room)]);
+            }
+        }
+    }
+
+    /// The body ended: normally (`complete`), or cut short (the client went
+    /// away, the upstream failed, the proxy is stopping).
+    fn end(&mut self, complete: bool) {
+        if self.ended {
+            return;
+        }
+        self.ended = true;
+        let arrival = nanos_since(self.started);
+        match self.kind {
+            BodyKind::Sse => {
+                let (writer, session) = (&self.writer, self.session);
+                self.framer.finish(&mut |event| {
+                    writer.event(session, event.to_vec(), arrival);
+                });
+            }
+            BodyKind::Protobuf => {}
+            BodyKind::Other => {
+                if !self.other_body.is_empty() {
+                    let body = std::mem::take(&mut self.other_body);
+                    self.writer.event(self.session, body, arrival);
+                }
+            }
+        }
+        let status = match (complete, self.failed) {
+            (_, true) => SessionStatus::Failed,
+            (true, false) => SessionStatus::Complete,
+            (false, false) => SessionStatus::Truncated,
+        };
+        self.writer.end(self.session, status);
+    }
+}
+
+/// Resolves when the proxy is stopping.
+type StopSignal = Pin<Box<dyn Future<Output = ()> + Send>>;
+
+/// The response body: the upstream's chunks, passed on as they come, until
+/// the upstream ends or the proxy stops.
+struct RecordingBody {
+    upstream: TakeUntil<BoxStream<'static, reqwest::Result<Bytes>>, StopSignal>,
+    recorder: Option<Recorder>,
+}
+
+impl Stream for RecordingBody {
+    type Item = Result<Bytes, std::io::Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        match self.upstream.poll_next_unpin(cx) {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(Some(Ok(chunk))) => {
+                if let Some(recorder) = &mut self.recorder {
+                    recorder.chunk(&chunk);
+                }
+                Poll::Ready(Some(Ok(chunk)))
+            }
+            Poll::Ready(Some(Err(error))) => {
+                if let Some(recorder) = &mut self.recorder {
+                    recorder.end(false);
+                }
+                Poll::Ready(Some(Err(std::io::Error::other(error))))
+            }
+            Poll::Ready(None) => {
+                // The upstream finished, or the proxy is stopping.
+                let complete = !self.upstream.is_stopped();
+                if let Some(recorder) = &mut self.recorder {
+                    recorder.end(complete);
+                }
+                Poll::Ready(None)
+            }
+        }
+    }
+}
+
+impl Drop for RecordingBody {
+    fn drop(&mut self) {
+        // Dropping the upstream stream cancels the upstream request.
+        if let Some(recorder) = &mut self.recorder {
+            recorder.end(false);
+        }
+    }
+}
