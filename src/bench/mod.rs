@@ -2,6 +2,7 @@
 //! generator and the measurements, printed as JSON figures.
 
 mod generate;
+mod proxy;
 
 use std::time::Instant;
 
@@ -11,6 +12,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub use generate::{GenConfig, generate, generate_each};
+pub use proxy::{ProxyFigures, proxy_figures};
 
 use crate::diagnostic::Seq;
 use crate::replay::Options;

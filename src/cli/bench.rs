@@ -8,7 +8,7 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 
 use super::EXIT_OK;
-use crate::bench::{GenConfig, generate_each, import_figures, replay_figures};
+use crate::bench::{GenConfig, generate_each, import_figures, proxy_figures, replay_figures};
 
 /// `bench` subcommands.
 #[derive(Debug, Subcommand)]
@@ -21,6 +21,23 @@ pub enum BenchCommand {
     /// Import a generated stream into a recording: import rate, file size,
     /// time to open it.
     Import(ImportArgs),
+    /// Stream generated events through the recording proxy on loopback:
+    /// events per second, and the latency of paced events.
+    Proxy(ProxyArgs),
+}
+
+/// `bench proxy` options.
+#[derive(Debug, Args)]
+pub struct ProxyArgs {
+    /// Events for the throughput figure.
+    #[arg(long, default_value_t = 200_000)]
+    pub events: usize,
+    /// Paced events (one every 2 ms) for the latency figures.
+    #[arg(long, default_value_t = 1_000)]
+    pub paced_events: usize,
+    /// Where to put the temporary recordings (default: the system's temp dir).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 /// `bench import` options.
@@ -99,6 +116,12 @@ pub(super) fn run(command: &BenchCommand, out: &mut dyn Write) -> anyhow::Result
         BenchCommand::Import(args) => {
             let dir = args.dir.clone().unwrap_or_else(std::env::temp_dir);
             let figures = import_figures(args.shape.config(), &dir)?;
+            serde_json::to_writer_pretty(&mut *out, &figures)?;
+            writeln!(out)?;
+        }
+        BenchCommand::Proxy(args) => {
+            let dir = args.dir.clone().unwrap_or_else(std::env::temp_dir);
+            let figures = proxy_figures(args.events, args.paced_events, &dir)?;
             serde_json::to_writer_pretty(&mut *out, &figures)?;
             writeln!(out)?;
         }
