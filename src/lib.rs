@@ -12,7 +12,9 @@
 //! and [`Replayer::diagnostics`]. The command line ([`cli`]) is a thin layer
 //! over it.
 //!
-//! The engine modules (`protocol`, `input`, `replay`) know nothing of any UI.
+//! The engine modules (`protocol`, `input`, `replay`, `timeline`, `store`,
+//! `record`, `export`) know nothing of the UI; [`ui`] is the desktop app that
+//! reads them.
 
 pub mod bench;
 pub mod cli;
@@ -25,6 +27,7 @@ pub mod replay;
 pub mod source;
 pub mod store;
 pub mod timeline;
+pub mod ui;
 
 pub use diagnostic::{Code, Diagnostic, Seq, Severity, SeverityCounts};
 pub use input::{EventLog, Format, ReadError, Stream, read_bytes, read_path};

@@ -27,18 +27,35 @@ pub const EXIT_RUN_FAILED: u8 = 1;
 /// Exit code: bad usage, or input that cannot be read.
 pub const EXIT_USAGE: u8 = 2;
 
-/// Record/replay debugger for AG-UI agent event streams.
+/// Record/replay debugger for AG-UI agent event streams. Without a
+/// subcommand it opens the desktop app (on FILE, or on the bundled demo).
 #[derive(Debug, Parser)]
 #[command(name = "agui-replay", version, about, long_about = None)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// The app's options, without a subcommand.
+    #[command(flatten)]
+    pub open: OpenArgs,
+}
+
+/// `open` options (also the default command).
+#[derive(Debug, Args)]
+pub struct OpenArgs {
+    /// A recording or stream file to open (default: the bundled demo).
+    pub file: Option<PathBuf>,
+    /// Close the window after this many seconds (smoke tests, screenshots).
+    #[arg(long, value_name = "SECS", hide = true)]
+    pub exit_after: Option<f64>,
 }
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Open the desktop app on a file (the default without a subcommand).
+    Open(OpenArgs),
     /// Replay a stream and print its diagnostics.
     ///
     /// Exit code 0 if no fatal error, 1 if the run failed, 2 on bad usage or
@@ -188,17 +205,35 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Some(Command::Record(args)) => record::record(&args, &mut stdout)?,
         Some(Command::Run(args)) => record::run(&args, &mut stdout)?,
         Some(Command::Bench(command)) => bench::run(&command, &mut stdout)?,
-        None => {
-            eprintln!(
-                "agui-replay: the desktop app is not part of this build yet.\n\
-                 Try: agui-replay check recordings/demo.jsonl\n\
-                 See: agui-replay --help"
-            );
-            EXIT_USAGE
-        }
+        Some(Command::Open(args)) => open_app(&args)?,
+        None => open_app(&cli.open)?,
     };
     stdout.flush().context("cannot write to standard output")?;
     Ok(code)
+}
+
+/// The bundled demo recording: `recordings/demo.rec` from the working
+/// directory (a checkout), or from where the crate was built.
+pub fn demo_recording() -> PathBuf {
+    let local = PathBuf::from("recordings/demo.rec");
+    if local.exists() {
+        local
+    } else {
+        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/recordings/demo.rec"))
+    }
+}
+
+fn open_app(args: &OpenArgs) -> anyhow::Result<u8> {
+    let path = args.file.clone().unwrap_or_else(demo_recording);
+    if !path.exists() {
+        anyhow::bail!("no such file: {}", path.display());
+    }
+    let exit_after = args
+        .exit_after
+        .filter(|secs| secs.is_finite() && *secs >= 0.0)
+        .map(std::time::Duration::from_secs_f64);
+    crate::ui::run_app(Some(path), exit_after)?;
+    Ok(EXIT_OK)
 }
 
 /// Opens the stream a command names, and the options to replay it with.

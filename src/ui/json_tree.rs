@@ -1,0 +1,1 @@
+//! A collapsible JSON tree with highlighted paths.

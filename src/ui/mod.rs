@@ -1,0 +1,351 @@
+//! The desktop app (egui): a timeline of the stream at the bottom, the event
+//! list on the left, the conversation at the cursor in the centre, the
+//! inspector and the diagnostics on the right.
+//!
+//! Panels read [`AppState`] and push [`Command`]s; the commands of a frame
+//! are applied once, at its end. The engine knows nothing of this module.
+
+pub mod conversation;
+pub mod diagnostics;
+pub mod event_list;
+pub mod inspector;
+pub mod json_tree;
+pub mod state;
+pub mod theme;
+pub mod time_axis;
+pub mod timeline;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub use state::{AppState, Command, Doc, EventFilter};
+
+use crate::diagnostic::{Severity, SeverityCounts};
+use crate::replay::Profile;
+
+/// Which tab the right panel shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RightTab {
+    /// The selected activity.
+    Inspector,
+    /// Every diagnostic.
+    Diagnostics,
+}
+
+/// The app.
+pub struct ReplayApp {
+    /// Everything it holds.
+    pub state: AppState,
+    /// The right panel's tab.
+    pub right_tab: RightTab,
+    /// Close the window after this long (smoke tests, screenshots).
+    pub exit_after: Option<Duration>,
+    started: std::time::Instant,
+}
+
+impl ReplayApp {
+    /// An app opening `path` (in the background), or empty.
+    pub fn new(path: Option<PathBuf>) -> Self {
+        let mut state = AppState::default();
+        if let Some(path) = path {
+            state.open_in_background(path, None, None);
+        }
+        Self {
+            state,
+            right_tab: RightTab::Inspector,
+            exit_after: None,
+            started: std::time::Instant::now(),
+        }
+    }
+
+    /// An app with a file opened synchronously (tests).
+    pub fn with_file(path: &std::path::Path) -> Self {
+        let mut app = Self::new(None);
+        app.state.open_now(path, None);
+        app
+    }
+
+    /// One frame.
+    pub fn ui(&mut self, ui: &mut egui::Ui) {
+        let ctx = ui.ctx().clone();
+        if self.state.poll_loading() {
+            ctx.request_repaint();
+        }
+        if self.state.loading.is_some() {
+            ctx.request_repaint_after(Duration::from_millis(50));
+        }
+        if self.state.advance_playback() {
+            ctx.request_repaint();
+        }
+        if let Some(limit) = self.exit_after {
+            if self.started.elapsed() >= limit {
+                ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+            }
+            ctx.request_repaint_after(Duration::from_millis(200));
+        }
+        let mut commands = Vec::new();
+        keyboard(&ctx, &mut commands);
+        dropped_files(&ctx, &mut commands);
+
+        egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui, &mut commands));
+        egui::Panel::bottom("status").show(ui, |ui| status_bar_ui(ui, &self.state));
+        egui::Panel::bottom("timeline")
+            .resizable(true)
+            .default_size(theme::TIMELINE_HEIGHT)
+            .show(ui, |ui| {
+                timeline::timeline_ui(ui, &self.state, &mut commands)
+            });
+        egui::Panel::left("events")
+            .resizable(true)
+            .default_size(theme::EVENT_LIST_WIDTH)
+            .show(ui, |ui| {
+                event_list::event_list_ui(ui, &self.state, &mut commands)
+            });
+        egui::Panel::right("inspector")
+            .resizable(true)
+            .default_size(theme::INSPECTOR_WIDTH)
+            .show(ui, |ui| {
+                ui.horizontal(|ui| {
+                    ui.selectable_value(&mut self.right_tab, RightTab::Inspector, "Inspector");
+                    ui.selectable_value(&mut self.right_tab, RightTab::Diagnostics, "Diagnostics");
+                });
+                ui.separator();
+                match self.right_tab {
+                    RightTab::Inspector => inspector::inspector_ui(ui, &self.state, &mut commands),
+                    RightTab::Diagnostics => {
+                        diagnostics::diagnostics_ui(ui, &self.state, &mut commands)
+                    }
+                }
+            });
+        egui::CentralPanel::default().show(ui, |ui| {
+            if let Some(error) = &self.state.error {
+                error_banner_ui(ui, error, &mut commands);
+            }
+            conversation::conversation_ui(ui, &self.state, &mut commands);
+        });
+        self.state.apply(commands);
+    }
+
+    fn menu_ui(&mut self, ui: &mut egui::Ui, commands: &mut Vec<Command>) {
+        egui::MenuBar::new().ui(ui, |ui| {
+            ui.menu_button("File", |ui| {
+                if ui.button("Open…").clicked() {
+                    if let Some(path) = rfd::FileDialog::new()
+                        .add_filter(
+                            "Recordings and streams",
+                            &[
+                                "rec", "sqlite", "db", "jsonl", "ndjson", "json", "sse", "txt",
+                                "har",
+                            ],
+                        )
+                        .add_filter("All files", &["*"])
+                        .pick_file()
+                    {
+                        commands.push(Command::Open(path));
+                    }
+                    ui.close();
+                }
+                ui.menu_button("Open recent", |ui| {
+                    if self.state.recent.is_empty() {
+                        ui.label("Nothing opened yet");
+                    }
+                    for path in &self.state.recent {
+                        if ui.button(path.display().to_string()).clicked() {
+                            commands.push(Command::Open(path.clone()));
+                            ui.close();
+                        }
+                    }
+                });
+                ui.separator();
+                if ui.button("Quit").clicked() {
+                    ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+                }
+            });
+            if let Some(doc) = &self.state.doc {
+                if doc.sessions.len() > 1 {
+                    let current = doc.session.unwrap_or(1);
+                    egui::ComboBox::from_id_salt("session")
+                        .selected_text(format!("Session {current}"))
+                        .show_ui(ui, |ui| {
+                            for session in &doc.sessions {
+                                let label = format!(
+                                    "{}: {} ({} events, {})",
+                                    session.id,
+                                    session.source,
+                                    session.num_events,
+                                    session.status.as_str()
+                                );
+                                if ui
+                                    .selectable_label(session.id.0 == current, label)
+                                    .clicked()
+                                {
+                                    commands.push(Command::PickSession(session.id.0));
+                                }
+                            }
+                        });
+                }
+            }
+            ui.separator();
+            ui.label("Profile");
+            let profile = self.state.options.profile;
+            for candidate in Profile::ALL {
+                if ui
+                    .selectable_label(profile == candidate, state::profile_label(candidate))
+                    .on_hover_text(match candidate {
+                        Profile::Spec => "The replay rules as written",
+                        Profile::AgUiClient10 => {
+                            "What the reference client @ag-ui/client 1.0.0 does"
+                        }
+                    })
+                    .clicked()
+                    && profile != candidate
+                {
+                    commands.push(Command::SetProfile(candidate));
+                }
+            }
+            let mut best_effort = self.state.options.best_effort;
+            if ui
+                .checkbox(&mut best_effort, "Best effort")
+                .on_hover_text("Keep applying events after a fatal error (R43)")
+                .changed()
+            {
+                commands.push(Command::SetBestEffort(best_effort));
+            }
+            if let Some(loading) = &self.state.loading {
+                ui.separator();
+                ui.spinner();
+                ui.label(format!("Opening {}…", loading.path.display()));
+            }
+        });
+    }
+}
+
+impl eframe::App for ReplayApp {
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        ReplayApp::ui(self, ui);
+    }
+}
+
+fn error_banner_ui(ui: &mut egui::Ui, error: &str, commands: &mut Vec<Command>) {
+    egui::Frame::new()
+        .fill(ui.visuals().error_fg_color.gamma_multiply(0.15))
+        .inner_margin(6.0)
+        .show(ui, |ui| {
+            ui.horizontal(|ui| {
+                ui.colored_label(ui.visuals().error_fg_color, error);
+                if ui.button("Dismiss").clicked() {
+                    commands.push(Command::DismissError);
+                }
+            });
+        });
+}
+
+/// Step N of M, the worst severity, counts per severity.
+fn status_bar_ui(ui: &mut egui::Ui, state: &AppState) {
+    ui.horizontal(|ui| {
+        let Some(doc) = &state.doc else {
+            ui.label(match &state.loading {
+                Some(loading) => format!("Opening {}…", loading.path.display()),
+                None => "No stream open: File › Open…, or drop a file here".to_owned(),
+            });
+            return;
+        };
+        ui.label(format!("Step {} of {}", state.step(), doc.num_events()));
+        ui.separator();
+        let diagnostics: Vec<_> = doc.diagnostics().cloned().collect();
+        let counts = SeverityCounts::of(&diagnostics);
+        match counts.worst() {
+            Some(worst) => {
+                ui.colored_label(
+                    theme::severity_color(ui.visuals(), worst),
+                    format!("{} {}", theme::severity_symbol(worst), worst),
+                );
+            }
+            None => {
+                ui.label("no diagnostics");
+            }
+        }
+        for severity in Severity::ALL {
+            ui.colored_label(
+                theme::severity_color(ui.visuals(), severity),
+                format!("{} {}", counts.get(severity), severity),
+            );
+        }
+        ui.separator();
+        let outcome = doc.timeline.head().outcome();
+        ui.label(format!("outcome {}", outcome.as_str()));
+        if let Some(fatal) = doc.timeline.head().fatal() {
+            ui.colored_label(
+                ui.visuals().error_fg_color,
+                format!("failed at step {} ({})", fatal.seq, fatal.code),
+            );
+        }
+        ui.separator();
+        ui.label(doc.path.display().to_string());
+    });
+}
+
+/// The keys: ←/→ step, Home/End, PgUp/PgDn (a tenth of the visible
+/// timeline, at least 10 steps), `n`/`p` next and previous diagnostic, space play/pause.
+fn keyboard(ctx: &egui::Context, commands: &mut Vec<Command>) {
+    if ctx.egui_wants_keyboard_input() {
+        return;
+    }
+    ctx.input(|input| {
+        for event in &input.events {
+            let egui::Event::Key {
+                key,
+                pressed: true,
+                modifiers,
+                ..
+            } = event
+            else {
+                continue;
+            };
+            if modifiers.ctrl || modifiers.command || modifiers.alt {
+                continue;
+            }
+            let command = match key {
+                egui::Key::ArrowRight => Command::StepBy(1),
+                egui::Key::ArrowLeft => Command::StepBy(-1),
+                egui::Key::Home => Command::SetStep(crate::diagnostic::Seq::START),
+                egui::Key::End => Command::SetStep(crate::diagnostic::Seq(u64::MAX)),
+                egui::Key::PageDown => Command::StepPage(true),
+                egui::Key::PageUp => Command::StepPage(false),
+                egui::Key::N => Command::NextDiagnostic,
+                egui::Key::P => Command::PreviousDiagnostic,
+                egui::Key::Space => Command::TogglePlay,
+                _ => continue,
+            };
+            commands.push(command);
+        }
+    });
+}
+
+fn dropped_files(ctx: &egui::Context, commands: &mut Vec<Command>) {
+    ctx.input(|input| {
+        if let Some(file) = input.raw.dropped_files.first() {
+            let path = file.path().to_owned();
+            commands.push(Command::Open(path));
+        }
+    });
+}
+
+/// Runs the desktop app on `path`.
+pub fn run_app(path: Option<PathBuf>, exit_after: Option<Duration>) -> anyhow::Result<()> {
+    let options = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_title("agui-replay")
+            .with_inner_size([1400.0, 900.0])
+            .with_drag_and_drop(true),
+        ..Default::default()
+    };
+    let mut app = ReplayApp::new(path);
+    app.exit_after = exit_after;
+    eframe::run_native(
+        "agui-replay",
+        options,
+        Box::new(move |_cc| Ok(Box::new(app))),
+    )
+    .map_err(|e| anyhow::anyhow!("cannot open the window: {e}"))
+}

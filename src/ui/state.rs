@@ -1,0 +1,548 @@
+//! What the app holds (a document: one stream replayed into a timeline; the
+//! cursor; selections and filters) and the commands that change it. Panels
+//! read [`AppState`] and push [`Command`]s; [`AppState::apply`] applies them
+//! once per frame, so clicks, keys and tests take one path.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, TryRecvError, channel};
+use std::time::Instant;
+
+use crate::diagnostic::{Diagnostic, Seq, Severity};
+use crate::protocol::{ParseOutcome, parse_event};
+use crate::replay::{Options, Profile, Replayer};
+use crate::source::{Source, open_source};
+use crate::store::{Recording, SessionInfo};
+use crate::timeline::{CheckpointPolicy, EventKind, Timeline};
+
+/// One opened stream, replayed.
+pub struct Doc {
+    /// The file.
+    pub path: PathBuf,
+    /// The recording's sessions (empty for a plain stream file).
+    pub sessions: Vec<SessionInfo>,
+    /// The session shown, for recordings and HAR files.
+    pub session: Option<i64>,
+    /// The stream.
+    pub source: Source,
+    /// The replay, with checkpoints and indices.
+    pub timeline: Timeline,
+    /// When each event arrived, in nanoseconds from the start (index 0 is
+    /// seq 1): recorded, or derived from `timestamp`s, or 100 ms apart.
+    pub arrival_nanos: Vec<u64>,
+}
+
+impl Doc {
+    /// The number of events.
+    pub fn num_events(&self) -> u64 {
+        self.timeline.len() as u64
+    }
+
+    /// Every diagnostic: the reader's (seq 0), then the replay's.
+    pub fn diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.source
+            .diagnostics
+            .iter()
+            .chain(self.timeline.diagnostics())
+    }
+
+    /// The raw bytes of the event at `seq`.
+    pub fn raw(&self, seq: Seq) -> Option<&[u8]> {
+        self.timeline.events().get(seq)
+    }
+
+    /// The replay options.
+    pub fn options(&self) -> Options {
+        self.timeline.options()
+    }
+}
+
+/// The state at the cursor: what every panel shows.
+pub struct CursorView {
+    /// The step.
+    pub step: Seq,
+    /// The replay at the step.
+    pub at: Replayer,
+    /// The replay one step earlier (what the current event changed is the
+    /// difference).
+    pub before: Replayer,
+    /// The current event, read (none at step 0).
+    pub event: Option<ParseOutcome>,
+}
+
+/// Which events the event list shows.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EventFilter {
+    /// Text the raw event must contain (case-insensitive).
+    pub text: String,
+    /// The `messageId` the event must name (empty: any).
+    pub message_id: String,
+    /// The kinds to show (empty: all).
+    pub kinds: BTreeSet<EventKind>,
+    /// Only events with a diagnostic at least this severe.
+    pub min_severity: Option<Severity>,
+}
+
+/// A stream being opened on a background thread.
+pub struct Loading {
+    /// What is being opened.
+    pub path: PathBuf,
+    /// When it started.
+    pub started: Instant,
+    receiver: Receiver<Result<Box<Doc>, String>>,
+    /// The step to restore once loaded (a profile switch keeps the cursor).
+    keep_step: Option<Seq>,
+}
+
+/// Playback at recorded timing.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Playback {
+    /// Speed factor (0.25 to 16).
+    pub speed: f32,
+    /// While playing: when play started, and the arrival time it started at.
+    pub playing_since: Option<(Instant, u64)>,
+}
+
+impl Default for Playback {
+    fn default() -> Self {
+        Self {
+            speed: 1.0,
+            playing_since: None,
+        }
+    }
+}
+
+/// The speeds offered.
+pub const SPEEDS: [f32; 7] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0];
+
+/// The visible range of the timeline, in steps (fractional when zoomed in).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TimelineRange {
+    /// The first visible step.
+    pub first: f64,
+    /// The last visible step.
+    pub last: f64,
+}
+
+/// What a panel asks for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    /// Move the cursor to a step.
+    SetStep(Seq),
+    /// Move the cursor by a number of steps.
+    StepBy(i64),
+    /// Move the cursor by a page (a tenth of the visible timeline, at least
+    /// 10 steps), forward or back.
+    StepPage(bool),
+    /// To the next step with a diagnostic.
+    NextDiagnostic,
+    /// To the previous step with a diagnostic.
+    PreviousDiagnostic,
+    /// Select an activity for the inspector (and the timeline lane).
+    SelectActivity(Option<String>),
+    /// Play or pause.
+    TogglePlay,
+    /// Playback speed.
+    SetSpeed(f32),
+    /// Replay with another profile (the cursor stays).
+    SetProfile(Profile),
+    /// Replay with best effort on or off (the cursor stays).
+    SetBestEffort(bool),
+    /// Open a file.
+    Open(PathBuf),
+    /// Show another session of the recording.
+    PickSession(i64),
+    /// The event list's filter.
+    SetEventFilter(EventFilter),
+    /// The diagnostics panel's filter.
+    SetDiagnosticsFilter(String),
+    /// The timeline's visible range.
+    SetTimelineRange(TimelineRange),
+    /// Dismiss the error banner.
+    DismissError,
+}
+
+/// Everything the app holds.
+pub struct AppState {
+    /// The opened stream, if any.
+    pub doc: Option<Doc>,
+    /// The state at the cursor.
+    pub view: Option<CursorView>,
+    /// The activity the inspector shows.
+    pub selected_activity: Option<String>,
+    /// The event list's filter.
+    pub event_filter: EventFilter,
+    /// The events the list shows (seqs), for the current filter.
+    pub event_rows: Vec<Seq>,
+    /// The diagnostics panel's filter.
+    pub diagnostics_filter: String,
+    /// Playback.
+    pub playback: Playback,
+    /// The timeline's visible range (`None`: the whole stream).
+    pub timeline_range: Option<TimelineRange>,
+    /// A background open in progress.
+    pub loading: Option<Loading>,
+    /// The last error, shown in a banner.
+    pub error: Option<String>,
+    /// Recently opened files, most recent first.
+    pub recent: Vec<PathBuf>,
+    /// Replay options for the next open.
+    pub options: Options,
+}
+
+impl Default for AppState {
+    fn default() -> Self {
+        Self {
+            doc: None,
+            view: None,
+            selected_activity: None,
+            event_filter: EventFilter::default(),
+            event_rows: Vec::new(),
+            diagnostics_filter: String::new(),
+            playback: Playback::default(),
+            timeline_range: None,
+            loading: None,
+            error: None,
+            recent: Vec::new(),
+            options: Options::default(),
+        }
+    }
+}
+
+/// The most recent files kept.
+const MAX_RECENT: usize = 10;
+
+impl AppState {
+    /// The current step (0 without a document).
+    pub fn step(&self) -> Seq {
+        self.view.as_ref().map_or(Seq::START, |v| v.step)
+    }
+
+    /// Opens a file synchronously (tests, and small files).
+    pub fn open_now(&mut self, path: &Path, session: Option<i64>) {
+        match load(path, session, self.options) {
+            Ok(doc) => self.install(*doc, None),
+            Err(error) => self.error = Some(error),
+        }
+    }
+
+    /// Opens a file on a background thread; [`Self::poll_loading`] installs
+    /// it when ready.
+    pub fn open_in_background(
+        &mut self,
+        path: PathBuf,
+        session: Option<i64>,
+        keep_step: Option<Seq>,
+    ) {
+        let (sender, receiver) = channel();
+        let options = self.options;
+        let thread_path = path.clone();
+        std::thread::spawn(move || {
+            let _ = sender.send(load(&thread_path, session, options));
+        });
+        self.loading = Some(Loading {
+            path,
+            started: Instant::now(),
+            receiver,
+            keep_step,
+        });
+    }
+
+    /// Installs a background open that finished; returns whether anything
+    /// changed.
+    pub fn poll_loading(&mut self) -> bool {
+        let Some(loading) = &self.loading else {
+            return false;
+        };
+        match loading.receiver.try_recv() {
+            Ok(result) => {
+                let keep_step = loading.keep_step;
+                self.loading = None;
+                match result {
+                    Ok(doc) => self.install(*doc, keep_step),
+                    Err(error) => self.error = Some(error),
+                }
+                true
+            }
+            Err(TryRecvError::Empty) => false,
+            Err(TryRecvError::Disconnected) => {
+                self.loading = None;
+                self.error = Some("opening failed".into());
+                true
+            }
+        }
+    }
+
+    fn install(&mut self, doc: Doc, keep_step: Option<Seq>) {
+        let path = doc.path.clone();
+        let same_file = self.doc.as_ref().is_some_and(|d| d.path == path);
+        if !same_file {
+            self.selected_activity = None;
+            self.timeline_range = None;
+        }
+        let step = keep_step.unwrap_or(Seq(doc.num_events().min(1)));
+        self.playback.playing_since = None;
+        self.doc = Some(doc);
+        self.recent.retain(|p| p != &path);
+        self.recent.insert(0, path);
+        self.recent.truncate(MAX_RECENT);
+        self.refresh_rows();
+        self.move_to(step);
+        if self.selected_activity.is_none() {
+            self.selected_activity = self
+                .doc
+                .as_ref()
+                .and_then(|d| d.timeline.index().lanes().first())
+                .map(|lane| lane.message_id.clone());
+        }
+    }
+
+    /// Moves the cursor (clamped to the stream) and computes the view.
+    fn move_to(&mut self, step: Seq) {
+        let Some(doc) = &self.doc else {
+            self.view = None;
+            return;
+        };
+        let step = Seq(step.0.min(doc.num_events()));
+        if self.view.as_ref().is_some_and(|v| v.step == step) {
+            return;
+        }
+        let before = doc.timeline.seek(Seq(step.0.saturating_sub(1)));
+        let (at, event) = match doc.raw(step).filter(|_| step.0 > 0) {
+            Some(raw) => {
+                let mut at = before.checkpoint();
+                let parsed = parse_event(raw);
+                at.apply(parsed.clone());
+                if step == doc.timeline.last_step() {
+                    at = doc.timeline.seek(step);
+                }
+                (at, Some(parsed))
+            }
+            None => (before.checkpoint(), None),
+        };
+        self.view = Some(CursorView {
+            step,
+            at,
+            before,
+            event,
+        });
+    }
+
+    /// Recomputes the rows of the event list for the current filter.
+    pub fn refresh_rows(&mut self) {
+        self.event_rows = match &self.doc {
+            Some(doc) => super::event_list::filter_rows(doc, &self.event_filter),
+            None => Vec::new(),
+        };
+    }
+
+    /// Applies the commands of a frame, in order.
+    pub fn apply(&mut self, commands: Vec<Command>) {
+        for command in commands {
+            self.apply_one(command);
+        }
+    }
+
+    fn apply_one(&mut self, command: Command) {
+        let num_events = self.doc.as_ref().map_or(0, Doc::num_events);
+        match command {
+            Command::SetStep(step) => {
+                self.playback.playing_since = None;
+                self.move_to(step);
+            }
+            Command::StepBy(delta) => {
+                self.playback.playing_since = None;
+                let step = self.step().0.saturating_add_signed(delta).min(num_events);
+                self.move_to(Seq(step));
+            }
+            Command::StepPage(forward) => {
+                let visible = self
+                    .timeline_range
+                    .map_or(num_events as f64, |r| r.last - r.first);
+                let page = ((visible / 10.0) as i64).max(10);
+                self.apply_one(Command::StepBy(if forward { page } else { -page }));
+            }
+            Command::NextDiagnostic | Command::PreviousDiagnostic => {
+                let forward = command == Command::NextDiagnostic;
+                if let Some(step) = self.diagnostic_step(forward) {
+                    self.playback.playing_since = None;
+                    self.move_to(step);
+                }
+            }
+            Command::SelectActivity(id) => self.selected_activity = id,
+            Command::TogglePlay => self.toggle_play(),
+            Command::SetSpeed(speed) => {
+                let playing = self.playback.playing_since.is_some();
+                self.playback.speed = speed.clamp(0.25, 16.0);
+                if playing {
+                    self.playback.playing_since =
+                        Some((Instant::now(), self.arrival_at(self.step())));
+                }
+            }
+            Command::SetProfile(profile) => {
+                self.options.profile = profile;
+                self.reopen();
+            }
+            Command::SetBestEffort(best_effort) => {
+                self.options.best_effort = best_effort;
+                self.reopen();
+            }
+            Command::Open(path) => self.open_in_background(path, None, None),
+            Command::PickSession(session) => {
+                if let Some(doc) = &self.doc {
+                    let path = doc.path.clone();
+                    self.open_in_background(path, Some(session), None);
+                }
+            }
+            Command::SetEventFilter(filter) => {
+                self.event_filter = filter;
+                self.refresh_rows();
+            }
+            Command::SetDiagnosticsFilter(filter) => self.diagnostics_filter = filter,
+            Command::SetTimelineRange(range) => self.timeline_range = Some(range),
+            Command::DismissError => self.error = None,
+        }
+    }
+
+    /// Replays the open document again with the current options, keeping
+    /// the cursor.
+    fn reopen(&mut self) {
+        if let Some(doc) = &self.doc {
+            let (path, session, step) = (doc.path.clone(), doc.session, self.step());
+            self.open_in_background(path, session, Some(step));
+        }
+    }
+
+    /// The next (or previous) step with a diagnostic.
+    pub fn diagnostic_step(&self, forward: bool) -> Option<Seq> {
+        let doc = self.doc.as_ref()?;
+        let current = self.step();
+        let index = doc.timeline.index();
+        let candidates = Severity::ALL.iter().filter_map(|&severity| {
+            let steps = index.steps_with(severity);
+            if forward {
+                let i = steps.partition_point(|s| *s <= current);
+                steps.get(i).copied()
+            } else {
+                let i = steps.partition_point(|s| *s < current);
+                i.checked_sub(1).and_then(|i| steps.get(i)).copied()
+            }
+        });
+        if forward {
+            candidates.min()
+        } else {
+            candidates.max()
+        }
+    }
+
+    /// The arrival time of a step's event (0 at step 0).
+    pub fn arrival_at(&self, step: Seq) -> u64 {
+        self.doc
+            .as_ref()
+            .and_then(|doc| step.index().and_then(|i| doc.arrival_nanos.get(i)).copied())
+            .unwrap_or(0)
+    }
+
+    fn toggle_play(&mut self) {
+        if self.playback.playing_since.is_some() {
+            self.playback.playing_since = None;
+            return;
+        }
+        let Some(doc) = &self.doc else { return };
+        let mut step = self.step();
+        if step >= doc.timeline.last_step() {
+            step = Seq::START;
+            self.move_to(step);
+        }
+        self.playback.playing_since = Some((Instant::now(), self.arrival_at(step)));
+    }
+
+    /// Advances playback to the events whose (scaled) arrival time has come;
+    /// returns whether it is still playing.
+    pub fn advance_playback(&mut self) -> bool {
+        let Some((since, from)) = self.playback.playing_since else {
+            return false;
+        };
+        let Some(doc) = &self.doc else { return false };
+        let elapsed = since.elapsed().as_secs_f64() * f64::from(self.playback.speed);
+        let now = from.saturating_add((elapsed * 1e9) as u64);
+        let arrivals = &doc.arrival_nanos;
+        let reached = arrivals.partition_point(|&a| a <= now) as u64;
+        let last = doc.num_events();
+        if reached > self.step().0 {
+            self.move_to(Seq(reached.min(last)));
+        }
+        if reached >= last {
+            self.playback.playing_since = None;
+            return false;
+        }
+        true
+    }
+}
+
+/// Opens and replays a stream (on whatever thread calls it).
+pub fn load(path: &Path, session: Option<i64>, options: Options) -> Result<Box<Doc>, String> {
+    let source = open_source(path, session).map_err(|e| e.to_string())?;
+    let sessions = match &source.session {
+        Some(_) => Recording::open(path)
+            .map(|r| r.sessions().to_vec())
+            .unwrap_or_default(),
+        None => Vec::new(),
+    };
+    let arrival_nanos = match &source.session {
+        Some(info) => Recording::open(path)
+            .and_then(|r| r.arrival_nanos(info.id))
+            .map_err(|e| e.to_string())?,
+        None => derived_arrivals(&source),
+    };
+    let session = source.session.as_ref().map(|s| s.id.0).or(session);
+    let start = source.start(options);
+    let timeline = Timeline::replaying(start, source.events.clone(), CheckpointPolicy::default());
+    Ok(Box::new(Doc {
+        path: path.to_owned(),
+        sessions,
+        session,
+        source,
+        timeline,
+        arrival_nanos,
+    }))
+}
+
+/// Arrival times of a plain stream file: from the events' `timestamp`s
+/// when they have them, 100 ms apart otherwise; never going backwards.
+fn derived_arrivals(source: &Source) -> Vec<u64> {
+    const STEP_NANOS: u64 = 100_000_000;
+    #[derive(serde::Deserialize)]
+    struct Stamp {
+        timestamp: Option<i64>,
+    }
+    let mut first: Option<i64> = None;
+    let mut last = 0u64;
+    source
+        .events
+        .iter()
+        .enumerate()
+        .map(|(i, (_, raw))| {
+            let stamp = serde_json::from_slice::<Stamp>(raw)
+                .ok()
+                .and_then(|s| s.timestamp);
+            last = match stamp {
+                Some(ms) => {
+                    let first = *first.get_or_insert(ms);
+                    last.max(u64::try_from(ms.saturating_sub(first)).unwrap_or(0) * 1_000_000)
+                }
+                None if first.is_none() => i as u64 * STEP_NANOS,
+                None => last,
+            };
+            last
+        })
+        .collect()
+}
+
+/// The name of a profile for the switch.
+pub fn profile_label(profile: Profile) -> &'static str {
+    match profile {
+        Profile::Spec => "spec",
+        Profile::AgUiClient10 => "@ag-ui/client 1.0",
+    }
+}
