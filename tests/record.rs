@@ -464,15 +464,23 @@ async fn read_at_least(
     body
 }
 
-async fn post_run(url: &str) -> reqwest::Response {
-    client()
-        .post(url)
-        .header(header::CONTENT_TYPE, "application/json")
-        .header(header::ACCEPT, "text/event-stream")
-        .body(RUN_INPUT)
-        .send()
+/// Sends a request and waits (bounded) for the response head.
+async fn send(request: reqwest::RequestBuilder) -> reqwest::Response {
+    tokio::time::timeout(WAIT, request.send())
         .await
+        .expect("the response head arrived in time")
         .expect("the proxy answers")
+}
+
+async fn post_run(url: &str) -> reqwest::Response {
+    send(
+        client()
+            .post(url)
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::ACCEPT, "text/event-stream")
+            .body(RUN_INPUT),
+    )
+    .await
 }
 
 fn only_session(recording: &Recording) -> &SessionInfo {
@@ -612,16 +620,16 @@ async fn the_recording_holds_the_exchange_as_it_happened() {
     let agent = Agent::start().await;
     let proxy = Proxy::start(&agent.url(), out.clone()).await;
 
-    let response = client()
-        .post(proxy.url("/agent"))
-        .header(header::CONTENT_TYPE, "application/json")
-        .header(header::ACCEPT, "text/event-stream")
-        .header(header::AUTHORIZATION, "Bearer sk-live-secret")
-        .header(header::COOKIE, "session=abc123")
-        .body(RUN_INPUT)
-        .send()
-        .await
-        .expect("the proxy answers");
+    let response = send(
+        client()
+            .post(proxy.url("/agent"))
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::ACCEPT, "text/event-stream")
+            .header(header::AUTHORIZATION, "Bearer sk-live-secret")
+            .header(header::COOKIE, "session=abc123")
+            .body(RUN_INPUT),
+    )
+    .await;
     let received = read_all(response).await;
     assert_eq!(received.body, agent.body());
     let recording = proxy.stop().await;

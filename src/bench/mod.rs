@@ -200,7 +200,7 @@ fn per_sec(count: usize, secs: f64) -> f64 {
 }
 
 /// The value at quantile `q` of sorted samples (nearest rank).
-fn percentile(sorted: &[f64], q: f64) -> f64 {
+pub(crate) fn percentile(sorted: &[f64], q: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
     }

@@ -53,7 +53,7 @@ struct Agent {
 async fn stream_events(State(agent): State<Arc<Agent>>) -> Response {
     let frames = agent.frames.clone();
     let pace = agent.pace;
-    let body = futures_util::stream::iter(frames.into_iter()).then(move |frame| {
+    let body = futures_util::stream::iter(frames).then(move |frame| {
         let agent = Arc::clone(&agent);
         async move {
             if let Some(pace) = pace {

@@ -24,6 +24,23 @@ pub enum BenchCommand {
     /// Stream generated events through the recording proxy on loopback:
     /// events per second, and the latency of paced events.
     Proxy(ProxyArgs),
+    /// Drive the desktop app headless through frames of scrubbing on a
+    /// large recording: frame times.
+    Ui(UiArgs),
+}
+
+/// `bench ui` options.
+#[derive(Debug, Args)]
+pub struct UiArgs {
+    /// The stream's shape (imported into a temporary recording).
+    #[command(flatten)]
+    pub shape: StreamShape,
+    /// Frames to time.
+    #[arg(long, default_value_t = 1_000)]
+    pub frames: usize,
+    /// Where to put the temporary files (default: the system's temp dir).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 /// `bench proxy` options.
@@ -123,6 +140,30 @@ pub(super) fn run(command: &BenchCommand, out: &mut dyn Write) -> anyhow::Result
             let dir = args.dir.clone().unwrap_or_else(std::env::temp_dir);
             let figures = proxy_figures(args.events, args.paced_events, &dir)?;
             serde_json::to_writer_pretty(&mut *out, &figures)?;
+            writeln!(out)?;
+        }
+        BenchCommand::Ui(args) => {
+            let dir = args.dir.clone().unwrap_or_else(std::env::temp_dir);
+            let work = dir.join(format!("agui-replay-bench-ui-{}", std::process::id()));
+            std::fs::create_dir_all(&work)?;
+            let result = (|| -> anyhow::Result<crate::ui::bench::UiFigures> {
+                let input = work.join("stream.jsonl");
+                let recording = work.join("stream.rec");
+                let mut writer = BufWriter::new(File::create(&input)?);
+                let mut written = Ok(());
+                generate_each(args.shape.config(), |line| {
+                    if written.is_ok() {
+                        written = writeln!(writer, "{line}");
+                    }
+                });
+                written?;
+                writer.flush()?;
+                drop(writer);
+                crate::store::import_files(std::slice::from_ref(&input), &recording, &mut |_| {})?;
+                crate::ui::bench::ui_figures(&recording, args.frames, args.shape.seed)
+            })();
+            let _ = std::fs::remove_dir_all(&work);
+            serde_json::to_writer_pretty(&mut *out, &result?)?;
             writeln!(out)?;
         }
         BenchCommand::Replay(args) => {

@@ -349,8 +349,9 @@ impl Stream for RecordingBody {
                 Poll::Ready(Some(Err(std::io::Error::other(error))))
             }
             Poll::Ready(None) => {
-                // The upstream finished, or the proxy is stopping.
-                let complete = !self.upstream.is_stopped();
+                // The upstream finished, or the proxy is stopping (the stop
+                // signal fired: `take_result` then holds its output).
+                let complete = self.upstream.take_result().is_none();
                 if let Some(recorder) = &mut self.recorder {
                     recorder.end(complete);
                 }

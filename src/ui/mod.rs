@@ -5,6 +5,7 @@
 //! Panels read [`AppState`] and push [`Command`]s; the commands of a frame
 //! are applied once, at its end. The engine knows nothing of this module.
 
+pub mod bench;
 pub mod conversation;
 pub mod diagnostics;
 pub mod event_list;
@@ -14,13 +15,14 @@ pub mod state;
 pub mod theme;
 pub mod time_axis;
 pub mod timeline;
+pub mod timeline_lanes;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 pub use state::{AppState, Command, Doc, EventFilter};
 
-use crate::diagnostic::{Severity, SeverityCounts};
+use crate::diagnostic::Severity;
 use crate::replay::Profile;
 
 /// Which tab the right panel shows.
@@ -161,29 +163,29 @@ impl ReplayApp {
                     ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
                 }
             });
-            if let Some(doc) = &self.state.doc {
-                if doc.sessions.len() > 1 {
-                    let current = doc.session.unwrap_or(1);
-                    egui::ComboBox::from_id_salt("session")
-                        .selected_text(format!("Session {current}"))
-                        .show_ui(ui, |ui| {
-                            for session in &doc.sessions {
-                                let label = format!(
-                                    "{}: {} ({} events, {})",
-                                    session.id,
-                                    session.source,
-                                    session.num_events,
-                                    session.status.as_str()
-                                );
-                                if ui
-                                    .selectable_label(session.id.0 == current, label)
-                                    .clicked()
-                                {
-                                    commands.push(Command::PickSession(session.id.0));
-                                }
+            if let Some(doc) = &self.state.doc
+                && doc.sessions.len() > 1
+            {
+                let current = doc.session.unwrap_or(1);
+                egui::ComboBox::from_id_salt("session")
+                    .selected_text(format!("Session {current}"))
+                    .show_ui(ui, |ui| {
+                        for session in &doc.sessions {
+                            let label = format!(
+                                "{}: {} ({} events, {})",
+                                session.id,
+                                session.source,
+                                session.num_events,
+                                session.status.as_str()
+                            );
+                            if ui
+                                .selectable_label(session.id.0 == current, label)
+                                .clicked()
+                            {
+                                commands.push(Command::PickSession(session.id.0));
                             }
-                        });
-                }
+                        }
+                    });
             }
             ui.separator();
             ui.label("Profile");
@@ -252,8 +254,7 @@ fn status_bar_ui(ui: &mut egui::Ui, state: &AppState) {
         };
         ui.label(format!("Step {} of {}", state.step(), doc.num_events()));
         ui.separator();
-        let diagnostics: Vec<_> = doc.diagnostics().cloned().collect();
-        let counts = SeverityCounts::of(&diagnostics);
+        let counts = doc.counts;
         match counts.worst() {
             Some(worst) => {
                 ui.colored_label(

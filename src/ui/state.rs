@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
 use std::time::Instant;
 
-use crate::diagnostic::{Diagnostic, Seq, Severity};
+use crate::diagnostic::{Diagnostic, Seq, Severity, SeverityCounts};
 use crate::protocol::{ParseOutcome, parse_event};
 use crate::replay::{Options, Profile, Replayer};
 use crate::source::{Source, open_source};
@@ -23,13 +23,15 @@ pub struct Doc {
     pub sessions: Vec<SessionInfo>,
     /// The session shown, for recordings and HAR files.
     pub session: Option<i64>,
-    /// The stream.
+    /// Where the stream came from (its events are in the timeline).
     pub source: Source,
     /// The replay, with checkpoints and indices.
     pub timeline: Timeline,
     /// When each event arrived, in nanoseconds from the start (index 0 is
     /// seq 1): recorded, or derived from `timestamp`s, or 100 ms apart.
     pub arrival_nanos: Vec<u64>,
+    /// Diagnostics per severity, the reader's included (counted once).
+    pub counts: SeverityCounts,
 }
 
 impl Doc {
@@ -163,6 +165,7 @@ pub enum Command {
 }
 
 /// Everything the app holds.
+#[derive(Default)]
 pub struct AppState {
     /// The opened stream, if any.
     pub doc: Option<Doc>,
@@ -188,25 +191,6 @@ pub struct AppState {
     pub recent: Vec<PathBuf>,
     /// Replay options for the next open.
     pub options: Options,
-}
-
-impl Default for AppState {
-    fn default() -> Self {
-        Self {
-            doc: None,
-            view: None,
-            selected_activity: None,
-            event_filter: EventFilter::default(),
-            event_rows: Vec::new(),
-            diagnostics_filter: String::new(),
-            playback: Playback::default(),
-            timeline_range: None,
-            loading: None,
-            error: None,
-            recent: Vec::new(),
-            options: Options::default(),
-        }
-    }
 }
 
 /// The most recent files kept.
@@ -482,7 +466,7 @@ impl AppState {
 
 /// Opens and replays a stream (on whatever thread calls it).
 pub fn load(path: &Path, session: Option<i64>, options: Options) -> Result<Box<Doc>, String> {
-    let source = open_source(path, session).map_err(|e| e.to_string())?;
+    let mut source = open_source(path, session).map_err(|e| e.to_string())?;
     let sessions = match &source.session {
         Some(_) => Recording::open(path)
             .map(|r| r.sessions().to_vec())
@@ -497,8 +481,15 @@ pub fn load(path: &Path, session: Option<i64>, options: Options) -> Result<Box<D
     };
     let session = source.session.as_ref().map(|s| s.id.0).or(session);
     let start = source.start(options);
-    let timeline = Timeline::replaying(start, source.events.clone(), CheckpointPolicy::default());
+    // The timeline keeps the events; the source keeps the rest.
+    let events = std::mem::take(&mut source.events);
+    let timeline = Timeline::replaying(start, events, CheckpointPolicy::default());
+    let mut counts = SeverityCounts::of(&source.diagnostics);
+    for diagnostic in timeline.diagnostics() {
+        counts.add(diagnostic.severity);
+    }
     Ok(Box::new(Doc {
+        counts,
         path: path.to_owned(),
         sessions,
         session,
