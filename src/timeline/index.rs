@@ -9,7 +9,8 @@ use crate::protocol::{EventType, ParseOutcome};
 use crate::replay::{ActivityChange, EventEffect};
 
 /// What kind of event a step holds, as the density strip counts it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Ordered as [`EventKind::index`] numbers them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum EventKind {
     /// A known AG-UI 1.0 type (valid or malformed).
     Known(EventType),

@@ -17,12 +17,15 @@ pub fn severity_color(visuals: &egui::Visuals, severity: Severity) -> Color32 {
 }
 
 /// A short symbol for a severity (the event list's icon column).
+///
+/// Only characters of egui's built-in fonts: a missing glyph renders as a
+/// box (and fails kittest), so no emoji.
 pub fn severity_symbol(severity: Severity) -> &'static str {
     match severity {
-        Severity::Error => "⛔",
-        Severity::Warning => "⚠",
-        Severity::Note => "ℹ",
-        Severity::Info => "·",
+        Severity::Error => "E",
+        Severity::Warning => "W",
+        Severity::Note => "N",
+        Severity::Info => "i",
     }
 }
 
@@ -72,3 +75,48 @@ pub const EVENT_LIST_WIDTH: f32 = 430.0;
 pub const INSPECTOR_WIDTH: f32 = 380.0;
 /// Default height of the timeline panel.
 pub const TIMELINE_HEIGHT: f32 = 200.0;
+
+/// Height of the timeline's step ruler.
+pub const RULER_HEIGHT: f32 = 14.0;
+/// Width of the timeline's label column (lane names).
+pub const TIMELINE_LABEL_WIDTH: f32 = 170.0;
+
+/// The colour of a group of event kinds in the timeline's density strip.
+pub fn kind_group_color(group: super::timeline::KindGroup) -> Color32 {
+    use super::timeline::KindGroup;
+    match group {
+        KindGroup::Lifecycle => Color32::from_rgb(0x8a, 0x94, 0xa6),
+        KindGroup::Text => Color32::from_rgb(0x5a, 0x8d, 0xd8),
+        KindGroup::ToolCall => Color32::from_rgb(0x2a, 0xb3, 0xb0),
+        KindGroup::State => Color32::from_rgb(0x9b, 0x6b, 0xd6),
+        KindGroup::Activity => Color32::from_rgb(0x3c, 0xb3, 0x71),
+        KindGroup::Other => Color32::from_rgb(0x80, 0x80, 0x80),
+    }
+}
+
+/// The colour of a JSON scalar in the JSON tree: strings, numbers, and the
+/// literals (`true`, `false`, `null`) each their own.
+pub fn json_value_color(visuals: &egui::Visuals, value: &serde_json::Value) -> Color32 {
+    use serde_json::Value;
+    match (value, visuals.dark_mode) {
+        (Value::String(_), true) => Color32::from_rgb(0xce, 0x91, 0x78),
+        (Value::String(_), false) => Color32::from_rgb(0xa3, 0x15, 0x15),
+        (Value::Number(_), true) => Color32::from_rgb(0xb5, 0xce, 0xa8),
+        (Value::Number(_), false) => Color32::from_rgb(0x09, 0x86, 0x58),
+        (Value::Bool(_) | Value::Null, true) => Color32::from_rgb(0x56, 0x9c, 0xd6),
+        (Value::Bool(_) | Value::Null, false) => Color32::from_rgb(0x00, 0x00, 0xcc),
+        _ => visuals.text_color(),
+    }
+}
+
+/// Outline of the selected activity card.
+pub fn selected_stroke(visuals: &egui::Visuals) -> egui::Stroke {
+    egui::Stroke::new(2.0, visuals.selection.stroke.color)
+}
+
+/// Space between two messages of the conversation.
+pub const MESSAGE_GAP: f32 = 6.0;
+
+/// Room on each side of the timeline's plot, so that marks at the ends show
+/// whole.
+pub const TIMELINE_PLOT_PADDING: f32 = 6.0;

@@ -1,0 +1,265 @@
+//! The desktop app, driven headless with egui_kittest: open the bundled
+//! demo recording, step with keys, switch profile, and the panels'
+//! interactions (issue 6).
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use agui_replay::diagnostic::{Code, Seq, Severity};
+use agui_replay::replay::Profile;
+use agui_replay::ui::ReplayApp;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+
+fn demo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("recordings/demo.rec")
+}
+
+fn harness(app: ReplayApp) -> Harness<'static, ReplayApp> {
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(1400.0, 900.0))
+        .build_ui_state(|ui, app: &mut ReplayApp| app.ui(ui), app);
+    harness.run();
+    harness
+}
+
+fn demo_harness() -> Harness<'static, ReplayApp> {
+    harness(ReplayApp::with_file(&demo()))
+}
+
+/// Runs frames until a background open has finished (bounded).
+fn wait_for_loading(harness: &mut Harness<'static, ReplayApp>) {
+    let started = Instant::now();
+    while harness.state().state.loading.is_some() {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "opening took too long"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+        harness.step();
+    }
+    harness.run();
+}
+
+fn step(harness: &Harness<'static, ReplayApp>) -> u64 {
+    harness.state().state.step().0
+}
+
+#[test]
+fn the_bundled_demo_recording_opens_and_replays() {
+    let harness = demo_harness();
+    let state = &harness.state().state;
+    assert!(state.error.is_none(), "{:?}", state.error);
+    let doc = state.doc.as_ref().expect("the demo is open");
+    assert_eq!(doc.num_events(), 45);
+    assert_eq!(doc.counts.get(Severity::Warning), 2);
+    assert_eq!(doc.counts.get(Severity::Error), 0);
+    assert!(
+        doc.timeline.index().lanes().len() >= 4,
+        "several activities"
+    );
+    harness.get_by_label("Step 1 of 45");
+}
+
+#[test]
+fn the_app_opens_a_file_in_the_background() {
+    let mut harness = harness(ReplayApp::new(Some(demo())));
+    wait_for_loading(&mut harness);
+    assert_eq!(
+        harness.state().state.doc.as_ref().map(|d| d.num_events()),
+        Some(45)
+    );
+}
+
+#[test]
+fn an_unreadable_file_shows_an_error_and_keeps_running() {
+    let missing = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("no-such-recording.rec");
+    let mut harness = harness(ReplayApp::new(Some(missing)));
+    wait_for_loading(&mut harness);
+    let error = harness.state().state.error.clone().expect("an error");
+    assert!(error.contains("no-such-recording.rec"), "{error}");
+    harness.get_by_label("Dismiss").click();
+    harness.run();
+    assert!(harness.state().state.error.is_none());
+}
+
+#[test]
+fn keys_step_through_the_stream() {
+    let mut harness = demo_harness();
+    assert_eq!(step(&harness), 1);
+    harness.key_press(egui::Key::ArrowRight);
+    harness.run();
+    assert_eq!(step(&harness), 2);
+    harness.key_press(egui::Key::ArrowLeft);
+    harness.key_press(egui::Key::ArrowLeft);
+    harness.run();
+    assert_eq!(step(&harness), 0);
+    harness.key_press(egui::Key::End);
+    harness.run();
+    assert_eq!(step(&harness), 45);
+    harness.get_by_label("Step 45 of 45");
+    harness.key_press(egui::Key::Home);
+    harness.run();
+    assert_eq!(step(&harness), 0);
+    // n / p: the next and previous steps with a diagnostic.
+    harness.key_press(egui::Key::N);
+    harness.run();
+    assert_eq!(step(&harness), 16, "the failed patch");
+    harness.key_press(egui::Key::N);
+    harness.run();
+    assert_eq!(step(&harness), 17, "the delta to an unknown activity");
+    harness.key_press(egui::Key::N);
+    harness.run();
+    assert_eq!(step(&harness), 39, "the declined snapshot");
+    harness.key_press(egui::Key::P);
+    harness.run();
+    assert_eq!(step(&harness), 17);
+    harness.key_press(egui::Key::PageDown);
+    harness.run();
+    assert_eq!(step(&harness), 27, "a page is at least 10 steps");
+}
+
+#[test]
+fn the_cursor_view_holds_the_state_at_the_step() {
+    let mut harness = demo_harness();
+    harness.key_press(egui::Key::End);
+    harness.run();
+    harness.key_press(egui::Key::P);
+    harness.run();
+    let state = &harness.state().state;
+    let view = state.view.as_ref().expect("a view");
+    assert_eq!(view.step, Seq(39));
+    let doc = state.doc.as_ref().expect("doc");
+    let expected = agui_replay::replay::replay_to(doc.timeline.events(), doc.options(), Seq(39));
+    assert_eq!(view.at.document(), expected.document());
+    let before = agui_replay::replay::replay_to(doc.timeline.events(), doc.options(), Seq(38));
+    assert_eq!(view.before.document(), before.document());
+}
+
+#[test]
+fn switching_profile_replays_and_keeps_the_cursor() {
+    let mut harness = demo_harness();
+    for _ in 0..17 {
+        harness.key_press(egui::Key::ArrowRight);
+    }
+    harness.run();
+    assert_eq!(step(&harness), 18);
+    harness.key_press(egui::Key::ArrowLeft);
+    harness.run();
+    assert_eq!(step(&harness), 17);
+    harness.get_by_label("@ag-ui/client 1.0").click();
+    harness.run();
+    wait_for_loading(&mut harness);
+    let state = &harness.state().state;
+    assert_eq!(state.options.profile, Profile::AgUiClient10);
+    assert_eq!(step(&harness), 17, "the cursor stays");
+    // R12 under the reference client's profile: a note, not a warning.
+    let doc = state.doc.as_ref().expect("doc");
+    let unknown = doc
+        .timeline
+        .diagnostics()
+        .iter()
+        .find(|d| d.code == Code::DeltaUnknownTarget)
+        .expect("the delta to an unknown activity");
+    assert_eq!(unknown.severity, Severity::Note);
+    assert_eq!(doc.counts.get(Severity::Warning), 1);
+}
+
+#[test]
+fn playing_advances_the_cursor_and_pauses() {
+    let mut harness = demo_harness();
+    harness.key_press(egui::Key::Home);
+    harness.run();
+    harness
+        .state_mut()
+        .state
+        .apply(vec![agui_replay::ui::Command::SetSpeed(16.0)]);
+    harness.key_press(egui::Key::Space);
+    harness.step();
+    assert!(harness.state().state.playback.playing_since.is_some());
+    let started = Instant::now();
+    while step(&harness) < 5 {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "playback stalled"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+        harness.step();
+    }
+    harness.key_press(egui::Key::Space);
+    harness.step();
+    assert!(harness.state().state.playback.playing_since.is_none());
+    let paused_at = step(&harness);
+    std::thread::sleep(Duration::from_millis(200));
+    harness.step();
+    assert_eq!(step(&harness), paused_at, "paused");
+}
+
+#[test]
+fn clicking_a_diagnostic_lands_on_its_event_and_selects_its_activity() {
+    let mut harness = demo_harness();
+    // The right panel's tab (the timeline has a "Diagnostics" row too).
+    harness
+        .get_all_by_label("Diagnostics")
+        .find(|node| in_right_panel(node.rect()))
+        .expect("the Diagnostics tab")
+        .click();
+    harness.run();
+    harness
+        .get_by_label_contains(r#"ACTIVITY_DELTA for "prices-7""#)
+        .click();
+    harness.run();
+    assert_eq!(step(&harness), 17);
+    assert_eq!(
+        harness.state().state.selected_activity.as_deref(),
+        Some("prices-7")
+    );
+}
+
+#[test]
+fn selecting_an_activity_shows_its_content_in_the_inspector() {
+    let mut harness = demo_harness();
+    harness
+        .state_mut()
+        .state
+        .apply(vec![agui_replay::ui::Command::SetStep(Seq(20))]);
+    harness.run();
+    harness.get_by_label("Activity search-1").click();
+    harness.run();
+    assert_eq!(
+        harness.state().state.selected_activity.as_deref(),
+        Some("search-1")
+    );
+    // The inspector (right panel) shows the activity's content at step 20.
+    for member in ["results", "Ryanair, Sat 07:15", "stats"] {
+        assert!(
+            harness
+                .get_all_by_label_contains(member)
+                .any(|node| in_right_panel(node.rect())),
+            "the inspector shows {member:?}"
+        );
+    }
+}
+
+/// Whether a widget is in the right panel (inspector, diagnostics) of the
+/// 1400-pixel-wide window (its default width is under 500 pixels).
+fn in_right_panel(rect: egui::Rect) -> bool {
+    rect.left() > 900.0
+}
+
+#[test]
+fn filtering_the_event_list_keeps_the_matching_events() {
+    let mut harness = demo_harness();
+    assert_eq!(harness.state().state.event_rows.len(), 45);
+    harness.get_by_label("Filter text").focus();
+    harness.run();
+    harness.get_by_label("Filter text").type_text("hotels-1");
+    harness.run();
+    let rows = harness.state().state.event_rows.clone();
+    assert!(!rows.is_empty() && rows.len() < 45, "{rows:?}");
+    let doc = harness.state().state.doc.as_ref().expect("doc");
+    for seq in rows {
+        let raw = String::from_utf8_lossy(doc.raw(seq).expect("raw")).into_owned();
+        assert!(raw.contains("hotels-1"), "{raw}");
+    }
+}
