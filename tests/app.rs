@@ -263,3 +263,39 @@ fn filtering_the_event_list_keeps_the_matching_events() {
         assert!(raw.contains("hotels-1"), "{raw}");
     }
 }
+
+#[test]
+fn a_recording_with_several_sessions_opens_its_first_and_offers_the_others() {
+    let dir = std::env::temp_dir().join(format!("agui-replay-app-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let recording = dir.join("two.rec");
+    let _ = std::fs::remove_file(&recording);
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    agui_replay::store::import_files(
+        &[
+            root.join("recordings/demo.jsonl"),
+            root.join("tests/samples/search-agent.sse"),
+        ],
+        &recording,
+        &mut |_| {},
+    )
+    .expect("imports");
+    let mut harness = harness(ReplayApp::with_file(&recording));
+    {
+        let state = &harness.state().state;
+        assert!(state.error.is_none(), "{:?}", state.error);
+        let doc = state.doc.as_ref().expect("doc");
+        assert_eq!(doc.sessions.len(), 2);
+        assert_eq!(doc.session, Some(1));
+        assert_eq!(doc.num_events(), 45);
+    }
+    harness.get_by_label("Session").click();
+    harness.run();
+    harness.get_by_label_contains("search-agent.sse").click();
+    harness.run();
+    wait_for_loading(&mut harness);
+    let doc = harness.state().state.doc.as_ref().expect("doc");
+    assert_eq!(doc.session, Some(2));
+    assert_eq!(doc.num_events(), 13);
+    let _ = std::fs::remove_dir_all(&dir);
+}

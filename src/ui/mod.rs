@@ -167,8 +167,9 @@ impl ReplayApp {
                 && doc.sessions.len() > 1
             {
                 let current = doc.session.unwrap_or(1);
+                let label = ui.label("Session");
                 egui::ComboBox::from_id_salt("session")
-                    .selected_text(format!("Session {current}"))
+                    .selected_text(format!("{current} of {}", doc.sessions.len()))
                     .show_ui(ui, |ui| {
                         for session in &doc.sessions {
                             let label = format!(
@@ -185,7 +186,9 @@ impl ReplayApp {
                                 commands.push(Command::PickSession(session.id.0));
                             }
                         }
-                    });
+                    })
+                    .response
+                    .labelled_by(label.id);
             }
             ui.separator();
             ui.label("Profile");
@@ -343,6 +346,8 @@ pub fn run_app(path: Option<PathBuf>, exit_after: Option<Duration>) -> anyhow::R
     };
     let mut app = ReplayApp::new(path);
     app.exit_after = exit_after;
+    app.state.remember_recent = true;
+    app.state.recent = state::load_recent();
     eframe::run_native(
         "agui-replay",
         options,

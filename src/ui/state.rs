@@ -11,8 +11,8 @@ use std::time::Instant;
 use crate::diagnostic::{Diagnostic, Seq, Severity, SeverityCounts};
 use crate::protocol::{ParseOutcome, parse_event};
 use crate::replay::{Options, Profile, Replayer};
-use crate::source::{Source, open_source};
-use crate::store::{Recording, SessionInfo};
+use crate::source::{Source, SourceError, open_source};
+use crate::store::{Recording, SessionInfo, StoreError};
 use crate::timeline::{CheckpointPolicy, EventKind, Timeline};
 
 /// One opened stream, replayed.
@@ -191,6 +191,9 @@ pub struct AppState {
     pub recent: Vec<PathBuf>,
     /// Replay options for the next open.
     pub options: Options,
+    /// Whether the recent files are kept between runs (the app does; tests
+    /// do not touch the user's files).
+    pub remember_recent: bool,
 }
 
 /// The most recent files kept.
@@ -267,9 +270,13 @@ impl AppState {
         let step = keep_step.unwrap_or(Seq(doc.num_events().min(1)));
         self.playback.playing_since = None;
         self.doc = Some(doc);
+        let path = std::fs::canonicalize(&path).unwrap_or(path);
         self.recent.retain(|p| p != &path);
         self.recent.insert(0, path);
         self.recent.truncate(MAX_RECENT);
+        if self.remember_recent {
+            save_recent(&self.recent);
+        }
         self.refresh_rows();
         self.move_to(step);
         if self.selected_activity.is_none() {
@@ -464,9 +471,53 @@ impl AppState {
     }
 }
 
+/// Where the recent files are kept: `$XDG_CONFIG_HOME/agui-replay/recent`
+/// (or `~/.config/…`).
+fn recent_file() -> Option<PathBuf> {
+    let config = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))?;
+    Some(config.join("agui-replay").join("recent"))
+}
+
+/// The recent files of earlier runs, one path a line, most recent first.
+pub fn load_recent() -> Vec<PathBuf> {
+    let Some(text) = recent_file().and_then(|file| std::fs::read_to_string(file).ok()) else {
+        return Vec::new();
+    };
+    text.lines()
+        .filter(|line| !line.is_empty())
+        .map(PathBuf::from)
+        .take(MAX_RECENT)
+        .collect()
+}
+
+/// Keeps the recent files for the next run (best effort: a read-only home
+/// only loses the list).
+fn save_recent(recent: &[PathBuf]) {
+    let Some(file) = recent_file() else { return };
+    if let Some(dir) = file.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let text: String = recent
+        .iter()
+        .map(|p| format!("{}\n", p.display()))
+        .collect();
+    let _ = std::fs::write(file, text);
+}
+
 /// Opens and replays a stream (on whatever thread calls it).
 pub fn load(path: &Path, session: Option<i64>, options: Options) -> Result<Box<Doc>, String> {
-    let mut source = open_source(path, session).map_err(|e| e.to_string())?;
+    let mut source = match open_source(path, session) {
+        Ok(source) => source,
+        // Several sessions and none picked: show the first; the session
+        // picker offers the others.
+        Err(
+            SourceError::Store(StoreError::SessionNeeded { .. })
+            | SourceError::NoSuchSession { .. },
+        ) if session.is_none() => open_source(path, Some(1)).map_err(|e| e.to_string())?,
+        Err(error) => return Err(error.to_string()),
+    };
     let sessions = match &source.session {
         Some(_) => Recording::open(path)
             .map(|r| r.sessions().to_vec())
