@@ -4,7 +4,6 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::bail;
 use clap::{Args, ValueEnum};
 
 use super::{EXIT_OK, StreamArgs, open_stream};
@@ -71,19 +70,7 @@ fn format_of(args: &ExportArgs) -> ExportFormat {
 }
 
 pub(super) fn run(args: &ExportArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
-    if args.out.exists() {
-        if !args.force {
-            bail!(
-                "the output exists; pass --force to replace it: {}",
-                args.out.display()
-            );
-        }
-        for suffix in ["", "-wal", "-shm"] {
-            let mut path = args.out.clone().into_os_string();
-            path.push(suffix);
-            let _ = std::fs::remove_file(path);
-        }
-    }
+    super::prepare_output(&args.out, args.force)?;
     let (source, options) = open_stream(&args.stream)?;
     let last = Seq(source.events.len() as u64);
     let to = args.to.map_or(last, Seq);

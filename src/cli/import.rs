@@ -3,7 +3,6 @@
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
-use anyhow::bail;
 use clap::Args;
 
 use super::EXIT_OK;
@@ -25,19 +24,7 @@ pub struct ImportArgs {
 }
 
 pub(super) fn run(args: &ImportArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
-    if args.out.exists() {
-        if !args.force {
-            bail!(
-                "the output exists; pass --force to replace it: {}",
-                args.out.display()
-            );
-        }
-        for suffix in ["", "-wal", "-shm"] {
-            let mut path = args.out.clone().into_os_string();
-            path.push(suffix);
-            let _ = std::fs::remove_file(path);
-        }
-    }
+    super::prepare_output(&args.out, args.force)?;
     let terminal = std::io::stderr().is_terminal();
     // Progress is worth showing on large inputs only.
     const LARGE: u64 = 100_000;

@@ -20,7 +20,7 @@ fn scan(parsed: &ParseOutcome, message_id: &str) -> Scanned {
     match parsed {
         ParseOutcome::Event { event, .. } => Scanned {
             event_type: Some(event.event_type()),
-            names_message: event_names(&event.body, message_id),
+            names_message: event.message_id_member() == Some(message_id),
             run_ids: match &event.body {
                 EventBody::RunStarted {
                     thread_id, run_id, ..
@@ -43,28 +43,6 @@ fn scan(parsed: &ParseOutcome, message_id: &str) -> Scanned {
             run_ids: None,
         },
     }
-}
-
-/// Whether an event names `message_id` as the message it is about (not as
-/// a parent or an entity of something else).
-fn event_names(body: &EventBody, message_id: &str) -> bool {
-    use EventBody as B;
-    let id = match body {
-        B::TextMessageStart { message_id, .. }
-        | B::TextMessageContent { message_id, .. }
-        | B::TextMessageEnd { message_id }
-        | B::ToolCallResult { message_id, .. }
-        | B::ReasoningMessageStart { message_id }
-        | B::ReasoningMessageContent { message_id, .. }
-        | B::ReasoningMessageEnd { message_id }
-        | B::ActivitySnapshot { message_id, .. }
-        | B::ActivityDelta { message_id, .. } => Some(message_id.as_str()),
-        B::TextMessageChunk { message_id, .. } | B::ReasoningMessageChunk { message_id, .. } => {
-            message_id.as_deref()
-        }
-        _ => None,
-    };
-    id == Some(message_id)
 }
 
 /// Picks the repro of `message_id` up to step `to`:

@@ -168,8 +168,9 @@ impl Event {
         self.body.event_type()
     }
 
-    /// The message (or activity) this event is about, if it names one.
-    pub fn message_id(&self) -> Option<&str> {
+    /// The event's own `messageId` member, for the types that have one
+    /// (not a parent message or an encrypted value's entity).
+    pub fn message_id_member(&self) -> Option<&str> {
         use EventBody as B;
         match &self.body {
             B::TextMessageStart { message_id, .. }
@@ -185,6 +186,19 @@ impl Event {
             | B::ActivityDelta { message_id, .. } => Some(message_id),
             B::TextMessageChunk { message_id, .. }
             | B::ReasoningMessageChunk { message_id, .. } => message_id.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// The message (or activity) this event is about, if it names one: its
+    /// `messageId`, a tool call's parent message, an encrypted value's
+    /// entity.
+    pub fn message_id(&self) -> Option<&str> {
+        if let Some(id) = self.message_id_member() {
+            return Some(id);
+        }
+        use EventBody as B;
+        match &self.body {
             B::ToolCallStart {
                 parent_message_id, ..
             }

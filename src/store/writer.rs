@@ -137,6 +137,17 @@ struct Session {
     last_arrival_nanos: u64,
 }
 
+/// Wraps an SQLite error with what was being done and the file.
+fn sqlite_error(path: &Path, context: &str) -> impl FnOnce(rusqlite::Error) -> StoreError + use<> {
+    let path = path.to_owned();
+    let context = context.to_owned();
+    move |source| StoreError::Sqlite {
+        path,
+        context,
+        source,
+    }
+}
+
 fn no_session(path: &Path) -> StoreError {
     StoreError::Sqlite {
         path: path.to_owned(),
@@ -152,15 +163,7 @@ impl RecordingWriter {
     ///
     /// [`finish`]: RecordingWriter::finish
     pub fn create(path: &Path, for_import: bool) -> Result<Self, StoreError> {
-        let sqlite = |context: &str| {
-            let path = path.to_owned();
-            let context = context.to_owned();
-            move |source| StoreError::Sqlite {
-                path,
-                context,
-                source,
-            }
-        };
+        let sqlite = |context: &str| sqlite_error(path, context);
         let conn = Connection::open_with_flags(
             path,
             OpenFlags::SQLITE_OPEN_READ_WRITE
@@ -186,15 +189,7 @@ impl RecordingWriter {
     /// Opens an existing recording to add sessions (migrating an older
     /// schema).
     pub fn open(path: &Path) -> Result<Self, StoreError> {
-        let sqlite = |context: &str| {
-            let path = path.to_owned();
-            let context = context.to_owned();
-            move |source| StoreError::Sqlite {
-                path,
-                context,
-                source,
-            }
-        };
+        let sqlite = |context: &str| sqlite_error(path, context);
         super::reader::check_header(path)?;
         let conn = Connection::open_with_flags(
             path,

@@ -359,24 +359,8 @@ fn diagnostics_at(doc: &Doc, seq: Seq) -> &[Diagnostic] {
 
 /// The `messageId` member of a parsed event, where its type has one.
 fn message_id_of(parsed: &ParseOutcome) -> Option<&str> {
-    use EventBody as B;
     match parsed {
-        ParseOutcome::Event { event, .. } => match &event.body {
-            B::TextMessageStart { message_id, .. }
-            | B::TextMessageContent { message_id, .. }
-            | B::TextMessageEnd { message_id }
-            | B::ToolCallResult { message_id, .. }
-            | B::ReasoningStart { message_id }
-            | B::ReasoningMessageStart { message_id }
-            | B::ReasoningMessageContent { message_id, .. }
-            | B::ReasoningMessageEnd { message_id }
-            | B::ReasoningEnd { message_id }
-            | B::ActivitySnapshot { message_id, .. }
-            | B::ActivityDelta { message_id, .. } => Some(message_id),
-            B::TextMessageChunk { message_id, .. }
-            | B::ReasoningMessageChunk { message_id, .. } => message_id.as_deref(),
-            _ => None,
-        },
+        ParseOutcome::Event { event, .. } => event.message_id_member(),
         ParseOutcome::Malformed { message_id, .. } => message_id.as_deref(),
         ParseOutcome::UnknownType { .. } | ParseOutcome::Unparseable { .. } => None,
     }
