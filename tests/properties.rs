@@ -1717,3 +1717,56 @@ fn the_patch_generator_reaches_successes_and_late_failures() {
     assert!(late_failures >= 50, "{counts}");
     assert!(moves_applied >= 10, "{counts}");
 }
+
+proptest! {
+    #![proptest_config(config(512))]
+
+    /// The one-pass reader and the precise reader agree on every event: the
+    /// fast path only accepts what the precise reader reads identically.
+    #[test]
+    fn the_fast_reader_agrees_with_the_precise_reader(event in event()) {
+        let precise = agui_replay::protocol::parse_precisely(&event);
+        if let Some(fast) = agui_replay::protocol::parse_fast_only(event.as_bytes()) {
+            prop_assert_eq!(
+                agui_replay::ParseOutcome::Event { event: fast, issues: Vec::new() },
+                precise.clone(),
+                "{}",
+                event
+            );
+        }
+        prop_assert_eq!(agui_replay::protocol::parse_event_str(&event), precise, "{}", event);
+    }
+}
+
+/// The fast path is the one taken on real streams: every event of the demo
+/// and of a generated stream is accepted by it, and read as the precise
+/// reader reads it.
+#[test]
+fn the_fast_reader_takes_realistic_events() {
+    let demo = include_str!("../recordings/demo.jsonl");
+    let generated = agui_replay::bench::generate(agui_replay::bench::GenConfig {
+        events: 2_000,
+        activities: 20,
+        seed: 5,
+    });
+    let lines = demo.lines().map(str::to_owned).chain(
+        generated
+            .iter()
+            .map(|(_, raw)| String::from_utf8_lossy(raw).into_owned()),
+    );
+    let mut taken = 0;
+    for line in lines {
+        let fast = agui_replay::protocol::parse_fast_only(line.as_bytes())
+            .unwrap_or_else(|| panic!("the fast path declined {line}"));
+        assert_eq!(
+            agui_replay::ParseOutcome::Event {
+                event: fast,
+                issues: Vec::new()
+            },
+            agui_replay::protocol::parse_precisely(&line),
+            "{line}"
+        );
+        taken += 1;
+    }
+    assert_eq!(taken, 45 + 2_000);
+}

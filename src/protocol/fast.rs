@@ -200,7 +200,7 @@ fn parse_opt<'a, T: Deserialize<'a>>(raw: Option<&'a RawValue>) -> Option<Option
 }
 
 /// Reads an event in one pass, or `None` when the precise reader must.
-pub(super) fn parse_fast(bytes: &[u8]) -> Option<(EventType, Event)> {
+pub(crate) fn parse_fast(bytes: &[u8]) -> Option<(EventType, Event)> {
     let mut w: Wire<'_> = serde_json::from_slice(bytes).ok()?;
     let event_type = EventType::from_name(w.event_type)?;
     let envelope = Envelope {

@@ -12,7 +12,8 @@ mod pipeline;
 pub use event::{EncryptedSubtype, Envelope, Event, EventBody, EventType, TextRole};
 pub use fields::Malformed;
 pub use parse::{
-    Issue, MESSAGE_ROLES, ParseOutcome, parse_event, parse_event_str, parse_precisely,
+    Issue, MESSAGE_ROLES, ParseOutcome, parse_event, parse_event_str, parse_fast_only,
+    parse_precisely,
 };
 pub use patch::{DroppedOp, OpMeta, Patch, op_name};
 pub use pipeline::{for_each_parsed, for_each_parsed_in};

@@ -94,6 +94,13 @@ pub fn parse_event_str(text: &str) -> ParseOutcome {
     parse_precisely(text)
 }
 
+/// The one-pass reader alone: the event when it accepts it, `None` when it
+/// leaves the event to [`parse_precisely`] (exposed so that tests can check
+/// that both agree).
+pub fn parse_fast_only(bytes: &[u8]) -> Option<Event> {
+    super::fast::parse_fast(bytes).map(|(_, event)| event)
+}
+
 /// The precise reader: member by member, naming what is wrong and where.
 /// Every event the fast path accepts, this reader accepts identically.
 pub fn parse_precisely(text: &str) -> ParseOutcome {
