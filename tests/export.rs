@@ -880,3 +880,36 @@ fn a_repro_exported_by_the_command_line_shows_the_same_activity() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// Regression (issue 4): an activity created by a MESSAGES_SNAPSHOT (R51)
+/// keeps that snapshot in its repro.
+#[test]
+fn a_repro_keeps_the_messages_snapshot_that_created_the_activity() {
+    let mut log = agui_replay::EventLog::default();
+    for event in [
+        r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#,
+        r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a","role":"activity","activityType":"t","content":{"n":1}}]}"#,
+        r#"{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"t","patch":[{"op":"replace","path":"/n","value":2}]}"#,
+        r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#,
+    ] {
+        log.push(event.as_bytes());
+    }
+    let options = Options::default();
+    let start = agui_replay::Replayer::new(options);
+    let selection = agui_replay::export::select(
+        &log,
+        &start,
+        &agui_replay::export::Scope::Repro {
+            message_id: "a".into(),
+            to: agui_replay::Seq(3),
+        },
+    )
+    .expect("a repro");
+    let original = replay_log(&log, options);
+    let repro = replay_log(&selection.events, options);
+    assert!(repro.diagnostics().is_empty(), "{:?}", repro.diagnostics());
+    assert_eq!(
+        repro.conversation().get("a").map(|m| m.to_json()),
+        original.conversation().get("a").map(|m| m.to_json())
+    );
+}

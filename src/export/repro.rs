@@ -20,7 +20,11 @@ fn scan(parsed: &ParseOutcome, message_id: &str) -> Scanned {
     match parsed {
         ParseOutcome::Event { event, .. } => Scanned {
             event_type: Some(event.event_type()),
-            names_message: event.message_id_member() == Some(message_id),
+            // A MESSAGES_SNAPSHOT that carries the message can create or
+            // replace it (R51): it names it too.
+            names_message: event.message_id_member() == Some(message_id)
+                || matches!(&event.body, EventBody::MessagesSnapshot { messages }
+                    if messages.iter().any(|m| m.get("id").and_then(serde_json::Value::as_str) == Some(message_id))),
             run_ids: match &event.body {
                 EventBody::RunStarted {
                     thread_id, run_id, ..

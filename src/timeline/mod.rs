@@ -293,6 +293,46 @@ mod tests {
     }
 
     #[test]
+    fn seek_keeps_floats_exactly() {
+        // Regression (issue 3): checkpoints keep contents as JSON text, and a
+        // float must read back to the same number or a `test` could differ.
+        let mut log = EventLog::default();
+        let padding = format!(
+            r#"{{"type":"CUSTOM","name":"pad","value":"{}"}}"#,
+            "x".repeat(700)
+        );
+        for event in [
+            r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#,
+            padding.as_str(),
+            r#"{"type":"STATE_SNAPSHOT","snapshot":{"x":1.947700395895162e-169}}"#,
+            padding.as_str(),
+            r#"{"type":"STATE_DELTA","delta":[{"op":"test","path":"/x","value":1.947700395895162e-169},{"op":"add","path":"/ok","value":true}]}"#,
+            r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#,
+        ] {
+            log.push(event.as_bytes());
+        }
+        let options = Options::default();
+        let mut timeline = Timeline::with_policy(
+            options,
+            CheckpointPolicy {
+                max_cost: 500,
+                op_cost: 48,
+            },
+        );
+        for (_, raw) in log.iter() {
+            timeline.append(raw);
+        }
+        timeline.finish();
+        let sought = timeline.seek(Seq(5));
+        let expected = crate::replay::replay_to(&log, options, Seq(5));
+        assert_eq!(sought.document(), expected.document());
+        assert_eq!(
+            sought.state().get("ok"),
+            Some(&serde_json::Value::Bool(true))
+        );
+    }
+
+    #[test]
     fn index_holds_lanes_severities_and_counts() {
         let timeline = Timeline::from_log(demo(), Options::default());
         let index = timeline.index();
