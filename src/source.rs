@@ -28,6 +28,10 @@ pub struct Source {
     pub session: Option<SessionInfo>,
     /// How many sessions (or HAR exchanges) the file holds.
     pub num_sessions: usize,
+    /// Every session of the recording it came from (empty otherwise).
+    pub sessions: Vec<SessionInfo>,
+    /// When each event arrived (index 0 is seq 1), for recordings.
+    pub arrival_nanos: Option<Vec<u64>>,
 }
 
 impl Source {
@@ -71,7 +75,7 @@ pub enum SourceError {
 /// Opens `path` (or standard input for `-`) as one stream; `session` picks
 /// one of several sessions (1-based), as `--session N` does.
 pub fn open_source(path: &Path, session: Option<i64>) -> Result<Source, SourceError> {
-    if path != Path::new("-") && file_starts_with_sqlite(path) {
+    if path != Path::new("-") && crate::store::file_is_sqlite(path) {
         return open_recording(path, session);
     }
     let bytes = if path == Path::new("-") {
@@ -112,21 +116,16 @@ pub fn open_source(path: &Path, session: Option<i64>) -> Result<Source, SourceEr
         run_input: stream.run_input,
         session: None,
         num_sessions: 1,
+        sessions: Vec::new(),
+        arrival_nanos: None,
     })
-}
-
-fn file_starts_with_sqlite(path: &Path) -> bool {
-    use std::io::Read;
-    let mut header = [0u8; 16];
-    std::fs::File::open(path)
-        .and_then(|mut file| file.read(&mut header))
-        .is_ok_and(|n| is_sqlite(&header[..n]))
 }
 
 fn open_recording(path: &Path, session: Option<i64>) -> Result<Source, SourceError> {
     let recording = Recording::open(path)?;
     let info = recording.pick_session(session)?.clone();
     let events = recording.load_events(info.id)?;
+    let arrival_nanos = recording.arrival_nanos(info.id)?;
     Ok(Source {
         events,
         format: format!("recording ({})", info.format),
@@ -134,6 +133,8 @@ fn open_recording(path: &Path, session: Option<i64>) -> Result<Source, SourceErr
         declared_profile: None,
         run_input: info.run_input(),
         num_sessions: recording.sessions().len(),
+        sessions: recording.sessions().to_vec(),
+        arrival_nanos: Some(arrival_nanos),
         session: Some(info),
     })
 }
@@ -178,5 +179,7 @@ fn open_har(path: &Path, bytes: &[u8], session: Option<i64>) -> Result<Source, S
         run_input,
         session: None,
         num_sessions: exchanges.len(),
+        sessions: Vec::new(),
+        arrival_nanos: None,
     })
 }

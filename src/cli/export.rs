@@ -9,7 +9,6 @@ use clap::{Args, ValueEnum};
 use super::{EXIT_OK, StreamArgs, open_stream};
 use crate::diagnostic::Seq;
 use crate::export::{ExportContext, ExportFormat, Scope, select, write};
-use crate::store::Recording;
 
 /// `export --format` values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -84,10 +83,7 @@ pub(super) fn run(args: &ExportArgs, out: &mut dyn Write) -> anyhow::Result<u8> 
     };
     let start = source.start(options);
     let selection = select(&source.events, &start, &scope)?;
-    let arrival = match &source.session {
-        Some(session) => Some(Recording::open(&args.stream.file)?.arrival_nanos(session.id)?),
-        None => None,
-    };
+
     let source_name = args.stream.file.display().to_string();
     let name = match &scope {
         Scope::UpTo(to) => format!("export of {source_name} up to {to}"),
@@ -102,7 +98,7 @@ pub(super) fn run(args: &ExportArgs, out: &mut dyn Write) -> anyhow::Result<u8> 
         run_input: source.run_input.as_ref(),
         options,
         name,
-        arrival_nanos: arrival.as_deref(),
+        arrival_nanos: source.arrival_nanos.as_deref(),
     };
     write(&selection, format_of(args), &context, &args.out)?;
     writeln!(

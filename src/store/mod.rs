@@ -16,7 +16,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 pub use import::{ImportError, ImportProgress, ImportedSession, format_name, import_files};
-pub use reader::{FirstFrame, Recording, StoredEvent};
+pub use reader::{FirstFrame, Recording, StoredEvent, file_is_sqlite};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use writer::{COMMIT_INTERVAL, NewSession, RecordingWriter};
 

@@ -57,10 +57,8 @@ fn session_ids(session: SessionId) -> [i64; 2] {
 
 /// Checks the first bytes: an SQLite database, or not a recording at all.
 pub(super) fn check_header(path: &Path) -> Result<(), StoreError> {
-    let mut header = [0u8; 16];
-    let read = std::fs::File::open(path).and_then(|mut file| file.read(&mut header));
-    match read {
-        Ok(n) if is_sqlite(&header[..n]) => Ok(()),
+    match read_header(path) {
+        Ok(header) if is_sqlite(&header) => Ok(()),
         Ok(_) => Err(StoreError::NotSqlite {
             path: path.to_owned(),
         }),
@@ -70,6 +68,19 @@ pub(super) fn check_header(path: &Path) -> Result<(), StoreError> {
             source: rusqlite::Error::InvalidPath(path.to_owned()),
         }),
     }
+}
+
+/// The first bytes of a file (fewer if it is shorter).
+fn read_header(path: &Path) -> std::io::Result<Vec<u8>> {
+    let mut header = vec![0u8; 16];
+    let n = std::fs::File::open(path)?.read(&mut header)?;
+    header.truncate(n);
+    Ok(header)
+}
+
+/// Whether a file starts like an SQLite database (unreadable: no).
+pub fn file_is_sqlite(path: &Path) -> bool {
+    read_header(path).is_ok_and(|header| is_sqlite(&header))
 }
 
 /// `(application_id, user_version)`.

@@ -12,7 +12,7 @@ use crate::diagnostic::{Diagnostic, Seq, Severity, SeverityCounts};
 use crate::protocol::{ParseOutcome, parse_event};
 use crate::replay::{Options, Profile, Replayer};
 use crate::source::{Source, SourceError, open_source};
-use crate::store::{Recording, SessionInfo, StoreError};
+use crate::store::{SessionInfo, StoreError};
 use crate::timeline::{CheckpointPolicy, EventKind, Timeline};
 
 /// One opened stream, replayed.
@@ -518,16 +518,9 @@ pub fn load(path: &Path, session: Option<i64>, options: Options) -> Result<Box<D
         ) if session.is_none() => open_source(path, Some(1)).map_err(|e| e.to_string())?,
         Err(error) => return Err(error.to_string()),
     };
-    let sessions = match &source.session {
-        Some(_) => Recording::open(path)
-            .map(|r| r.sessions().to_vec())
-            .unwrap_or_default(),
-        None => Vec::new(),
-    };
-    let arrival_nanos = match &source.session {
-        Some(info) => Recording::open(path)
-            .and_then(|r| r.arrival_nanos(info.id))
-            .map_err(|e| e.to_string())?,
+    let sessions = std::mem::take(&mut source.sessions);
+    let arrival_nanos = match source.arrival_nanos.take() {
+        Some(recorded) => recorded,
         None => derived_arrivals(&source),
     };
     let session = source.session.as_ref().map(|s| s.id.0).or(session);
