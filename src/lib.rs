@@ -19,11 +19,13 @@
 pub mod bench;
 pub mod cli;
 pub mod diagnostic;
+pub mod diff;
 pub mod export;
 pub mod input;
 pub mod protocol;
 pub mod record;
 pub mod replay;
+pub mod search;
 pub mod source;
 pub mod store;
 pub mod timeline;

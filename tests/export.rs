@@ -1,14 +1,21 @@
 //! Exports (`src/export`, `agui-replay export`): import then export gives
 //! the input back byte for byte, exports are deterministic, a vector export
-//! is a vector that passes, and an activity's minimal repro reproduces what
-//! that activity went through.
+//! is a vector that passes, an activity's minimal repro reproduces what
+//! that activity went through, redaction replaces exactly the values named
+//! (and a redacted vector still passes), and a preview is the start of
+//! exactly what gets written.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use agui_replay::export::{ExportContext, Scope, select, vector_document};
+use agui_replay::export::{
+    ExportContext, ExportError, ExportFormat, ExportRequest, Redaction, Scope, export, preview,
+    select, vector_document,
+};
+use agui_replay::source::open_source;
+use agui_replay::store::Recording;
 use agui_replay::{EventLog, Options, Profile, Replayer, Seq, read_path, replay_log, replay_to};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_agui-replay");
 
@@ -912,4 +919,607 @@ fn a_repro_keeps_the_messages_snapshot_that_created_the_activity() {
         repro.conversation().get("a").map(|m| m.to_json()),
         original.conversation().get("a").map(|m| m.to_json())
     );
+}
+
+// ------------------------------------------------- redaction and preview
+
+/// Runs `f` with a stream opened as the command line opens it (spec
+/// profile), and the context an export of it takes.
+fn with_source<T>(
+    path: &Path,
+    session: Option<i64>,
+    f: impl FnOnce(&EventLog, &Replayer, &ExportContext<'_>) -> T,
+) -> T {
+    let source = open_source(path, session).expect("the source opens");
+    let start = source.start(spec());
+    let source_name = p(path).to_owned();
+    let context = ExportContext {
+        source_name: &source_name,
+        session: source.session.as_ref(),
+        run_input: source.run_input.as_ref(),
+        options: spec(),
+        name: format!("test export of {source_name}"),
+        arrival_nanos: source.arrival_nanos.as_deref(),
+    };
+    f(&source.events, &start, &context)
+}
+
+fn redaction(rules: &[(&str, Value)]) -> Redaction {
+    Redaction {
+        drop_headers: false,
+        replace: rules
+            .iter()
+            .map(|(pointer, value)| ((*pointer).to_owned(), value.clone()))
+            .collect(),
+    }
+}
+
+/// The pointers of [`redaction_replaces_exactly_the_pointed_values`]: a
+/// member of one event type, a nested one, an array element, the run input
+/// inside `RUN_STARTED` (its message and its thread), and one that matches
+/// nothing.
+fn demo_rules() -> Vec<(&'static str, Value)> {
+    vec![
+        ("/threadId", json!("[REDACTED]")),
+        ("/content/title", json!({"hidden": true})),
+        ("/patch/1/value/price", json!(0)),
+        ("/input/messages/0/content", json!("[REDACTED]")),
+        ("/input/threadId", json!("[REDACTED]")),
+        ("/no/such/member", json!(null)),
+    ]
+}
+
+#[test]
+fn redaction_replaces_exactly_the_pointed_values() {
+    // The demo with a line that is not JSON in the middle.
+    let original = std::fs::read(demo()).expect("demo reads");
+    let mut lines = lines_of(&original);
+    lines.insert(10, b"not json: {\"threadId\":\"secret\"}");
+    let input = TempPath::with_bytes("redact_exact", "input.jsonl", &joined_lines(&lines));
+    let out = TempPath::new("redact_exact", "out.jsonl");
+    let rules = demo_rules();
+    let request = ExportRequest {
+        scope: Scope::UpTo(Seq(lines.len() as u64)),
+        format: ExportFormat::Jsonl,
+        redaction: redaction(&rules),
+    };
+    let summary = with_source(input.path(), None, |events, start, context| {
+        export(events, start, &request, context, out.path())
+    })
+    .expect("exports");
+
+    let written = out.read();
+    let written_lines = lines_of(&written);
+    assert_eq!(written_lines.len(), lines.len());
+    let mut resolved = 0;
+    let mut changed = 0;
+    for (index, (before, after)) in lines.iter().zip(&written_lines).enumerate() {
+        let Ok(mut expected) = serde_json::from_slice::<Value>(before) else {
+            assert_eq!(before, after, "line {}: not JSON, kept as is", index + 1);
+            continue;
+        };
+        let mut hits = 0;
+        for (pointer, replacement) in &rules {
+            if let Some(target) = expected.pointer_mut(pointer) {
+                *target = replacement.clone();
+                hits += 1;
+            }
+        }
+        resolved += hits;
+        if hits == 0 {
+            assert_eq!(
+                before,
+                after,
+                "line {}: untouched, byte for byte",
+                index + 1
+            );
+            continue;
+        }
+        changed += 1;
+        let redacted: Value = serde_json::from_slice(after).expect("a redacted line is JSON");
+        assert_eq!(redacted, expected, "line {}", index + 1);
+        assert!(
+            after.starts_with(br#"{"type":"#),
+            "line {}: the members keep their order: {}",
+            index + 1,
+            String::from_utf8_lossy(after)
+        );
+    }
+    assert!(
+        changed >= 6,
+        "the pointers reached several events ({changed})"
+    );
+    assert_eq!(summary.num_events, lines.len());
+    assert_eq!(summary.num_bytes, written.len() as u64);
+    assert_eq!(summary.redaction.redacted_values, resolved);
+    assert_eq!(summary.redaction.unredactable_events, [Seq(11)]);
+    assert_eq!(summary.redaction.unmatched_pointers, ["/no/such/member"]);
+    let notes = summary.redaction.notes().join("\n");
+    assert!(
+        notes.contains("1 event could not be redacted (not JSON; written as they are): step 11"),
+        "{notes}"
+    );
+    let text = String::from_utf8_lossy(&written);
+    assert!(!text.contains("thread-42"), "a threadId is left");
+    assert!(
+        !text.contains("Plan a weekend"),
+        "the run input's message is left"
+    );
+}
+
+#[test]
+fn an_invalid_pointer_is_a_clear_error() {
+    for (pointer, reason) in [
+        ("threadId", "starts with `/`"),
+        ("/a~2b", "`~` must be followed by 0 or 1"),
+        ("", "names the whole event"),
+    ] {
+        let request = ExportRequest {
+            scope: Scope::UpTo(Seq(45)),
+            format: ExportFormat::Jsonl,
+            redaction: redaction(&[(pointer, json!(null))]),
+        };
+        let out = TempPath::new("bad_pointer", "out.jsonl");
+        let err = with_source(&demo(), None, |events, start, context| {
+            export(events, start, &request, context, out.path())
+        })
+        .expect_err("refused");
+        assert!(
+            matches!(&err, ExportError::Pointer { pointer: p, .. } if p == pointer),
+            "{err:?}"
+        );
+        let message = err.to_string();
+        assert!(
+            message.starts_with(&format!("invalid JSON pointer {pointer:?}"))
+                && message.contains(reason),
+            "{message}"
+        );
+        assert!(!out.path().exists(), "nothing written");
+    }
+
+    for (arg, says) in [
+        ("threadId", "invalid JSON pointer"),
+        ("/a~2", "`~` must be followed by 0 or 1"),
+        ("/threadId=not json", "is not JSON"),
+    ] {
+        let out = TempPath::new("bad_pointer", "cli.jsonl");
+        let output = run(&["export", p(&demo()), "--redact", arg, "--out", out.s()]);
+        assert_eq!(code(&output), 2, "{arg}: {}", stderr(&output));
+        assert!(stderr(&output).contains(says), "{arg}: {}", stderr(&output));
+        assert!(!out.path().exists(), "{arg}: nothing written");
+    }
+    // `--out` is needed, unless previewing.
+    let output = run(&["export", p(&demo())]);
+    assert_eq!(code(&output), 2);
+    assert!(
+        stderr(&output).contains("export needs --out OUT (or --preview"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+/// The redaction of a vector export is applied before its replay: its
+/// expectation is what the redacted events do, so that it still passes.
+#[test]
+fn a_redacted_vector_export_is_a_vector_that_passes() {
+    let demo_s = p(&demo()).to_owned();
+    let rec = TempPath::new("redacted_vector", "har.rec");
+    run_ok(&["import", p(&har()), "--out", rec.s()]);
+    let cases: Vec<(&str, Vec<&str>)> = vec![
+        // Every delta's patch becomes a string: the run fails at the first.
+        ("patches", vec![&demo_s, "--redact", "/patch"]),
+        (
+            "values",
+            vec![
+                &demo_s,
+                "--redact",
+                "/patch/0/value=42",
+                "--redact",
+                "/delta",
+            ],
+        ),
+        (
+            "repro",
+            vec![
+                &demo_s,
+                "--message",
+                "search-1",
+                "--to",
+                "30",
+                "--redact",
+                "/patch/1/value",
+                "--redact",
+                "/runId",
+            ],
+        ),
+        (
+            "run-input",
+            vec![
+                rec.s(),
+                "--session",
+                "1",
+                "--redact",
+                "/messages/0/content",
+                "--redact",
+                "/state/theme=\"light\"",
+            ],
+        ),
+    ];
+    let mut problems = Vec::new();
+    for (label, args) in &cases {
+        problems.extend(export_vector_problems("redacted_vector", label, args));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+
+    // Redacting the patches changed what the replay does, and the
+    // expectation says so.
+    let plain = TempPath::new("redacted_vector", "plain.json");
+    run_ok(&["export", &demo_s, "--format", "vector", "--out", plain.s()]);
+    let redacted = TempPath::new("redacted_vector", "patches.json");
+    run_ok(&[
+        "export",
+        &demo_s,
+        "--format",
+        "vector",
+        "--redact",
+        "/patch",
+        "--out",
+        redacted.s(),
+    ]);
+    let plain: Value = serde_json::from_slice(&plain.read()).expect("JSON");
+    let redacted: Value = serde_json::from_slice(&redacted.read()).expect("JSON");
+    assert_eq!(plain["expect"]["outcome"], "ok");
+    assert_eq!(redacted["expect"]["outcome"], "failed");
+    assert_ne!(
+        plain["expect"]["diagnostics"],
+        redacted["expect"]["diagnostics"]
+    );
+
+    // The run input is redacted with the same pointers.
+    let out = TempPath::new("redacted_vector", "input.json");
+    let output = run_ok(&[
+        "export",
+        rec.s(),
+        "--session",
+        "1",
+        "--redact",
+        "/messages/0/content",
+        "--redact",
+        "/state/theme=\"light\"",
+        "--format",
+        "vector",
+        "--out",
+        out.s(),
+    ]);
+    let document: Value = serde_json::from_slice(&out.read()).expect("JSON");
+    assert_eq!(document["input"]["messages"][0]["content"], "[REDACTED]");
+    assert_eq!(document["input"]["state"]["theme"], "light");
+    assert_eq!(document["expect"]["state"]["theme"], "light", "{document}");
+    let report = String::from_utf8_lossy(&output.stdout);
+    assert!(report.contains("2 values redacted"), "{report}");
+}
+
+#[test]
+fn a_preview_is_the_start_of_what_export_writes() {
+    let rules = demo_rules();
+    let scopes = [
+        Scope::UpTo(Seq(45)),
+        Scope::Range(Seq(3), Seq(20)),
+        Scope::Repro {
+            message_id: "search-1".into(),
+            to: Seq(30),
+        },
+    ];
+    let mut compared = 0;
+    for format in [ExportFormat::Jsonl, ExportFormat::Sse, ExportFormat::Vector] {
+        for scope in &scopes {
+            let request = ExportRequest {
+                scope: scope.clone(),
+                format,
+                redaction: redaction(&rules),
+            };
+            let out = TempPath::new("preview", "out");
+            let summary = with_source(&demo(), None, |events, start, context| {
+                export(events, start, &request, context, out.path())
+            })
+            .expect("exports");
+            let written = out.read();
+            for max_bytes in [0, 1, 57, 300, 1000, 4096, 1 << 20] {
+                let label = format!("{format:?} {scope:?} {max_bytes}");
+                let preview = with_source(&demo(), None, |events, start, context| {
+                    preview(events, start, &request, context, max_bytes)
+                })
+                .expect("previews");
+                assert!(
+                    written.starts_with(preview.text.as_bytes()),
+                    "{label}: the preview is not the start of the file"
+                );
+                assert!(preview.text.len() <= max_bytes, "{label}: too long");
+                assert_eq!(
+                    preview.truncated,
+                    preview.text.len() < written.len(),
+                    "{label}"
+                );
+                assert_eq!(preview.total_bytes, Some(written.len() as u64), "{label}");
+                assert_eq!(preview.num_events, summary.num_events, "{label}");
+                assert_eq!(preview.redaction, summary.redaction, "{label}");
+                if preview.truncated && max_bytes >= 300 {
+                    assert!(preview.text.ends_with('\n'), "{label}: cut at a line end");
+                }
+                compared += 1;
+            }
+        }
+    }
+    assert_eq!(compared, 3 * 3 * 7);
+
+    // The command line prints the same, and writes nothing.
+    let demo_path = demo();
+    for format in ["jsonl", "sse", "vector"] {
+        let out = TempPath::new("preview", &format!("cli.{format}"));
+        let args = [
+            "export",
+            p(&demo_path),
+            "--message",
+            "plan-1",
+            "--to",
+            "40",
+            "--redact",
+            "/threadId",
+            "--format",
+            format,
+        ];
+        let mut with_out = args.to_vec();
+        with_out.extend(["--out", out.s()]);
+        run_ok(&with_out);
+        let written = out.read();
+        out.remove();
+        let mut previewing = with_out.clone();
+        previewing.extend(["--preview", "--preview-bytes", "700"]);
+        let output = run_ok(&previewing);
+        assert!(!out.path().exists(), "--preview wrote {}", out.s());
+        assert!(output.stdout.len() <= 700 && !output.stdout.is_empty());
+        assert!(
+            written.starts_with(&output.stdout),
+            "{format}: the printed preview is not the start of the file"
+        );
+        let mut whole = args.to_vec();
+        whole.push("--preview");
+        let output = run_ok(&whole);
+        assert!(output.stdout == written, "{format}: the whole preview");
+        assert!(
+            stderr(&output).contains("1 value redacted")
+                || stderr(&output).contains("values redacted"),
+            "{}",
+            stderr(&output)
+        );
+    }
+}
+
+#[test]
+fn a_recording_preview_summarizes_its_session() {
+    let rec = TempPath::new("preview_rec", "har.rec");
+    run_ok(&["import", p(&har()), "--out", rec.s()]);
+    let request = |drop_headers| ExportRequest {
+        scope: Scope::UpTo(Seq(7)),
+        format: ExportFormat::Recording,
+        redaction: Redaction {
+            drop_headers,
+            replace: vec![("/state/theme".into(), json!("[REDACTED]"))],
+        },
+    };
+    let kept = with_source(rec.path(), Some(1), |events, start, context| {
+        preview(events, start, &request(false), context, 1 << 20)
+    })
+    .expect("previews");
+    assert!(
+        kept.text
+            .starts_with("a recording with one session of 7 events\n"),
+        "{}",
+        kept.text
+    );
+    assert_eq!(kept.total_bytes, None);
+    assert!(!kept.truncated);
+    assert!(
+        kept.text
+            .contains("request: POST https://app.example.com/agent")
+    );
+    assert!(
+        kept.text.contains("  User-Agent: Mozilla/5.0"),
+        "{}",
+        kept.text
+    );
+    assert!(
+        kept.text.contains("  Authorization: [redacted]"),
+        "{}",
+        kept.text
+    );
+    assert!(
+        kept.text.contains(r#""theme":"[REDACTED]""#),
+        "{}",
+        kept.text
+    );
+    let events = log_of(session_jsonl(&rec, 1).path());
+    let last = events.get(Seq(7)).expect("7 events");
+    assert!(
+        kept.text
+            .ends_with(&format!("{}\n", String::from_utf8_lossy(last))),
+        "ends with the events: {}",
+        kept.text
+    );
+    assert_eq!(kept.redaction.redacted_values, 1);
+
+    let dropped = with_source(rec.path(), Some(1), |events, start, context| {
+        preview(events, start, &request(true), context, 1 << 20)
+    })
+    .expect("previews");
+    assert!(
+        dropped.text.contains("request headers: none"),
+        "{}",
+        dropped.text
+    );
+    assert!(
+        dropped.text.contains("response headers: none"),
+        "{}",
+        dropped.text
+    );
+    assert!(!dropped.text.contains("User-Agent"));
+
+    let short = with_source(rec.path(), Some(1), |events, start, context| {
+        preview(events, start, &request(true), context, 200)
+    })
+    .expect("previews");
+    assert!(short.truncated && short.text.len() <= 200);
+    assert!(dropped.text.starts_with(&short.text));
+}
+
+/// The events of session `n` of a recording, as a JSON-lines file.
+fn session_jsonl(rec: &TempPath, n: u32) -> TempPath {
+    let out = TempPath::new("session_jsonl", &format!("session-{n}.jsonl"));
+    run_ok(&[
+        "export",
+        rec.s(),
+        "--session",
+        &n.to_string(),
+        "--format",
+        "jsonl",
+        "--out",
+        out.s(),
+    ]);
+    out
+}
+
+#[test]
+fn drop_headers_leaves_no_headers_in_an_exported_recording() {
+    let rec = TempPath::new("drop_headers", "har.rec");
+    run_ok(&["import", p(&har()), "--out", rec.s()]);
+    let kept = TempPath::new("drop_headers", "kept.rec");
+    run_ok(&[
+        "export",
+        rec.s(),
+        "--session",
+        "2",
+        "--format",
+        "recording",
+        "--out",
+        kept.s(),
+    ]);
+    let dropped = TempPath::new("drop_headers", "dropped.rec");
+    let output = run_ok(&[
+        "export",
+        rec.s(),
+        "--session",
+        "2",
+        "--format",
+        "recording",
+        "--drop-headers",
+        "--out",
+        dropped.s(),
+    ]);
+    assert!(
+        String::from_utf8_lossy(&output.stdout).starts_with(&format!("wrote {}: ", dropped.s()))
+    );
+
+    let session = |path: &Path| {
+        let recording = Recording::open(path).expect("opens");
+        recording.pick_session(None).expect("one session").clone()
+    };
+    let with_headers = session(kept.path());
+    let request = with_headers.request.as_ref().expect("a request");
+    assert!(request.headers.iter().any(|(name, _)| name == "User-Agent"));
+    let without = session(dropped.path());
+    let request = without.request.as_ref().expect("the request is kept");
+    assert!(request.headers.is_empty(), "{:?}", request.headers);
+    assert_eq!(request.method, "POST");
+    assert_eq!(
+        without.run_input(),
+        with_headers.run_input(),
+        "the body (run input) is kept"
+    );
+    let response = without.response.as_ref().expect("the response is kept");
+    assert!(response.headers.is_empty(), "{:?}", response.headers);
+    assert_eq!(
+        response.status,
+        with_headers.response.as_ref().expect("a response").status
+    );
+    let bytes = dropped.read();
+    for header in ["User-Agent", "Mozilla/5.0", "X-Accel-Buffering", "Referer"] {
+        assert!(
+            !bytes.windows(header.len()).any(|w| w == header.as_bytes()),
+            "the file still holds {header:?}"
+        );
+    }
+    // The events are the same.
+    let events = |path: &Path| {
+        let recording = Recording::open(path).expect("opens");
+        let id = recording.sessions()[0].id;
+        recording.load_events(id).expect("loads")
+    };
+    assert_eq!(events(kept.path()), events(dropped.path()));
+
+    // Other formats carry no headers: it changes nothing there.
+    for format in ["jsonl", "sse", "vector"] {
+        let plain = TempPath::new("drop_headers", &format!("plain.{format}"));
+        let flagged = TempPath::new("drop_headers", &format!("flagged.{format}"));
+        run_ok(&[
+            "export",
+            rec.s(),
+            "--session",
+            "2",
+            "--format",
+            format,
+            "--out",
+            plain.s(),
+        ]);
+        run_ok(&[
+            "export",
+            rec.s(),
+            "--session",
+            "2",
+            "--format",
+            format,
+            "--drop-headers",
+            "--out",
+            flagged.s(),
+        ]);
+        assert!(plain.read() == flagged.read(), "{format}");
+    }
+}
+
+#[test]
+fn redacted_exports_are_deterministic() {
+    let rec = TempPath::new("redacted_determinism", "har.rec");
+    run_ok(&["import", p(&har()), "--out", rec.s()]);
+    let demo_path = demo();
+    let sources: Vec<Vec<&str>> = vec![vec![p(&demo_path)], vec![rec.s(), "--session", "2"]];
+    for source in &sources {
+        for format in ["jsonl", "sse", "vector", "recording"] {
+            let outs = [1, 2].map(|n| {
+                TempPath::new(
+                    "redacted_determinism",
+                    &format!("{n}-{}.{format}", source.len()),
+                )
+            });
+            for out in &outs {
+                let mut args = vec!["export"];
+                args.extend(source);
+                args.extend([
+                    "--redact",
+                    "/threadId",
+                    "--redact",
+                    "/messages/0/content={\"a\":[1,2.50]}",
+                    "--redact",
+                    "/patch/0",
+                    "--drop-headers",
+                    "--format",
+                    format,
+                    "--out",
+                    out.s(),
+                ]);
+                run_ok(&args);
+            }
+            let (a, b) = (outs[0].read(), outs[1].read());
+            assert!(!a.is_empty());
+            assert!(a == b, "{source:?} {format}: two redacted exports differ");
+        }
+    }
 }

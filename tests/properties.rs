@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use agui_replay::bench::{GenConfig, generate};
+use agui_replay::diff::{Comparison, DiffScope};
 use agui_replay::replay::apply_patch;
 use agui_replay::timeline::{CheckpointPolicy, Timeline};
 use agui_replay::{
@@ -1769,4 +1770,71 @@ fn the_fast_reader_takes_realistic_events() {
         taken += 1;
     }
     assert_eq!(taken, 45 + 2_000);
+}
+
+// ------------------------------------------------------------------ diff
+
+/// Applies a diff's patch with `json_patch` and with the engine's own
+/// patcher (the one replay uses); both must give `after`.
+fn check_diff_applies(comparison: &Comparison) -> Result<(), TestCaseError> {
+    let mut by_library = comparison.before.clone();
+    let applied = json_patch::patch(&mut by_library, &comparison.patch);
+    prop_assert!(applied.is_ok(), "{:?} on {}", applied, comparison.before);
+    prop_assert_eq!(&by_library, &comparison.after);
+    let mut by_engine = comparison.before.clone();
+    let own = agui_replay::protocol::Patch {
+        ops: comparison.patch.0.clone(),
+        meta: Vec::new(),
+        dropped: Vec::new(),
+    };
+    prop_assert!(apply_patch(&mut by_engine, &own).is_ok());
+    prop_assert_eq!(&by_engine, &comparison.after);
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(config(200))]
+
+    /// The diff view's patch turns any JSON value into any other.
+    #[test]
+    fn the_diff_patch_turns_any_value_into_any_other(a in json_value(), b in json_value()) {
+        let comparison = Comparison::of(DiffScope::State, Seq(1), a, Seq(2), b);
+        check_diff_applies(&comparison)?;
+        prop_assert_eq!(comparison.is_unchanged(), comparison.before == comparison.after);
+    }
+}
+
+proptest! {
+    #![proptest_config(config(40))]
+
+    /// Applying the patch of the diff from step A to step B to the state at
+    /// A gives the state at B: for the whole document, the state, the
+    /// conversation and each message, in both directions.
+    #[test]
+    fn applying_the_diff_to_the_state_at_a_gives_the_state_at_b(
+        events in stream_of(80),
+        picks in vec((any::<proptest::sample::Index>(), any::<proptest::sample::Index>()), 4),
+    ) {
+        let log = event_log(&events);
+        let timeline = Timeline::from_log_with_policy(log.clone(), Options::default(), TINY_POLICY);
+        let mut ids: Vec<String> = timeline
+            .head()
+            .conversation()
+            .iter()
+            .map(|m| m.id().to_owned())
+            .collect();
+        ids.truncate(4);
+        let mut scopes = vec![DiffScope::Everything, DiffScope::State, DiffScope::Conversation];
+        scopes.extend(ids.into_iter().map(DiffScope::Message));
+        for (a, b) in &picks {
+            let a = Seq(a.index(log.len() + 1) as u64);
+            let b = Seq(b.index(log.len() + 1) as u64);
+            for scope in &scopes {
+                let comparison = Comparison::between(&timeline, scope.clone(), a, b);
+                prop_assert_eq!(&comparison.before, &scope.document(&replay_to(&log, Options::default(), a)));
+                prop_assert_eq!(&comparison.after, &scope.document(&replay_to(&log, Options::default(), b)));
+                check_diff_applies(&comparison)?;
+            }
+        }
+    }
 }

@@ -917,6 +917,268 @@ fn a_finished_recording_stands_alone_without_a_log() {
     assert_no_sidecars(cli.path(), "after agui-replay import");
 }
 
+// ---------------------------------------------- following a live recording
+
+/// Event `i` of session `session` in the live tests: small and distinct.
+fn live_event(session: u64, i: u64) -> Vec<u8> {
+    format!(r#"{{"type":"CUSTOM","name":"live","value":{{"session":{session},"i":{i}}}}}"#)
+        .into_bytes()
+}
+
+/// What the writer of [`a_reader_follows_a_recording_being_written`] does:
+/// session 1 in batches, session 2 begun midway, both appended to until the
+/// end, then ended (complete and truncated) and the file finished. Returns
+/// the events it wrote for each session.
+fn write_live(path: &Path, started: std::sync::mpsc::Sender<()>) -> [Vec<Vec<u8>>; 2] {
+    const BATCHES: u64 = 24;
+    const PER_BATCH: u64 = 7;
+    let mut writer = RecordingWriter::create(path, false).expect("creates");
+    let first = writer
+        .begin_session(NewSession {
+            source: "live one".into(),
+            format: "sse".into(),
+            ..NewSession::default()
+        })
+        .expect("begins session 1");
+    writer.flush().expect("commits the session");
+    started.send(()).expect("the reader waits");
+    let mut written: [Vec<Vec<u8>>; 2] = [Vec::new(), Vec::new()];
+    let mut second = None;
+    for batch in 0..BATCHES {
+        if batch == BATCHES / 2 {
+            second = Some(
+                writer
+                    .begin_session(NewSession {
+                        source: "live two".into(),
+                        format: "sse".into(),
+                        ..NewSession::default()
+                    })
+                    .expect("begins session 2"),
+            );
+        }
+        for _ in 0..PER_BATCH {
+            let i = written[0].len() as u64 + 1;
+            let raw = live_event(1, i);
+            writer.append_to(first, &raw, i * 1000).expect("appends");
+            written[0].push(raw);
+            if let Some(second) = second {
+                let i = written[1].len() as u64 + 1;
+                let raw = live_event(2, i);
+                writer.append_to(second, &raw, i * 1000).expect("appends");
+                written[1].push(raw);
+            }
+        }
+        // What a proxy's timer does between chunks.
+        writer.flush_if_due().expect("commits when due");
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    writer
+        .end(first, SessionStatus::Complete, Some(1))
+        .expect("ends session 1");
+    writer
+        .end(
+            second.expect("session 2 began"),
+            SessionStatus::Truncated,
+            Some(2),
+        )
+        .expect("ends session 2");
+    writer
+        .finish()
+        .expect("finishes with a reader following it");
+    written
+}
+
+#[test]
+fn a_reader_follows_a_recording_being_written() {
+    let rec = TempPath::new("follow", "live.rec");
+    let path = rec.path().to_owned();
+    let (started_tx, started_rx) = std::sync::mpsc::channel();
+    let writer = std::thread::spawn(move || write_live(&path, started_tx));
+    started_rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("the writer started");
+
+    let mut recording = Recording::open(rec.path()).expect("a live recording opens read-only");
+    let mut seen: [Vec<Vec<u8>>; 2] = [Vec::new(), Vec::new()];
+    let mut polls_with_news = 0;
+    let mut second_seen_while_first_open = false;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        // Whether the writer was done before this poll: then this poll sees
+        // everything, and is the last.
+        let writer_done = writer.is_finished();
+        recording.refresh().expect("refreshes");
+        let sessions = recording.sessions().to_vec();
+        assert!(sessions.len() <= 2, "{}", recording.describe_sessions());
+        let mut news = false;
+        for (index, session) in sessions.iter().enumerate() {
+            let last = Seq(seen[index].len() as u64);
+            let events = recording
+                .events_after(session.id, last)
+                .expect("reads new events");
+            for (offset, event) in events.iter().enumerate() {
+                assert_eq!(
+                    event.seq,
+                    Seq(last.0 + offset as u64 + 1),
+                    "session {}: events arrive once, in order, without gaps",
+                    session.id
+                );
+                seen[index].push(event.raw.clone());
+                news = true;
+            }
+            assert!(
+                session.num_events <= seen[index].len() as u64,
+                "the session list never runs ahead of the events"
+            );
+        }
+        if sessions.len() == 2 && sessions[0].is_open() {
+            second_seen_while_first_open = true;
+        }
+        polls_with_news += usize::from(news);
+        if writer_done {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the writer never finished");
+        std::thread::sleep(Duration::from_millis(15));
+    }
+    let written = writer.join().expect("the writer succeeds");
+    assert_eq!(seen, written, "the reader saw every event exactly once");
+    // The reader kept the file from leaving WAL mode, but every event was
+    // folded into the main file: its log is empty.
+    let wal = std::fs::metadata(sidecar(rec.path(), "-wal")).map_or(0, |m| m.len());
+    assert_eq!(wal, 0, "the finished recording left events in its log");
+    assert!(
+        polls_with_news >= 4,
+        "the events arrived over several polls ({polls_with_news}), not all at the end"
+    );
+    assert!(
+        second_seen_while_first_open,
+        "the second session appeared while the first was still being written"
+    );
+    let sessions = recording.sessions();
+    assert_eq!(sessions.len(), 2);
+    assert_eq!(sessions[0].status, SessionStatus::Complete);
+    assert_eq!(sessions[1].status, SessionStatus::Truncated);
+    assert!(sessions.iter().all(|s| !s.is_open()));
+    assert_eq!(sessions[0].num_events, written[0].len() as u64);
+    assert_eq!(sessions[1].num_events, written[1].len() as u64);
+    assert_eq!(sessions[1].source, "live two");
+    // Nothing new after the end.
+    assert!(
+        recording
+            .events_after(sessions[0].id, Seq(sessions[0].num_events))
+            .expect("reads")
+            .is_empty()
+    );
+    drop(recording);
+    let recording = Recording::open(rec.path()).expect("reopens");
+    let events = recording
+        .load_events(recording.sessions()[1].id)
+        .expect("loads");
+    assert_eq!(raws(&events), written[1]);
+}
+
+#[test]
+fn opening_a_live_recording_reads_it_without_modifying_it() {
+    let rec = TempPath::new("live_open", "live.rec");
+    let mut writer = RecordingWriter::create(rec.path(), false).expect("creates");
+    let session = writer
+        .begin_session(NewSession {
+            source: "live".into(),
+            format: "sse".into(),
+            ..NewSession::default()
+        })
+        .expect("begins");
+    for i in 1..=40 {
+        writer.append(&live_event(1, i)).expect("appends");
+    }
+    writer.flush().expect("commits");
+    let wal = sidecar(rec.path(), "-wal");
+    assert!(wal.exists(), "a live recording has a write-ahead log");
+    let before = snapshot(rec.path());
+    let wal_before = std::fs::read(&wal).expect("the log reads");
+
+    {
+        let recording = Recording::open(rec.path()).expect("opens while being written");
+        let info = recording.pick_session(None).expect("one session");
+        assert!(info.is_open(), "still being written");
+        assert_eq!(info.num_events, 40);
+        let events = recording.load_events(session).expect("loads");
+        assert_eq!(events.len(), 40);
+        assert_eq!(
+            recording
+                .events_after(session, Seq(38))
+                .expect("reads")
+                .len(),
+            2
+        );
+        assert!(recording.bookmarks(session).expect("lists").is_empty());
+        assert!(recording.notes(session).expect("lists").is_empty());
+    }
+    let now = snapshot(rec.path());
+    assert!(now.bytes == before.bytes, "opening changed the main file");
+    assert_eq!(
+        now.modified, before.modified,
+        "opening touched the main file"
+    );
+    assert_eq!(
+        std::fs::read(&wal).expect("the log reads"),
+        wal_before,
+        "opening changed the write-ahead log"
+    );
+
+    // The writer goes on, unaware of the reader.
+    for i in 41..=45 {
+        writer
+            .append(&live_event(1, i))
+            .expect("appends after the reader");
+    }
+    writer.finish().expect("finishes");
+    let recording = Recording::open(rec.path()).expect("opens");
+    assert_eq!(recording.sessions()[0].num_events, 45);
+    assert_eq!(recording.sessions()[0].status, SessionStatus::Complete);
+}
+
+/// A writer dropped without finishing (a proxy stopped in the middle) leaves
+/// a file still in WAL mode but without its log: it opens read-only all the
+/// same, without being modified.
+#[test]
+fn a_recording_left_in_wal_mode_without_its_log_opens_unmodified() {
+    let rec = TempPath::new("wal_no_log", "left.rec");
+    {
+        let mut writer = RecordingWriter::create(rec.path(), false).expect("creates");
+        writer
+            .begin_session(NewSession {
+                source: "left".into(),
+                format: "sse".into(),
+                ..NewSession::default()
+            })
+            .expect("begins");
+        for i in 1..=10 {
+            writer.append(&live_event(1, i)).expect("appends");
+        }
+    }
+    let before = snapshot(rec.path());
+    assert_no_sidecars(rec.path(), "after the writer closed");
+    {
+        let recording = Recording::open(rec.path()).expect("opens");
+        let info = recording.pick_session(None).expect("one session");
+        assert_eq!(
+            info.num_events, 10,
+            "the dropped writer committed its batch"
+        );
+        assert_eq!(info.status, SessionStatus::Incomplete);
+        assert_eq!(recording.load_events(info.id).expect("loads").len(), 10);
+    }
+    let now = snapshot(rec.path());
+    assert!(now.bytes == before.bytes, "opening changed the file");
+    assert_eq!(now.modified, before.modified, "opening touched the file");
+    // SQLite gives a read-only connection to a WAL-mode file an empty log
+    // (and its index) beside it; the recording itself is untouched.
+    let wal = std::fs::metadata(sidecar(rec.path(), "-wal")).map_or(0, |m| m.len());
+    assert_eq!(wal, 0, "reading wrote to the log");
+}
+
 // ------------------------------------------------------------------ HAR
 
 /// One event-stream exchange of the HAR file, read independently of the

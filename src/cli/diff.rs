@@ -4,10 +4,10 @@ use std::io::Write;
 
 use anyhow::bail;
 use clap::Args;
-use serde_json::Value;
 
 use super::{EXIT_OK, StreamArgs, open_stream};
 use crate::diagnostic::Seq;
+use crate::diff::{Comparison, DiffScope};
 use crate::timeline::{CheckpointPolicy, Timeline};
 
 /// `diff` options.
@@ -44,21 +44,15 @@ pub(super) fn run(args: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
         source.events,
         CheckpointPolicy::default(),
     );
-    let document_at = |step: u64| -> anyhow::Result<Value> {
-        let replayer = timeline.seek(Seq(step));
-        Ok(match &args.message {
-            None => replayer.document(),
-            // A message absent at a step diffs as `null`: added or removed.
-            Some(id) => replayer
-                .conversation()
-                .get(id)
-                .map_or(Value::Null, |m| m.to_json()),
-        })
+    let scope = match &args.message {
+        Some(id) => DiffScope::Message(id.clone()),
+        None => DiffScope::Everything,
     };
-    let (a, b) = (document_at(args.from)?, document_at(args.to)?);
+    let comparison = Comparison::between(&timeline, scope, Seq(args.from), Seq(args.to));
+    // A message absent at a step diffs as `null`: added or removed.
     if let Some(id) = &args.message
-        && a.is_null()
-        && b.is_null()
+        && comparison.before.is_null()
+        && comparison.after.is_null()
     {
         bail!(
             "no message {id:?} at step {} or step {}",
@@ -66,8 +60,6 @@ pub(super) fn run(args: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
             args.to
         );
     }
-    let patch = json_patch::diff(&a, &b);
-    serde_json::to_writer_pretty(&mut *out, &patch)?;
-    writeln!(out)?;
+    writeln!(out, "{}", comparison.patch_json())?;
     Ok(EXIT_OK)
 }

@@ -1,14 +1,19 @@
 //! `agui-replay export`: the stream, a range, or one activity's minimal
-//! repro, as JSON lines, SSE, a vector or a recording.
+//! repro, as JSON lines, SSE, a vector or a recording, with values
+//! redacted; or a preview of it.
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
+use serde_json::Value;
 
 use super::{EXIT_OK, StreamArgs, open_stream};
 use crate::diagnostic::Seq;
-use crate::export::{ExportContext, ExportFormat, Scope, select, write};
+use crate::export::{
+    ExportContext, ExportFormat, ExportRequest, REDACTED_VALUE, Redaction, Scope, parse_pointer,
+    render,
+};
 
 /// `export --format` values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -29,9 +34,9 @@ pub struct ExportArgs {
     /// The stream and how to replay it.
     #[command(flatten)]
     pub stream: StreamArgs,
-    /// Where to write.
+    /// Where to write (needed unless `--preview`).
     #[arg(long, value_name = "OUT")]
-    pub out: PathBuf,
+    pub out: Option<PathBuf>,
     /// Output format (default: from the extension of `--out`: .sse, .json
     /// for a vector, .rec/.sqlite/.db for a recording; JSON lines otherwise).
     #[arg(long, value_enum)]
@@ -45,15 +50,55 @@ pub struct ExportArgs {
     /// One activity's minimal repro up to `--to`.
     #[arg(long, value_name = "ID")]
     pub message: Option<String>,
+    /// Replace the value at a JSON pointer (RFC 6901) in every exported
+    /// event and in the run input by JSON (default "[REDACTED]"); repeatable.
+    /// The first `=` ends the pointer, so a member name holding `=` cannot
+    /// be named here (`~1` and `~0` stand for `/` and `~`).
+    #[arg(long, value_name = "POINTER[=JSON]", value_parser = parse_redact)]
+    pub redact: Vec<(String, Value)>,
+    /// Leave the request and response headers out of a recording export
+    /// (the other formats have none).
+    #[arg(long)]
+    pub drop_headers: bool,
+    /// Print the start of what would be written instead of writing it (a
+    /// recording: a summary, then its events as JSON lines).
+    #[arg(long)]
+    pub preview: bool,
+    /// How much `--preview` prints, in bytes.
+    #[arg(
+        long,
+        value_name = "BYTES",
+        default_value_t = 65_536,
+        requires = "preview"
+    )]
+    pub preview_bytes: usize,
     /// Replace `--out` if it exists.
     #[arg(long)]
     pub force: bool,
 }
 
+/// `--redact POINTER[=JSON]`.
+fn parse_redact(arg: &str) -> Result<(String, Value), String> {
+    let (pointer, replacement) = match arg.split_once('=') {
+        Some((pointer, json)) => {
+            let value = serde_json::from_str(json).map_err(|e| {
+                format!(
+                    "the replacement after `=` is not JSON ({e}); quote a string: {pointer}='\"text\"'"
+                )
+            })?;
+            (pointer, value)
+        }
+        None => (arg, Value::String(REDACTED_VALUE.to_owned())),
+    };
+    parse_pointer(pointer).map_err(|e| e.to_string())?;
+    Ok((pointer.to_owned(), replacement))
+}
+
 fn format_of(args: &ExportArgs) -> ExportFormat {
     let by_extension = args
         .out
-        .extension()
+        .as_deref()
+        .and_then(|out| out.extension())
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
     match (args.format, by_extension.as_deref()) {
@@ -69,7 +114,16 @@ fn format_of(args: &ExportArgs) -> ExportFormat {
 }
 
 pub(super) fn run(args: &ExportArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
-    super::prepare_output(&args.out, args.force)?;
+    let destination = match (&args.out, args.preview) {
+        (_, true) => None,
+        (Some(path), false) => Some(path),
+        (None, false) => {
+            anyhow::bail!("export needs --out OUT (or --preview to print what it would write)")
+        }
+    };
+    if let Some(path) = destination {
+        super::prepare_output(path, args.force)?;
+    }
     let (source, options) = open_stream(&args.stream)?;
     let last = Seq(source.events.len() as u64);
     let to = args.to.map_or(last, Seq);
@@ -81,9 +135,6 @@ pub(super) fn run(args: &ExportArgs, out: &mut dyn Write) -> anyhow::Result<u8> 
         (None, Some(from)) => Scope::Range(Seq(from), to),
         (None, None) => Scope::UpTo(to),
     };
-    let start = source.start(options);
-    let selection = select(&source.events, &start, &scope)?;
-
     let source_name = args.stream.file.display().to_string();
     let name = match &scope {
         Scope::UpTo(to) => format!("export of {source_name} up to {to}"),
@@ -100,12 +151,46 @@ pub(super) fn run(args: &ExportArgs, out: &mut dyn Write) -> anyhow::Result<u8> 
         name,
         arrival_nanos: source.arrival_nanos.as_deref(),
     };
-    write(&selection, format_of(args), &context, &args.out)?;
+    let request = ExportRequest {
+        scope,
+        format: format_of(args),
+        redaction: Redaction {
+            drop_headers: args.drop_headers,
+            replace: args.redact.clone(),
+        },
+    };
+    let start = source.start(options);
+    // One rendering for both: the preview is the start of what `export`
+    // writes.
+    let rendered = render(&source.events, &start, &request, &context)?;
+    let Some(path) = destination else {
+        let preview = rendered.preview(args.preview_bytes);
+        out.write_all(preview.text.as_bytes())?;
+        // The notes go to standard error: standard output is the preview
+        // alone, byte for byte.
+        let size = preview
+            .total_bytes
+            .map_or_else(String::new, |n| format!(", {n} bytes"));
+        let cut = if preview.truncated {
+            format!(" (preview cut at {} bytes)", args.preview_bytes)
+        } else {
+            String::new()
+        };
+        eprintln!("would write {} events{size}{cut}", preview.num_events);
+        for note in preview.redaction.notes() {
+            eprintln!("{note}");
+        }
+        return Ok(EXIT_OK);
+    };
+    let summary = rendered.write_to(path)?;
     writeln!(
         out,
         "wrote {}: {} events",
-        args.out.display(),
-        selection.events.len()
+        path.display(),
+        summary.num_events
     )?;
+    for note in summary.redaction.notes() {
+        writeln!(out, "{note}")?;
+    }
     Ok(EXIT_OK)
 }

@@ -6,6 +6,7 @@ mod bench;
 mod check;
 mod diff;
 mod export;
+mod find;
 mod import;
 mod record;
 mod state;
@@ -66,6 +67,15 @@ pub enum Command {
     /// The RFC 6902 patch from step A to step B (of one message, or of the
     /// whole `{messages, state}` document).
     Diff(diff::DiffArgs),
+    /// The steps where a value in a message or in the state became what you
+    /// look for, like grep over time: `--message ID` or `--state`, a JSON
+    /// `--pointer`, and `--equals JSON`, `--contains JSON` or `--exists`.
+    ///
+    /// A step matches when the value there satisfies the test and differs
+    /// from the step before (or did not satisfy it): a value that keeps
+    /// matching gives one line. Exit code 0 if a step matched, 1 if none, 2
+    /// on bad usage or unreadable input.
+    Find(find::FindArgs),
     /// Write stream files (JSON lines, arrays, SSE bodies, HAR) into a
     /// recording.
     Import(import::ImportArgs),
@@ -200,6 +210,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Some(Command::Check(args)) => check::run(&args, &mut stdout)?,
         Some(Command::State(args)) => state::run(&args, &mut stdout)?,
         Some(Command::Diff(args)) => diff::run(&args, &mut stdout)?,
+        Some(Command::Find(args)) => find::run(&args, &mut stdout)?,
         Some(Command::Import(args)) => import::run(&args, &mut stdout)?,
         Some(Command::Export(args)) => export::run(&args, &mut stdout)?,
         Some(Command::Record(args)) => record::record(&args, &mut stdout)?,

@@ -1,21 +1,31 @@
 //! Exporting a stream, a range of it, or one activity's minimal repro, as
-//! JSON lines, an SSE body, a conformance vector or a recording. Output is
-//! deterministic: the same input gives the same bytes.
+//! JSON lines, an SSE body, a conformance vector or a recording, with the
+//! values a user names redacted. Output is deterministic: the same input
+//! gives the same bytes.
+//!
+//! Start at [`export`] (and [`preview`], which shows the start of exactly
+//! what `export` writes): both [`render`] an [`ExportRequest`] through one
+//! path, selection ([`select`]), redaction ([`Redaction`]), then format.
 
+mod redact;
+mod render;
 mod repro;
-
-use std::path::Path;
 
 use serde::Serialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+pub use redact::{REDACTED_VALUE, Redaction, RedactionReport, parse_pointer};
+pub use render::{
+    Content, ExportRequest, ExportSummary, Preview, RecordingContent, Rendered, export, preview,
+    render,
+};
 pub use repro::minimal_repro;
 
 use crate::diagnostic::{Diagnostic, Seq};
 use crate::input::EventLog;
 use crate::replay::{Options, Replayer, replay_from};
-use crate::store::{NewSession, RecordingWriter, SessionInfo, SessionStatus, StoreError};
+use crate::store::{SessionInfo, StoreError};
 
 /// What to export.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,6 +65,14 @@ pub enum ExportError {
     /// A scope outside the stream.
     #[error("{0}")]
     Scope(String),
+    /// A redaction pointer that is not a JSON pointer.
+    #[error("invalid JSON pointer {pointer:?}: {reason}")]
+    Pointer {
+        /// The pointer as given.
+        pointer: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// The output could not be written.
     #[error("cannot write {path}")]
     Io {
@@ -139,37 +157,6 @@ pub struct ExportContext<'a> {
     pub name: String,
     /// Arrival times of the source's events (index 0 is seq 1), if known.
     pub arrival_nanos: Option<&'a [u64]>,
-}
-
-/// Writes a selection to `out` in `format`.
-pub fn write(
-    selection: &Selection,
-    format: ExportFormat,
-    context: &ExportContext<'_>,
-    out: &Path,
-) -> Result<(), ExportError> {
-    let io = |source| ExportError::Io {
-        path: out.to_owned(),
-        source,
-    };
-    match format {
-        ExportFormat::Jsonl => {
-            let mut bytes =
-                Vec::with_capacity(selection.events.num_bytes() + selection.events.len());
-            for (_, raw) in selection.events.iter() {
-                bytes.extend_from_slice(raw);
-                bytes.push(b'\n');
-            }
-            std::fs::write(out, bytes).map_err(io)
-        }
-        ExportFormat::Sse => std::fs::write(out, sse_body(&selection.events)).map_err(io),
-        ExportFormat::Vector => {
-            let mut bytes = vector_document(selection, context);
-            bytes.push(b'\n');
-            std::fs::write(out, bytes).map_err(io)
-        }
-        ExportFormat::Recording => write_recording(selection, context, out),
-    }
 }
 
 /// `data: ` frames; an event whose text spans lines gets one `data:` line
@@ -260,39 +247,4 @@ pub fn vector_document(selection: &Selection, context: &ExportContext<'_>) -> Ve
         },
     };
     serde_json::to_vec_pretty(&document).unwrap_or_default()
-}
-
-fn write_recording(
-    selection: &Selection,
-    context: &ExportContext<'_>,
-    out: &Path,
-) -> Result<(), ExportError> {
-    let session = context.session;
-    let mut writer = RecordingWriter::create(out, true)?;
-    writer.begin_session(NewSession {
-        source: format!("export: {}", context.source_name),
-        format: session.map_or_else(|| "jsonl".to_owned(), |s| s.format.clone()),
-        // Deterministic: the source's start, never "now".
-        started_at_unix_ms: Some(session.map_or(0, |s| s.started_at_unix_ms)),
-        request: session.and_then(|s| s.request.clone()),
-        response: session.and_then(|s| s.response.clone()),
-        reader_diagnostics: session
-            .map(|s| s.reader_diagnostics.clone())
-            .unwrap_or_default(),
-    })?;
-    let mut last_arrival = 0;
-    for ((_, raw), origin) in selection.events.iter().zip(&selection.origins) {
-        let arrival = origin
-            .and_then(|seq| seq.index())
-            .and_then(|i| context.arrival_nanos.and_then(|a| a.get(i)).copied())
-            .unwrap_or(last_arrival);
-        last_arrival = arrival;
-        writer.append_at(raw, arrival)?;
-    }
-    let ended = session
-        .and_then(|s| s.ended_at_unix_ms)
-        .or(Some(session.map_or(0, |s| s.started_at_unix_ms)));
-    writer.end_session_at(SessionStatus::Complete, ended)?;
-    writer.finish()?;
-    Ok(())
 }

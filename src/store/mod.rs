@@ -5,8 +5,13 @@
 //!
 //! [`RecordingWriter`] writes (WAL, batched transactions committed at least
 //! every 100 ms, crash-safe); [`Recording`] reads, opening the file
-//! read-only so that opening never modifies it.
+//! read-only so that opening never modifies it, and can follow a recording
+//! that is still being written ([`Recording::refresh`],
+//! [`Recording::events_after`]). Bookmarks and notes ([`add_bookmark`],
+//! [`add_note`]…) are the only writes a reader makes, each in its own short
+//! transaction.
 
+mod annotations;
 mod import;
 mod reader;
 mod schema;
@@ -15,6 +20,10 @@ mod writer;
 use std::fmt;
 use std::path::PathBuf;
 
+pub use annotations::{
+    Bookmark, Note, add_bookmark, add_note, delete_bookmark, delete_note, edit_note,
+    rename_bookmark,
+};
 pub use import::{ImportError, ImportProgress, ImportedSession, format_name, import_files};
 pub use reader::{FirstFrame, Recording, StoredEvent, file_is_sqlite};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
@@ -36,8 +45,10 @@ impl fmt::Display for SessionId {
 /// How a session's recording ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SessionStatus {
-    /// Still being written, or its writer died without finishing it: the
-    /// file holds every event committed before that.
+    /// Not ended: still being written, or its writer died without ending
+    /// it (the file cannot tell which). The file holds every event committed
+    /// so far; a reader following a live recording polls while a session is
+    /// `Incomplete` and stops when it turns into one of the others.
     Incomplete,
     /// The stream ended normally.
     Complete,
@@ -95,6 +106,12 @@ pub struct SessionInfo {
 }
 
 impl SessionInfo {
+    /// Whether its writer has not ended it yet, so that it may still grow
+    /// (see [`SessionStatus::Incomplete`]).
+    pub fn is_open(&self) -> bool {
+        self.status == SessionStatus::Incomplete
+    }
+
     /// The run input the request carried (its JSON body), if any: step 0 of
     /// the replay.
     pub fn run_input(&self) -> Option<serde_json::Value> {
@@ -159,6 +176,29 @@ pub enum StoreError {
         session: i64,
         /// The sessions there are, in words.
         available: String,
+    },
+    /// A bookmark or note could not be written (a read-only file, a full
+    /// disk, a file kept locked).
+    #[error("the {what} could not be {done} ({reason}): {path}")]
+    NotSaved {
+        /// The file.
+        path: PathBuf,
+        /// `bookmark` or `note`.
+        what: &'static str,
+        /// `saved` or `deleted`.
+        done: &'static str,
+        /// Why, in words.
+        reason: String,
+    },
+    /// No bookmark or note with that id (deleted meanwhile).
+    #[error("{what} {id} does not exist: {path}")]
+    NoSuchAnnotation {
+        /// The file.
+        path: PathBuf,
+        /// `bookmark` or `note`.
+        what: &'static str,
+        /// The id asked for.
+        id: i64,
     },
     /// Another SQLite failure (disk full, permissions, a locked file).
     #[error("{context}: {path}")]

@@ -91,7 +91,7 @@ pub(super) fn versions(conn: &Connection) -> rusqlite::Result<(i32, i32)> {
 }
 
 /// Whether an SQLite error means the file is damaged.
-fn is_corruption(error: &rusqlite::Error) -> bool {
+pub(super) fn is_corruption(error: &rusqlite::Error) -> bool {
     matches!(
         error.sqlite_error_code(),
         Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase)
@@ -166,7 +166,10 @@ impl Recording {
         &self.sessions
     }
 
-    /// Reads the session list again (a recording still being written grows).
+    /// Reads the session list again: a recording still being written grows
+    /// (more events, new sessions, a session's end). Polling it with
+    /// [`Self::events_after`] follows a live recording; each read sees the
+    /// writer's last commit, never half of one.
     pub fn refresh(&mut self) -> Result<(), StoreError> {
         self.sessions = self
             .read_sessions()
@@ -174,7 +177,12 @@ impl Recording {
         Ok(())
     }
 
-    fn error(&self, context: &str, source: rusqlite::Error) -> StoreError {
+    /// The connection, for the other readers of this module's folder.
+    pub(super) fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    pub(super) fn error(&self, context: &str, source: rusqlite::Error) -> StoreError {
         if is_corruption(&source) {
             StoreError::Corrupt {
                 path: self.path.clone(),
@@ -341,6 +349,17 @@ impl Recording {
             rows.collect()
         };
         load().map_err(|e| self.error("cannot read the events", e))
+    }
+
+    /// The events of a session after step `after`, up to the last one
+    /// committed: what a reader following a live recording asks for at each
+    /// poll (with the last step it has).
+    pub fn events_after(
+        &self,
+        session: SessionId,
+        after: Seq,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        self.events(session, after.0.saturating_add(1)..MAX_SEQ + 1)
     }
 
     /// The arrival time of every event of a session (index 0 is seq 1).

@@ -16,6 +16,9 @@ use crate::input::{EventLog, HttpRequest, HttpResponse};
 /// writer loses at most the events of the last interval.
 pub const COMMIT_INTERVAL: Duration = Duration::from_millis(100);
 
+/// How long a write waits for another connection to release the file.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
 /// A batch is committed early when it holds this many events (bounds the
 /// memory of a fast import).
 const MAX_BATCH_EVENTS: usize = 20_000;
@@ -531,6 +534,12 @@ impl RecordingWriter {
     /// Ends the sessions still open as complete (a writer that knows
     /// better ends them first), builds deferred indexes, and folds the
     /// write-ahead log into the file so that it stands alone.
+    ///
+    /// While a reader has the file open (the app following a live
+    /// recording), the file cannot leave WAL mode: it keeps its log files
+    /// beside it, but every event is folded into the main file all the same
+    /// (the checkpoint waits for the reader's current query), so the main
+    /// file still stands alone.
     pub fn finish(mut self) -> Result<PathBuf, StoreError> {
         let mut open: Vec<SessionId> = self.sessions.keys().copied().collect();
         open.sort();
@@ -544,8 +553,16 @@ impl RecordingWriter {
                 .map_err(|e| self.sqlite("cannot index the recording", e))?;
         }
         self.conn
-            .execute_batch("PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode = DELETE;")
+            .execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")
             .map_err(|e| self.sqlite("cannot finish the recording", e))?;
+        match self.conn.execute_batch("PRAGMA journal_mode = DELETE;") {
+            Err(e)
+                if matches!(
+                    e.sqlite_error_code(),
+                    Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+                ) => {}
+            result => result.map_err(|e| self.sqlite("cannot finish the recording", e))?,
+        }
         Ok(self.path.clone())
     }
 }
@@ -558,7 +575,12 @@ impl RecordingWriter {
 /// its last commit, each page is written once instead of twice, and only a
 /// machine crash could damage the file, whose inputs are still there to
 /// import again.
+///
+/// A writer waits (up to [`BUSY_TIMEOUT`]) rather than fails when another
+/// connection briefly holds the write lock: a reader saving a bookmark into
+/// a recording the proxy is still writing.
 fn configure(conn: &Connection, live: bool) -> rusqlite::Result<()> {
+    conn.busy_timeout(BUSY_TIMEOUT)?;
     let (journal, synchronous) = if live {
         ("WAL", "NORMAL")
     } else {

@@ -103,6 +103,19 @@ impl Timeline {
 
     /// Replays a whole stream from a given step 0 (a recorded run input).
     pub fn replaying(start: Replayer, events: EventLog, policy: CheckpointPolicy) -> Self {
+        let mut timeline = Self::replaying_unfinished(start, events, policy);
+        timeline.finish();
+        timeline
+    }
+
+    /// Replays the events a stream has so far, without the end-of-stream
+    /// checks: a live recording, which [`Self::append`] extends and
+    /// [`Self::finish`] ends.
+    pub fn replaying_unfinished(
+        start: Replayer,
+        events: EventLog,
+        policy: CheckpointPolicy,
+    ) -> Self {
         let mut timeline = Self::starting_from(start, policy);
         timeline.head.reserve(events.len());
         timeline.index.reserve(events.len());
@@ -110,7 +123,6 @@ impl Timeline {
             timeline.apply_parsed(seq, num_bytes, parsed);
         });
         timeline.events = events;
-        timeline.finish();
         timeline
     }
 
@@ -205,6 +217,14 @@ impl Timeline {
     /// The number of checkpoints kept (step 0 included).
     pub fn num_checkpoints(&self) -> usize {
         self.checkpoints.len()
+    }
+
+    /// The steps of the checkpoints, in order (the first is step 0): where
+    /// [`Self::seek`] starts from without replaying.
+    pub fn checkpoint_steps(
+        &self,
+    ) -> impl DoubleEndedIterator<Item = Seq> + ExactSizeIterator + '_ {
+        self.checkpoints.iter().map(FrozenReplay::step)
     }
 
     /// The replay state at `step` (clamped to the last step): from the

@@ -145,6 +145,16 @@ impl Highlights {
         self.fingerprint
     }
 
+    /// The open set and the fingerprint again, after marks were dropped.
+    fn rebuild_open(&mut self) {
+        self.open = self
+            .marks
+            .keys()
+            .flat_map(|pointer| ancestors(pointer).map(str::to_owned))
+            .collect();
+        self.fingerprint = fingerprint_of(&self.marks);
+    }
+
     fn insert(&mut self, pointer: String, mark: Mark) {
         for ancestor in ancestors(&pointer) {
             self.open.insert(ancestor.to_owned());
@@ -211,6 +221,31 @@ pub fn highlights_between(before: Option<&Value>, after: &Value) -> Highlights {
     }
     highlights.fingerprint = fingerprint_of(&highlights.marks);
     highlights
+}
+
+/// The two sides of a side-by-side diff: `before` with what is gone marked
+/// [`Mark::Removed`] and what was replaced [`Mark::Changed`]; `after` with
+/// what is new marked [`Mark::Added`] and what was replaced
+/// [`Mark::Changed`] (its old value shown after it). Neither side repeats
+/// the other's members.
+pub fn side_by_side(before: &Value, after: &Value) -> (Highlights, Highlights) {
+    let mut right = highlights_between(Some(before), after);
+    right.removed.clear();
+    right.marks.retain(|_, mark| *mark != Mark::Removed);
+    right.rebuild_open();
+    let mut left = highlights_between(Some(after), before);
+    left.removed.clear();
+    left.old.clear();
+    for mark in left.marks.values_mut() {
+        match *mark {
+            Mark::Added => *mark = Mark::Removed,
+            Mark::Removed => *mark = Mark::Added,
+            Mark::Changed => {}
+        }
+    }
+    left.marks.retain(|_, mark| *mark != Mark::Added);
+    left.rebuild_open();
+    (left, right)
 }
 
 fn fingerprint_of(marks: &BTreeMap<String, Mark>) -> u64 {
@@ -336,6 +371,7 @@ pub struct JsonTree<'a> {
     value: &'a Value,
     highlights: Option<&'a Highlights>,
     notes: Option<&'a BTreeMap<String, String>>,
+    collapse_unchanged: bool,
 }
 
 impl<'a> JsonTree<'a> {
@@ -346,12 +382,20 @@ impl<'a> JsonTree<'a> {
             value,
             highlights: None,
             notes: None,
+            collapse_unchanged: false,
         }
     }
 
     /// Highlight what an event added, changed or removed.
     pub fn highlights(mut self, highlights: &'a Highlights) -> Self {
         self.highlights = Some(highlights);
+        self
+    }
+
+    /// Open only the containers that lead to a mark (a diff), not the small
+    /// top-level ones.
+    pub fn collapse_unchanged(mut self) -> Self {
+        self.collapse_unchanged = true;
         self
     }
 
@@ -381,6 +425,11 @@ impl<'a> JsonTree<'a> {
             base,
             highlights,
             notes: self.notes,
+            open_below: if self.collapse_unchanged {
+                0
+            } else {
+                OPEN_BELOW
+            },
         };
         ui.push_id(base, |ui| {
             let mark = highlights.mark("");
@@ -417,6 +466,8 @@ struct Painter<'a> {
     base: Id,
     highlights: &'a Highlights,
     notes: Option<&'a BTreeMap<String, String>>,
+    /// Top-level containers with at most this many children start open.
+    open_below: usize,
 }
 
 /// Where the tree keeps whether the container at `pointer` is open.
@@ -438,7 +489,8 @@ impl Painter<'_> {
         let slot = ui.painter().add(egui::Shape::Noop);
         let response = ui.scope(add);
         let color = match mark {
-            Mark::Added | Mark::Changed => theme::changed_background(ui.visuals()),
+            Mark::Added => theme::changed_background(ui.visuals()),
+            Mark::Changed => theme::modified_background(ui.visuals()),
             Mark::Removed => theme::removed_background(ui.visuals()),
         };
         let rect =
@@ -537,7 +589,8 @@ impl Painter<'_> {
             return;
         }
         let open_for_highlight = self.highlights.is_open(&pointer);
-        let default_open = open_for_highlight || (depth == 0 && container_len(value) <= OPEN_BELOW);
+        let default_open =
+            open_for_highlight || (depth == 0 && container_len(value) <= self.open_below);
         // The tree keeps its own open state (the header is told), so that the
         // header can show what it hides and a new event can reveal its marks.
         let open_id = open_id(self.base, &pointer);

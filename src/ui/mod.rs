@@ -6,16 +6,23 @@
 //! are applied once, at its end. The engine knows nothing of this module.
 
 pub mod bench;
+pub mod command;
+pub mod compare;
 pub mod conversation;
 pub mod diagnostics;
 pub mod event_list;
+pub mod export_dialog;
+pub mod find;
 pub mod inspector;
 pub mod json_tree;
+pub mod live;
+pub mod notes;
 pub mod state;
 pub mod theme;
 pub mod time_axis;
 pub mod timeline;
 pub mod timeline_lanes;
+pub mod timeline_marks;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -32,6 +39,10 @@ pub enum RightTab {
     Inspector,
     /// Every diagnostic.
     Diagnostics,
+    /// Bookmarks and notes.
+    Bookmarks,
+    /// Search over time.
+    Search,
 }
 
 /// The app.
@@ -42,6 +53,12 @@ pub struct ReplayApp {
     pub right_tab: RightTab,
     /// Close the window after this long (smoke tests, screenshots).
     pub exit_after: Option<Duration>,
+    /// The bookmarks tab's fields.
+    pub notes_form: notes::NotesForm,
+    /// The search tab's fields.
+    pub search_form: find::SearchForm,
+    /// File › Export repro….
+    pub export_dialog: export_dialog::ExportDialog,
     started: std::time::Instant,
 }
 
@@ -56,6 +73,9 @@ impl ReplayApp {
             state,
             right_tab: RightTab::Inspector,
             exit_after: None,
+            notes_form: notes::NotesForm::default(),
+            search_form: find::SearchForm::default(),
+            export_dialog: export_dialog::ExportDialog::default(),
             started: std::time::Instant::now(),
         }
     }
@@ -79,6 +99,21 @@ impl ReplayApp {
         if self.state.advance_playback() {
             ctx.request_repaint();
         }
+        if self.state.advance_search(find::EVENTS_PER_FRAME) {
+            ctx.request_repaint();
+        }
+        if self.state.poll_live() {
+            ctx.request_repaint();
+        }
+        if self
+            .state
+            .doc
+            .as_ref()
+            .is_some_and(|d| d.recording.is_some())
+        {
+            // New events and sessions of a recording still being written.
+            ctx.request_repaint_after(live::POLL_INTERVAL);
+        }
         if let Some(limit) = self.exit_after {
             if self.started.elapsed() >= limit {
                 ctx.send_viewport_cmd(egui::ViewportCommand::Close);
@@ -86,7 +121,12 @@ impl ReplayApp {
             ctx.request_repaint_after(Duration::from_millis(200));
         }
         let mut commands = Vec::new();
-        keyboard(&ctx, &mut commands);
+        if keyboard(&ctx, &mut commands) {
+            self.right_tab = RightTab::Bookmarks;
+        }
+        if ctx.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::E)) {
+            self.export_dialog.open_for(&self.state);
+        }
         dropped_files(&ctx, &mut commands);
 
         egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui, &mut commands));
@@ -110,6 +150,8 @@ impl ReplayApp {
                 ui.horizontal(|ui| {
                     ui.selectable_value(&mut self.right_tab, RightTab::Inspector, "Inspector");
                     ui.selectable_value(&mut self.right_tab, RightTab::Diagnostics, "Diagnostics");
+                    ui.selectable_value(&mut self.right_tab, RightTab::Bookmarks, "Bookmarks");
+                    ui.selectable_value(&mut self.right_tab, RightTab::Search, "Search");
                 });
                 ui.separator();
                 match self.right_tab {
@@ -117,14 +159,27 @@ impl ReplayApp {
                     RightTab::Diagnostics => {
                         diagnostics::diagnostics_ui(ui, &self.state, &mut commands)
                     }
+                    RightTab::Bookmarks => {
+                        notes::notes_ui(ui, &self.state, &mut self.notes_form, &mut commands)
+                    }
+                    RightTab::Search => {
+                        find::search_ui(ui, &self.state, &mut self.search_form, &mut commands)
+                    }
                 }
             });
         egui::CentralPanel::default().show(ui, |ui| {
             if let Some(error) = &self.state.error {
                 error_banner_ui(ui, error, &mut commands);
             }
-            conversation::conversation_ui(ui, &self.state, &mut commands);
+            compare::central_tabs_ui(ui, &self.state, &mut commands);
+            match self.state.central_tab {
+                state::CentralTab::Conversation => {
+                    conversation::conversation_ui(ui, &self.state, &mut commands)
+                }
+                state::CentralTab::Diff => compare::diff_view_ui(ui, &self.state, &mut commands),
+            }
         });
+        export_dialog::export_dialog_ui(&ctx, &self.state, &mut self.export_dialog);
         self.state.apply(commands);
     }
 
@@ -158,6 +213,19 @@ impl ReplayApp {
                         }
                     }
                 });
+                ui.separator();
+                if ui
+                    .add_enabled(
+                        self.state.doc.is_some(),
+                        egui::Button::new("Export repro…").shortcut_text(ui.ctx().format_shortcut(
+                            &egui::KeyboardShortcut::new(egui::Modifiers::COMMAND, egui::Key::E),
+                        )),
+                    )
+                    .clicked()
+                {
+                    self.export_dialog.open_for(&self.state);
+                    ui.close();
+                }
                 ui.separator();
                 if ui.button("Quit").clicked() {
                     ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
@@ -284,17 +352,35 @@ fn status_bar_ui(ui: &mut egui::Ui, state: &AppState) {
                 format!("failed at step {} ({})", fatal.seq, fatal.code),
             );
         }
+        if doc.live {
+            ui.separator();
+            let text = if state.following {
+                "LIVE, following"
+            } else {
+                "LIVE"
+            };
+            ui.colored_label(ui.visuals().warn_fg_color, text)
+                .on_hover_text("The recording is still being written; End follows its last event");
+        }
+        if let Some(notice) = &state.notice {
+            ui.separator();
+            ui.label(notice);
+        }
         ui.separator();
         ui.label(doc.path.display().to_string());
     });
 }
 
-/// The keys: ←/→ step, Home/End, PgUp/PgDn (a tenth of the visible
-/// timeline, at least 10 steps), `n`/`p` next and previous diagnostic, space play/pause.
-fn keyboard(ctx: &egui::Context, commands: &mut Vec<Command>) {
+/// The keys: ←/→ step, Home/End (End also follows a live recording),
+/// PgUp/PgDn (a tenth of the visible timeline, at least 10 steps), `n`/`p`
+/// next and previous diagnostic, space play/pause, `a`/`b` marks, `d` diff
+/// with the previous step, `m` bookmark, `[`/`]` previous and next bookmark.
+/// Returns whether a bookmark key was pressed (the bookmarks tab shows).
+fn keyboard(ctx: &egui::Context, commands: &mut Vec<Command>) -> bool {
     if ctx.egui_wants_keyboard_input() {
-        return;
+        return false;
     }
+    let mut bookmark_key = false;
     ctx.input(|input| {
         for event in &input.events {
             let egui::Event::Key {
@@ -319,11 +405,22 @@ fn keyboard(ctx: &egui::Context, commands: &mut Vec<Command>) {
                 egui::Key::N => Command::NextDiagnostic,
                 egui::Key::P => Command::PreviousDiagnostic,
                 egui::Key::Space => Command::TogglePlay,
+                egui::Key::A => Command::MarkCursor(state::MarkSlot::A),
+                egui::Key::B => Command::MarkCursor(state::MarkSlot::B),
+                egui::Key::D => Command::DiffWithPrevious,
+                egui::Key::M => Command::AddBookmark(None),
+                egui::Key::OpenBracket => Command::PreviousBookmark,
+                egui::Key::CloseBracket => Command::NextBookmark,
                 _ => continue,
             };
+            bookmark_key |= matches!(
+                command,
+                Command::AddBookmark(_) | Command::PreviousBookmark | Command::NextBookmark
+            );
             commands.push(command);
         }
     });
+    bookmark_key
 }
 
 fn dropped_files(ctx: &egui::Context, commands: &mut Vec<Command>) {

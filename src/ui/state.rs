@@ -1,18 +1,24 @@
 //! What the app holds (a document: one stream replayed into a timeline; the
-//! cursor; selections and filters) and the commands that change it. Panels
-//! read [`AppState`] and push [`Command`]s; [`AppState::apply`] applies them
-//! once per frame, so clicks, keys and tests take one path.
+//! cursor; selections and filters). Panels read [`AppState`] and push
+//! [`Command`]s; [`AppState::apply`] applies them once per frame, so clicks,
+//! keys and tests take one path.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
 use std::time::Instant;
 
+pub use super::command::{CentralTab, Command, DiffScopeChoice, MarkSlot, SearchFrom};
+use super::compare::CompareView;
+use super::find::SearchRun;
+use super::live::Live;
+use super::notes::Annotations;
 use crate::diagnostic::{Diagnostic, Seq, Severity, SeverityCounts};
 use crate::protocol::{ParseOutcome, parse_event};
 use crate::replay::{Options, Profile, Replayer};
 use crate::source::{Source, SourceError, open_source};
-use crate::store::{SessionInfo, StoreError};
+use crate::store::{Recording, SessionInfo, SessionStatus, StoreError, file_is_sqlite};
 use crate::timeline::{CheckpointPolicy, EventKind, Timeline};
 
 /// One opened stream, replayed.
@@ -32,6 +38,11 @@ pub struct Doc {
     pub arrival_nanos: Vec<u64>,
     /// Diagnostics per severity, the reader's included (counted once).
     pub counts: SeverityCounts,
+    /// The recording, open read-only, for recordings: its bookmarks and
+    /// notes, and the events a live session adds.
+    pub recording: Option<Recording>,
+    /// Whether the session is still being written (the timeline grows).
+    pub live: bool,
 }
 
 impl Doc {
@@ -126,44 +137,6 @@ pub struct TimelineRange {
     pub last: f64,
 }
 
-/// What a panel asks for.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Command {
-    /// Move the cursor to a step.
-    SetStep(Seq),
-    /// Move the cursor by a number of steps.
-    StepBy(i64),
-    /// Move the cursor by a page (a tenth of the visible timeline, at least
-    /// 10 steps), forward or back.
-    StepPage(bool),
-    /// To the next step with a diagnostic.
-    NextDiagnostic,
-    /// To the previous step with a diagnostic.
-    PreviousDiagnostic,
-    /// Select an activity for the inspector (and the timeline lane).
-    SelectActivity(Option<String>),
-    /// Play or pause.
-    TogglePlay,
-    /// Playback speed.
-    SetSpeed(f32),
-    /// Replay with another profile (the cursor stays).
-    SetProfile(Profile),
-    /// Replay with best effort on or off (the cursor stays).
-    SetBestEffort(bool),
-    /// Open a file.
-    Open(PathBuf),
-    /// Show another session of the recording.
-    PickSession(i64),
-    /// The event list's filter.
-    SetEventFilter(EventFilter),
-    /// The diagnostics panel's filter.
-    SetDiagnosticsFilter(String),
-    /// The timeline's visible range.
-    SetTimelineRange(TimelineRange),
-    /// Dismiss the error banner.
-    DismissError,
-}
-
 /// Everything the app holds.
 #[derive(Default)]
 pub struct AppState {
@@ -194,6 +167,27 @@ pub struct AppState {
     /// Whether the recent files are kept between runs (the app does; tests
     /// do not touch the user's files).
     pub remember_recent: bool,
+    /// Marks A and B (the diff's two points).
+    pub marks: [Option<Seq>; 2],
+    /// What the diff compares.
+    pub diff_scope: DiffScopeChoice,
+    /// The centre's tab.
+    pub central_tab: CentralTab,
+    /// The diff of marks A and B, when the diff tab shows.
+    pub comparison: Option<Arc<CompareView>>,
+    /// Bookmarks and notes.
+    pub annotations: Annotations,
+    /// The search over time, running or done.
+    pub search: SearchRun,
+    /// A live recording: the playhead stays at the end as it grows.
+    pub following: bool,
+    /// Polling a live recording.
+    pub live: Live,
+    /// A short message about the last action (saved, not found…).
+    pub notice: Option<String>,
+    /// Counts documents installed and events appended: views cached on the
+    /// document compare it.
+    pub generation: u64,
 }
 
 /// The most recent files kept.
@@ -266,7 +260,13 @@ impl AppState {
         if !same_file {
             self.selected_activity = None;
             self.timeline_range = None;
+            self.marks = [None, None];
+            self.central_tab = CentralTab::Conversation;
         }
+        self.generation += 1;
+        self.search = SearchRun::default();
+        self.following = false;
+        self.annotations = Annotations::load(&doc);
         let step = keep_step.unwrap_or(Seq(doc.num_events().min(1)));
         self.playback.playing_since = None;
         self.doc = Some(doc);
@@ -327,11 +327,13 @@ impl AppState {
         };
     }
 
-    /// Applies the commands of a frame, in order.
+    /// Applies the commands of a frame, in order, then brings what is
+    /// derived from them (the diff) up to date.
     pub fn apply(&mut self, commands: Vec<Command>) {
         for command in commands {
             self.apply_one(command);
         }
+        self.refresh_comparison();
     }
 
     fn apply_one(&mut self, command: Command) {
@@ -339,10 +341,12 @@ impl AppState {
         match command {
             Command::SetStep(step) => {
                 self.playback.playing_since = None;
+                self.following = step.0 >= num_events && self.doc.as_ref().is_some_and(|d| d.live);
                 self.move_to(step);
             }
             Command::StepBy(delta) => {
                 self.playback.playing_since = None;
+                self.following = false;
                 let step = self.step().0.saturating_add_signed(delta).min(num_events);
                 self.move_to(Seq(step));
             }
@@ -391,8 +395,60 @@ impl AppState {
             }
             Command::SetDiagnosticsFilter(filter) => self.diagnostics_filter = filter,
             Command::SetTimelineRange(range) => self.timeline_range = Some(range),
-            Command::DismissError => self.error = None,
+            Command::DismissError => {
+                self.error = None;
+                self.notice = None;
+            }
+            Command::SetMark(slot, step) => {
+                self.marks[slot as usize] = step.map(|s| Seq(s.0.min(num_events)));
+            }
+            Command::MarkCursor(slot) => {
+                self.marks[slot as usize] = Some(self.step());
+                if self.marks.iter().all(Option::is_some) {
+                    self.central_tab = CentralTab::Diff;
+                }
+            }
+            Command::SetMarks(a, b) => {
+                let (a, b) = (a.min(b), a.max(b));
+                self.marks = [Some(a), Some(Seq(b.0.min(num_events)))];
+                self.central_tab = CentralTab::Diff;
+            }
+            Command::DiffWithPrevious => {
+                let step = self.step();
+                self.marks = [Some(Seq(step.0.saturating_sub(1))), Some(step)];
+                self.central_tab = CentralTab::Diff;
+            }
+            Command::SetDiffScope(scope) => self.diff_scope = scope,
+            Command::ShowCentral(tab) => self.central_tab = tab,
+            Command::AddBookmark(label) => self.add_bookmark(label),
+            Command::RenameBookmark(id, label) => self.rename_bookmark(id, &label),
+            Command::DeleteBookmark(id) => self.delete_bookmark(id),
+            Command::NextBookmark | Command::PreviousBookmark => {
+                let forward = command == Command::NextBookmark;
+                if let Some(step) = self.annotations.bookmark_step(self.step(), forward) {
+                    self.playback.playing_since = None;
+                    self.following = false;
+                    self.move_to(step);
+                }
+            }
+            Command::AddNote(text) => self.add_note(&text),
+            Command::DeleteNote(id) => self.delete_note(id),
+            Command::StartSearch(query, from) => self.start_search(query, from),
+            Command::CancelSearch => self.search.cancel(),
+            Command::SetFollow(follow) => {
+                self.following = follow;
+                if follow {
+                    self.playback.playing_since = None;
+                    self.move_to(Seq(num_events));
+                }
+            }
         }
+    }
+
+    /// Moves the cursor (for the modules that drive it: search, live).
+    pub(super) fn go_to(&mut self, step: Seq) {
+        self.playback.playing_since = None;
+        self.move_to(step);
     }
 
     /// Replays the open document again with the current options, keeping
@@ -524,10 +580,25 @@ pub fn load(path: &Path, session: Option<i64>, options: Options) -> Result<Box<D
         None => derived_arrivals(&source),
     };
     let session = source.session.as_ref().map(|s| s.id.0).or(session);
+    // A session still being written is followed: its end-of-stream checks
+    // wait for its end.
+    let live = source
+        .session
+        .as_ref()
+        .is_some_and(|s| s.status == SessionStatus::Incomplete);
+    let recording = if file_is_sqlite(path) {
+        Some(Recording::open(path).map_err(|e| e.to_string())?)
+    } else {
+        None
+    };
     let start = source.start(options);
     // The timeline keeps the events; the source keeps the rest.
     let events = std::mem::take(&mut source.events);
-    let timeline = Timeline::replaying(start, events, CheckpointPolicy::default());
+    let timeline = if live {
+        Timeline::replaying_unfinished(start, events, CheckpointPolicy::default())
+    } else {
+        Timeline::replaying(start, events, CheckpointPolicy::default())
+    };
     let mut counts = SeverityCounts::of(&source.diagnostics);
     for diagnostic in timeline.diagnostics() {
         counts.add(diagnostic.severity);
@@ -540,6 +611,8 @@ pub fn load(path: &Path, session: Option<i64>, options: Options) -> Result<Box<D
         source,
         timeline,
         arrival_nanos,
+        recording,
+        live,
     }))
 }
 

@@ -42,6 +42,15 @@ pub fn change_color(visuals: &egui::Visuals, change: ActivityChange) -> Color32 
     }
 }
 
+/// Background of a value that was replaced (amber, as diffs show it).
+pub fn modified_background(visuals: &egui::Visuals) -> Color32 {
+    if visuals.dark_mode {
+        Color32::from_rgba_unmultiplied(0xe0, 0xa8, 0x2e, 55)
+    } else {
+        Color32::from_rgba_unmultiplied(0xe0, 0xa8, 0x2e, 60)
+    }
+}
+
 /// Background of what the current event added or changed.
 pub fn changed_background(visuals: &egui::Visuals) -> Color32 {
     if visuals.dark_mode {

@@ -24,6 +24,7 @@ use super::theme;
 use super::time_axis::TimeAxis;
 pub use super::timeline_lanes::KindGroup;
 use super::timeline_lanes::{self as rows, Density, LanesView, Tick};
+use super::timeline_marks;
 use crate::diagnostic::Seq;
 use crate::timeline::StreamIndex;
 
@@ -495,6 +496,8 @@ fn plot_ui(
             playhead = step;
         }
     }
+    let dragging =
+        timeline_marks::drag_range(ui, &response, |x| step_at(&axis, x, num_events), commands);
     if response.clicked()
         && let Some(pos) = response.interact_pointer_pos()
     {
@@ -521,6 +524,7 @@ fn plot_ui(
         let color = ui.visuals().weak_text_color().gamma_multiply(0.5);
         painter.vline(pos.x, rect.top()..=bottom, Stroke::new(1.0, color));
     }
+    timeline_marks::paint_marks(ui, &painter, &axis, state, dragging, rect.top()..=bottom);
     paint_playhead(ui, &painter, &axis, playhead, rect.top()..=bottom);
 
     if !response.dragged() {

@@ -1,0 +1,124 @@
+//! What a panel asks for: every change to [`super::AppState`] is one of
+//! these, applied once per frame, so clicks, keys and tests take one path.
+
+use std::path::PathBuf;
+
+use super::state::{EventFilter, TimelineRange};
+use crate::diagnostic::Seq;
+use crate::replay::Profile;
+use crate::search::Query;
+
+/// Which mark a command sets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MarkSlot {
+    /// The earlier point of a diff.
+    A,
+    /// The later point of a diff.
+    B,
+}
+
+/// What the diff view compares.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DiffScopeChoice {
+    /// The selected activity (or message).
+    #[default]
+    Activity,
+    /// Every message.
+    Conversation,
+    /// The shared state.
+    State,
+}
+
+/// The centre's tabs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CentralTab {
+    /// The conversation at the cursor.
+    #[default]
+    Conversation,
+    /// Marks A and B compared.
+    Diff,
+}
+
+/// Where a search starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SearchFrom {
+    /// The first match in the stream.
+    First,
+    /// The first match after the cursor.
+    Next,
+    /// The last match before the cursor.
+    Previous,
+}
+
+/// What a panel asks for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    /// Move the cursor to a step.
+    SetStep(Seq),
+    /// Move the cursor by a number of steps.
+    StepBy(i64),
+    /// Move the cursor by a page (a tenth of the visible timeline, at least
+    /// 10 steps), forward or back.
+    StepPage(bool),
+    /// To the next step with a diagnostic.
+    NextDiagnostic,
+    /// To the previous step with a diagnostic.
+    PreviousDiagnostic,
+    /// Select an activity for the inspector (and the timeline lane).
+    SelectActivity(Option<String>),
+    /// Play or pause.
+    TogglePlay,
+    /// Playback speed.
+    SetSpeed(f32),
+    /// Replay with another profile (the cursor stays).
+    SetProfile(Profile),
+    /// Replay with best effort on or off (the cursor stays).
+    SetBestEffort(bool),
+    /// Open a file.
+    Open(PathBuf),
+    /// Show another session of the recording.
+    PickSession(i64),
+    /// The event list's filter.
+    SetEventFilter(EventFilter),
+    /// The diagnostics panel's filter.
+    SetDiagnosticsFilter(String),
+    /// The timeline's visible range.
+    SetTimelineRange(TimelineRange),
+    /// Dismiss the error banner.
+    DismissError,
+    /// Put mark A (or B) at a step; `None` removes it.
+    SetMark(MarkSlot, Option<Seq>),
+    /// Put a mark at the cursor; with both marks set, the diff shows.
+    MarkCursor(MarkSlot),
+    /// Put both marks (a drag over a range of the timeline), and show the
+    /// diff.
+    SetMarks(Seq, Seq),
+    /// Marks A at the step before the cursor and B at the cursor, and shows
+    /// the diff.
+    DiffWithPrevious,
+    /// What the diff compares.
+    SetDiffScope(DiffScopeChoice),
+    /// The centre's tab.
+    ShowCentral(CentralTab),
+    /// A bookmark at the cursor (labelled with the step, or the text given).
+    AddBookmark(Option<String>),
+    /// A new label for a bookmark.
+    RenameBookmark(i64, String),
+    /// Removes a bookmark.
+    DeleteBookmark(i64),
+    /// To the next bookmark after the cursor.
+    NextBookmark,
+    /// To the previous bookmark before the cursor.
+    PreviousBookmark,
+    /// A note at the cursor, on the selected activity if any.
+    AddNote(String),
+    /// Removes a note.
+    DeleteNote(i64),
+    /// Starts a search over time (the running one, if any, stops).
+    StartSearch(Query, SearchFrom),
+    /// Stops the running search.
+    CancelSearch,
+    /// Keep the playhead at the end of a live recording as it grows (the End
+    /// key turns it on, moving the cursor back turns it off).
+    SetFollow(bool),
+}

@@ -1,0 +1,269 @@
+//! The diff view: marks A and B, the selected activity (or the whole
+//! conversation, or the state) at each, side by side with what was added,
+//! removed and changed highlighted and the rest collapsed, and the RFC 6902
+//! patch from A to B beside them, ready to copy.
+//!
+//! The comparison itself is the engine's ([`Comparison`]), the one the
+//! `diff` command prints.
+
+use std::sync::Arc;
+
+use egui::{RichText, Ui};
+
+use super::json_tree::{Highlights, JsonTree, side_by_side};
+use super::state::{AppState, CentralTab, Command, DiffScopeChoice, MarkSlot};
+use crate::diagnostic::Seq;
+use crate::diff::{Comparison, DiffScope};
+
+/// A comparison, with what the two trees highlight.
+pub struct CompareView {
+    /// What it was computed for: the document's generation, the marks and
+    /// the scope.
+    pub key: (u64, Seq, Seq, DiffScope),
+    /// The documents and the patch.
+    pub comparison: Comparison,
+    /// What A has that B does not, or has otherwise.
+    pub left: Highlights,
+    /// What B has that A does not, or has otherwise.
+    pub right: Highlights,
+    /// The patch, pretty-printed (what the copy button copies).
+    pub patch_text: String,
+}
+
+impl AppState {
+    /// The scope the diff compares now: the selected activity, the
+    /// conversation or the state (`None`: the activity scope with nothing
+    /// selected).
+    pub fn diff_scope(&self) -> Option<DiffScope> {
+        match self.diff_scope {
+            DiffScopeChoice::Activity => self.selected_activity.clone().map(DiffScope::Message),
+            DiffScopeChoice::Conversation => Some(DiffScope::Conversation),
+            DiffScopeChoice::State => Some(DiffScope::State),
+        }
+    }
+
+    /// Computes the diff of marks A and B when the diff tab shows and it is
+    /// out of date (or drops it when it cannot be computed).
+    pub(super) fn refresh_comparison(&mut self) {
+        if self.central_tab != CentralTab::Diff {
+            return;
+        }
+        let (Some(doc), [Some(a), Some(b)], Some(scope)) =
+            (&self.doc, self.marks, self.diff_scope())
+        else {
+            self.comparison = None;
+            return;
+        };
+        let key = (self.generation, a, b, scope.clone());
+        if self.comparison.as_ref().is_some_and(|c| c.key == key) {
+            return;
+        }
+        let comparison = Comparison::between(&doc.timeline, scope, a, b);
+        let (left, right) = side_by_side(&comparison.before, &comparison.after);
+        let patch_text = comparison.patch_json();
+        self.comparison = Some(Arc::new(CompareView {
+            key,
+            comparison,
+            left,
+            right,
+            patch_text,
+        }));
+    }
+}
+
+/// The diff tab.
+pub fn diff_view_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) {
+    if state.doc.is_none() {
+        ui.weak("No stream open.");
+        return;
+    }
+    toolbar_ui(ui, state, commands);
+    ui.separator();
+    let [a, b] = state.marks;
+    if a.is_none() || b.is_none() {
+        ui.label(
+            "Put mark A and mark B on the timeline to compare two points: press a and b at \
+             two steps, or drag with the right mouse button over a range of the timeline. \
+             \"Diff with previous step\" (d) compares the cursor with the step before it.",
+        );
+        return;
+    }
+    if state.diff_scope().is_none() {
+        ui.label("Select an activity (in the conversation or on the timeline) to compare it.");
+        return;
+    }
+    let Some(view) = &state.comparison else {
+        ui.spinner();
+        return;
+    };
+    let comparison = &view.comparison;
+    ui.horizontal(|ui| {
+        ui.label(RichText::new(comparison.scope.label()).strong());
+        ui.label(format!(
+            "step {} to step {}",
+            comparison.from, comparison.to
+        ));
+        ui.separator();
+        if comparison.is_unchanged() {
+            ui.label("no difference");
+        } else {
+            let (added, removed, changed) = counts(view);
+            ui.label(format!("{added} added"));
+            ui.label(format!("{removed} removed"));
+            ui.label(format!("{changed} changed"));
+        }
+    });
+    let a_title = format!("A: step {}", comparison.from);
+    let b_title = format!("B: step {}", comparison.to);
+    egui_extras::StripBuilder::new(ui)
+        .size(egui_extras::Size::relative(0.36).at_least(120.0))
+        .size(egui_extras::Size::relative(0.36).at_least(120.0))
+        .size(egui_extras::Size::remainder().at_least(160.0))
+        .horizontal(|mut strip| {
+            strip.cell(|ui| side_ui(ui, "diff_a", &a_title, &comparison.before, &view.left));
+            strip.cell(|ui| side_ui(ui, "diff_b", &b_title, &comparison.after, &view.right));
+            strip.cell(|ui| patch_ui(ui, view));
+        });
+}
+
+fn counts(view: &CompareView) -> (usize, usize, usize) {
+    use super::json_tree::Mark;
+    let count = |h: &Highlights, wanted: Mark| h.iter().filter(|(_, m)| *m == wanted).count();
+    (
+        count(&view.right, Mark::Added),
+        count(&view.left, Mark::Removed),
+        count(&view.right, Mark::Changed),
+    )
+}
+
+fn side_ui(ui: &mut Ui, id: &str, title: &str, value: &serde_json::Value, highlights: &Highlights) {
+    ui.vertical(|ui| {
+        ui.label(RichText::new(title).strong());
+        egui::ScrollArea::both()
+            .id_salt(id)
+            .auto_shrink([false, false])
+            .show(ui, |ui| {
+                if value.is_null() {
+                    ui.weak("(absent)");
+                } else {
+                    JsonTree::new(id, value)
+                        .highlights(highlights)
+                        .collapse_unchanged()
+                        .show(ui);
+                }
+            });
+    });
+}
+
+fn patch_ui(ui: &mut Ui, view: &CompareView) {
+    ui.vertical(|ui| {
+        ui.label(RichText::new("Patch from A to B").strong())
+            .on_hover_text("RFC 6902: applied to A, it gives B");
+        ui.horizontal(|ui| {
+            if ui
+                .button("Copy patch")
+                .on_hover_text("Copy the patch (JSON) to the clipboard")
+                .clicked()
+            {
+                ui.ctx().copy_text(view.patch_text.clone());
+            }
+            let num_ops = view.comparison.patch.0.len();
+            ui.weak(format!(
+                "{num_ops} operation{}",
+                if num_ops == 1 { "" } else { "s" }
+            ));
+        });
+        egui::ScrollArea::both()
+            .id_salt("diff_patch")
+            .auto_shrink([false, false])
+            .show(ui, |ui| {
+                ui.add(
+                    egui::Label::new(RichText::new(view.patch_text.as_str()).monospace())
+                        .wrap_mode(egui::TextWrapMode::Extend),
+                );
+            });
+    });
+}
+
+fn toolbar_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) {
+    ui.horizontal_wrapped(|ui| {
+        let step = state.step();
+        for (slot, name, key) in [(MarkSlot::A, "A", "a"), (MarkSlot::B, "B", "b")] {
+            let current = state.marks[slot as usize];
+            let text = match current {
+                Some(seq) => format!("{name}: step {seq}"),
+                None => format!("{name}: not set"),
+            };
+            ui.label(RichText::new(text).monospace());
+            if ui
+                .small_button(format!("Set to cursor ({key})"))
+                .on_hover_text(format!("Put mark {name} at step {step}"))
+                .clicked()
+            {
+                commands.push(Command::SetMark(slot, Some(step)));
+            }
+            if let Some(seq) = current
+                && ui
+                    .small_button("Go")
+                    .on_hover_text(format!("Move the cursor to step {seq}"))
+                    .clicked()
+            {
+                commands.push(Command::SetStep(seq));
+            }
+            ui.separator();
+        }
+        ui.end_row();
+        if ui
+            .button("Diff with previous step (d)")
+            .on_hover_text("A = the step before the cursor, B = the cursor")
+            .clicked()
+        {
+            commands.push(Command::DiffWithPrevious);
+        }
+        if state.marks.iter().any(Option::is_some) && ui.button("Clear marks").clicked() {
+            commands.push(Command::SetMark(MarkSlot::A, None));
+            commands.push(Command::SetMark(MarkSlot::B, None));
+        }
+        ui.separator();
+        ui.label("Compare");
+        let scopes = [
+            (
+                DiffScopeChoice::Activity,
+                "Activity",
+                "The selected activity (or message)",
+            ),
+            (
+                DiffScopeChoice::Conversation,
+                "Conversation",
+                "Every message",
+            ),
+            (DiffScopeChoice::State, "State", "The shared state"),
+        ];
+        for (choice, label, hover) in scopes {
+            if ui
+                .selectable_label(state.diff_scope == choice, label)
+                .on_hover_text(hover)
+                .clicked()
+            {
+                commands.push(Command::SetDiffScope(choice));
+            }
+        }
+    });
+}
+
+/// The centre's tab bar: the conversation, or the diff.
+pub fn central_tabs_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) {
+    ui.horizontal(|ui| {
+        for (tab, label) in [
+            (CentralTab::Conversation, "Conversation"),
+            (CentralTab::Diff, "Diff A..B"),
+        ] {
+            if ui
+                .selectable_label(state.central_tab == tab, label)
+                .clicked()
+            {
+                commands.push(Command::ShowCentral(tab));
+            }
+        }
+    });
+}

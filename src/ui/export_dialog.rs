@@ -1,0 +1,494 @@
+//! File › Export repro…: what to export (the selected activity's minimal
+//! repro up to the cursor, the range between marks A and B, or the whole
+//! stream), in which format, with which redactions, and a preview of the
+//! bytes that will be written. It calls the engine's export, the code the
+//! `export` command runs.
+
+use std::path::PathBuf;
+
+use egui::{RichText, Ui};
+use serde_json::Value;
+
+use super::state::{AppState, Doc};
+use crate::diagnostic::Seq;
+use crate::export::{self, ExportContext, ExportFormat, ExportRequest, Preview, Redaction, Scope};
+
+/// Bytes of the preview shown.
+const PREVIEW_BYTES: usize = 16 * 1024;
+/// Streams up to this many events preview as the fields change; longer ones
+/// on request.
+const AUTO_PREVIEW_EVENTS: u64 = 100_000;
+
+/// What is exported.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ScopeChoice {
+    /// The selected activity's minimal repro, up to the cursor.
+    #[default]
+    Activity,
+    /// Marks A to B.
+    Range,
+    /// Every event.
+    Whole,
+}
+
+/// The dialog's fields.
+#[derive(Default)]
+pub struct ExportDialog {
+    /// Whether it shows.
+    pub open: bool,
+    /// What is exported.
+    pub scope: ScopeChoice,
+    /// The format.
+    pub format: Format,
+    /// Store no request or response headers (recording format).
+    pub drop_headers: bool,
+    /// Values to replace: a JSON pointer, and the JSON replacing it.
+    pub redactions: Vec<(String, String)>,
+    /// Where to write.
+    pub path: String,
+    /// Replace the file if it exists.
+    pub replace: bool,
+    /// The preview, and what it was made for.
+    preview: Option<(u64, Result<Preview, String>)>,
+    /// What the last export did.
+    pub result: Option<Result<String, String>>,
+}
+
+/// The formats offered (the engine's, with a name and an extension).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// A conformance vector: the events with their expected outcome.
+    #[default]
+    Vector,
+    /// One event per line.
+    Jsonl,
+    /// An SSE body.
+    Sse,
+    /// A recording file.
+    Recording,
+}
+
+impl Format {
+    const ALL: [Self; 4] = [Self::Vector, Self::Jsonl, Self::Sse, Self::Recording];
+
+    fn engine(self) -> ExportFormat {
+        match self {
+            Self::Vector => ExportFormat::Vector,
+            Self::Jsonl => ExportFormat::Jsonl,
+            Self::Sse => ExportFormat::Sse,
+            Self::Recording => ExportFormat::Recording,
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Self::Vector => "Vector (a test case)",
+            Self::Jsonl => "JSON lines",
+            Self::Sse => "SSE body",
+            Self::Recording => "Recording",
+        }
+    }
+
+    fn extension(self) -> &'static str {
+        match self {
+            Self::Vector => "json",
+            Self::Jsonl => "jsonl",
+            Self::Sse => "sse",
+            Self::Recording => "rec",
+        }
+    }
+}
+
+impl ExportDialog {
+    /// Opens the dialog, with defaults that fit the state: the activity
+    /// repro when one is selected, the range when both marks are set.
+    pub fn open_for(&mut self, state: &AppState) {
+        self.open = true;
+        self.result = None;
+        self.preview = None;
+        self.scope = if state.selected_activity.is_some() {
+            ScopeChoice::Activity
+        } else if state.marks.iter().all(Option::is_some) {
+            ScopeChoice::Range
+        } else {
+            ScopeChoice::Whole
+        };
+        if self.path.is_empty() {
+            self.path = default_path(state, self.format);
+        }
+    }
+
+    /// The request the fields describe, or why they describe none.
+    pub fn request(&self, state: &AppState) -> Result<ExportRequest, String> {
+        let scope = match self.scope {
+            ScopeChoice::Activity => Scope::Repro {
+                message_id: state
+                    .selected_activity
+                    .clone()
+                    .ok_or("select an activity to export its repro")?,
+                to: state.step(),
+            },
+            ScopeChoice::Range => match state.marks {
+                [Some(a), Some(b)] => Scope::Range(a.min(b).max(Seq(1)), a.max(b)),
+                _ => return Err("put marks A and B on the timeline (keys a and b)".into()),
+            },
+            ScopeChoice::Whole => Scope::UpTo(
+                state
+                    .doc
+                    .as_ref()
+                    .map_or(Seq(0), |d| d.timeline.last_step()),
+            ),
+        };
+        let mut replace = Vec::new();
+        for (pointer, replacement) in &self.redactions {
+            if pointer.trim().is_empty() {
+                continue;
+            }
+            let value = if replacement.trim().is_empty() {
+                Value::String("[REDACTED]".into())
+            } else {
+                serde_json::from_str(replacement.trim())
+                    .unwrap_or_else(|_| Value::String(replacement.clone()))
+            };
+            replace.push((pointer.trim().to_owned(), value));
+        }
+        Ok(ExportRequest {
+            scope,
+            format: self.format.engine(),
+            redaction: Redaction {
+                drop_headers: self.drop_headers,
+                replace,
+            },
+        })
+    }
+
+    /// A hash of what the preview depends on.
+    fn preview_key(&self, state: &AppState) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        (
+            self.scope,
+            self.format,
+            self.drop_headers,
+            &self.redactions,
+            state.generation,
+            state.step(),
+            state.marks,
+            &state.selected_activity,
+        )
+            .hash(&mut hasher);
+        hasher.finish()
+    }
+}
+
+fn default_path(state: &AppState, format: Format) -> String {
+    let stem = match &state.selected_activity {
+        Some(id) => format!("repro-{}", sanitize(id)),
+        None => "export".to_owned(),
+    };
+    let dir = state
+        .doc
+        .as_ref()
+        .and_then(|d| d.path.parent().map(PathBuf::from))
+        .unwrap_or_default();
+    dir.join(format!("{stem}.{}", format.extension()))
+        .display()
+        .to_string()
+}
+
+fn sanitize(id: &str) -> String {
+    id.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+fn context<'a>(doc: &'a Doc, request: &ExportRequest) -> ExportContext<'a> {
+    let source_name = doc.path.to_str().unwrap_or("stream");
+    let name = match &request.scope {
+        Scope::UpTo(to) => format!("export of {source_name} up to {to}"),
+        Scope::Range(from, to) => format!("export of {source_name}, steps {from} to {to}"),
+        Scope::Repro { message_id, to } => {
+            format!("repro of {message_id} up to {to} from {source_name}")
+        }
+    };
+    ExportContext {
+        source_name,
+        session: doc.source.session.as_ref(),
+        run_input: doc.source.run_input.as_ref(),
+        options: doc.options(),
+        name,
+        arrival_nanos: doc.recording.as_ref().map(|_| doc.arrival_nanos.as_slice()),
+    }
+}
+
+/// Renders the preview of a request.
+fn make_preview(doc: &Doc, request: &ExportRequest) -> Result<Preview, String> {
+    let start = doc.source.start(doc.options());
+    export::preview(
+        doc.timeline.events(),
+        &start,
+        request,
+        &context(doc, request),
+        PREVIEW_BYTES,
+    )
+    .map_err(|e| e.to_string())
+}
+
+/// Writes the export; the message to show.
+pub fn run_export(
+    doc: &Doc,
+    request: &ExportRequest,
+    path: &std::path::Path,
+) -> Result<String, String> {
+    let start = doc.source.start(doc.options());
+    let summary = export::export(
+        doc.timeline.events(),
+        &start,
+        request,
+        &context(doc, request),
+        path,
+    )
+    .map_err(|e| e.to_string())?;
+    let mut message = format!(
+        "Wrote {} events ({} bytes) to {}",
+        summary.num_events,
+        summary.num_bytes,
+        path.display()
+    );
+    for note in summary.redaction.notes() {
+        message.push_str("; ");
+        message.push_str(&note);
+    }
+    Ok(message)
+}
+
+/// The dialog window.
+pub fn export_dialog_ui(ctx: &egui::Context, state: &AppState, dialog: &mut ExportDialog) {
+    if !dialog.open {
+        return;
+    }
+    let mut open = true;
+    egui::Window::new("Export repro")
+        .open(&mut open)
+        .default_width(640.0)
+        .default_height(560.0)
+        .resizable(true)
+        .show(ctx, |ui| match &state.doc {
+            None => {
+                ui.label("Open a stream first.");
+            }
+            Some(doc) => fields_ui(ui, state, doc, dialog),
+        });
+    dialog.open &= open;
+}
+
+fn fields_ui(ui: &mut Ui, state: &AppState, doc: &Doc, dialog: &mut ExportDialog) {
+    let step = state.step();
+    egui::Grid::new("export_fields")
+        .num_columns(2)
+        .show(ui, |ui| {
+            ui.label("Scope");
+            ui.vertical(|ui| {
+                let activity = match &state.selected_activity {
+                    Some(id) => format!("Activity {id} up to step {step} (minimal repro)"),
+                    None => "Selected activity up to the cursor (none selected)".to_owned(),
+                };
+                ui.radio_value(&mut dialog.scope, ScopeChoice::Activity, activity);
+                let range = match state.marks {
+                    [Some(a), Some(b)] => format!("Range A..B: steps {}..{}", a.min(b), a.max(b)),
+                    _ => "Range A..B (marks not set: keys a and b)".to_owned(),
+                };
+                ui.radio_value(&mut dialog.scope, ScopeChoice::Range, range);
+                ui.radio_value(
+                    &mut dialog.scope,
+                    ScopeChoice::Whole,
+                    format!("Whole stream ({} events)", doc.num_events()),
+                );
+            });
+            ui.end_row();
+            ui.label("Format");
+            ui.horizontal(|ui| {
+                for format in Format::ALL {
+                    if ui
+                        .radio_value(&mut dialog.format, format, format.label())
+                        .changed()
+                    {
+                        let path = PathBuf::from(&dialog.path).with_extension(format.extension());
+                        dialog.path = path.display().to_string();
+                    }
+                }
+            });
+            ui.end_row();
+            ui.label("Redaction");
+            ui.vertical(|ui| redaction_ui(ui, dialog));
+            ui.end_row();
+            let save_label = ui.label("Save to");
+            ui.horizontal(|ui| {
+                ui.add(egui::TextEdit::singleline(&mut dialog.path).desired_width(380.0))
+                    .labelled_by(save_label.id);
+                if ui.button("Browse…").clicked()
+                    && let Some(path) = rfd::FileDialog::new()
+                        .set_file_name(
+                            PathBuf::from(&dialog.path)
+                                .file_name()
+                                .map(|n| n.to_string_lossy().into_owned())
+                                .unwrap_or_default(),
+                        )
+                        .save_file()
+                {
+                    dialog.path = path.display().to_string();
+                    dialog.replace = true;
+                }
+            });
+            ui.end_row();
+        });
+    let request = dialog.request(state);
+    let path = PathBuf::from(dialog.path.trim());
+    let exists = path.exists();
+    if exists {
+        ui.checkbox(&mut dialog.replace, format!("Replace {}", path.display()));
+    }
+    ui.horizontal(|ui| {
+        let ready =
+            request.is_ok() && !dialog.path.trim().is_empty() && (!exists || dialog.replace);
+        if ui.add_enabled(ready, egui::Button::new("Export")).clicked()
+            && let Ok(request) = &request
+        {
+            dialog.result = Some(write(doc, request, &path, exists));
+        }
+        if ui.button("Close").clicked() {
+            dialog.open = false;
+        }
+    });
+    match &dialog.result {
+        Some(Ok(message)) => {
+            ui.label(message);
+        }
+        Some(Err(error)) => {
+            ui.colored_label(ui.visuals().error_fg_color, error);
+        }
+        None => {}
+    }
+    ui.separator();
+    match &request {
+        Ok(request) => preview_ui(ui, state, doc, dialog, request),
+        Err(why) => {
+            ui.weak(format!("Nothing to export: {why}."));
+        }
+    }
+}
+
+fn write(
+    doc: &Doc,
+    request: &ExportRequest,
+    path: &std::path::Path,
+    replace: bool,
+) -> Result<String, String> {
+    if replace && path.is_file() {
+        std::fs::remove_file(path)
+            .map_err(|e| format!("cannot replace {}: {e}", path.display()))?;
+    }
+    run_export(doc, request, path)
+}
+
+fn redaction_ui(ui: &mut Ui, dialog: &mut ExportDialog) {
+    ui.checkbox(
+        &mut dialog.drop_headers,
+        "Drop the request and response headers",
+    )
+    .on_hover_text(
+        "A recording export then stores no headers at all (secrets are always redacted)",
+    );
+    let mut remove = None;
+    for (i, (pointer, replacement)) in dialog.redactions.iter_mut().enumerate() {
+        ui.horizontal(|ui| {
+            let pointer_label = ui.label("Pointer");
+            ui.add(
+                egui::TextEdit::singleline(pointer)
+                    .hint_text("/content/apiKey")
+                    .desired_width(200.0),
+            )
+            .labelled_by(pointer_label.id);
+            let with_label = ui.label("with");
+            ui.add(
+                egui::TextEdit::singleline(replacement)
+                    .hint_text("\"[REDACTED]\"")
+                    .desired_width(140.0),
+            )
+            .labelled_by(with_label.id);
+            if ui.small_button("Remove").clicked() {
+                remove = Some(i);
+            }
+        });
+    }
+    if let Some(i) = remove {
+        dialog.redactions.remove(i);
+    }
+    if ui
+        .small_button("Replace values at a JSON pointer…")
+        .on_hover_text("In every exported event where the pointer resolves")
+        .clicked()
+    {
+        dialog.redactions.push((String::new(), String::new()));
+    }
+}
+
+fn preview_ui(
+    ui: &mut Ui,
+    state: &AppState,
+    doc: &Doc,
+    dialog: &mut ExportDialog,
+    request: &ExportRequest,
+) {
+    let key = dialog.preview_key(state);
+    let fresh = dialog.preview.as_ref().is_some_and(|(k, _)| *k == key);
+    let auto = doc.num_events() <= AUTO_PREVIEW_EVENTS;
+    ui.horizontal(|ui| {
+        ui.label(RichText::new("Preview").strong());
+        let asked = !auto && ui.button("Preview").clicked();
+        if (!fresh && auto) || asked {
+            dialog.preview = Some((key, make_preview(doc, request)));
+        }
+    });
+    let Some((shown_key, preview)) = &dialog.preview else {
+        ui.weak("A long stream: press Preview to see what will be written.");
+        return;
+    };
+    if *shown_key != key {
+        ui.weak("The fields changed since this preview.");
+    }
+    match preview {
+        Ok(preview) => {
+            let mut line = format!("{} events", preview.num_events);
+            if let Some(bytes) = preview.total_bytes {
+                line.push_str(&format!(", {bytes} bytes"));
+            }
+            if preview.truncated {
+                line.push_str(&format!(" (first {} KiB shown)", PREVIEW_BYTES / 1024));
+            }
+            ui.weak(line);
+            for note in preview.redaction.notes() {
+                ui.weak(note);
+            }
+            egui::ScrollArea::both()
+                .id_salt("export_preview")
+                .auto_shrink([false, false])
+                .max_height(ui.available_height().max(120.0))
+                .show(ui, |ui| {
+                    ui.add(
+                        egui::Label::new(RichText::new(preview.text.as_str()).monospace())
+                            .wrap_mode(egui::TextWrapMode::Extend),
+                    );
+                });
+        }
+        Err(error) => {
+            ui.colored_label(ui.visuals().error_fg_color, error);
+        }
+    }
+}

@@ -1,0 +1,96 @@
+//! Marks A and B on the timeline, and the bookmarks: a line with a letter
+//! for each mark, the range between them shaded, a small flag for each
+//! bookmark; a drag with the secondary (right) button over the plot puts
+//! both marks.
+
+use std::ops::RangeInclusive;
+
+use egui::{Align2, FontId, PointerButton, Rect, Response, Stroke};
+
+use super::state::{AppState, Command};
+use super::time_axis::TimeAxis;
+use crate::diagnostic::Seq;
+
+/// The marks' color.
+fn mark_color(visuals: &egui::Visuals) -> egui::Color32 {
+    if visuals.dark_mode {
+        egui::Color32::from_rgb(0xe0, 0xa8, 0x2e)
+    } else {
+        egui::Color32::from_rgb(0xb0, 0x70, 0x00)
+    }
+}
+
+/// A right-drag over the plot: both marks, from where it started to where
+/// it ends. Returns the range being dragged, to paint.
+pub fn drag_range(
+    ui: &egui::Ui,
+    response: &Response,
+    step_at: impl Fn(f32) -> Seq,
+    commands: &mut Vec<Command>,
+) -> Option<(Seq, Seq)> {
+    let id = response.id.with("range_drag");
+    if response.drag_started_by(PointerButton::Secondary)
+        && let Some(pos) = response.interact_pointer_pos()
+    {
+        ui.ctx().data_mut(|d| d.insert_temp(id, step_at(pos.x)));
+    }
+    let start = ui.ctx().data(|d| d.get_temp::<Seq>(id))?;
+    let end = response
+        .interact_pointer_pos()
+        .or_else(|| ui.ctx().pointer_latest_pos())
+        .map_or(start, |pos| step_at(pos.x));
+    if response.drag_stopped_by(PointerButton::Secondary) || !response.dragged() {
+        ui.ctx().data_mut(|d| d.remove::<Seq>(id));
+        if start != end {
+            commands.push(Command::SetMarks(start.min(end), start.max(end)));
+        }
+        return None;
+    }
+    Some((start.min(end), start.max(end)))
+}
+
+/// Paints marks A and B (or a range being dragged), and the bookmarks.
+pub fn paint_marks(
+    ui: &egui::Ui,
+    painter: &egui::Painter,
+    axis: &TimeAxis,
+    state: &AppState,
+    dragging: Option<(Seq, Seq)>,
+    y: RangeInclusive<f32>,
+) {
+    let color = mark_color(ui.visuals());
+    let (top, bottom) = (*y.start(), *y.end());
+    let x = |step: Seq| axis.x_from_step(step.0 as f64);
+    let marks = match dragging {
+        Some((a, b)) => [Some(a), Some(b)],
+        None => state.marks,
+    };
+    if let [Some(a), Some(b)] = marks {
+        let (left, right) = (x(a.min(b)), x(a.max(b)));
+        let shade = Rect::from_x_y_ranges(left..=right.max(left + 1.0), top..=bottom);
+        painter.rect_filled(shade, 0.0, color.gamma_multiply(0.12));
+    }
+    for (mark, letter) in marks.iter().zip(["A", "B"]) {
+        let Some(step) = mark else { continue };
+        let x = x(*step);
+        painter.vline(x, top..=bottom, Stroke::new(1.0, color));
+        painter.text(
+            egui::pos2(x + 2.0, top + 1.0),
+            Align2::LEFT_TOP,
+            letter,
+            FontId::proportional(11.0),
+            color,
+        );
+    }
+    let flag = ui.visuals().hyperlink_color;
+    for bookmark in &state.annotations.bookmarks {
+        let x = x(bookmark.seq);
+        let points = vec![
+            egui::pos2(x, bottom - 9.0),
+            egui::pos2(x + 6.0, bottom - 6.0),
+            egui::pos2(x, bottom - 3.0),
+        ];
+        painter.add(egui::Shape::convex_polygon(points, flag, Stroke::NONE));
+        painter.vline(x, bottom - 10.0..=bottom, Stroke::new(1.0, flag));
+    }
+}

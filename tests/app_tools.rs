@@ -1,0 +1,587 @@
+//! The app's tools for after the moment is found (issue 7), driven headless
+//! with egui_kittest: marks and the diff view, the export dialog, bookmarks
+//! and notes, search over time, and following a recording that is still
+//! being written.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use agui_replay::diagnostic::Seq;
+use agui_replay::diff::DiffScope;
+use agui_replay::store::{NewSession, Recording, RecordingWriter, SessionId, SessionStatus};
+use agui_replay::ui::find::Condition;
+use agui_replay::ui::state::{CentralTab, DiffScopeChoice};
+use agui_replay::ui::{Command, ReplayApp};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(name)
+}
+
+/// A directory of its own for a test, empty.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("agui-replay-tools-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    dir
+}
+
+fn harness(app: ReplayApp) -> Harness<'static, ReplayApp> {
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(1400.0, 900.0))
+        .build_ui_state(|ui, app: &mut ReplayApp| app.ui(ui), app);
+    harness.run();
+    harness
+}
+
+fn open(path: &Path) -> Harness<'static, ReplayApp> {
+    let harness = harness(ReplayApp::with_file(path));
+    assert!(
+        harness.state().state.error.is_none(),
+        "{:?}",
+        harness.state().state.error
+    );
+    harness
+}
+
+fn apply(harness: &mut Harness<'static, ReplayApp>, commands: Vec<Command>) {
+    harness.state_mut().state.apply(commands);
+    harness.run();
+}
+
+fn step(harness: &Harness<'static, ReplayApp>) -> u64 {
+    harness.state().state.step().0
+}
+
+fn press(harness: &mut Harness<'static, ReplayApp>, key: egui::Key) {
+    harness.key_press(key);
+    harness.run();
+}
+
+// ------------------------------------------------------------------- diff
+
+#[test]
+fn keys_a_and_b_mark_two_points_and_the_diff_shows_the_patch() {
+    let mut harness = open(&fixture("recordings/demo.rec"));
+    apply(
+        &mut harness,
+        vec![
+            Command::SelectActivity(Some("plan-1".into())),
+            Command::SetStep(Seq(26)),
+        ],
+    );
+    press(&mut harness, egui::Key::A);
+    assert_eq!(harness.state().state.marks, [Some(Seq(26)), None]);
+    assert_eq!(harness.state().state.central_tab, CentralTab::Conversation);
+    apply(&mut harness, vec![Command::SetStep(Seq(27))]);
+    press(&mut harness, egui::Key::B);
+    let state = &harness.state().state;
+    assert_eq!(state.marks, [Some(Seq(26)), Some(Seq(27))]);
+    assert_eq!(
+        state.central_tab,
+        CentralTab::Diff,
+        "both marks: the diff shows"
+    );
+    let view = state.comparison.as_ref().expect("a comparison");
+    assert_eq!(view.comparison.scope, DiffScope::Message("plan-1".into()));
+    let patch = serde_json::to_value(&view.comparison.patch).expect("JSON");
+    assert_eq!(
+        patch,
+        serde_json::json!([{"op": "replace", "path": "/content/items/0/done", "value": true}])
+    );
+    harness.get_by_label("Patch from A to B");
+    harness.get_by_label_contains("1 changed");
+
+    // Copy puts the patch on the clipboard.
+
+    harness.get_by_label("Copy patch").click();
+    let mut copied = None;
+    for _ in 0..4 {
+        harness.step();
+        copied = copied.or_else(|| {
+            harness
+                .output()
+                .platform_output
+                .commands
+                .iter()
+                .find_map(|c| match c {
+                    egui::OutputCommand::CopyText(text) => Some(text.clone()),
+                    _ => None,
+                })
+        });
+    }
+    let copied = copied.expect("the patch was copied");
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&copied).expect("the copy is JSON"),
+        patch
+    );
+
+    // The state did not change between 26 and 27.
+    harness.get_by_label("State").click();
+    harness.run();
+    assert_eq!(harness.state().state.diff_scope, DiffScopeChoice::State);
+    let view = harness
+        .state()
+        .state
+        .comparison
+        .clone()
+        .expect("a comparison");
+    assert_eq!(view.comparison.scope, DiffScope::State);
+    assert!(view.comparison.is_unchanged());
+    harness.get_by_label("no difference");
+}
+
+#[test]
+fn diff_with_previous_step_compares_the_cursor_with_the_step_before() {
+    let mut harness = open(&fixture("recordings/demo.rec"));
+    apply(
+        &mut harness,
+        vec![
+            Command::SetDiffScope(DiffScopeChoice::State),
+            Command::SetStep(Seq(20)),
+        ],
+    );
+    press(&mut harness, egui::Key::D);
+    let view = harness
+        .state()
+        .state
+        .comparison
+        .clone()
+        .expect("a comparison");
+    assert_eq!(
+        (view.comparison.from, view.comparison.to),
+        (Seq(19), Seq(20))
+    );
+    assert_eq!(view.comparison.before["budget"], 800);
+    assert_eq!(view.comparison.after["budget"], 739);
+    let mut patched = view.comparison.before.clone();
+    json_patch::patch(&mut patched, &view.comparison.patch).expect("applies");
+    assert_eq!(patched, view.comparison.after);
+
+    // The button does the same at the cursor.
+    apply(&mut harness, vec![Command::SetStep(Seq(2))]);
+    harness.get_by_label("Diff with previous step (d)").click();
+    harness.run();
+    assert_eq!(harness.state().state.marks, [Some(Seq(1)), Some(Seq(2))]);
+    let view = harness
+        .state()
+        .state
+        .comparison
+        .clone()
+        .expect("a comparison");
+    assert_eq!((view.comparison.from, view.comparison.to), (Seq(1), Seq(2)));
+    assert_eq!(view.comparison.after["city"], "Lisbon");
+    assert!(
+        view.right
+            .iter()
+            .any(|(pointer, _)| pointer == "/city" || pointer.is_empty())
+    );
+}
+
+#[test]
+fn a_right_drag_over_the_timeline_marks_a_range() {
+    let mut harness = open(&fixture("recordings/demo.rec"));
+    let plot = harness.get_by_label("Timeline").rect();
+    let y = plot.top() + 30.0;
+    let (x1, x2) = (
+        plot.left() + plot.width() * 0.25,
+        plot.left() + plot.width() * 0.75,
+    );
+    let button = |pos, pressed| egui::Event::PointerButton {
+        pos,
+        button: egui::PointerButton::Secondary,
+        pressed,
+        modifiers: egui::Modifiers::NONE,
+    };
+    harness.hover_at(egui::pos2(x1, y));
+    harness.run();
+    harness.event(button(egui::pos2(x1, y), true));
+    harness.step();
+    for i in 1..=10 {
+        let x = x1 + (x2 - x1) * i as f32 / 10.0;
+        harness.event(egui::Event::PointerMoved(egui::pos2(x, y)));
+        harness.step();
+    }
+    harness.event(button(egui::pos2(x2, y), false));
+    harness.run();
+    let state = &harness.state().state;
+    let [Some(a), Some(b)] = state.marks else {
+        panic!("both marks are set: {:?}", state.marks);
+    };
+    assert!(a < b, "{a} < {b}");
+    assert!((8..=14).contains(&a.0), "A near a quarter of 45 steps: {a}");
+    assert!((30..=37).contains(&b.0), "B near three quarters: {b}");
+    assert_eq!(state.central_tab, CentralTab::Diff);
+    assert_eq!(step(&harness), 1, "a right drag does not move the cursor");
+}
+
+// ----------------------------------------------------------------- export
+
+#[test]
+fn the_export_dialog_writes_what_the_export_command_writes() {
+    let dir = scratch("export");
+    let source = fixture("recordings/demo.jsonl");
+    let mut harness = open(&source);
+    apply(
+        &mut harness,
+        vec![
+            Command::SelectActivity(Some("plan-1".into())),
+            Command::SetStep(Seq(40)),
+        ],
+    );
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::E);
+    harness.run();
+    assert!(
+        harness.state().export_dialog.open,
+        "Ctrl+E opens the dialog"
+    );
+    harness.get_by_label_contains("Activity plan-1 up to step 40");
+    let out = dir.join("repro.jsonl");
+    {
+        let dialog = &mut harness.state_mut().export_dialog;
+        dialog.format = agui_replay::ui::export_dialog::Format::Jsonl;
+        dialog.path = out.display().to_string();
+    }
+    harness.run();
+    harness.get_by_label("Export").click();
+    harness.run();
+    let written = std::fs::read(&out).expect("the dialog wrote the file");
+    let result = harness.state().export_dialog.result.clone();
+    assert!(
+        matches!(&result, Some(Ok(message)) if message.contains("Wrote")),
+        "{result:?}"
+    );
+
+    // The command, with the same scope and format, writes the same bytes.
+    let by_command = dir.join("by-command.jsonl");
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_agui-replay"))
+        .args([
+            "export",
+            source.to_str().unwrap(),
+            "--message",
+            "plan-1",
+            "--to",
+            "40",
+        ])
+        .args(["--format", "jsonl", "--out", by_command.to_str().unwrap()])
+        .status()
+        .expect("runs");
+    assert!(status.success());
+    assert_eq!(written, std::fs::read(&by_command).expect("written"));
+
+    // The preview shows the start of what was written.
+    let first_line = String::from_utf8_lossy(&written)
+        .lines()
+        .next()
+        .unwrap()
+        .to_owned();
+    harness.get_by_label_contains(&first_line[..60]);
+}
+
+#[test]
+fn the_export_dialog_redacts_values_at_pointers() {
+    let dir = scratch("redact");
+    let mut harness = open(&fixture("recordings/demo.jsonl"));
+    apply(&mut harness, vec![Command::SetStep(Seq(45))]);
+    let app = harness.state_mut();
+    app.export_dialog.open_for(&app.state);
+    let out = dir.join("whole.jsonl");
+    {
+        let dialog = &mut harness.state_mut().export_dialog;
+        dialog.scope = agui_replay::ui::export_dialog::ScopeChoice::Whole;
+        dialog.format = agui_replay::ui::export_dialog::Format::Jsonl;
+        dialog.path = out.display().to_string();
+    }
+    harness.run();
+    harness
+        .get_by_label("Replace values at a JSON pointer…")
+        .click();
+    harness.run();
+    harness.state_mut().export_dialog.redactions[0] =
+        ("/content/title".to_owned(), "\"(hidden)\"".to_owned());
+    harness.run();
+    harness.get_by_label_contains("values redacted");
+    harness.get_by_label("Export").click();
+    harness.run();
+    let written = std::fs::read_to_string(&out).expect("written");
+    assert_eq!(written.lines().count(), 45);
+    assert!(
+        !written.contains("Weekend in Lisbon"),
+        "the title is redacted"
+    );
+    assert!(written.contains("(hidden)"));
+    // The file exists now: exporting again needs "Replace".
+    harness.get_by_label(&format!("Replace {}", out.display()));
+}
+
+// -------------------------------------------------------------- bookmarks
+
+#[test]
+fn bookmarks_and_notes_are_saved_in_the_recording() {
+    let dir = scratch("bookmarks");
+    let path = dir.join("demo.rec");
+    std::fs::copy(fixture("recordings/demo.rec"), &path).expect("copied");
+    let before = std::fs::read(&path).expect("read");
+    let mut harness = open(&path);
+    harness.run();
+    assert_eq!(
+        std::fs::read(&path).expect("read"),
+        before,
+        "opening writes nothing"
+    );
+
+    apply(&mut harness, vec![Command::SetStep(Seq(16))]);
+    press(&mut harness, egui::Key::M);
+    apply(&mut harness, vec![Command::SetStep(Seq(30))]);
+    press(&mut harness, egui::Key::M);
+    let saved = Recording::open(&path)
+        .and_then(|r| r.bookmarks(SessionId(1)))
+        .expect("bookmarks read");
+    let steps: Vec<u64> = saved.iter().map(|b| b.seq.0).collect();
+    assert_eq!(steps, [16, 30]);
+    harness.get_by_label("Saved in the recording.");
+    harness.get_by_label_contains("step 16");
+
+    // [ and ] go to the previous and next bookmark.
+    apply(&mut harness, vec![Command::SetStep(Seq(20))]);
+    press(&mut harness, egui::Key::CloseBracket);
+    assert_eq!(step(&harness), 30);
+    press(&mut harness, egui::Key::OpenBracket);
+    assert_eq!(step(&harness), 16);
+    press(&mut harness, egui::Key::OpenBracket);
+    assert_eq!(step(&harness), 16, "none before the first");
+
+    // Rename and delete reach the file.
+    let first = saved[0].id;
+    apply(
+        &mut harness,
+        vec![
+            Command::RenameBookmark(first, "the failed patch".into()),
+            Command::DeleteBookmark(saved[1].id),
+        ],
+    );
+    let saved = Recording::open(&path)
+        .and_then(|r| r.bookmarks(SessionId(1)))
+        .expect("bookmarks read");
+    assert_eq!(saved.len(), 1);
+    assert_eq!(saved[0].label, "the failed patch");
+
+    // A note on the selected activity, typed in the panel.
+    apply(
+        &mut harness,
+        vec![Command::SelectActivity(Some("prices-7".into()))],
+    );
+    harness.state_mut().notes_form.note = "delta before snapshot".into();
+    harness.run();
+    harness
+        .get_by_label_contains("Add note at step 16 on prices-7")
+        .click();
+    harness.run();
+    let notes = Recording::open(&path)
+        .and_then(|r| r.notes(SessionId(1)))
+        .expect("notes read");
+    assert_eq!(notes.len(), 1);
+    assert_eq!(notes[0].text, "delta before snapshot");
+    assert_eq!(notes[0].message_id.as_deref(), Some("prices-7"));
+    assert_eq!(notes[0].seq, Seq(16));
+
+    // Opened again, they are there.
+    let harness = open(&path);
+    assert_eq!(harness.state().state.annotations.bookmarks.len(), 1);
+    assert_eq!(harness.state().state.annotations.notes.len(), 1);
+}
+
+#[test]
+fn bookmarks_on_a_plain_stream_file_stay_in_memory() {
+    let dir = scratch("memory-bookmarks");
+    let path = dir.join("demo.jsonl");
+    std::fs::copy(fixture("recordings/demo.jsonl"), &path).expect("copied");
+    let before = std::fs::read(&path).expect("read");
+    let mut harness = open(&path);
+    apply(&mut harness, vec![Command::SetStep(Seq(5))]);
+    press(&mut harness, egui::Key::M);
+    let bookmarks = &harness.state().state.annotations.bookmarks;
+    assert_eq!(bookmarks.len(), 1);
+    assert_eq!(bookmarks[0].seq, Seq(5));
+    harness.get_by_label_contains("Kept until the file is closed");
+    assert_eq!(
+        std::fs::read(&path).expect("read"),
+        before,
+        "the file is untouched"
+    );
+    assert!(harness.state().state.error.is_none());
+}
+
+// ----------------------------------------------------------------- search
+
+/// Runs frames until the search has finished (bounded).
+fn finish_search(harness: &mut Harness<'static, ReplayApp>) {
+    let started = Instant::now();
+    while harness.state().state.search.progress().is_some() {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "searching took too long"
+        );
+        harness.step();
+    }
+    harness.run();
+}
+
+#[test]
+fn search_moves_the_playhead_to_the_first_next_and_previous_match() {
+    let mut harness = open(&fixture("recordings/demo.rec"));
+    harness.state_mut().right_tab = agui_replay::ui::RightTab::Search;
+    {
+        let form = &mut harness.state_mut().search_form;
+        form.message = Some("plan-1".into());
+        form.picked = true;
+        form.pointer = "/content/items/0/done".into();
+        form.condition = Condition::Equals;
+        form.value = "true".into();
+    }
+    harness.run();
+    harness.get_by_label("First").click();
+    harness.run();
+    finish_search(&mut harness);
+    assert_eq!(step(&harness), 27, "the delta that ticks the first item");
+    harness.get_by_label("Step 27");
+
+    // Nothing after it: the snapshot at 39 empties the list.
+    harness.get_by_label("Next").click();
+    harness.run();
+    finish_search(&mut harness);
+    assert_eq!(step(&harness), 27);
+    harness.get_by_label("No match");
+
+    // On the state: where the budget became 739, searching back from the end.
+    apply(&mut harness, vec![Command::SetStep(Seq(45))]);
+    {
+        let form = &mut harness.state_mut().search_form;
+        form.message = None;
+        form.pointer = "/budget".into();
+        form.value = "739".into();
+    }
+    harness.run();
+    harness.get_by_label("Previous").click();
+    harness.run();
+    finish_search(&mut harness);
+    assert_eq!(step(&harness), 20);
+}
+
+#[test]
+fn a_bad_pointer_is_explained_and_nothing_runs() {
+    let mut harness = open(&fixture("recordings/demo.rec"));
+    harness.state_mut().right_tab = agui_replay::ui::RightTab::Search;
+    harness.state_mut().search_form.pointer = "content".into();
+    harness.run();
+    harness.get_by_label_contains("must start with '/'");
+    assert!(harness.state().state.search.progress().is_none());
+}
+
+// ------------------------------------------------------------ live follow
+
+fn event(i: u64) -> Vec<u8> {
+    if i == 1 {
+        return br#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#.to_vec();
+    }
+    format!(r#"{{"type":"STATE_SNAPSHOT","snapshot":{{"n":{i}}}}}"#).into_bytes()
+}
+
+#[test]
+fn a_recording_being_written_grows_and_the_playhead_follows_it() {
+    let dir = scratch("live");
+    let path = dir.join("live.rec");
+    let (to_writer, writer_inbox) = mpsc::channel::<&'static str>();
+    let (to_test, test_inbox) = mpsc::channel::<()>();
+    let writer_path = path.clone();
+    let writer = std::thread::spawn(move || {
+        let mut writer = RecordingWriter::create(&writer_path, false).expect("creates");
+        let first = writer
+            .begin_session(NewSession {
+                source: "proxy".into(),
+                format: "sse".into(),
+                ..NewSession::default()
+            })
+            .expect("begins");
+        for i in 1..=3 {
+            writer.append(&event(i)).expect("appends");
+        }
+        writer.flush().expect("flushes");
+        to_test.send(()).expect("told");
+        // More events, then a second session, then the end of the first.
+        assert_eq!(writer_inbox.recv(), Ok("more"));
+        for i in 4..=10 {
+            writer
+                .append_to(first, &event(i), i * 1_000_000)
+                .expect("appends");
+        }
+        writer.flush().expect("flushes");
+        to_test.send(()).expect("told");
+        assert_eq!(writer_inbox.recv(), Ok("second session"));
+        writer
+            .begin_session(NewSession {
+                source: "proxy".into(),
+                format: "sse".into(),
+                ..NewSession::default()
+            })
+            .expect("begins");
+        writer.flush().expect("flushes");
+        to_test.send(()).expect("told");
+        assert_eq!(writer_inbox.recv(), Ok("end"));
+        writer
+            .end(first, SessionStatus::Complete, None)
+            .expect("ends");
+        to_test.send(()).expect("told");
+        assert_eq!(writer_inbox.recv(), Ok("finish"));
+        writer.finish().expect("finishes");
+    });
+    test_inbox.recv().expect("three events written");
+
+    let mut harness = open(&path);
+    assert!(harness.state().state.is_live());
+    assert_eq!(harness.state().state.doc.as_ref().unwrap().num_events(), 3);
+    harness.get_by_label("LIVE");
+    press(&mut harness, egui::Key::End);
+    assert!(harness.state().state.following, "End follows");
+    assert_eq!(step(&harness), 3);
+
+    let poll = |harness: &mut Harness<'static, ReplayApp>| {
+        harness.state_mut().state.poll_live_now();
+        harness.run();
+    };
+    to_writer.send("more").unwrap();
+    test_inbox.recv().unwrap();
+    poll(&mut harness);
+    let doc = harness.state().state.doc.as_ref().unwrap();
+    assert_eq!(doc.num_events(), 10, "the timeline grew");
+    assert_eq!(doc.arrival_nanos.len(), 10);
+    assert_eq!(step(&harness), 10, "the playhead followed");
+    assert_eq!(
+        doc.timeline.head().state()["n"],
+        10,
+        "the new events were replayed"
+    );
+
+    to_writer.send("second session").unwrap();
+    test_inbox.recv().unwrap();
+    poll(&mut harness);
+    assert_eq!(
+        harness.state().state.doc.as_ref().unwrap().sessions.len(),
+        2,
+        "the new session is in the picker"
+    );
+    harness.get_by_label("Session");
+
+    // Stepping back stops following; the session ends.
+    press(&mut harness, egui::Key::ArrowLeft);
+    assert!(!harness.state().state.following);
+    to_writer.send("end").unwrap();
+    test_inbox.recv().unwrap();
+    poll(&mut harness);
+    assert!(!harness.state().state.is_live(), "the session ended");
+    assert_eq!(step(&harness), 9);
+    to_writer.send("finish").unwrap();
+    writer.join().expect("the writer finished");
+}
