@@ -342,7 +342,9 @@ fn bookmarks_and_notes_are_saved_in_the_recording() {
     let steps: Vec<u64> = saved.iter().map(|b| b.seq.0).collect();
     assert_eq!(steps, [16, 30]);
     harness.get_by_label("Saved in the recording.");
-    harness.get_by_label_contains("step 16");
+    // Named after the event at the step.
+    assert_eq!(saved[0].label, "ACTIVITY_DELTA search-1");
+    harness.get_by_label_contains("16  ACTIVITY_DELTA search-1");
 
     // [ and ] go to the previous and next bookmark.
     apply(&mut harness, vec![Command::SetStep(Seq(20))]);
@@ -477,7 +479,12 @@ fn a_bad_pointer_is_explained_and_nothing_runs() {
     harness.state_mut().search_form.pointer = "content".into();
     harness.run();
     harness.get_by_label_contains("must start with '/'");
-    assert!(harness.state().state.search.progress().is_none());
+    harness.get_by_label("Next").click();
+    harness.run();
+    let state = &harness.state().state;
+    assert!(state.search.progress().is_none(), "nothing runs");
+    assert!(state.search.outcome.is_none());
+    assert_eq!(state.step(), Seq(1));
 }
 
 // ------------------------------------------------------------ live follow
@@ -577,11 +584,225 @@ fn a_recording_being_written_grows_and_the_playhead_follows_it() {
     // Stepping back stops following; the session ends.
     press(&mut harness, egui::Key::ArrowLeft);
     assert!(!harness.state().state.following);
+    apply(
+        &mut harness,
+        vec![Command::SetEventFilter(agui_replay::ui::EventFilter {
+            min_severity: Some(agui_replay::diagnostic::Severity::Warning),
+            ..Default::default()
+        })],
+    );
+    assert!(
+        harness.state().state.event_rows.is_empty(),
+        "no warning yet"
+    );
     to_writer.send("end").unwrap();
     test_inbox.recv().unwrap();
     poll(&mut harness);
-    assert!(!harness.state().state.is_live(), "the session ended");
+    let state = &harness.state().state;
+    assert!(!state.is_live(), "the session ended");
     assert_eq!(step(&harness), 9);
+    // Ended without RUN_FINISHED: the end-of-stream check, on the last
+    // event, shown in the filtered list and counted.
+    let doc = state.doc.as_ref().unwrap();
+    assert!(
+        doc.timeline
+            .diagnostics()
+            .iter()
+            .any(|d| d.code.as_str() == "stream.truncated"),
+        "{:?}",
+        doc.timeline.diagnostics()
+    );
+    assert_eq!(state.event_rows, vec![Seq(10)]);
+    assert_eq!(
+        doc.counts.get(agui_replay::diagnostic::Severity::Warning),
+        1
+    );
     to_writer.send("finish").unwrap();
     writer.join().expect("the writer finished");
+}
+
+// ---------------------------------------------------------- regressions
+
+/// Two recorded sessions: the demo (45 events) and a short SSE capture.
+fn two_sessions(dir: &Path) -> PathBuf {
+    let recording = dir.join("two.rec");
+    agui_replay::store::import_files(
+        &[
+            fixture("recordings/demo.jsonl"),
+            fixture("tests/samples/search-agent.sse"),
+        ],
+        &recording,
+        &mut |_| {},
+    )
+    .expect("imports");
+    recording
+}
+
+#[test]
+fn another_session_starts_without_the_marks_and_selection_of_the_first() {
+    let dir = scratch("sessions");
+    let recording = two_sessions(&dir);
+    let mut harness = open(&recording);
+    apply(
+        &mut harness,
+        vec![
+            Command::SelectActivity(Some("plan-1".into())),
+            Command::SetMarks(Seq(20), Seq(40)),
+            Command::PickSession(2),
+        ],
+    );
+    let started = Instant::now();
+    while harness.state().state.loading.is_some() {
+        assert!(started.elapsed() < Duration::from_secs(20));
+        std::thread::sleep(Duration::from_millis(20));
+        harness.step();
+    }
+    harness.run();
+    let state = &harness.state().state;
+    assert_eq!(state.doc.as_ref().unwrap().session, Some(2));
+    assert_eq!(state.marks, [None, None]);
+    assert_ne!(state.selected_activity.as_deref(), Some("plan-1"));
+    assert_eq!(state.central_tab, CentralTab::Conversation);
+}
+
+#[test]
+fn bookmarks_kept_in_memory_survive_a_profile_switch() {
+    let mut harness = open(&fixture("recordings/demo.jsonl"));
+    apply(&mut harness, vec![Command::SetStep(Seq(7))]);
+    press(&mut harness, egui::Key::M);
+    apply(
+        &mut harness,
+        vec![Command::SetProfile(
+            agui_replay::replay::Profile::AgUiClient10,
+        )],
+    );
+    let started = Instant::now();
+    while harness.state().state.loading.is_some() {
+        assert!(started.elapsed() < Duration::from_secs(20));
+        std::thread::sleep(Duration::from_millis(20));
+        harness.step();
+    }
+    harness.run();
+    let state = &harness.state().state;
+    assert_eq!(
+        state.options.profile,
+        agui_replay::replay::Profile::AgUiClient10
+    );
+    assert_eq!(state.step(), Seq(7), "the cursor stays");
+    assert_eq!(state.annotations.bookmarks.len(), 1, "the bookmark stays");
+}
+
+#[test]
+fn a_held_m_adds_one_bookmark() {
+    let dir = scratch("held");
+    let path = dir.join("demo.rec");
+    std::fs::copy(fixture("recordings/demo.rec"), &path).expect("copied");
+    let mut harness = open(&path);
+    let key = |repeat| egui::Event::Key {
+        key: egui::Key::M,
+        physical_key: None,
+        pressed: true,
+        repeat,
+        modifiers: egui::Modifiers::NONE,
+    };
+    harness.event(key(false));
+    for _ in 0..5 {
+        harness.event(key(true));
+    }
+    harness.run();
+    let saved = Recording::open(&path)
+        .and_then(|r| r.bookmarks(SessionId(1)))
+        .expect("bookmarks read");
+    assert_eq!(saved.len(), 1);
+}
+
+#[test]
+fn a_failed_export_leaves_the_file_it_would_replace() {
+    let dir = scratch("failed-export");
+    let out = dir.join("keep.jsonl");
+    std::fs::write(&out, "precious\n").expect("written");
+    let mut harness = open(&fixture("recordings/demo.jsonl"));
+    let app = harness.state_mut();
+    app.export_dialog.open_for(&app.state);
+    app.export_dialog.scope = agui_replay::ui::export_dialog::ScopeChoice::Whole;
+    app.export_dialog.format = agui_replay::ui::export_dialog::Format::Jsonl;
+    app.export_dialog.path = out.display().to_string();
+    app.export_dialog.replace = true;
+    app.export_dialog.redactions = vec![("content/title".into(), String::new())];
+    harness.run();
+    harness.get_by_label("Export").click();
+    harness.run();
+    let result = harness.state().export_dialog.result.clone();
+    assert!(
+        matches!(&result, Some(Err(e)) if e.contains("invalid JSON pointer")),
+        "{result:?}"
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "precious\n");
+    let leftovers: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert_eq!(leftovers.len(), 1, "no partial file is left");
+
+    // Nor does it write over the open file.
+    let open_path = fixture("recordings/demo.jsonl");
+    let before = std::fs::read(&open_path).unwrap();
+    let app = harness.state_mut();
+    app.export_dialog.redactions.clear();
+    app.export_dialog.path = open_path.display().to_string();
+    app.export_dialog.replace = true;
+    harness.run();
+    harness.get_by_label("Export").click();
+    harness.run();
+    let result = harness.state().export_dialog.result.clone();
+    assert!(
+        matches!(&result, Some(Err(e)) if e.contains("is the open file")),
+        "{result:?}"
+    );
+    assert_eq!(std::fs::read(&open_path).unwrap(), before);
+}
+
+#[test]
+fn a_session_whose_writer_died_long_ago_is_not_live_and_gets_the_end_checks() {
+    let dir = scratch("dead-writer");
+    let path = dir.join("dead.rec");
+    {
+        let mut writer = RecordingWriter::create(&path, false).expect("creates");
+        writer
+            .begin_session(NewSession {
+                source: "proxy".into(),
+                format: "sse".into(),
+                started_at_unix_ms: Some(agui_replay::store::now_unix_ms() - 3_600_000),
+                ..NewSession::default()
+            })
+            .expect("begins");
+        for i in 1..=3 {
+            writer.append(&event(i)).expect("appends");
+        }
+        writer.flush().expect("flushes");
+        // Dropped without ending the session: a killed proxy.
+    }
+    let harness = open(&path);
+    let state = &harness.state().state;
+    assert!(!state.is_live());
+    let codes: Vec<&str> = state
+        .doc
+        .as_ref()
+        .unwrap()
+        .timeline
+        .diagnostics()
+        .iter()
+        .map(|d| d.code.as_str())
+        .collect();
+    assert!(codes.contains(&"stream.truncated"), "{codes:?}");
+    // The same as `check`.
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_agui-replay"))
+        .args(["check", path.to_str().unwrap(), "--format", "json"])
+        .output()
+        .expect("runs");
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let check_codes: Vec<&str> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, check_codes);
 }

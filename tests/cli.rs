@@ -1437,3 +1437,106 @@ mod diff_properties {
         }
     }
 }
+
+#[test]
+fn diff_scope_state_and_conversation_diff_one_part_of_the_document() {
+    let demo = demo();
+    for (scope, member) in [("state", "state"), ("conversation", "messages")] {
+        for (a, b) in [(0, 45), (19, 20), (13, 19), (20, 3)] {
+            let (from, to) = (a.to_string(), b.to_string());
+            let args = [
+                "diff",
+                p(&demo),
+                "--from",
+                &from,
+                "--to",
+                &to,
+                "--scope",
+                scope,
+            ];
+            let patch = patch_out(&run(&args));
+            let mut document = state_at(&[p(&demo)], a, None)[member].clone();
+            json_patch::patch(&mut document, &patch.0).expect("the patch applies");
+            assert_eq!(
+                document,
+                state_at(&[p(&demo)], b, None)[member],
+                "{scope} {a}→{b}"
+            );
+        }
+    }
+    // The state changes at 20 (a delta), not at 27 (an activity delta).
+    let state_only = |from: &str, to: &str| {
+        patch_out(&run(&[
+            "diff",
+            p(&demo),
+            "--from",
+            from,
+            "--to",
+            to,
+            "--scope",
+            "state",
+        ]))
+    };
+    assert!(!state_only("19", "20").0.is_empty());
+    assert!(state_only("26", "27").0.is_empty());
+    // --message and --scope do not go together.
+    let output = run(&[
+        "diff",
+        p(&demo),
+        "--from",
+        "1",
+        "--to",
+        "2",
+        "--message",
+        "plan-1",
+        "--scope",
+        "state",
+    ]);
+    assert_eq!(code(&output), 2);
+}
+
+#[test]
+fn an_export_that_fails_leaves_the_file_it_would_replace() {
+    let demo = demo();
+    for (format, name) in [("jsonl", "keep.jsonl"), ("recording", "keep.rec")] {
+        let out = TempOut::new("failed-export", name);
+        std::fs::write(&out.0, "precious\n").expect("written");
+        for bad in [
+            vec!["--to", "999"],
+            vec!["--redact", "content/title"],
+            vec!["--message", "no-such-activity", "--to", "10"],
+        ] {
+            let mut args = vec!["export", p(&demo), "--format", format, "--out", out.path()];
+            args.push("--force");
+            args.extend(bad.iter().copied());
+            let output = run(&args);
+            assert_eq!(code(&output), 2, "{args:?}");
+            assert_eq!(
+                std::fs::read_to_string(&out.0).expect("still there"),
+                "precious\n",
+                "{args:?}"
+            );
+        }
+        // A good export replaces it, and leaves nothing beside it.
+        let output = run(&[
+            "export",
+            p(&demo),
+            "--format",
+            format,
+            "--out",
+            out.path(),
+            "--force",
+        ]);
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+        assert_ne!(std::fs::read(&out.0).expect("written"), b"precious\n");
+        let dir = out.0.parent().unwrap();
+        let partial = std::fs::read_dir(dir)
+            .unwrap()
+            .filter_map(Result::ok)
+            .any(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                name.contains("failed-export") && name.ends_with(".partial")
+            });
+        assert!(!partial, "no partial file is left");
+    }
+}

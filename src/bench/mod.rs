@@ -42,6 +42,17 @@ pub struct ReplayFigures {
     pub seek_p99_ms: f64,
     /// Slowest seek.
     pub seek_max_ms: f64,
+    /// Search over time on the whole stream (`find`, the state's `/last`
+    /// equal to one value): replaying every event and following one value.
+    pub find_all_ms: f64,
+    /// The steps that search matched.
+    pub find_all_matches: usize,
+    /// The app's "next match" from random steps (from the checkpoint before
+    /// the step, forward to the match), 99th percentile.
+    pub search_next_p99_ms: f64,
+    /// The app's "previous match" from random steps (checkpoint segments,
+    /// backwards), 99th percentile.
+    pub search_previous_p99_ms: f64,
     /// Checkpoints kept.
     pub checkpoints: usize,
     /// Heap bytes the checkpoints hold, measured: what dropping them frees
@@ -171,6 +182,7 @@ pub fn replay_figures(config: GenConfig, num_seeks: usize) -> ReplayFigures {
         assert_eq!(state.step(), step, "seek lands on its step");
     }
     seek_millis.sort_by(f64::total_cmp);
+    let search = search_figures(&timeline, &mut rng, num_seeks.min(100));
     let num_checkpoints = timeline.num_checkpoints();
     let checkpoint_bytes = bytes_freed_by(|| timeline.drop_checkpoints());
 
@@ -185,9 +197,61 @@ pub fn replay_figures(config: GenConfig, num_seeks: usize) -> ReplayFigures {
         seek_p50_ms: percentile(&seek_millis, 0.50),
         seek_p99_ms: percentile(&seek_millis, 0.99),
         seek_max_ms: percentile(&seek_millis, 1.0),
+        find_all_ms: search.find_all_ms,
+        find_all_matches: search.find_all_matches,
+        search_next_p99_ms: search.next_p99_ms,
+        search_previous_p99_ms: search.previous_p99_ms,
         checkpoints: num_checkpoints,
         checkpoint_bytes,
         peak_rss_bytes: peak_rss_bytes(),
+    }
+}
+
+struct SearchFigures {
+    find_all_ms: f64,
+    find_all_matches: usize,
+    next_p99_ms: f64,
+    previous_p99_ms: f64,
+}
+
+/// Times search over time on a generated stream (its state's `/last` names
+/// an activity now and then).
+fn search_figures(timeline: &Timeline, rng: &mut Pcg64Mcg, num_searches: usize) -> SearchFigures {
+    use crate::search::{Predicate, Query, Search, SearchStatus, Target, find_all};
+    let query = Query::new(
+        Target::State,
+        "/last",
+        Predicate::Equals(Value::from("act-0042")),
+    )
+    .expect("a valid pointer");
+    let started = Instant::now();
+    let matches = find_all(timeline, &query);
+    let find_all_ms = started.elapsed().as_secs_f64() * 1e3;
+    let last = timeline.last_step().0;
+    let time = |previous: bool, rng: &mut Pcg64Mcg| {
+        let mut millis: Vec<f64> = (0..num_searches)
+            .map(|_| {
+                let from = Seq(rng.random_range(0..=last));
+                let started = Instant::now();
+                let mut search = if previous {
+                    Search::previous(query.clone(), from)
+                } else {
+                    Search::next(query.clone(), from)
+                };
+                while let SearchStatus::Pending { .. } = search.advance(timeline, usize::MAX) {}
+                started.elapsed().as_secs_f64() * 1e3
+            })
+            .collect();
+        millis.sort_by(f64::total_cmp);
+        percentile(&millis, 0.99)
+    };
+    let next_p99_ms = time(false, rng);
+    let previous_p99_ms = time(true, rng);
+    SearchFigures {
+        find_all_ms: (find_all_ms * 10.0).round() / 10.0,
+        find_all_matches: matches.len(),
+        next_p99_ms,
+        previous_p99_ms,
     }
 }
 

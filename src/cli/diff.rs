@@ -24,8 +24,23 @@ pub struct DiffArgs {
     pub to: u64,
     /// Diff one message (an activity's `messageId`) instead of the whole
     /// `{messages, state}` document.
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", conflicts_with = "scope")]
     pub message: Option<String>,
+    /// Diff the whole document (default), the messages alone (an array, as
+    /// the app's "Conversation"), or the state alone.
+    #[arg(long, value_enum)]
+    pub scope: Option<ScopeArg>,
+}
+
+/// `diff --scope` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ScopeArg {
+    /// `{messages, state}`.
+    Everything,
+    /// The messages.
+    Conversation,
+    /// The state.
+    State,
 }
 
 pub(super) fn run(args: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
@@ -44,9 +59,11 @@ pub(super) fn run(args: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
         source.events,
         CheckpointPolicy::default(),
     );
-    let scope = match &args.message {
-        Some(id) => DiffScope::Message(id.clone()),
-        None => DiffScope::Everything,
+    let scope = match (&args.message, args.scope) {
+        (Some(id), _) => DiffScope::Message(id.clone()),
+        (None, None | Some(ScopeArg::Everything)) => DiffScope::Everything,
+        (None, Some(ScopeArg::Conversation)) => DiffScope::Conversation,
+        (None, Some(ScopeArg::State)) => DiffScope::State,
     };
     let comparison = Comparison::between(&timeline, scope, Seq(args.from), Seq(args.to));
     // A message absent at a step diffs as `null`: added or removed.

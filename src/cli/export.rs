@@ -121,8 +121,15 @@ pub(super) fn run(args: &ExportArgs, out: &mut dyn Write) -> anyhow::Result<u8> 
             anyhow::bail!("export needs --out OUT (or --preview to print what it would write)")
         }
     };
-    if let Some(path) = destination {
-        super::prepare_output(path, args.force)?;
+    // Checked first, replaced last: an export that fails leaves the file.
+    if let Some(path) = destination
+        && path.exists()
+        && !args.force
+    {
+        anyhow::bail!(
+            "the output exists; pass --force to replace it: {}",
+            path.display()
+        );
     }
     let (source, options) = open_stream(&args.stream)?;
     let last = Seq(source.events.len() as u64);

@@ -156,16 +156,30 @@ pub fn preview(
 }
 
 impl Rendered {
-    /// Writes the export to `out` (a recording: a new file; it must not
-    /// exist).
+    /// Writes the export to `out`, replacing what is there: into a new file
+    /// beside it first, renamed over `out` once complete, so a failure
+    /// leaves `out` as it was (and a recording there loses its old
+    /// `-wal`, `-shm` and `-journal` files with it).
     pub fn write_to(&self, out: &Path) -> Result<ExportSummary, ExportError> {
         let io = |source| ExportError::Io {
             path: out.to_owned(),
             source,
         };
-        match &self.content {
-            Content::Bytes(bytes) => std::fs::write(out, bytes).map_err(io)?,
-            Content::Recording(content) => write_recording(content, out)?,
+        let temporary = temporary_beside(out);
+        let written = match &self.content {
+            Content::Bytes(bytes) => std::fs::write(&temporary, bytes).map_err(io),
+            Content::Recording(content) => write_recording(content, &temporary),
+        };
+        if let Err(error) = written {
+            remove_with_sidecars(&temporary);
+            return Err(error);
+        }
+        for suffix in SIDECARS {
+            let _ = std::fs::remove_file(with_suffix(out, suffix));
+        }
+        if let Err(error) = std::fs::rename(&temporary, out) {
+            remove_with_sidecars(&temporary);
+            return Err(io(error));
         }
         let num_bytes = std::fs::metadata(out).map_err(io)?.len();
         Ok(ExportSummary {
@@ -296,6 +310,31 @@ fn recording_content(
         ended_at_unix_ms: session
             .and_then(|s| s.ended_at_unix_ms)
             .or(Some(session.map_or(0, |s| s.started_at_unix_ms))),
+    }
+}
+
+/// The files SQLite keeps beside a database.
+const SIDECARS: [&str; 3] = ["-wal", "-shm", "-journal"];
+
+fn with_suffix(path: &Path, suffix: &str) -> std::path::PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    name.into()
+}
+
+/// A name for the file an export is written to before it replaces `out`:
+/// hidden, in the same directory (so the rename stays on one file system).
+fn temporary_beside(out: &Path) -> std::path::PathBuf {
+    let name = out
+        .file_name()
+        .map_or_else(|| "export".into(), |n| n.to_string_lossy().into_owned());
+    out.with_file_name(format!(".{name}.{}.partial", std::process::id()))
+}
+
+fn remove_with_sidecars(path: &Path) {
+    let _ = std::fs::remove_file(path);
+    for suffix in SIDECARS {
+        let _ = std::fs::remove_file(with_suffix(path, suffix));
     }
 }
 

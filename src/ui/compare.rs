@@ -113,6 +113,12 @@ pub fn diff_view_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) 
             ui.label(format!("{changed} changed"));
         }
     });
+    let tree_key = {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        view.key.hash(&mut hasher);
+        hasher.finish()
+    };
     let a_title = format!("A: step {}", comparison.from);
     let b_title = format!("B: step {}", comparison.to);
     egui_extras::StripBuilder::new(ui)
@@ -120,8 +126,26 @@ pub fn diff_view_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) 
         .size(egui_extras::Size::relative(0.36).at_least(120.0))
         .size(egui_extras::Size::remainder().at_least(160.0))
         .horizontal(|mut strip| {
-            strip.cell(|ui| side_ui(ui, "diff_a", &a_title, &comparison.before, &view.left));
-            strip.cell(|ui| side_ui(ui, "diff_b", &b_title, &comparison.after, &view.right));
+            strip.cell(|ui| {
+                side_ui(
+                    ui,
+                    "diff_a",
+                    tree_key,
+                    &a_title,
+                    &comparison.before,
+                    &view.left,
+                )
+            });
+            strip.cell(|ui| {
+                side_ui(
+                    ui,
+                    "diff_b",
+                    tree_key,
+                    &b_title,
+                    &comparison.after,
+                    &view.right,
+                )
+            });
             strip.cell(|ui| patch_ui(ui, view));
         });
 }
@@ -136,7 +160,14 @@ fn counts(view: &CompareView) -> (usize, usize, usize) {
     )
 }
 
-fn side_ui(ui: &mut Ui, id: &str, title: &str, value: &serde_json::Value, highlights: &Highlights) {
+fn side_ui(
+    ui: &mut Ui,
+    id: &str,
+    tree_key: u64,
+    title: &str,
+    value: &serde_json::Value,
+    highlights: &Highlights,
+) {
     ui.vertical(|ui| {
         ui.label(RichText::new(title).strong());
         egui::ScrollArea::both()
@@ -146,7 +177,9 @@ fn side_ui(ui: &mut Ui, id: &str, title: &str, value: &serde_json::Value, highli
                 if value.is_null() {
                     ui.weak("(absent)");
                 } else {
-                    JsonTree::new(id, value)
+                    // A tree per comparison: what the user opened in one
+                    // does not stay open in the next.
+                    JsonTree::new(format!("{id}-{tree_key}"), value)
                         .highlights(highlights)
                         .collapse_unchanged()
                         .show(ui);

@@ -52,6 +52,8 @@ pub struct ExportDialog {
     preview: Option<(u64, Result<Preview, String>)>,
     /// What the last export did.
     pub result: Option<Result<String, String>>,
+    /// The file the path was chosen for (another file gets a new default).
+    for_doc: Option<PathBuf>,
 }
 
 /// The formats offered (the engine's, with a name and an extension).
@@ -113,7 +115,10 @@ impl ExportDialog {
         } else {
             ScopeChoice::Whole
         };
-        if self.path.is_empty() {
+        self.replace = false;
+        let doc_path = state.doc.as_ref().map(|d| d.path.clone());
+        if self.path.is_empty() || self.for_doc != doc_path {
+            self.for_doc = doc_path;
             self.path = default_path(state, self.format);
         }
     }
@@ -299,12 +304,16 @@ fn fields_ui(ui: &mut Ui, state: &AppState, doc: &Doc, dialog: &mut ExportDialog
                     Some(id) => format!("Activity {id} up to step {step} (minimal repro)"),
                     None => "Selected activity up to the cursor (none selected)".to_owned(),
                 };
-                ui.radio_value(&mut dialog.scope, ScopeChoice::Activity, activity);
+                ui.add_enabled_ui(state.selected_activity.is_some(), |ui| {
+                    ui.radio_value(&mut dialog.scope, ScopeChoice::Activity, activity);
+                });
                 let range = match state.marks {
                     [Some(a), Some(b)] => format!("Range A..B: steps {}..{}", a.min(b), a.max(b)),
                     _ => "Range A..B (marks not set: keys a and b)".to_owned(),
                 };
-                ui.radio_value(&mut dialog.scope, ScopeChoice::Range, range);
+                ui.add_enabled_ui(state.marks.iter().all(Option::is_some), |ui| {
+                    ui.radio_value(&mut dialog.scope, ScopeChoice::Range, range);
+                });
                 ui.radio_value(
                     &mut dialog.scope,
                     ScopeChoice::Whole,
@@ -330,8 +339,13 @@ fn fields_ui(ui: &mut Ui, state: &AppState, doc: &Doc, dialog: &mut ExportDialog
             ui.end_row();
             let save_label = ui.label("Save to");
             ui.horizontal(|ui| {
-                ui.add(egui::TextEdit::singleline(&mut dialog.path).desired_width(380.0))
+                let field = ui
+                    .add(egui::TextEdit::singleline(&mut dialog.path).desired_width(380.0))
                     .labelled_by(save_label.id);
+                if field.changed() {
+                    // "Replace" was for the file named before.
+                    dialog.replace = false;
+                }
                 if ui.button("Browse…").clicked()
                     && let Some(path) = rfd::FileDialog::new()
                         .set_file_name(
@@ -360,7 +374,7 @@ fn fields_ui(ui: &mut Ui, state: &AppState, doc: &Doc, dialog: &mut ExportDialog
         if ui.add_enabled(ready, egui::Button::new("Export")).clicked()
             && let Ok(request) = &request
         {
-            dialog.result = Some(write(doc, request, &path, exists));
+            dialog.result = Some(write(doc, request, &path));
         }
         if ui.button("Close").clicked() {
             dialog.open = false;
@@ -384,15 +398,20 @@ fn fields_ui(ui: &mut Ui, state: &AppState, doc: &Doc, dialog: &mut ExportDialog
     }
 }
 
-fn write(
-    doc: &Doc,
-    request: &ExportRequest,
-    path: &std::path::Path,
-    replace: bool,
-) -> Result<String, String> {
-    if replace && path.is_file() {
-        std::fs::remove_file(path)
-            .map_err(|e| format!("cannot replace {}: {e}", path.display()))?;
+/// Writes the export, never over the open file (the app keeps reading it).
+/// The engine writes beside `path` and renames: a failed export leaves a
+/// file there as it was.
+fn write(doc: &Doc, request: &ExportRequest, path: &std::path::Path) -> Result<String, String> {
+    let same = |a: &std::path::Path, b: &std::path::Path| match (a.canonicalize(), b.canonicalize())
+    {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if same(path, &doc.path) {
+        return Err(format!(
+            "{} is the open file: export to another file",
+            path.display()
+        ));
     }
     run_export(doc, request, path)
 }
@@ -448,6 +467,10 @@ fn preview_ui(
 ) {
     let key = dialog.preview_key(state);
     let fresh = dialog.preview.as_ref().is_some_and(|(k, _)| *k == key);
+    if !fresh && dialog.preview.is_some() {
+        // The fields changed: the last export's message was about others.
+        dialog.result = None;
+    }
     let auto = doc.num_events() <= AUTO_PREVIEW_EVENTS;
     ui.horizontal(|ui| {
         ui.label(RichText::new("Preview").strong());

@@ -2,37 +2,70 @@
 //! open. Every [`POLL_INTERVAL`] the app reads the sessions again (new ones
 //! appear in the picker) and, while the session shown is still being
 //! written, its new events, which the timeline appends and replays. With
-//! "follow" on (the End key) the playhead stays at the last event.
+//! "follow" on (the End key) the playhead stays at the last event. A
+//! recording nobody writes is read again every [`IDLE_POLL_INTERVAL`], for
+//! new sessions.
 
 use std::time::{Duration, Instant};
 
 use super::state::AppState;
 use crate::store::{SessionId, SessionStatus};
 
-/// How often a recording is read again.
+/// How often a session being written is read again.
 pub const POLL_INTERVAL: Duration = Duration::from_millis(250);
+/// How often a recording nobody seems to write is read again.
+pub const IDLE_POLL_INTERVAL: Duration = Duration::from_secs(2);
 
-/// When the recording was last read.
+/// When the recording was last read, and last grew.
 #[derive(Clone, Debug, Default)]
 pub struct Live {
     last_poll: Option<Instant>,
+    last_growth: Option<Instant>,
+    /// Reading failed: no more polling until the file is opened again (the
+    /// error shows once).
+    failed: bool,
+}
+
+impl Live {
+    /// How long the session has not grown (since it was opened, or since
+    /// its last new event). A writer that died leaves a session that never
+    /// ends: the status bar says how long it has been quiet.
+    pub fn quiet_for(&self) -> Option<Duration> {
+        self.last_growth.map(|t| t.elapsed())
+    }
 }
 
 impl AppState {
-    /// Reads what the recording's writer added, at most every
-    /// [`POLL_INTERVAL`]; returns whether anything changed.
-    pub fn poll_live(&mut self) -> bool {
-        if self.doc.as_ref().is_none_or(|d| d.recording.is_none()) {
-            return false;
+    /// How long until the recording should be read again (`None`: no
+    /// recording, or reading it failed).
+    pub fn live_poll_interval(&self) -> Option<Duration> {
+        let doc = self.doc.as_ref().filter(|d| d.recording.is_some())?;
+        if self.live.failed {
+            return None;
         }
+        Some(if doc.live {
+            POLL_INTERVAL
+        } else {
+            IDLE_POLL_INTERVAL
+        })
+    }
+
+    /// Reads what the recording's writer added, when it is time to;
+    /// returns whether anything changed.
+    pub fn poll_live(&mut self) -> bool {
+        let Some(interval) = self.live_poll_interval() else {
+            return false;
+        };
         if self
             .live
             .last_poll
-            .is_some_and(|last| last.elapsed() < POLL_INTERVAL)
+            .is_some_and(|last| last.elapsed() < interval)
         {
             return false;
         }
-        self.live.last_poll = Some(Instant::now());
+        let now = Instant::now();
+        self.live.last_poll = Some(now);
+        self.live.last_growth.get_or_insert(now);
         self.poll_live_now()
     }
 
@@ -46,7 +79,8 @@ impl AppState {
             return false;
         };
         if let Err(error) = recording.refresh() {
-            self.error = Some(error.to_string());
+            self.live.failed = true;
+            self.error = Some(format!("cannot follow the recording: {error}"));
             return false;
         }
         let mut changed = false;
@@ -54,14 +88,25 @@ impl AppState {
             doc.sessions = recording.sessions().to_vec();
             changed = true;
         }
+        let session = SessionId(doc.session.unwrap_or(1));
+        let info = doc.sessions.iter().find(|s| s.id == session);
+        let status = info.map(|s| s.status);
+        if !doc.live
+            && status == Some(SessionStatus::Incomplete)
+            && info.is_some_and(|s| s.num_events > doc.timeline.len() as u64)
+        {
+            // Taken for dead when opened, its writer was only slow: follow
+            // it again (the end-of-stream checks already ran stay).
+            doc.live = true;
+        }
         if !doc.live {
             return changed;
         }
-        let session = SessionId(doc.session.unwrap_or(1));
         let events = match recording.events_after(session, doc.timeline.last_step()) {
             Ok(events) => events,
             Err(error) => {
-                self.error = Some(error.to_string());
+                self.live.failed = true;
+                self.error = Some(format!("cannot follow the recording: {error}"));
                 return changed;
             }
         };
@@ -71,30 +116,28 @@ impl AppState {
             doc.timeline.append(&event.raw);
             doc.arrival_nanos.push(event.arrival_nanos);
         }
-        let status = doc
-            .sessions
-            .iter()
-            .find(|s| s.id == session)
-            .map(|s| s.status);
-        if status.is_some_and(|s| s != SessionStatus::Incomplete) {
+        let ended = status.is_some_and(|s| s != SessionStatus::Incomplete);
+        if ended {
             // The writer ended the session: now the end-of-stream checks.
             doc.live = false;
             doc.timeline.finish();
-            changed = true;
         }
         for diagnostic in &doc.timeline.diagnostics()[num_diagnostics..] {
             doc.counts.add(diagnostic.severity);
         }
-        if appended {
-            let last = doc.timeline.last_step();
-            self.generation += 1;
-            self.refresh_rows();
-            if self.following {
-                self.go_to(last);
-            }
-            changed = true;
+        if !(appended || ended) {
+            return changed;
         }
-        changed
+        if appended {
+            self.live.last_growth = Some(Instant::now());
+        }
+        let last = doc.timeline.last_step();
+        self.generation += 1;
+        self.refresh_rows();
+        // The view's replay (and its diagnostics) may have changed under it.
+        let step = if self.following { last } else { self.step() };
+        self.view_again_at(step);
+        true
     }
 
     /// Whether the open session is still being written.

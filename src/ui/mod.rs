@@ -105,14 +105,9 @@ impl ReplayApp {
         if self.state.poll_live() {
             ctx.request_repaint();
         }
-        if self
-            .state
-            .doc
-            .as_ref()
-            .is_some_and(|d| d.recording.is_some())
-        {
+        if let Some(interval) = self.state.live_poll_interval() {
             // New events and sessions of a recording still being written.
-            ctx.request_repaint_after(live::POLL_INTERVAL);
+            ctx.request_repaint_after(interval);
         }
         if let Some(limit) = self.exit_after {
             if self.started.elapsed() >= limit {
@@ -354,13 +349,20 @@ fn status_bar_ui(ui: &mut egui::Ui, state: &AppState) {
         }
         if doc.live {
             ui.separator();
-            let text = if state.following {
+            let mut text = if state.following {
                 "LIVE, following"
             } else {
                 "LIVE"
-            };
+            }
+            .to_owned();
+            if let Some(quiet) = state.live.quiet_for().filter(|q| q.as_secs() >= 10) {
+                text.push_str(&format!(" (no new event for {} s)", quiet.as_secs()));
+            }
             ui.colored_label(ui.visuals().warn_fg_color, text)
-                .on_hover_text("The recording is still being written; End follows its last event");
+                .on_hover_text(
+                    "The session is still being written (or its writer stopped without ending \
+                 it); End follows its last event",
+                );
         }
         if let Some(notice) = &state.notice {
             ui.separator();
@@ -386,6 +388,7 @@ fn keyboard(ctx: &egui::Context, commands: &mut Vec<Command>) -> bool {
             let egui::Event::Key {
                 key,
                 pressed: true,
+                repeat,
                 modifiers,
                 ..
             } = event
@@ -393,6 +396,20 @@ fn keyboard(ctx: &egui::Context, commands: &mut Vec<Command>) -> bool {
                 continue;
             };
             if modifiers.ctrl || modifiers.command || modifiers.alt {
+                continue;
+            }
+            // Held, the stepping keys repeat; a held `m` must not write a
+            // bookmark per repeat, nor the others toggle or mark again.
+            let acts_once = !matches!(
+                key,
+                egui::Key::ArrowLeft
+                    | egui::Key::ArrowRight
+                    | egui::Key::PageUp
+                    | egui::Key::PageDown
+                    | egui::Key::N
+                    | egui::Key::P
+            );
+            if *repeat && acts_once {
                 continue;
             }
             let command = match key {

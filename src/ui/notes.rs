@@ -10,6 +10,7 @@ use egui::{RichText, Ui};
 
 use super::state::{AppState, Command, Doc};
 use crate::diagnostic::Seq;
+use crate::protocol::ParseOutcome;
 use crate::store::{self, Bookmark, Note, SessionId};
 
 /// The bookmarks and notes of the open session.
@@ -80,7 +81,7 @@ impl AppState {
         let step = self.step();
         let label = label
             .filter(|l| !l.trim().is_empty())
-            .unwrap_or_else(|| format!("step {step}"));
+            .unwrap_or_else(|| self.default_bookmark_label());
         let saved = match &self.annotations.saved_in {
             Some((path, session)) => store::add_bookmark(path, *session, step, &label)
                 .map(Some)
@@ -109,6 +110,22 @@ impl AppState {
         };
         self.annotations.bookmarks.push(bookmark);
         self.annotations.sort();
+    }
+
+    /// What a bookmark is called unless the user names it: the event at
+    /// the cursor (`ACTIVITY_DELTA plan-1`), or the start.
+    pub fn default_bookmark_label(&self) -> String {
+        let Some(view) = &self.view else {
+            return String::new();
+        };
+        match &view.event {
+            Some(ParseOutcome::Event { event, .. }) => match event.message_id() {
+                Some(id) => format!("{} {id}", event.event_type().as_str()),
+                None => event.event_type().as_str().to_owned(),
+            },
+            Some(_) => "unreadable event".to_owned(),
+            None => "start".to_owned(),
+        }
     }
 
     pub(super) fn rename_bookmark(&mut self, id: i64, label: &str) {
@@ -222,7 +239,7 @@ pub fn notes_ui(ui: &mut Ui, state: &AppState, form: &mut NotesForm, commands: &
         let field = ui
             .add(
                 egui::TextEdit::singleline(&mut form.label)
-                    .hint_text(format!("step {step}"))
+                    .hint_text(state.default_bookmark_label())
                     .desired_width(140.0),
             )
             .labelled_by(label.id);

@@ -256,17 +256,30 @@ impl AppState {
 
     fn install(&mut self, doc: Doc, keep_step: Option<Seq>) {
         let path = doc.path.clone();
-        let same_file = self.doc.as_ref().is_some_and(|d| d.path == path);
-        if !same_file {
+        // The same stream replayed again (another profile, best effort)
+        // keeps what the user set; another file or session starts afresh.
+        let same_stream = self
+            .doc
+            .as_ref()
+            .is_some_and(|d| d.path == path && d.session == doc.session);
+        if !same_stream {
             self.selected_activity = None;
             self.timeline_range = None;
             self.marks = [None, None];
             self.central_tab = CentralTab::Conversation;
         }
+        let num_events = doc.num_events();
+        for mark in self.marks.iter_mut().flatten() {
+            *mark = Seq(mark.0.min(num_events));
+        }
         self.generation += 1;
         self.search = SearchRun::default();
         self.following = false;
-        self.annotations = Annotations::load(&doc);
+        self.live = Live::default();
+        // Bookmarks kept in memory (not a recording) survive a replay.
+        if !(same_stream && self.annotations.saved_in.is_none()) {
+            self.annotations = Annotations::load(&doc);
+        }
         let step = keep_step.unwrap_or(Seq(doc.num_events().min(1)));
         self.playback.playing_since = None;
         self.doc = Some(doc);
@@ -278,6 +291,8 @@ impl AppState {
             save_recent(&self.recent);
         }
         self.refresh_rows();
+        // The view at the kept step was computed from the replay replaced.
+        self.view = None;
         self.move_to(step);
         if self.selected_activity.is_none() {
             self.selected_activity = self
@@ -295,6 +310,10 @@ impl AppState {
             return;
         };
         let step = Seq(step.0.min(doc.num_events()));
+        if step < doc.timeline.last_step() {
+            // Following a live recording keeps the cursor at its end.
+            self.following = false;
+        }
         if self.view.as_ref().is_some_and(|v| v.step == step) {
             return;
         }
@@ -445,6 +464,13 @@ impl AppState {
         }
     }
 
+    /// Computes the view at `step` again, even if the cursor is there (the
+    /// replay changed under it).
+    pub(super) fn view_again_at(&mut self, step: Seq) {
+        self.view = None;
+        self.move_to(step);
+    }
+
     /// Moves the cursor (for the modules that drive it: search, live).
     pub(super) fn go_to(&mut self, step: Seq) {
         self.playback.playing_since = None;
@@ -491,6 +517,7 @@ impl AppState {
     }
 
     fn toggle_play(&mut self) {
+        self.following = false;
         if self.playback.playing_since.is_some() {
             self.playback.playing_since = None;
             return;
@@ -582,10 +609,15 @@ pub fn load(path: &Path, session: Option<i64>, options: Options) -> Result<Box<D
     let session = source.session.as_ref().map(|s| s.id.0).or(session);
     // A session still being written is followed: its end-of-stream checks
     // wait for its end.
+    let mut arrival_nanos = arrival_nanos;
+    // A recording being written may have committed more arrival times than
+    // the events read a moment before (or fewer): one per event.
+    let last_arrival = arrival_nanos.last().copied().unwrap_or(0);
+    arrival_nanos.resize(source.events.len(), last_arrival);
     let live = source
         .session
         .as_ref()
-        .is_some_and(|s| s.status == SessionStatus::Incomplete);
+        .is_some_and(|s| is_being_written(s, last_arrival));
     let recording = if file_is_sqlite(path) {
         Some(Recording::open(path).map_err(|e| e.to_string())?)
     } else {
@@ -616,6 +648,21 @@ pub fn load(path: &Path, session: Option<i64>, options: Options) -> Result<Box<D
     }))
 }
 
+/// How long a session still marked incomplete may have been silent and
+/// still count as being written; older, its writer is taken to have died
+/// (the end-of-stream checks then run, as `check` does).
+pub const WRITER_SILENCE_MS: i64 = 60_000;
+
+/// Whether a session is still being written: incomplete, with its last
+/// event (or its start) less than [`WRITER_SILENCE_MS`] ago.
+fn is_being_written(session: &SessionInfo, last_arrival_nanos: u64) -> bool {
+    let last_event_ms = session
+        .started_at_unix_ms
+        .saturating_add(i64::try_from(last_arrival_nanos / 1_000_000).unwrap_or(i64::MAX));
+    session.status == SessionStatus::Incomplete
+        && crate::store::now_unix_ms().saturating_sub(last_event_ms) < WRITER_SILENCE_MS
+}
+
 /// Arrival times of a plain stream file: from the events' `timestamp`s
 /// when they have them, 100 ms apart otherwise; never going backwards.
 fn derived_arrivals(source: &Source) -> Vec<u64> {
@@ -637,7 +684,11 @@ fn derived_arrivals(source: &Source) -> Vec<u64> {
             last = match stamp {
                 Some(ms) => {
                     let first = *first.get_or_insert(ms);
-                    last.max(u64::try_from(ms.saturating_sub(first)).unwrap_or(0) * 1_000_000)
+                    last.max(
+                        u64::try_from(ms.saturating_sub(first))
+                            .unwrap_or(0)
+                            .saturating_mul(1_000_000),
+                    )
                 }
                 None if first.is_none() => i as u64 * STEP_NANOS,
                 None => last,
