@@ -1523,3 +1523,71 @@ fn redacted_exports_are_deterministic() {
         }
     }
 }
+
+/// The values a redaction names in snapshots also reach a UI through the
+/// deltas' operations: those are redacted too (whole values at or below the
+/// pointer, the part inside values set above it), and the export replays as
+/// the original did.
+#[test]
+fn redaction_follows_the_pointed_value_into_deltas() {
+    let demo = demo();
+    let out = TempPath::new("redact-deltas", "out.jsonl");
+    run_ok(&[
+        "export",
+        p(&demo),
+        "--format",
+        "jsonl",
+        "--out",
+        out.s(),
+        "--redact",
+        "/content/found",
+        "--redact",
+        "/snapshot/budget=0",
+    ]);
+    let written = out.read();
+    let mut found_ops = 0;
+    let mut budget_ops = 0;
+    for line in lines_of(&written) {
+        let event: Value = serde_json::from_slice(line).expect("JSON");
+        match event["type"].as_str() {
+            Some("ACTIVITY_SNAPSHOT") if event["content"].get("found").is_some() => {
+                assert_eq!(event["content"]["found"], "[REDACTED]");
+            }
+            Some("STATE_SNAPSHOT") => assert_eq!(event["snapshot"]["budget"], 0),
+            Some("ACTIVITY_DELTA") | Some("STATE_DELTA") => {
+                let ops = event.get("patch").or(event.get("delta")).expect("ops");
+                for op in ops.as_array().expect("an array") {
+                    match op["path"].as_str() {
+                        Some("/found") => {
+                            found_ops += 1;
+                            assert_eq!(op["value"], "[REDACTED]", "{op}");
+                        }
+                        Some("/budget") => {
+                            budget_ops += 1;
+                            assert_eq!(op["value"], 0, "{op}");
+                        }
+                        Some("") if op.get("value").is_some_and(|v| v.get("found").is_some()) => {
+                            assert_eq!(op["value"]["found"], "[REDACTED]", "{op}");
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    assert!(found_ops >= 2, "the demo's deltas set /found: {found_ops}");
+    assert_eq!(budget_ops, 1, "the demo's state delta sets /budget");
+    // Consistent: the redacted stream replays with the original's
+    // diagnostics (a `test` of the redacted value still passes).
+    let codes = |path: &str| -> Vec<String> {
+        let report = json_out(&run(&["check", path, "--format", "json"]));
+        report["diagnostics"]
+            .as_array()
+            .expect("diagnostics")
+            .iter()
+            .map(|d| format!("{} {}", d["seq"], d["code"]))
+            .collect()
+    };
+    assert_eq!(codes(out.s()), codes(p(&demo)));
+}

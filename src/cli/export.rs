@@ -11,8 +11,8 @@ use serde_json::Value;
 use super::{EXIT_OK, StreamArgs, open_stream};
 use crate::diagnostic::Seq;
 use crate::export::{
-    ExportContext, ExportFormat, ExportRequest, REDACTED_VALUE, Redaction, Scope, parse_pointer,
-    render,
+    ExportContext, ExportFormat, ExportRequest, REDACTED_VALUE, Redaction, Scope, export_name,
+    parse_pointer, render,
 };
 
 /// `export --format` values.
@@ -143,13 +143,7 @@ pub(super) fn run(args: &ExportArgs, out: &mut dyn Write) -> anyhow::Result<u8> 
         (None, None) => Scope::UpTo(to),
     };
     let source_name = args.stream.file.display().to_string();
-    let name = match &scope {
-        Scope::UpTo(to) => format!("export of {source_name} up to {to}"),
-        Scope::Range(from, to) => format!("export of {source_name}, steps {from} to {to}"),
-        Scope::Repro { message_id, to } => {
-            format!("repro of {message_id} up to {to} from {source_name}")
-        }
-    };
+    let name = export_name(&source_name, &scope);
     let context = ExportContext {
         source_name: &source_name,
         session: source.session.as_ref(),

@@ -141,6 +141,18 @@ pub fn select(
     Ok(selection)
 }
 
+/// The name an export carries (a vector's `name`): what it holds and where
+/// it comes from.
+pub fn export_name(source_name: &str, scope: &Scope) -> String {
+    match scope {
+        Scope::UpTo(to) => format!("export of {source_name} up to {to}"),
+        Scope::Range(from, to) => format!("export of {source_name}, steps {from} to {to}"),
+        Scope::Repro { message_id, to } => {
+            format!("repro of {message_id} up to {to} from {source_name}")
+        }
+    }
+}
+
 /// Where an export comes from, for the metadata it carries.
 #[derive(Clone, Debug)]
 pub struct ExportContext<'a> {

@@ -227,8 +227,21 @@ impl Redactor {
         let text = std::str::from_utf8(raw).map_err(|_| NotJson)?;
         serde_json::from_str::<&RawValue>(text).map_err(|_| NotJson)?;
         let mut text = std::borrow::Cow::Borrowed(text);
+        // The patch operations of a delta, read once if a rule may need them.
+        let mut ops: Option<(&str, Vec<Option<Vec<String>>>)> = None;
         for (rule, matches) in self.rules.iter().zip(&mut self.matches) {
-            if let Some(range) = locate(&text, &rule.tokens) {
+            let mut targets = Vec::new();
+            if locate(&text, &rule.tokens).is_some() {
+                targets.push(rule.tokens.clone());
+            }
+            if let Some(inside) = rule.delta_suffix() {
+                let (member, paths) = ops.get_or_insert_with(|| delta_ops(&text));
+                targets.extend(op_targets(member, paths, inside));
+            }
+            for target in targets {
+                let Some(range) = locate(&text, &target) else {
+                    continue;
+                };
                 let mut spliced = String::with_capacity(text.len() + rule.replacement.len());
                 spliced.push_str(&text[..range.start]);
                 // Serialized JSON is UTF-8.
@@ -248,6 +261,76 @@ impl Redactor {
 
 /// Bytes that are not one JSON value.
 struct NotJson;
+
+impl Rule {
+    /// For a pointer into a snapshot's content (`/content/…`) or state
+    /// (`/snapshot/…`), the part inside it: the same value reaches a UI
+    /// through the deltas' operations, which are redacted too.
+    fn delta_suffix(&self) -> Option<&[String]> {
+        match self.tokens.split_first() {
+            Some((first, inside)) if first == "content" || first == "snapshot" => Some(inside),
+            _ => None,
+        }
+    }
+}
+
+/// The member holding a delta's operations (`patch` of `ACTIVITY_DELTA`,
+/// `delta` of `STATE_DELTA`) and each operation's `path` as tokens (`None`
+/// for an operation without a readable path).
+fn delta_ops(text: &str) -> (&'static str, Vec<Option<Vec<String>>>) {
+    #[derive(serde::Deserialize)]
+    struct Op {
+        path: Option<String>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Delta {
+        #[serde(rename = "type")]
+        event_type: Option<String>,
+        patch: Option<Vec<Op>>,
+        delta: Option<Vec<Op>>,
+    }
+    let Ok(delta) = serde_json::from_str::<Delta>(text) else {
+        return ("", Vec::new());
+    };
+    let (member, ops) = match delta.event_type.as_deref() {
+        Some("ACTIVITY_DELTA") => ("patch", delta.patch),
+        Some("STATE_DELTA") => ("delta", delta.delta),
+        _ => return ("", Vec::new()),
+    };
+    let paths = ops
+        .unwrap_or_default()
+        .into_iter()
+        .map(|op| match op.path.as_deref() {
+            Some("") => Some(Vec::new()),
+            Some(path) => parse_pointer(path).ok(),
+            None => None,
+        })
+        .collect();
+    (member, paths)
+}
+
+/// Where, in a delta, operations carry a value at or inside `inside` (a
+/// path in the document it patches): an operation whose path is at or
+/// below it has its whole `value` replaced; one whose path is above it, the
+/// part of its `value` that lands there.
+fn op_targets<'a>(
+    member: &'a str,
+    paths: &'a [Option<Vec<String>>],
+    inside: &'a [String],
+) -> impl Iterator<Item = Vec<String>> + 'a {
+    paths.iter().enumerate().filter_map(move |(i, path)| {
+        let path = path.as_ref()?;
+        let mut target = vec![member.to_owned(), i.to_string(), "value".to_owned()];
+        if path.starts_with(inside) {
+            Some(target)
+        } else if inside.starts_with(path) {
+            target.extend(inside[path.len()..].iter().cloned());
+            Some(target)
+        } else {
+            None
+        }
+    })
+}
 
 /// One step of a pointer into a value, for the run input.
 fn step_mut<'a>(value: &'a mut Value, token: &str) -> Option<&'a mut Value> {
@@ -376,5 +459,23 @@ mod tests {
         let report = r.finish();
         assert_eq!(report.redacted_values, 2);
         assert!(report.request_body_unredactable);
+    }
+
+    #[test]
+    fn deltas_are_redacted_below_at_and_above_the_pointed_value() {
+        let mut redactor = redactor(&[("/content/secret/key", json!("x"))]);
+        let raw = br#"{"type":"ACTIVITY_DELTA","messageId":"a","patch":[{"op":"replace","path":"","value":{"secret":{"key":1,"other":2}}},{"op":"add","path":"/secret/key","value":3},{"op":"add","path":"/secret/key/deep","value":4},{"op":"remove","path":"/secret/key"},{"op":"add","path":"/public","value":5}]}"#;
+        let out = redactor.event(raw, Some(Seq(1))).expect("changed");
+        let event: Value = serde_json::from_slice(&out).expect("JSON");
+        let ops = &event["patch"];
+        assert_eq!(ops[0]["value"], json!({"secret": {"key": "x", "other": 2}}));
+        assert_eq!(ops[1]["value"], "x");
+        assert_eq!(ops[2]["value"], "x");
+        assert_eq!(ops[3], json!({"op": "remove", "path": "/secret/key"}));
+        assert_eq!(ops[4]["value"], 5);
+        // Not a delta: the same pointer names nothing there.
+        let text = br#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x","patch":[{"path":"/secret/key","value":1}]}"#;
+        assert_eq!(redactor.event(text, Some(Seq(2))), None);
+        assert_eq!(redactor.finish().redacted_values, 3);
     }
 }

@@ -11,7 +11,9 @@ use serde_json::Value;
 
 use super::state::{AppState, Doc};
 use crate::diagnostic::Seq;
-use crate::export::{self, ExportContext, ExportFormat, ExportRequest, Preview, Redaction, Scope};
+use crate::export::{
+    self, ExportContext, ExportFormat, ExportRequest, Preview, Redaction, Scope, export_name,
+};
 
 /// Bytes of the preview shown.
 const PREVIEW_BYTES: usize = 16 * 1024;
@@ -215,13 +217,7 @@ fn sanitize(id: &str) -> String {
 
 fn context<'a>(doc: &'a Doc, request: &ExportRequest) -> ExportContext<'a> {
     let source_name = doc.path.to_str().unwrap_or("stream");
-    let name = match &request.scope {
-        Scope::UpTo(to) => format!("export of {source_name} up to {to}"),
-        Scope::Range(from, to) => format!("export of {source_name}, steps {from} to {to}"),
-        Scope::Repro { message_id, to } => {
-            format!("repro of {message_id} up to {to} from {source_name}")
-        }
-    };
+    let name = export_name(source_name, &request.scope);
     ExportContext {
         source_name,
         session: doc.source.session.as_ref(),

@@ -125,7 +125,11 @@ impl ReplayApp {
         dropped_files(&ctx, &mut commands);
 
         egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui, &mut commands));
-        egui::Panel::bottom("status").show(ui, |ui| status_bar_ui(ui, &self.state));
+        egui::Panel::bottom("status").show(ui, |ui| status_bar_ui(ui, &self.state, &mut commands));
+        if self.state.current_notice().is_some() {
+            // To take the notice away when its time is up.
+            ctx.request_repaint_after(Duration::from_secs(1));
+        }
         egui::Panel::bottom("timeline")
             .resizable(true)
             .default_size(theme::TIMELINE_HEIGHT)
@@ -309,7 +313,7 @@ fn error_banner_ui(ui: &mut egui::Ui, error: &str, commands: &mut Vec<Command>) 
 }
 
 /// Step N of M, the worst severity, counts per severity.
-fn status_bar_ui(ui: &mut egui::Ui, state: &AppState) {
+fn status_bar_ui(ui: &mut egui::Ui, state: &AppState, commands: &mut Vec<Command>) {
     ui.horizontal(|ui| {
         let Some(doc) = &state.doc else {
             ui.label(match &state.loading {
@@ -363,8 +367,16 @@ fn status_bar_ui(ui: &mut egui::Ui, state: &AppState) {
                     "The session is still being written (or its writer stopped without ending \
                  it); End follows its last event",
                 );
+            let mut following = state.following;
+            if ui
+                .checkbox(&mut following, "Follow (End)")
+                .on_hover_text("Keep the playhead on the last event as events arrive")
+                .changed()
+            {
+                commands.push(Command::SetFollow(following));
+            }
         }
-        if let Some(notice) = &state.notice {
+        if let Some(notice) = state.current_notice() {
             ui.separator();
             ui.label(notice);
         }

@@ -90,7 +90,7 @@ impl AppState {
         };
         let bookmark = match saved {
             Ok(Some(bookmark)) => {
-                self.notice = Some(format!("Bookmark saved at step {step}"));
+                self.notify(format!("Bookmark saved at step {step}"));
                 bookmark
             }
             Ok(None) | Err(_) => {
@@ -162,7 +162,7 @@ impl AppState {
         };
         let note = match saved {
             Ok(Some(note)) => {
-                self.notice = Some(format!("Note saved at step {step}"));
+                self.notify(format!("Note saved at step {step}"));
                 note
             }
             Ok(None) | Err(_) => {
@@ -290,7 +290,11 @@ fn bookmark_row_ui(
         {
             let field = ui
                 .text_edit_singleline(label)
-                .on_hover_text("The bookmark's new label");
+                .on_hover_text("The bookmark's new label (Enter saves, Escape cancels)");
+            if ui.input(|i| i.key_pressed(egui::Key::Escape)) {
+                form.renaming = None;
+                return;
+            }
             let done = field.lost_focus() || ui.button("Save").clicked();
             if done {
                 commands.push(Command::RenameBookmark(*id, label.clone()));

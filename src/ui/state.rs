@@ -184,11 +184,14 @@ pub struct AppState {
     /// Polling a live recording.
     pub live: Live,
     /// A short message about the last action (saved, not found…).
-    pub notice: Option<String>,
+    pub notice: Option<(String, Instant)>,
     /// Counts documents installed and events appended: views cached on the
     /// document compare it.
     pub generation: u64,
 }
+
+/// How long a notice shows.
+const NOTICE_FOR: std::time::Duration = std::time::Duration::from_secs(6);
 
 /// The most recent files kept.
 const MAX_RECENT: usize = 10;
@@ -444,10 +447,22 @@ impl AppState {
             Command::DeleteBookmark(id) => self.delete_bookmark(id),
             Command::NextBookmark | Command::PreviousBookmark => {
                 let forward = command == Command::NextBookmark;
-                if let Some(step) = self.annotations.bookmark_step(self.step(), forward) {
-                    self.playback.playing_since = None;
-                    self.following = false;
-                    self.move_to(step);
+                match self.annotations.bookmark_step(self.step(), forward) {
+                    Some(step) => {
+                        self.playback.playing_since = None;
+                        self.move_to(step);
+                    }
+                    None => {
+                        let (which, side) = if forward {
+                            ("next", "after")
+                        } else {
+                            ("previous", "before")
+                        };
+                        self.notify(format!(
+                            "No {which} bookmark: none {side} step {}",
+                            self.step()
+                        ));
+                    }
                 }
             }
             Command::AddNote(text) => self.add_note(&text),
@@ -462,6 +477,17 @@ impl AppState {
                 }
             }
         }
+    }
+
+    /// Shows a short message in the status bar (for a few seconds).
+    pub fn notify(&mut self, message: String) {
+        self.notice = Some((message, Instant::now()));
+    }
+
+    /// The message to show now, if any.
+    pub fn current_notice(&self) -> Option<&str> {
+        let (message, since) = self.notice.as_ref()?;
+        (since.elapsed() < NOTICE_FOR).then_some(message.as_str())
     }
 
     /// Computes the view at `step` again, even if the cursor is there (the
