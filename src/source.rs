@@ -32,6 +32,9 @@ pub struct Source {
     pub sessions: Vec<SessionInfo>,
     /// When each event arrived (index 0 is seq 1), for recordings.
     pub arrival_nanos: Option<Vec<u64>>,
+    /// The event-stream exchanges of a HAR file (`POST https://…`), in
+    /// order (empty otherwise): session N is the N-th.
+    pub exchanges: Vec<String>,
 }
 
 impl Source {
@@ -118,6 +121,7 @@ pub fn open_source(path: &Path, session: Option<i64>) -> Result<Source, SourceEr
         num_sessions: 1,
         sessions: Vec::new(),
         arrival_nanos: None,
+        exchanges: Vec::new(),
     })
 }
 
@@ -136,6 +140,7 @@ fn open_recording(path: &Path, session: Option<i64>) -> Result<Source, SourceErr
         sessions: recording.sessions().to_vec(),
         arrival_nanos: Some(arrival_nanos),
         session: Some(info),
+        exchanges: Vec::new(),
     })
 }
 
@@ -181,5 +186,9 @@ fn open_har(path: &Path, bytes: &[u8], session: Option<i64>) -> Result<Source, S
         num_sessions: exchanges.len(),
         sessions: Vec::new(),
         arrival_nanos: None,
+        exchanges: exchanges
+            .iter()
+            .map(|e| format!("{} {}", e.request.method, e.request.url))
+            .collect(),
     })
 }

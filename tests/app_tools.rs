@@ -806,3 +806,30 @@ fn a_session_whose_writer_died_long_ago_is_not_live_and_gets_the_end_checks() {
         .collect();
     assert_eq!(codes, check_codes);
 }
+
+#[test]
+fn a_har_file_with_several_streams_offers_each_exchange() {
+    let mut harness = open(&fixture("tests/samples/two-streams.har"));
+    {
+        let doc = harness.state().state.doc.as_ref().unwrap();
+        assert_eq!(doc.session, Some(1));
+        assert_eq!(doc.num_events(), 7);
+        assert_eq!(doc.source.exchanges.len(), 2);
+    }
+    harness.get_by_label("Exchange").click();
+    harness.run();
+    harness
+        .get_by_label_contains("2: POST https://app.example.com/agent")
+        .click();
+    harness.run();
+    let started = Instant::now();
+    while harness.state().state.loading.is_some() {
+        assert!(started.elapsed() < Duration::from_secs(20));
+        std::thread::sleep(Duration::from_millis(20));
+        harness.step();
+    }
+    harness.run();
+    let doc = harness.state().state.doc.as_ref().unwrap();
+    assert_eq!(doc.session, Some(2));
+    assert_eq!(doc.num_events(), 9);
+}

@@ -9,11 +9,18 @@ pub mod bench;
 pub mod command;
 pub mod compare;
 pub mod conversation;
+pub mod conversation_cards;
+pub mod conversation_rows;
 pub mod diagnostics;
+pub mod document;
+pub mod event_filter;
 pub mod event_list;
+pub mod event_summary;
 pub mod export_dialog;
 pub mod find;
 pub mod inspector;
+pub mod inspector_event;
+pub mod inspector_patch;
 pub mod json_tree;
 pub mod live;
 pub mod notes;
@@ -21,8 +28,16 @@ pub mod state;
 pub mod theme;
 pub mod time_axis;
 pub mod timeline;
+pub mod timeline_density;
+pub mod timeline_hover;
+pub mod timeline_lane_row;
 pub mod timeline_lanes;
 pub mod timeline_marks;
+pub mod timeline_plot;
+pub mod timeline_range;
+pub mod timeline_strips;
+pub mod timeline_toolbar;
+pub mod virtual_rows;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -230,6 +245,27 @@ impl ReplayApp {
                     ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
                 }
             });
+            ui.menu_button("View", |ui| {
+                ui.menu_button("Theme", |ui| {
+                    let current = ui.ctx().options(|o| o.theme_preference);
+                    for (preference, label) in [
+                        (egui::ThemePreference::System, "Follow the system"),
+                        (egui::ThemePreference::Dark, "Dark"),
+                        (egui::ThemePreference::Light, "Light"),
+                    ] {
+                        if ui.radio(current == preference, label).clicked() {
+                            ui.ctx().set_theme(preference);
+                            ui.close();
+                        }
+                    }
+                });
+            });
+            if let Some(doc) = &self.state.doc
+                && doc.sessions.is_empty()
+                && doc.source.exchanges.len() > 1
+            {
+                exchange_picker_ui(ui, doc, commands);
+            }
             if let Some(doc) = &self.state.doc
                 && doc.sessions.len() > 1
             {
@@ -296,6 +332,28 @@ impl eframe::App for ReplayApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         ReplayApp::ui(self, ui);
     }
+}
+
+/// The exchange of a HAR file shown, and the others (each with its
+/// request), like the session picker of a recording.
+fn exchange_picker_ui(ui: &mut egui::Ui, doc: &Doc, commands: &mut Vec<Command>) {
+    let current = doc.session.unwrap_or(1);
+    let label = ui.label("Exchange");
+    egui::ComboBox::from_id_salt("exchange")
+        .selected_text(format!("{current} of {}", doc.source.exchanges.len()))
+        .show_ui(ui, |ui| {
+            for (i, request) in doc.source.exchanges.iter().enumerate() {
+                let id = i as i64 + 1;
+                if ui
+                    .selectable_label(id == current, format!("{id}: {request}"))
+                    .clicked()
+                {
+                    commands.push(Command::PickSession(id));
+                }
+            }
+        })
+        .response
+        .labelled_by(label.id);
 }
 
 fn error_banner_ui(ui: &mut egui::Ui, error: &str, commands: &mut Vec<Command>) {

@@ -11,64 +11,15 @@ use std::time::Instant;
 
 pub use super::command::{CentralTab, Command, DiffScopeChoice, MarkSlot, SearchFrom};
 use super::compare::CompareView;
+pub use super::document::{Doc, load, load_recent};
+use super::document::{MAX_RECENT, save_recent};
 use super::find::SearchRun;
 use super::live::Live;
 use super::notes::Annotations;
-use crate::diagnostic::{Diagnostic, Seq, Severity, SeverityCounts};
+use crate::diagnostic::{Seq, Severity};
 use crate::protocol::{ParseOutcome, parse_event};
 use crate::replay::{Options, Profile, Replayer};
-use crate::source::{Source, SourceError, open_source};
-use crate::store::{Recording, SessionInfo, SessionStatus, StoreError, file_is_sqlite};
-use crate::timeline::{CheckpointPolicy, EventKind, Timeline};
-
-/// One opened stream, replayed.
-pub struct Doc {
-    /// The file.
-    pub path: PathBuf,
-    /// The recording's sessions (empty for a plain stream file).
-    pub sessions: Vec<SessionInfo>,
-    /// The session shown, for recordings and HAR files.
-    pub session: Option<i64>,
-    /// Where the stream came from (its events are in the timeline).
-    pub source: Source,
-    /// The replay, with checkpoints and indices.
-    pub timeline: Timeline,
-    /// When each event arrived, in nanoseconds from the start (index 0 is
-    /// seq 1): recorded, or derived from `timestamp`s, or 100 ms apart.
-    pub arrival_nanos: Vec<u64>,
-    /// Diagnostics per severity, the reader's included (counted once).
-    pub counts: SeverityCounts,
-    /// The recording, open read-only, for recordings: its bookmarks and
-    /// notes, and the events a live session adds.
-    pub recording: Option<Recording>,
-    /// Whether the session is still being written (the timeline grows).
-    pub live: bool,
-}
-
-impl Doc {
-    /// The number of events.
-    pub fn num_events(&self) -> u64 {
-        self.timeline.len() as u64
-    }
-
-    /// Every diagnostic: the reader's (seq 0), then the replay's.
-    pub fn diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
-        self.source
-            .diagnostics
-            .iter()
-            .chain(self.timeline.diagnostics())
-    }
-
-    /// The raw bytes of the event at `seq`.
-    pub fn raw(&self, seq: Seq) -> Option<&[u8]> {
-        self.timeline.events().get(seq)
-    }
-
-    /// The replay options.
-    pub fn options(&self) -> Options {
-        self.timeline.options()
-    }
-}
+use crate::timeline::EventKind;
 
 /// The state at the cursor: what every panel shows.
 pub struct CursorView {
@@ -192,9 +143,6 @@ pub struct AppState {
 
 /// How long a notice shows.
 const NOTICE_FOR: std::time::Duration = std::time::Duration::from_secs(6);
-
-/// The most recent files kept.
-const MAX_RECENT: usize = 10;
 
 impl AppState {
     /// The current step (0 without a document).
@@ -578,150 +526,6 @@ impl AppState {
         }
         true
     }
-}
-
-/// Where the recent files are kept: `$XDG_CONFIG_HOME/agui-replay/recent`
-/// (or `~/.config/…`).
-fn recent_file() -> Option<PathBuf> {
-    let config = std::env::var_os("XDG_CONFIG_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))?;
-    Some(config.join("agui-replay").join("recent"))
-}
-
-/// The recent files of earlier runs, one path a line, most recent first.
-pub fn load_recent() -> Vec<PathBuf> {
-    let Some(text) = recent_file().and_then(|file| std::fs::read_to_string(file).ok()) else {
-        return Vec::new();
-    };
-    text.lines()
-        .filter(|line| !line.is_empty())
-        .map(PathBuf::from)
-        .take(MAX_RECENT)
-        .collect()
-}
-
-/// Keeps the recent files for the next run (best effort: a read-only home
-/// only loses the list).
-fn save_recent(recent: &[PathBuf]) {
-    let Some(file) = recent_file() else { return };
-    if let Some(dir) = file.parent() {
-        let _ = std::fs::create_dir_all(dir);
-    }
-    let text: String = recent
-        .iter()
-        .map(|p| format!("{}\n", p.display()))
-        .collect();
-    let _ = std::fs::write(file, text);
-}
-
-/// Opens and replays a stream (on whatever thread calls it).
-pub fn load(path: &Path, session: Option<i64>, options: Options) -> Result<Box<Doc>, String> {
-    let mut source = match open_source(path, session) {
-        Ok(source) => source,
-        // Several sessions and none picked: show the first; the session
-        // picker offers the others.
-        Err(
-            SourceError::Store(StoreError::SessionNeeded { .. })
-            | SourceError::NoSuchSession { .. },
-        ) if session.is_none() => open_source(path, Some(1)).map_err(|e| e.to_string())?,
-        Err(error) => return Err(error.to_string()),
-    };
-    let sessions = std::mem::take(&mut source.sessions);
-    let arrival_nanos = match source.arrival_nanos.take() {
-        Some(recorded) => recorded,
-        None => derived_arrivals(&source),
-    };
-    let session = source.session.as_ref().map(|s| s.id.0).or(session);
-    // A session still being written is followed: its end-of-stream checks
-    // wait for its end.
-    let mut arrival_nanos = arrival_nanos;
-    // A recording being written may have committed more arrival times than
-    // the events read a moment before (or fewer): one per event.
-    let last_arrival = arrival_nanos.last().copied().unwrap_or(0);
-    arrival_nanos.resize(source.events.len(), last_arrival);
-    let live = source
-        .session
-        .as_ref()
-        .is_some_and(|s| is_being_written(s, last_arrival));
-    let recording = if file_is_sqlite(path) {
-        Some(Recording::open(path).map_err(|e| e.to_string())?)
-    } else {
-        None
-    };
-    let start = source.start(options);
-    // The timeline keeps the events; the source keeps the rest.
-    let events = std::mem::take(&mut source.events);
-    let timeline = if live {
-        Timeline::replaying_unfinished(start, events, CheckpointPolicy::default())
-    } else {
-        Timeline::replaying(start, events, CheckpointPolicy::default())
-    };
-    let mut counts = SeverityCounts::of(&source.diagnostics);
-    for diagnostic in timeline.diagnostics() {
-        counts.add(diagnostic.severity);
-    }
-    Ok(Box::new(Doc {
-        counts,
-        path: path.to_owned(),
-        sessions,
-        session,
-        source,
-        timeline,
-        arrival_nanos,
-        recording,
-        live,
-    }))
-}
-
-/// How long a session still marked incomplete may have been silent and
-/// still count as being written; older, its writer is taken to have died
-/// (the end-of-stream checks then run, as `check` does).
-pub const WRITER_SILENCE_MS: i64 = 60_000;
-
-/// Whether a session is still being written: incomplete, with its last
-/// event (or its start) less than [`WRITER_SILENCE_MS`] ago.
-fn is_being_written(session: &SessionInfo, last_arrival_nanos: u64) -> bool {
-    let last_event_ms = session
-        .started_at_unix_ms
-        .saturating_add(i64::try_from(last_arrival_nanos / 1_000_000).unwrap_or(i64::MAX));
-    session.status == SessionStatus::Incomplete
-        && crate::store::now_unix_ms().saturating_sub(last_event_ms) < WRITER_SILENCE_MS
-}
-
-/// Arrival times of a plain stream file: from the events' `timestamp`s
-/// when they have them, 100 ms apart otherwise; never going backwards.
-fn derived_arrivals(source: &Source) -> Vec<u64> {
-    const STEP_NANOS: u64 = 100_000_000;
-    #[derive(serde::Deserialize)]
-    struct Stamp {
-        timestamp: Option<i64>,
-    }
-    let mut first: Option<i64> = None;
-    let mut last = 0u64;
-    source
-        .events
-        .iter()
-        .enumerate()
-        .map(|(i, (_, raw))| {
-            let stamp = serde_json::from_slice::<Stamp>(raw)
-                .ok()
-                .and_then(|s| s.timestamp);
-            last = match stamp {
-                Some(ms) => {
-                    let first = *first.get_or_insert(ms);
-                    last.max(
-                        u64::try_from(ms.saturating_sub(first))
-                            .unwrap_or(0)
-                            .saturating_mul(1_000_000),
-                    )
-                }
-                None if first.is_none() => i as u64 * STEP_NANOS,
-                None => last,
-            };
-            last
-        })
-        .collect()
 }
 
 /// The name of a profile for the switch.

@@ -1,0 +1,375 @@
+//! The event list's filter: the bar above the table (text, `messageId`,
+//! types, severity), and [`filter_rows`], which runs the filter over the
+//! whole stream when it changes.
+
+use std::borrow::Cow;
+use std::collections::BTreeSet;
+
+use egui::{Label, RichText};
+
+use super::state::{AppState, Command, Doc, EventFilter};
+use crate::diagnostic::{Seq, Severity};
+use crate::timeline::{EventKind, NUM_KINDS};
+
+/// From this many events, the text fields apply on Enter (or when left)
+/// rather than on every key: filtering a million events by text takes a few
+/// hundred milliseconds.
+const LIVE_FILTER_MAX_EVENTS: u64 = 100_000;
+
+/// What is typed in the text fields, not applied yet, and the applied
+/// values it started from (when those change elsewhere, the draft follows).
+#[derive(Clone, Debug, Default)]
+struct Draft {
+    text: String,
+    message_id: String,
+    applied: (String, String),
+}
+
+/// The filter bar: text, `messageId`, types, severity. Pushes the new
+/// filter when any of them changes.
+pub(super) fn filter_bar_ui(
+    ui: &mut egui::Ui,
+    doc: &Doc,
+    state: &AppState,
+    commands: &mut Vec<Command>,
+) {
+    let current = &state.event_filter;
+    let applied = (current.text.clone(), current.message_id.clone());
+    let draft_id = ui.scope_id().with("event-filter-draft");
+    let mut draft = ui
+        .data(|d| d.get_temp::<Draft>(draft_id))
+        .filter(|draft| draft.applied == applied)
+        .unwrap_or_else(|| Draft {
+            text: current.text.clone(),
+            message_id: current.message_id.clone(),
+            applied,
+        });
+    let live = doc.num_events() < LIVE_FILTER_MAX_EVENTS;
+    let (text_hint, id_hint) = if live {
+        ("in the raw event", "exact")
+    } else {
+        ("Enter to apply", "exact, Enter")
+    };
+    let mut edited = current.clone();
+    ui.horizontal_wrapped(|ui| {
+        let label = ui.label("Filter text");
+        let text = ui
+            .add(
+                egui::TextEdit::singleline(&mut draft.text)
+                    .hint_text(text_hint)
+                    .desired_width(120.0),
+            )
+            .labelled_by(label.id);
+        let label = ui.label("messageId");
+        let id = ui
+            .add(
+                egui::TextEdit::singleline(&mut draft.message_id)
+                    .hint_text(id_hint)
+                    .desired_width(90.0),
+            )
+            .labelled_by(label.id);
+        // A single-line field loses focus on Enter too.
+        if live || text.lost_focus() || id.lost_focus() {
+            edited.text.clone_from(&draft.text);
+            edited.message_id.clone_from(&draft.message_id);
+        }
+    });
+    ui.data_mut(|d| d.insert_temp(draft_id, draft));
+    ui.horizontal_wrapped(|ui| {
+        let label = ui.label("Type");
+        kinds_ui(ui, doc, &mut edited.kinds).labelled_by(label.id);
+        let label = ui.label("Severity");
+        severity_ui(ui, &mut edited.min_severity).labelled_by(label.id);
+        if *current != EventFilter::default() && ui.button("Clear").clicked() {
+            edited = EventFilter::default();
+        }
+        let count = format!("{} of {}", state.event_rows.len(), doc.num_events());
+        ui.add(Label::new(RichText::new(count).weak()).extend());
+    });
+    if edited != *current {
+        commands.push(Command::SetEventFilter(edited));
+    }
+}
+
+/// The type multi-select: a checkbox per kind present in the stream, with
+/// its count. No kind ticked means every kind.
+fn kinds_ui(ui: &mut egui::Ui, doc: &Doc, kinds: &mut BTreeSet<EventKind>) -> egui::Response {
+    let selected = match kinds.len() {
+        0 => "all types".to_owned(),
+        1 => kinds.iter().next().map_or("", |k| k.name()).to_owned(),
+        n => format!("{n} types"),
+    };
+    let inner = egui::ComboBox::from_id_salt("event-kinds")
+        .selected_text(selected)
+        .width(110.0)
+        .close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside)
+        .show_ui(ui, |ui| {
+            // Bucket sums: cheap, and only while the popup is open.
+            let counts = doc.timeline.index().counts(Seq(1)..=Seq(doc.num_events()));
+            if ui.selectable_label(kinds.is_empty(), "all types").clicked() {
+                kinds.clear();
+            }
+            for (index, &count) in counts.iter().enumerate() {
+                let Some(kind) = EventKind::from_index(index).filter(|_| count > 0) else {
+                    continue;
+                };
+                let mut ticked = kinds.contains(&kind);
+                if ui
+                    .checkbox(&mut ticked, format!("{} ({count})", kind.name()))
+                    .changed()
+                {
+                    if ticked {
+                        kinds.insert(kind);
+                    } else {
+                        kinds.remove(&kind);
+                    }
+                }
+            }
+        });
+    inner.response
+}
+
+/// The severity selector: every event, or those with a diagnostic at least
+/// this severe.
+fn severity_ui(ui: &mut egui::Ui, min_severity: &mut Option<Severity>) -> egui::Response {
+    fn label(min_severity: Option<Severity>) -> &'static str {
+        match min_severity {
+            None => "all events",
+            Some(Severity::Info) => "info or worse",
+            Some(Severity::Note) => "note or worse",
+            Some(Severity::Warning) => "warning or worse",
+            Some(Severity::Error) => "errors",
+        }
+    }
+    let choices = [
+        None,
+        Some(Severity::Info),
+        Some(Severity::Note),
+        Some(Severity::Warning),
+        Some(Severity::Error),
+    ];
+    egui::ComboBox::from_id_salt("event-severity")
+        .selected_text(label(*min_severity))
+        .width(105.0)
+        .show_ui(ui, |ui| {
+            for choice in choices {
+                ui.selectable_value(min_severity, choice, label(choice));
+            }
+        })
+        .response
+}
+
+/// The seqs of the events that pass `filter`, ascending: every event when
+/// the filter is empty. Runs over the whole stream: call it when the filter
+/// changes, not per frame.
+pub fn filter_rows(doc: &Doc, filter: &EventFilter) -> Vec<Seq> {
+    let index = doc.timeline.index();
+    let mut rows: Vec<Seq> = match filter.min_severity {
+        None => (1..=doc.num_events()).map(Seq).collect(),
+        Some(min) => {
+            // Severities are ordered worst first: "at least `min`" is `<= min`.
+            let mut steps: Vec<Seq> = Severity::ALL
+                .iter()
+                .filter(|&&severity| severity <= min)
+                .flat_map(|&severity| index.steps_with(severity).iter().copied())
+                .filter(|seq| (1..=doc.num_events()).contains(&seq.0))
+                .collect();
+            steps.sort_unstable();
+            steps.dedup();
+            steps
+        }
+    };
+    let mut kinds = [false; NUM_KINDS];
+    for kind in &filter.kinds {
+        kinds[kind.index()] = true;
+    }
+    let needle = filter.text.to_ascii_lowercase().into_bytes();
+    let message_id = filter.message_id.trim();
+    if filter.kinds.is_empty() && needle.is_empty() && message_id.is_empty() {
+        return rows;
+    }
+    rows.retain(|&seq| {
+        if !filter.kinds.is_empty() && !index.kind(seq).is_some_and(|k| kinds[k.index()]) {
+            return false;
+        }
+        let Some(raw) = doc.raw(seq) else {
+            return false;
+        };
+        (needle.is_empty() || contains_ignore_ascii_case(raw, &needle))
+            && (message_id.is_empty() || names_message_id(raw, message_id))
+    });
+    rows
+}
+
+/// Whether `haystack` contains `needle_lower` (already lowercase), ignoring
+/// ASCII case. Other characters must match byte for byte.
+pub(super) fn contains_ignore_ascii_case(haystack: &[u8], needle_lower: &[u8]) -> bool {
+    let Some((&first, rest)) = needle_lower.split_first() else {
+        return true;
+    };
+    if haystack.len() < needle_lower.len() {
+        return false;
+    }
+    let first_upper = first.to_ascii_uppercase();
+    (0..=haystack.len() - needle_lower.len()).any(|i| {
+        let byte = haystack[i];
+        (byte == first || byte == first_upper)
+            && haystack[i + 1..i + needle_lower.len()].eq_ignore_ascii_case(rest)
+    })
+}
+
+/// Whether the event's top-level `messageId` is `message_id`.
+fn names_message_id(raw: &[u8], message_id: &str) -> bool {
+    #[derive(serde::Deserialize)]
+    struct MessageIdOnly<'a> {
+        #[serde(rename = "messageId", borrow, default)]
+        message_id: Option<Cow<'a, str>>,
+    }
+    // Most events do not name it: skip the parse unless the id's bytes, or
+    // an escape that could spell them, are there.
+    let may_name = contains(raw, message_id.as_bytes()) || raw.contains(&b'\\');
+    may_name
+        && serde_json::from_slice::<MessageIdOnly<'_>>(raw)
+            .is_ok_and(|e| e.message_id.as_deref() == Some(message_id))
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    let Some((&first, rest)) = needle.split_first() else {
+        return true;
+    };
+    if haystack.len() < needle.len() {
+        return false;
+    }
+    (0..=haystack.len() - needle.len())
+        .any(|i| haystack[i] == first && haystack[i + 1..i + needle.len()] == *rest)
+}
+
+#[cfg(test)]
+mod tests {
+    use egui_kittest::kittest::Queryable;
+
+    use super::*;
+    use crate::protocol::EventType;
+    use crate::ui::event_list::tests::{STREAM, doc_of, harness, seqs, state_of};
+
+    #[test]
+    fn typing_in_the_filter_narrows_the_rows() {
+        let mut harness = harness(state_of(STREAM));
+        harness.run();
+        harness.get_by_label("Filter text").focus();
+        harness.get_by_label("Filter text").type_text("lisbon");
+        harness.run();
+        assert_eq!(harness.state().event_filter.text, "lisbon");
+        assert_eq!(seqs(&harness.state().event_rows), [6]);
+        harness.get_by_label("1 of 8");
+        harness.get_by_label("Clear").click();
+        harness.run();
+        assert_eq!(harness.state().event_filter, EventFilter::default());
+        assert_eq!(harness.state().event_rows.len(), 8);
+    }
+
+    #[test]
+    fn the_type_and_severity_selectors_set_the_filter() {
+        let mut harness = harness(state_of(STREAM));
+        harness.run();
+        harness.get_by_label("Severity").click();
+        harness.run();
+        harness.get_by_label("warning or worse").click();
+        harness.run();
+        assert_eq!(
+            harness.state().event_filter.min_severity,
+            Some(Severity::Warning)
+        );
+        assert_eq!(seqs(&harness.state().event_rows), [4]);
+        harness.get_by_label("Type").click();
+        harness.run();
+        harness.get_by_label("TEXT_MESSAGE_END (1)").click();
+        harness.run();
+        let kinds = &harness.state().event_filter.kinds;
+        assert!(kinds.contains(&EventKind::Known(EventType::TextMessageEnd)));
+        assert!(harness.state().event_rows.is_empty());
+    }
+
+    #[test]
+    fn an_empty_filter_keeps_every_event() {
+        let doc = doc_of(STREAM);
+        let rows = filter_rows(&doc, &EventFilter::default());
+        assert_eq!(seqs(&rows), (1..=8).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn filters_by_kind() {
+        let doc = doc_of(STREAM);
+        let filter = EventFilter {
+            kinds: [
+                EventKind::Known(EventType::ActivityDelta),
+                EventKind::Known(EventType::TextMessageEnd),
+            ]
+            .into(),
+            ..EventFilter::default()
+        };
+        assert_eq!(seqs(&filter_rows(&doc, &filter)), [3, 4, 7]);
+    }
+
+    #[test]
+    fn filters_by_text_ignoring_case() {
+        let doc = doc_of(STREAM);
+        let filter = EventFilter {
+            text: "hello LISBON".into(),
+            ..EventFilter::default()
+        };
+        assert_eq!(seqs(&filter_rows(&doc, &filter)), [6]);
+    }
+
+    #[test]
+    fn filters_by_top_level_message_id_exactly() {
+        let doc = doc_of(STREAM);
+        let filter = EventFilter {
+            message_id: "m-1".into(),
+            ..EventFilter::default()
+        };
+        assert_eq!(seqs(&filter_rows(&doc, &filter)), [5, 6, 7]);
+        let partial = EventFilter {
+            message_id: "m-".into(),
+            ..EventFilter::default()
+        };
+        assert!(filter_rows(&doc, &partial).is_empty());
+    }
+
+    #[test]
+    fn a_message_id_spelled_with_escapes_still_matches() {
+        let doc = doc_of(&[r#"{"type":"TEXT_MESSAGE_END","messageId":"m\u002d1"}"#]);
+        let filter = EventFilter {
+            message_id: "m-1".into(),
+            ..EventFilter::default()
+        };
+        assert_eq!(seqs(&filter_rows(&doc, &filter)), [1]);
+    }
+
+    #[test]
+    fn filters_by_severity_at_least() {
+        let doc = doc_of(STREAM);
+        // Seq 4 is a delta for an unknown activity: a warning.
+        let warnings = EventFilter {
+            min_severity: Some(Severity::Warning),
+            ..EventFilter::default()
+        };
+        assert_eq!(seqs(&filter_rows(&doc, &warnings)), [4]);
+        let errors = EventFilter {
+            min_severity: Some(Severity::Error),
+            ..EventFilter::default()
+        };
+        assert!(filter_rows(&doc, &errors).is_empty());
+    }
+
+    #[test]
+    fn filters_combine() {
+        let doc = doc_of(STREAM);
+        let filter = EventFilter {
+            kinds: [EventKind::Known(EventType::ActivityDelta)].into(),
+            message_id: "a-1".into(),
+            ..EventFilter::default()
+        };
+        assert_eq!(seqs(&filter_rows(&doc, &filter)), [3]);
+    }
+}

@@ -1,0 +1,254 @@
+//! The inspector's current event: its type and what the replay did with it,
+//! the diagnostics of the step, its patch (see [`super::inspector_patch`]) and
+//! its raw JSON.
+
+use std::sync::Arc;
+
+use egui::{Id, RichText, Ui};
+
+use super::conversation::cursor_key;
+use super::inspector::as_activity;
+use super::inspector_patch::patch_ui;
+use super::json_tree::memoized;
+use super::state::{CursorView, Doc};
+use super::theme;
+use crate::diagnostic::{Diagnostic, Seq};
+use crate::protocol::{EventBody, ParseOutcome};
+use crate::replay::{ActivityChange, Effect};
+
+/// Characters of the raw event shown (the rest can be copied).
+const MAX_RAW_CHARS: usize = 20_000;
+
+/// The current event: type, outcome, raw JSON, and its patch.
+pub(super) fn current_event_ui(ui: &mut Ui, doc: &Doc, view: &CursorView) {
+    ui.strong("Current event");
+    let Some(event) = &view.event else {
+        ui.weak("Step 0: the starting state, before any event");
+        step_diagnostics_ui(ui, doc, view.step);
+        return;
+    };
+    let effect = view
+        .step
+        .index()
+        .and_then(|i| doc.timeline.effects().get(i))
+        .copied();
+    ui.horizontal_wrapped(|ui| {
+        let name = match event {
+            ParseOutcome::Event { event, .. } => event.event_type().as_str().to_owned(),
+            ParseOutcome::Malformed { event_type, .. } => {
+                format!("{} (malformed)", event_type.as_str())
+            }
+            ParseOutcome::UnknownType { type_name } => format!("{type_name} (unknown type)"),
+            ParseOutcome::Unparseable { .. } => "unparseable".to_owned(),
+        };
+        ui.label(format!("step {}:", view.step));
+        ui.label(RichText::new(name).monospace().strong());
+        if let Some(effect) = effect {
+            let (text, color) = match effect.effect {
+                Effect::Applied => ("applied", ui.visuals().text_color()),
+                Effect::Skipped => ("skipped", ui.visuals().warn_fg_color),
+                Effect::Dropped => ("dropped", ui.visuals().warn_fg_color),
+                Effect::Fatal => ("fatal", ui.visuals().error_fg_color),
+                Effect::NotApplied => ("not applied", ui.visuals().weak_text_color()),
+            };
+            ui.colored_label(color, text);
+        }
+    });
+    match event {
+        ParseOutcome::Malformed { issue, .. } => {
+            let place = issue.path.as_deref().unwrap_or("");
+            ui.colored_label(
+                ui.visuals().error_fg_color,
+                format!("{} {place}: {}", issue.code.as_str(), issue.message),
+            );
+        }
+        ParseOutcome::Unparseable { reason } => {
+            ui.colored_label(ui.visuals().error_fg_color, reason);
+        }
+        _ => {}
+    }
+    step_diagnostics_ui(ui, doc, view.step);
+    if let ParseOutcome::Event { event, .. } = event {
+        match &event.body {
+            EventBody::ActivityDelta {
+                message_id, patch, ..
+            } => {
+                let before =
+                    as_activity(view.before.conversation().get(message_id)).map(|a| &*a.content);
+                let reached = effect.is_some_and(|e| {
+                    matches!(
+                        e.activity,
+                        Some(
+                            ActivityChange::DeltaApplied
+                                | ActivityChange::Retyped
+                                | ActivityChange::PatchFailed
+                        )
+                    )
+                });
+                let title = format!("Patch of {message_id}");
+                patch_ui(ui, doc, view, &title, patch, before.filter(|_| reached));
+            }
+            EventBody::StateDelta { delta } => {
+                let reached =
+                    effect.is_some_and(|e| matches!(e.effect, Effect::Applied | Effect::Skipped));
+                let before = Some(view.before.state()).filter(|_| reached);
+                patch_ui(ui, doc, view, "Patch of the state", delta, before);
+            }
+            _ => {}
+        }
+    }
+    raw_json_ui(ui, doc, view);
+}
+
+/// The event's bytes, pretty-printed (members in the order sent).
+fn raw_json_ui(ui: &mut Ui, doc: &Doc, view: &CursorView) {
+    let Some(raw) = doc.raw(view.step) else {
+        return;
+    };
+    egui::CollapsingHeader::new("Raw JSON")
+        .id_salt("inspector-raw")
+        .default_open(true)
+        .show(ui, |ui| {
+            let pretty = memoized(
+                ui.ctx(),
+                Id::unique("inspector-raw-pretty"),
+                cursor_key(doc, view),
+                || Arc::new(pretty_raw(&String::from_utf8_lossy(raw))),
+            );
+            if ui
+                .small_button("Copy")
+                .on_hover_text("Copy the event as sent")
+                .clicked()
+            {
+                ui.ctx()
+                    .copy_text(String::from_utf8_lossy(raw).into_owned());
+            }
+            let shown = super::json_tree::truncate_chars(&pretty, MAX_RAW_CHARS);
+            ui.add(
+                egui::Label::new(RichText::new(shown.as_ref()).monospace())
+                    .wrap()
+                    .selectable(true),
+            );
+            let total = pretty.chars().count();
+            if total > MAX_RAW_CHARS {
+                ui.weak(format!(
+                    "{} more characters (Copy takes all)",
+                    total - MAX_RAW_CHARS
+                ));
+            }
+        });
+}
+
+/// JSON text re-indented by two spaces, members kept in the order sent;
+/// text that is not JSON comes out re-indented as far as it reads.
+pub fn pretty_raw(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() * 2);
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut chars = text.trim().chars().peekable();
+    let newline = |out: &mut String, depth: usize| {
+        out.push('\n');
+        for _ in 0..depth {
+            out.push_str("  ");
+        }
+    };
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match c {
+            '"' => {
+                in_string = true;
+                out.push(c);
+            }
+            '{' | '[' => {
+                out.push(c);
+                while chars.peek().is_some_and(|c| c.is_whitespace()) {
+                    chars.next();
+                }
+                let close = if c == '{' { '}' } else { ']' };
+                if chars.peek() == Some(&close) {
+                    out.push(close);
+                    chars.next();
+                } else {
+                    depth += 1;
+                    newline(&mut out, depth);
+                }
+            }
+            '}' | ']' => {
+                depth = depth.saturating_sub(1);
+                newline(&mut out, depth);
+                out.push(c);
+            }
+            ',' => {
+                out.push(c);
+                newline(&mut out, depth);
+            }
+            ':' => out.push_str(": "),
+            c if c.is_whitespace() => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The diagnostics of the step (and the reader's at step 0).
+fn step_diagnostics_ui(ui: &mut Ui, doc: &Doc, step: Seq) {
+    ui.label(RichText::new(format!("Diagnostics at step {step}")).weak());
+    let until = doc.timeline.diagnostics_until(step);
+    let here = &until[until.partition_point(|d| d.seq < step)..];
+    let reader: &[Diagnostic] = if step == Seq::START {
+        &doc.source.diagnostics
+    } else {
+        &[]
+    };
+    if here.is_empty() && reader.is_empty() {
+        ui.weak("none");
+        return;
+    }
+    for diagnostic in reader.iter().chain(here) {
+        diagnostic_ui(ui, diagnostic);
+    }
+}
+
+fn diagnostic_ui(ui: &mut Ui, diagnostic: &Diagnostic) {
+    let color = theme::severity_color(ui.visuals(), diagnostic.severity);
+    ui.horizontal_wrapped(|ui| {
+        ui.colored_label(
+            color,
+            format!(
+                "{} {}",
+                diagnostic.severity.as_str(),
+                diagnostic.code.as_str()
+            ),
+        );
+        if let Some(path) = &diagnostic.path {
+            ui.label(RichText::new(path).monospace().weak());
+        }
+        ui.label(&diagnostic.message);
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_json_is_reindented_in_the_order_sent() {
+        assert_eq!(
+            pretty_raw(r#"{"z":1,"a":[1,{}],"s":"x,{\"y"}"#),
+            "{\n  \"z\": 1,\n  \"a\": [\n    1,\n    {}\n  ],\n  \"s\": \"x,{\\\"y\"\n}"
+        );
+        assert_eq!(pretty_raw("[ ]"), "[]");
+        assert_eq!(pretty_raw("not json"), "notjson");
+    }
+}

@@ -1,0 +1,113 @@
+//! The tooltip of the timeline's plot ([`super::timeline`]): what the
+//! pointer is over, the nearest mark of a lane, a diagnostic tick, a bin of
+//! the density strip, or else a step.
+
+use egui::Rect;
+
+use super::state::Doc;
+use super::theme;
+use super::time_axis::TimeAxis;
+use super::timeline_density::{Density, KindGroup};
+use super::timeline_lanes::{LanesView, change_label};
+use super::timeline_range::{bin_of, bin_seqs, step_at};
+use super::timeline_strips::{Tick, tick_at};
+use crate::diagnostic::Seq;
+use crate::timeline::StreamIndex;
+
+/// What the pointer is over, for the tooltip.
+pub(super) struct Hover<'a> {
+    pub(super) doc: &'a Doc,
+    pub(super) axis: &'a TimeAxis,
+    pub(super) density: Option<&'a Density>,
+    pub(super) density_rect: Rect,
+    pub(super) ticks: &'a [Tick],
+    pub(super) ticks_rect: Rect,
+    pub(super) lanes: &'a LanesView,
+}
+
+impl Hover<'_> {
+    /// The tooltip for the pointer at `pos`.
+    pub(super) fn ui(&self, ui: &mut egui::Ui, pos: egui::Pos2) {
+        let index = self.doc.timeline.index();
+        let num_events = self.doc.num_events();
+        if let Some((lane, mark)) = self.lanes.hit(pos) {
+            let lane = &index.lanes()[lane];
+            step_line_ui(ui, index, mark.seq);
+            ui.label(format!(
+                "{}: {}",
+                lane.message_id,
+                change_label(mark.change)
+            ));
+            if mark.num_merged > 1 {
+                ui.weak(format!(
+                    "and {} more events of this activity here",
+                    mark.num_merged - 1
+                ));
+            }
+            ui.weak("Click to select it and go there");
+            return;
+        }
+        if let Some(tick) = tick_at(self.ticks, self.ticks_rect, pos) {
+            step_line_ui(ui, index, tick.step);
+            let diagnostics = self.doc.timeline.diagnostics();
+            let start = diagnostics.partition_point(|d| d.seq < tick.step);
+            let end = diagnostics.partition_point(|d| d.seq <= tick.step);
+            for diagnostic in diagnostics[start..end].iter().take(4) {
+                ui.colored_label(
+                    theme::severity_color(ui.visuals(), diagnostic.severity),
+                    format!(
+                        "{} {}: {}",
+                        theme::severity_symbol(diagnostic.severity),
+                        diagnostic.code.as_str(),
+                        diagnostic.message
+                    ),
+                );
+            }
+            if end - start > 4 {
+                ui.weak(format!("and {} more", end - start - 4));
+            }
+            if tick.num_steps > 1 {
+                ui.weak(format!(
+                    "and {} more steps with {}s here",
+                    tick.num_steps - 1,
+                    tick.severity
+                ));
+            }
+            return;
+        }
+        let step = step_at(self.axis, pos.x, num_events);
+        if let Some(density) = self
+            .density
+            .filter(|_| self.density_rect.y_range().contains(pos.y))
+        {
+            let bin = bin_of(step, density.bin_steps);
+            if let Some(counts) = density.get(bin).filter(|_| density.bin_steps > 1) {
+                let seqs = bin_seqs(bin, density.bin_steps, num_events);
+                ui.strong(format!("Steps {} to {}", seqs.start(), seqs.end()));
+                for group in KindGroup::ALL {
+                    let count = counts[group as usize];
+                    if count > 0 {
+                        ui.colored_label(
+                            theme::kind_group_color(group),
+                            format!("{count} {}", group.label()),
+                        );
+                    }
+                }
+                return;
+            }
+        }
+        step_line_ui(ui, index, step);
+    }
+}
+
+/// `Step 12 · ACTIVITY_DELTA`.
+fn step_line_ui(ui: &mut egui::Ui, index: &StreamIndex, step: Seq) {
+    let kind = match index.kind(step) {
+        Some(kind) => kind.name(),
+        None => "before the first event",
+    };
+    ui.horizontal(|ui| {
+        ui.strong(format!("Step {step}"));
+        ui.label(kind);
+    });
+}

@@ -1,0 +1,167 @@
+//! One row of the timeline's lanes ([`super::timeline_lanes`]): a group's
+//! header, or an activity's name with its lifetime and its marks, each
+//! mark's shape and colour telling what the event did.
+
+use egui::{Align, Layout, Pos2, Rangef, Rect, RichText, Shape, Stroke, UiBuilder, pos2};
+
+use super::state::Command;
+use super::theme;
+use super::time_axis::TimeAxis;
+use super::timeline_lanes::LaneMark;
+use crate::replay::ActivityChange;
+use crate::timeline::ActivityLane;
+
+/// Indent of a lane's name under its group's.
+const LANE_INDENT: f32 = 12.0;
+
+/// Lays out one widget at the left of a rect, vertically centred.
+fn left_aligned_ui<R>(ui: &mut egui::Ui, rect: Rect, add: impl FnOnce(&mut egui::Ui) -> R) -> R {
+    ui.scope_builder(
+        UiBuilder::new()
+            .max_rect(rect)
+            .layout(Layout::left_to_right(Align::Center)),
+        add,
+    )
+    .inner
+}
+
+/// A group's header: its `activityType`, and a line across the plot.
+pub(super) fn group_row_ui(
+    ui: &mut egui::Ui,
+    rect: Rect,
+    plot_x: Rangef,
+    activity_type: &str,
+    num_lanes: usize,
+) {
+    let label_rect = Rect::from_x_y_ranges(rect.left()..=plot_x.min - 4.0, rect.y_range());
+    let name = match activity_type {
+        "" => "(no type)",
+        name => name,
+    };
+    left_aligned_ui(ui, label_rect, |ui| {
+        ui.add(
+            egui::Label::new(RichText::new(name).strong())
+                .selectable(false)
+                .truncate(),
+        )
+        .on_hover_text(format!("activityType {name}: {num_lanes} activities"));
+    });
+    let color = ui.visuals().weak_text_color().gamma_multiply(0.3);
+    ui.painter()
+        .hline(plot_x, rect.center().y, Stroke::new(1.0, color));
+}
+
+/// One activity's row: its name on the left, its marks on the right.
+pub(super) struct LaneRow<'a> {
+    pub(super) rect: Rect,
+    pub(super) plot_x: Rangef,
+    pub(super) axis: &'a TimeAxis,
+    pub(super) activity: &'a ActivityLane,
+    pub(super) striped: bool,
+    pub(super) selected: bool,
+}
+
+impl LaneRow<'_> {
+    /// Draws the row; a click on the name selects the activity.
+    pub(super) fn ui(&self, ui: &mut egui::Ui, marks: &[LaneMark], commands: &mut Vec<Command>) {
+        let visuals = ui.visuals().clone();
+        let rect = self.rect;
+        if self.selected {
+            ui.painter()
+                .rect_filled(rect, 0.0, visuals.selection.bg_fill.gamma_multiply(0.35));
+        } else if self.striped {
+            ui.painter().rect_filled(rect, 0.0, visuals.faint_bg_color);
+        }
+        let label_rect = Rect::from_x_y_ranges(
+            rect.left() + LANE_INDENT..=self.plot_x.min - 4.0,
+            rect.y_range(),
+        );
+        let id = &self.activity.message_id;
+        let response = left_aligned_ui(ui, label_rect, |ui| {
+            ui.spacing_mut().button_padding.y = 0.0;
+            ui.spacing_mut().interact_size.y = rect.height();
+            let text = RichText::new(id).monospace().size(11.0);
+            ui.add(egui::Button::selectable(self.selected, text).truncate())
+        });
+        let response = response.on_hover_text(format!(
+            "{id}\nactivityType {} · {} events\nClick to select",
+            self.activity.activity_type,
+            self.activity.events.len()
+        ));
+        if response.clicked() && !self.selected {
+            commands.push(Command::SelectActivity(Some(id.clone())));
+        }
+
+        let plot = Rect::from_x_y_ranges(self.plot_x, rect.y_range());
+        let painter = ui.painter().with_clip_rect(ui.clip_rect().intersect(plot));
+        let y = rect.center().y;
+        // Its lifetime: from its first event to its last.
+        if let (Some(first), Some(last)) =
+            (self.activity.events.first(), self.activity.events.last())
+        {
+            let x0 = self.axis.x_from_step(first.0.0 as f64).max(plot.left());
+            let x1 = self.axis.x_from_step(last.0.0 as f64).min(plot.right());
+            if x0 <= x1 {
+                let color = visuals.weak_text_color().gamma_multiply(0.35);
+                painter.hline(x0..=x1, y, Stroke::new(1.0, color));
+            }
+        }
+        for mark in marks {
+            let x = self.axis.x_from_step(mark.seq.0 as f64);
+            paint_mark(&painter, &visuals, pos2(x, y), mark.change);
+        }
+    }
+}
+
+/// A mark: its shape and colour tell the change.
+fn paint_mark(
+    painter: &egui::Painter,
+    visuals: &egui::Visuals,
+    center: Pos2,
+    change: ActivityChange,
+) {
+    let color = theme::change_color(visuals, change);
+    let half = theme::LANE_HEIGHT * 0.22;
+    let square = Rect::from_center_size(center, egui::Vec2::splat(2.0 * half));
+    let outline = Stroke::new(1.3, color);
+    match change {
+        ActivityChange::Created | ActivityChange::Replaced => {
+            painter.rect_filled(square, 1.0, color);
+        }
+        ActivityChange::DeltaApplied => {
+            painter.circle_filled(center, half * 0.6, color);
+        }
+        ActivityChange::Retyped => {
+            let diamond = vec![
+                center + egui::vec2(0.0, -half - 1.0),
+                center + egui::vec2(half + 1.0, 0.0),
+                center + egui::vec2(0.0, half + 1.0),
+                center + egui::vec2(-half - 1.0, 0.0),
+            ];
+            painter.add(Shape::convex_polygon(diamond, color, Stroke::NONE));
+        }
+        ActivityChange::Declined | ActivityChange::SnapshotSkipped => {
+            painter.rect_stroke(square.shrink(0.5), 1.0, outline, egui::StrokeKind::Middle);
+        }
+        ActivityChange::DeltaSkipped => {
+            painter.circle_stroke(center, half, outline);
+        }
+        ActivityChange::PatchFailed => {
+            let stroke = Stroke::new(2.0, color);
+            painter.line_segment([square.left_top(), square.right_bottom()], stroke);
+            painter.line_segment([square.left_bottom(), square.right_top()], stroke);
+        }
+        ActivityChange::Fatal => {
+            let big = half + 1.5;
+            let triangle = vec![
+                center + egui::vec2(0.0, -big),
+                center + egui::vec2(big, big * 0.8),
+                center + egui::vec2(-big, big * 0.8),
+            ];
+            painter.add(Shape::convex_polygon(triangle, color, Stroke::NONE));
+        }
+        ActivityChange::NotApplied => {
+            painter.circle_filled(center, half * 0.5, color.gamma_multiply(0.8));
+        }
+    }
+}

@@ -1,0 +1,226 @@
+//! The plot of the timeline ([`super::timeline`]): the ruler, the density,
+//! the diagnostics and the lanes on one axis of steps, with the playhead and
+//! the marks over them. Click or drag to scrub; Ctrl + wheel zooms around
+//! the pointer; the wheel, Shift + drag or a middle drag pans.
+
+use std::ops::RangeInclusive;
+
+use egui::{PointerButton, Rangef, Rect, Sense, Shape, Stroke};
+
+use super::state::{AppState, Command, Doc, TimelineRange};
+use super::theme;
+use super::time_axis::TimeAxis;
+use super::timeline_density::{self, paint_density};
+use super::timeline_hover::Hover;
+use super::timeline_lanes::{content_height, lanes_ui};
+use super::timeline_marks;
+use super::timeline_range::{
+    bin_steps, follow_playhead, pan_range, step_at, visible_bins, zoom_range,
+};
+use super::timeline_strips::{paint_ruler, paint_ticks, strip_labels_ui, tick_at};
+use crate::diagnostic::Seq;
+
+/// The ruler, the density, the diagnostics and the lanes, with the
+/// playhead over them; scrubbing, zooming and panning.
+pub(super) fn plot_ui(
+    ui: &mut egui::Ui,
+    state: &AppState,
+    doc: &Doc,
+    range: TimelineRange,
+    commands: &mut Vec<Command>,
+) {
+    let num_events = doc.num_events();
+    let rect = ui.available_rect_before_wrap();
+    let bar_room = ui.spacing().scroll.allocated_width() + 4.0;
+    let plot_x = Rangef::new(
+        rect.left() + theme::TIMELINE_LABEL_WIDTH,
+        (rect.right() - bar_room).max(rect.left() + theme::TIMELINE_LABEL_WIDTH + 1.0),
+    );
+    let axis = TimeAxis {
+        first_step: range.first,
+        last_step: range.last,
+        left_x: plot_x.min + theme::TIMELINE_PLOT_PADDING,
+        right_x: plot_x.max - theme::TIMELINE_PLOT_PADDING,
+    };
+    let row = |top: f32, height: f32| Rect::from_x_y_ranges(plot_x, top..=top + height);
+    let ruler = row(rect.top(), theme::RULER_HEIGHT);
+    let density_rect = row(ruler.bottom(), theme::DENSITY_HEIGHT);
+    let ticks_rect = row(density_rect.bottom() + 2.0, theme::AXIS_HEIGHT);
+    let strips = Rect::from_min_max(rect.min, egui::pos2(rect.right(), ticks_rect.bottom()));
+    let lanes_rect = Rect::from_min_max(egui::pos2(rect.left(), strips.bottom()), rect.max);
+    let plot_rect = Rect::from_x_y_ranges(plot_x, rect.y_range());
+
+    // The wheel, before the lanes' scroll area takes its share: over the
+    // lanes, a vertical wheel scrolls them when they overflow.
+    let mut new_range = range;
+    let pointer = ui.input(|i| i.pointer.hover_pos());
+    if let Some(pos) = pointer.filter(|_| ui.rect_contains_pointer(plot_rect)) {
+        let (scroll, zoom) = ui.input(|i| (i.smooth_scroll_delta(), i.zoom_delta()));
+        if zoom != 1.0 {
+            let anchor = axis.step_from_x(pos.x);
+            new_range = zoom_range(new_range, anchor, f64::from(zoom), num_events);
+        }
+        let lanes_scroll =
+            lanes_rect.contains(pos) && content_height(ui, doc) > lanes_rect.height();
+        let pan_points = if lanes_scroll {
+            scroll.x
+        } else {
+            scroll.x + scroll.y
+        };
+        if pan_points != 0.0 {
+            let delta = -f64::from(pan_points) * axis.steps_per_pixel();
+            new_range = pan_range(new_range, delta, num_events);
+            ui.input_mut(|i| {
+                i.smooth_scroll_delta.x = 0.0;
+                if !lanes_scroll {
+                    i.smooth_scroll_delta.y = 0.0;
+                }
+            });
+        }
+    }
+
+    strip_labels_ui(ui, rect, ruler, density_rect, ticks_rect);
+    let painter = ui.painter_at(plot_rect);
+    let k = bin_steps(axis.steps_per_pixel());
+    let bins = visible_bins(range, k, num_events);
+    paint_ruler(ui, &painter, &axis, ruler);
+    let density = bins
+        .as_ref()
+        .map(|bins| timeline_density::density(ui, doc, k, bins));
+    if let Some(density) = &density {
+        paint_density(&painter, &axis, density_rect, density, num_events);
+    }
+    let ticks = match &bins {
+        Some(bins) => paint_ticks(
+            ui,
+            &painter,
+            doc.timeline.index(),
+            &axis,
+            ticks_rect,
+            bins,
+            k,
+        ),
+        None => Vec::new(),
+    };
+    ui.advance_cursor_after_rect(strips);
+
+    let lanes = lanes_ui(
+        ui,
+        doc,
+        state.selected_activity.as_deref(),
+        &axis,
+        plot_x,
+        bins.as_ref().map(|b| (b.clone(), k)),
+        commands,
+    );
+
+    // Over the lanes' contents, so that it gets the pointer in the plot.
+    let response = ui.interact(
+        plot_rect,
+        ui.make_persistent_id("timeline_plot"),
+        Sense::click_and_drag(),
+    );
+    let mut playhead = state.step();
+    response.widget_info(|| egui::WidgetInfo::slider(true, playhead.0 as f64, "Timeline"));
+    let (shift, primary_down) = ui.input(|i| (i.modifiers.shift, i.pointer.primary_down()));
+    if response.dragged_by(PointerButton::Middle)
+        || (response.dragged_by(PointerButton::Primary) && shift)
+    {
+        let delta = -f64::from(response.drag_delta().x) * axis.steps_per_pixel();
+        new_range = pan_range(new_range, delta, num_events);
+    } else if response.is_pointer_button_down_on()
+        && primary_down
+        && !shift
+        && let Some(pos) = response.interact_pointer_pos()
+    {
+        let step = step_at(&axis, pos.x, num_events);
+        if step != playhead {
+            commands.push(Command::SetStep(step));
+            playhead = step;
+        }
+    }
+    let dragging =
+        timeline_marks::drag_range(ui, &response, |x| step_at(&axis, x, num_events), commands);
+    if response.clicked()
+        && let Some(pos) = response.interact_pointer_pos()
+    {
+        if let Some((lane, mark)) = lanes.hit(pos) {
+            let id = doc.timeline.index().lanes()[lane].message_id.clone();
+            commands.push(Command::SelectActivity(Some(id)));
+            commands.push(Command::SetStep(mark.seq));
+            playhead = mark.seq;
+        } else if let Some(tick) = tick_at(&ticks, ticks_rect, pos) {
+            commands.push(Command::SetStep(tick.step));
+            playhead = tick.step;
+        }
+    }
+    if state.playback.playing_since.is_some() && new_range == range {
+        new_range = follow_playhead(range, playhead, num_events);
+    }
+    if new_range != range {
+        commands.push(Command::SetTimelineRange(new_range));
+    }
+
+    let bottom = lanes.viewport.bottom().max(ticks_rect.bottom());
+    let painter = ui.painter_at(Rect::from_x_y_ranges(plot_x, rect.top()..=bottom));
+    if let Some(pos) = response.hover_pos().filter(|_| !response.dragged()) {
+        let color = ui.visuals().weak_text_color().gamma_multiply(0.5);
+        painter.vline(pos.x, rect.top()..=bottom, Stroke::new(1.0, color));
+    }
+    timeline_marks::paint_marks(ui, &painter, &axis, state, dragging, rect.top()..=bottom);
+    paint_playhead(ui, &painter, &axis, playhead, rect.top()..=bottom);
+
+    if !response.dragged() {
+        response.on_hover_ui_at_pointer(|ui| {
+            let Some(pos) = ui.ctx().pointer_hover_pos() else {
+                return;
+            };
+            let hover = Hover {
+                doc,
+                axis: &axis,
+                density: density.as_deref(),
+                density_rect,
+                ticks: &ticks,
+                ticks_rect,
+                lanes: &lanes,
+            };
+            hover.ui(ui, pos);
+        });
+    }
+}
+
+/// The playhead: a line across every row, with a handle on the ruler.
+fn paint_playhead(
+    ui: &egui::Ui,
+    painter: &egui::Painter,
+    axis: &TimeAxis,
+    step: Seq,
+    y: RangeInclusive<f32>,
+) {
+    let x = axis.x_from_step(step.0 as f64);
+    let color = theme::playhead_color(ui.visuals());
+    let top = *y.start();
+    let plot = painter.clip_rect().x_range();
+    if !plot.contains(x) {
+        // Out of view: an arrow at the edge it is beyond.
+        let (edge, out) = if x < plot.min {
+            (plot.min + 1.0, -1.0)
+        } else {
+            (plot.max - 1.0, 1.0)
+        };
+        let arrow = vec![
+            egui::pos2(edge, top + 5.0),
+            egui::pos2(edge - out * 7.0, top),
+            egui::pos2(edge - out * 7.0, top + 10.0),
+        ];
+        painter.add(Shape::convex_polygon(arrow, color, Stroke::NONE));
+        return;
+    }
+    painter.vline(x, y, Stroke::new(1.5, color));
+    let handle = vec![
+        egui::pos2(x - 5.0, top),
+        egui::pos2(x + 5.0, top),
+        egui::pos2(x, top + 7.0),
+    ];
+    painter.add(Shape::convex_polygon(handle, color, Stroke::NONE));
+}

@@ -1,0 +1,179 @@
+//! The toolbar of the timeline ([`super::timeline`]): playback, speed, the
+//! step, the previous and next diagnostic, and zoom.
+
+use super::state::{AppState, Command, Doc, SPEEDS, TimelineRange};
+use super::timeline_range::{MIN_SPAN_STEPS, full_range, zoom_range};
+use crate::diagnostic::Seq;
+
+/// Playback, speed, the step, navigation and zoom.
+pub(super) fn toolbar_ui(
+    ui: &mut egui::Ui,
+    state: &AppState,
+    doc: &Doc,
+    range: TimelineRange,
+    commands: &mut Vec<Command>,
+) {
+    let step = state.step();
+    let num_events = doc.num_events();
+    let at_start = step == Seq::START;
+    let at_end = step.0 >= num_events;
+    ui.horizontal_wrapped(|ui| {
+        if icon_button(ui, !at_start, "|◂", "First step", "First step (Home)") {
+            commands.push(Command::SetStep(Seq::START));
+        }
+        if icon_button(ui, !at_start, "◂", "Previous step", "Previous step (←)") {
+            commands.push(Command::StepBy(-1));
+        }
+        let playing = state.playback.playing_since.is_some();
+        let (icon, name, hover) = if playing {
+            ("▮▮", "Pause", "Pause (Space)")
+        } else {
+            ("▶", "Play", "Play at the recorded timing (Space)")
+        };
+        if ui
+            .add_enabled(num_events > 0, egui::Button::new((glyph(icon), name)))
+            .on_hover_text(hover)
+            .accessible_name(name)
+            .clicked()
+        {
+            commands.push(Command::TogglePlay);
+        }
+        if icon_button(ui, !at_end, "▸", "Next step", "Next step (→)") {
+            commands.push(Command::StepBy(1));
+        }
+        if icon_button(ui, !at_end, "▸|", "Last step", "Last step (End)") {
+            commands.push(Command::SetStep(Seq(num_events)));
+        }
+        ui.separator();
+        speed_ui(ui, state.playback.speed, commands);
+        ui.separator();
+        let label = ui.label("Step");
+        let mut value = step.0;
+        if ui
+            .add(
+                egui::DragValue::new(&mut value)
+                    .range(0..=num_events)
+                    .speed((num_events as f64 / 1000.0).max(1.0)),
+            )
+            .labelled_by(label.id)
+            .on_hover_text("Type a step, or drag")
+            .changed()
+        {
+            commands.push(Command::SetStep(Seq(value)));
+        }
+        ui.label(format!("of {num_events}"));
+        let seconds = state.arrival_at(step) as f64 / 1e9;
+        ui.weak(format!("at {seconds:.3} s"))
+            .on_hover_text("When the event arrived, from the first");
+        ui.separator();
+        let previous = state.diagnostic_step(false);
+        if ui
+            .add_enabled(
+                previous.is_some(),
+                egui::Button::new((glyph("◂"), "Diagnostic")),
+            )
+            .on_hover_text("Previous step with a diagnostic (P)")
+            .accessible_name("Previous diagnostic")
+            .clicked()
+        {
+            commands.push(Command::PreviousDiagnostic);
+        }
+        let next = state.diagnostic_step(true);
+        if ui
+            .add_enabled(
+                next.is_some(),
+                egui::Button::new(("Diagnostic", glyph("▸"))),
+            )
+            .on_hover_text("Next step with a diagnostic (N)")
+            .accessible_name("Next diagnostic")
+            .clicked()
+        {
+            commands.push(Command::NextDiagnostic);
+        }
+        ui.separator();
+        zoom_buttons_ui(ui, step, range, num_events, commands);
+    });
+}
+
+/// A symbol (`▶`, `◂`…) in the monospace font: the proportional one of
+/// egui's default fonts has none of them.
+fn glyph(symbol: &str) -> egui::RichText {
+    egui::RichText::new(symbol).monospace()
+}
+
+/// A button showing a glyph, named for screen readers and tests.
+fn icon_button(ui: &mut egui::Ui, enabled: bool, icon: &str, name: &str, hover: &str) -> bool {
+    ui.add_enabled(enabled, egui::Button::new(glyph(icon)))
+        .on_hover_text(hover)
+        .on_disabled_hover_text(hover)
+        .accessible_name(name)
+        .clicked()
+}
+
+fn speed_ui(ui: &mut egui::Ui, speed: f32, commands: &mut Vec<Command>) {
+    let label = ui.label("Speed");
+    egui::ComboBox::from_id_salt("timeline_speed")
+        .selected_text(speed_label(speed))
+        .width(60.0)
+        .show_ui(ui, |ui| {
+            for candidate in SPEEDS {
+                if ui
+                    .selectable_label(candidate == speed, speed_label(candidate))
+                    .clicked()
+                    && candidate != speed
+                {
+                    commands.push(Command::SetSpeed(candidate));
+                }
+            }
+        })
+        .response
+        .labelled_by(label.id)
+        .on_hover_text("Playback speed, relative to the recorded timing");
+}
+
+/// `0.25×`, `1×`, `16×`.
+fn speed_label(speed: f32) -> String {
+    format!("{speed}×")
+}
+
+fn zoom_buttons_ui(
+    ui: &mut egui::Ui,
+    step: Seq,
+    range: TimelineRange,
+    num_events: u64,
+    commands: &mut Vec<Command>,
+) {
+    let full = full_range(num_events);
+    // Around the playhead when it shows, else around the middle.
+    let anchor = match step.0 as f64 {
+        s if (range.first..=range.last).contains(&s) => s,
+        _ => (range.first + range.last) / 2.0,
+    };
+    let hover = "Or Ctrl + wheel over the timeline";
+    let span = range.last - range.first;
+    let can_zoom_in = span > MIN_SPAN_STEPS.min(full.last - full.first);
+    if ui
+        .add_enabled(can_zoom_in, egui::Button::new("Zoom in"))
+        .on_hover_text(hover)
+        .clicked()
+    {
+        let zoomed = zoom_range(range, anchor, 2.0, num_events);
+        commands.push(Command::SetTimelineRange(zoomed));
+    }
+    let zoomed_in = range != full;
+    if ui
+        .add_enabled(zoomed_in, egui::Button::new("Zoom out"))
+        .on_hover_text(hover)
+        .clicked()
+    {
+        let zoomed = zoom_range(range, anchor, 0.5, num_events);
+        commands.push(Command::SetTimelineRange(zoomed));
+    }
+    if ui
+        .add_enabled(zoomed_in, egui::Button::new("Fit"))
+        .on_hover_text("Show the whole stream")
+        .clicked()
+    {
+        commands.push(Command::SetTimelineRange(full));
+    }
+}
