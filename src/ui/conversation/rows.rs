@@ -6,11 +6,11 @@ use std::sync::Arc;
 
 use egui::Id;
 
-use super::conversation::{Change, cursor_key};
-use super::json_tree::memoized;
-use super::state::{CursorView, Doc};
+use super::{Change, cursor_key};
 use crate::protocol::{EventType, ParseOutcome};
 use crate::replay::{Conversation, Message};
+use crate::ui::json_tree::memoized;
+use crate::ui::state::{CursorView, Doc};
 
 /// One row of the list: a message at the cursor, or one the current event
 /// removed (by its position one step earlier).

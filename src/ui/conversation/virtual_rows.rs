@@ -4,7 +4,7 @@
 
 use egui::{Align, Id, Layout, Rect, Ui, UiBuilder, pos2, vec2};
 
-use super::theme;
+use crate::ui::theme;
 
 /// The height of a row not drawn yet.
 const ESTIMATED_ROW_HEIGHT: f32 = 64.0;

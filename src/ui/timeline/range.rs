@@ -5,9 +5,9 @@
 
 use std::ops::{Range, RangeInclusive};
 
-use super::state::TimelineRange;
-use super::time_axis::TimeAxis;
 use crate::diagnostic::Seq;
+use crate::ui::state::TimelineRange;
+use crate::ui::time_axis::TimeAxis;
 
 /// The narrowest visible range, in steps.
 pub(super) const MIN_SPAN_STEPS: f64 = 4.0;

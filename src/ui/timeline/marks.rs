@@ -7,9 +7,9 @@ use std::ops::RangeInclusive;
 
 use egui::{Align2, FontId, PointerButton, Rect, Response, Stroke};
 
-use super::state::{AppState, Command};
-use super::time_axis::TimeAxis;
 use crate::diagnostic::Seq;
+use crate::ui::state::{AppState, Command};
+use crate::ui::time_axis::TimeAxis;
 
 /// The marks' color.
 fn mark_color(visuals: &egui::Visuals) -> egui::Color32 {

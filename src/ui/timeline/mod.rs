@@ -15,23 +15,34 @@
 //! so scrubbing recomputes nothing.
 //!
 //! This module draws the panel from its parts: the toolbar
-//! ([`super::timeline_toolbar`]); the plot and the pointer
-//! ([`super::timeline_plot`]), with its tooltip ([`super::timeline_hover`]);
-//! the ruler and the diagnostics ([`super::timeline_strips`]); the density
-//! ([`super::timeline_density`]); the lanes ([`super::timeline_lanes`]),
-//! one row of which [`super::timeline_lane_row`] paints; the range and bin
-//! arithmetic ([`super::timeline_range`]).
+//! ([`self::toolbar`]); the plot and the pointer
+//! ([`self::plot`]), with its tooltip ([`self::hover`]);
+//! the ruler and the diagnostics ([`self::strips`]); the density
+//! ([`self::density`]); the lanes ([`self::lanes`]),
+//! one row of which [`self::lane_row`] paints; marks A and B and the
+//! bookmarks ([`self::marks`]); the range and bin arithmetic
+//! ([`self::range`]).
 
 use std::path::PathBuf;
 
-use super::state::{AppState, Command, Doc};
-pub use super::timeline_density::KindGroup;
-use super::timeline_plot::plot_ui;
-pub use super::timeline_range::{
+mod density;
+mod hover;
+mod lane_row;
+mod lanes;
+mod marks;
+mod plot;
+mod range;
+mod strips;
+mod toolbar;
+
+pub use self::density::KindGroup;
+use self::plot::plot_ui;
+pub use self::range::{
     bin_groups, bin_of, bin_seqs, bin_steps, clamp_range, full_range, pan_range, ruler_spacing,
     visible_bins, zoom_range,
 };
-use super::timeline_toolbar::toolbar_ui;
+use self::toolbar::toolbar_ui;
+use super::state::{AppState, Command, Doc};
 use crate::replay::Options;
 
 /// How near the pointer must be to a mark or a tick to hover or click it.

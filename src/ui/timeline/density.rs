@@ -8,13 +8,13 @@ use std::sync::Arc;
 
 use egui::{Mesh, Rect, Shape};
 
-use super::state::Doc;
-use super::theme;
-use super::time_axis::TimeAxis;
-use super::timeline::DocKey;
-use super::timeline_range::bin_seqs;
+use super::DocKey;
+use super::range::bin_seqs;
 use crate::protocol::EventType;
 use crate::timeline::{EventKind, KindCounts};
+use crate::ui::state::Doc;
+use crate::ui::theme;
+use crate::ui::time_axis::TimeAxis;
 
 /// Groups of event kinds, as the density strip colours them (bottom to top).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

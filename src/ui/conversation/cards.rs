@@ -8,11 +8,11 @@ use egui::text::{LayoutJob, TextWrapping};
 use egui::{Align, Id, Layout, RichText, Sense, TextFormat, Ui};
 use serde_json::{Map, Value};
 
-use super::conversation::Change;
-use super::json_tree::compact_json;
-use super::state::Command;
-use super::theme;
+use super::Change;
 use crate::replay::{ActivityMessage, OtherMessage, Role};
+use crate::ui::json_tree::compact_json;
+use crate::ui::state::Command;
+use crate::ui::theme;
 
 /// Characters of a text shown before "Show more".
 const MAX_TEXT_CHARS: usize = 600;

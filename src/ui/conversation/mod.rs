@@ -10,20 +10,24 @@
 //! pointer when the replay shares it.
 //!
 //! This file draws the panel; the rows are built in
-//! [`super::conversation_rows`] and drawn by [`super::virtual_rows`], each
-//! message as a card of [`super::conversation_cards`].
+//! [`self::rows`] and drawn by [`self::virtual_rows`], each
+//! message as a card of [`self::cards`].
+
+mod cards;
+mod rows;
+mod virtual_rows;
 
 use std::hash::{Hash, Hasher};
 
 use egui::Ui;
 
-use super::conversation_cards::{activity_card_ui, other_message_ui};
-use super::conversation_rows::{Row, change_of, removal_rows, touched_row};
+use self::cards::{activity_card_ui, other_message_ui};
+use self::rows::{Row, change_of, removal_rows, touched_row};
+use self::virtual_rows::virtual_rows_ui;
 use super::state::{AppState, Command, CursorView, Doc};
-use super::virtual_rows::virtual_rows_ui;
 use crate::replay::Message;
 
-pub use super::conversation_cards::content_preview;
+pub use self::cards::content_preview;
 
 /// What the current event did to a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

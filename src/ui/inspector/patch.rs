@@ -7,12 +7,12 @@ use std::sync::Arc;
 use egui::{Id, RichText, Ui};
 use serde_json::{Map, Value};
 
-use super::conversation::cursor_key;
-use super::json_tree::{compact_json, memoized};
-use super::state::{CursorView, Doc};
-use super::theme;
 use crate::protocol::{Patch, op_name};
 use crate::replay::apply_patch;
+use crate::ui::conversation::cursor_key;
+use crate::ui::json_tree::{compact_json, memoized};
+use crate::ui::state::{CursorView, Doc};
+use crate::ui::theme;
 
 /// Characters of a patch value shown in the grid (the rest on hover).
 const MAX_VALUE_CHARS: usize = 32;

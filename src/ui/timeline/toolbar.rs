@@ -1,9 +1,9 @@
 //! The toolbar of the timeline ([`super::timeline`]): playback, speed, the
 //! step, the previous and next diagnostic, and zoom.
 
-use super::state::{AppState, Command, Doc, SPEEDS, TimelineRange};
-use super::timeline_range::{MIN_SPAN_STEPS, full_range, zoom_range};
+use super::range::{MIN_SPAN_STEPS, full_range, zoom_range};
 use crate::diagnostic::Seq;
+use crate::ui::state::{AppState, Command, Doc, SPEEDS, TimelineRange};
 
 /// Playback, speed, the step, navigation and zoom.
 pub(super) fn toolbar_ui(

@@ -7,9 +7,9 @@ use std::collections::BTreeSet;
 
 use egui::{Label, RichText};
 
-use super::state::{AppState, Command, Doc, EventFilter};
 use crate::diagnostic::{Seq, Severity};
 use crate::timeline::{EventKind, NUM_KINDS};
+use crate::ui::state::{AppState, Command, Doc, EventFilter};
 
 /// From this many events, the text fields apply on Enter (or when left)
 /// rather than on every key: filtering a million events by text takes a few
@@ -203,7 +203,7 @@ pub fn filter_rows(doc: &Doc, filter: &EventFilter) -> Vec<Seq> {
 
 /// Whether `haystack` contains `needle_lower` (already lowercase), ignoring
 /// ASCII case. Other characters must match byte for byte.
-pub(super) fn contains_ignore_ascii_case(haystack: &[u8], needle_lower: &[u8]) -> bool {
+pub(crate) fn contains_ignore_ascii_case(haystack: &[u8], needle_lower: &[u8]) -> bool {
     let Some((&first, rest)) = needle_lower.split_first() else {
         return true;
     };

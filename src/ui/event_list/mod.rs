@@ -8,12 +8,15 @@
 //! only when it changes ([`filter_rows`]).
 //!
 //! This file draws the table; the filter bar and the filtering are in
-//! [`super::event_filter`], the one-line summaries in [`super::event_summary`].
+//! [`self::filter`], the one-line summaries in [`self::summary`].
+
+mod filter;
+mod summary;
 
 use egui::{Align, Label, Layout, RichText};
 use egui_extras::{Column, TableBuilder};
 
-use super::event_filter::filter_bar_ui;
+use self::filter::filter_bar_ui;
 use super::state::{AppState, Command, Doc};
 use super::theme;
 use crate::diagnostic::{Diagnostic, Seq};
@@ -21,9 +24,9 @@ use crate::protocol::{EventType, ParseOutcome, parse_event};
 use crate::replay::Effect;
 use crate::timeline::EventKind;
 
-pub(super) use super::event_filter::contains_ignore_ascii_case;
-pub use super::event_filter::filter_rows;
-pub use super::event_summary::summary;
+pub(super) use self::filter::contains_ignore_ascii_case;
+pub use self::filter::filter_rows;
+pub use self::summary::summary;
 
 /// Draws the event list.
 pub fn event_list_ui(ui: &mut egui::Ui, state: &AppState, commands: &mut Vec<Command>) {

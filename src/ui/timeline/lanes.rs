@@ -2,7 +2,7 @@
 //! activity, grouped by `activityType`, each marking what every event did to
 //! its activity. This module lays them out (the rows, the marks merged per
 //! bin, the scroll area) and finds what the pointer is over;
-//! [`super::timeline_lane_row`] paints a row.
+//! [`super::lane_row`] paints a row.
 //!
 //! The lanes scroll vertically; only the rows in view are drawn, and in
 //! each only the marks in the visible range, merged per bin. The merged
@@ -16,16 +16,15 @@ use egui::containers::scroll_area::ScrollSource;
 use egui::{Pos2, Rangef, Rect};
 use rustc_hash::FxHashMap;
 
-use super::state::{Command, Doc};
-use super::theme;
-use super::time_axis::TimeAxis;
-use super::timeline::{DocKey, HIT_RADIUS};
-pub use super::timeline_density::KindGroup;
-use super::timeline_lane_row::{LaneRow, group_row_ui};
-use super::timeline_range::bin_groups;
+use super::lane_row::{LaneRow, group_row_ui};
+use super::range::bin_groups;
+use super::{DocKey, HIT_RADIUS};
 use crate::diagnostic::Seq;
 use crate::replay::ActivityChange;
 use crate::timeline::ActivityLane;
+use crate::ui::state::{Command, Doc};
+use crate::ui::theme;
+use crate::ui::time_axis::TimeAxis;
 
 /// A row of the lanes: a group header or a lane.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -4,7 +4,10 @@
 //! operation, and the diagnostics of the step.
 //!
 //! This file draws the panel and the selected activity; the current event is
-//! drawn by [`super::inspector_event`], its patch by [`super::inspector_patch`].
+//! drawn by [`self::event`], its patch by [`self::patch`].
+
+mod event;
+mod patch;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -12,8 +15,8 @@ use std::sync::Arc;
 use egui::{Id, RichText, Ui};
 use serde_json::{Map, Value};
 
+use self::event::current_event_ui;
 use super::conversation::cursor_key;
-use super::inspector_event::current_event_ui;
 use super::json_tree::{Highlights, JsonTree, highlights_between, memoized};
 use super::state::{AppState, Command, CursorView, Doc};
 use super::theme;
@@ -21,8 +24,8 @@ use crate::diagnostic::Seq;
 use crate::protocol::{ParseOutcome, parse_event};
 use crate::replay::{ActivityChange, ActivityMessage, Message, Profile};
 
-pub use super::inspector_event::pretty_raw;
-pub use super::inspector_patch::{OpStatus, op_statuses};
+pub use self::event::pretty_raw;
+pub use self::patch::{OpStatus, op_statuses};
 
 /// Draws the inspector panel.
 pub fn inspector_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) {

@@ -7,18 +7,16 @@ use std::ops::RangeInclusive;
 
 use egui::{PointerButton, Rangef, Rect, Sense, Shape, Stroke};
 
-use super::state::{AppState, Command, Doc, TimelineRange};
-use super::theme;
-use super::time_axis::TimeAxis;
-use super::timeline_density::{self, paint_density};
-use super::timeline_hover::Hover;
-use super::timeline_lanes::{content_height, lanes_ui};
-use super::timeline_marks;
-use super::timeline_range::{
-    bin_steps, follow_playhead, pan_range, step_at, visible_bins, zoom_range,
-};
-use super::timeline_strips::{paint_ruler, paint_ticks, strip_labels_ui, tick_at};
+use super::density::{self, paint_density};
+use super::hover::Hover;
+use super::lanes::{content_height, lanes_ui};
+use super::marks;
+use super::range::{bin_steps, follow_playhead, pan_range, step_at, visible_bins, zoom_range};
+use super::strips::{paint_ruler, paint_ticks, strip_labels_ui, tick_at};
 use crate::diagnostic::Seq;
+use crate::ui::state::{AppState, Command, Doc, TimelineRange};
+use crate::ui::theme;
+use crate::ui::time_axis::TimeAxis;
 
 /// The ruler, the density, the diagnostics and the lanes, with the
 /// playhead over them; scrubbing, zooming and panning.
@@ -84,9 +82,7 @@ pub(super) fn plot_ui(
     let k = bin_steps(axis.steps_per_pixel());
     let bins = visible_bins(range, k, num_events);
     paint_ruler(ui, &painter, &axis, ruler);
-    let density = bins
-        .as_ref()
-        .map(|bins| timeline_density::density(ui, doc, k, bins));
+    let density = bins.as_ref().map(|bins| density::density(ui, doc, k, bins));
     if let Some(density) = &density {
         paint_density(&painter, &axis, density_rect, density, num_events);
     }
@@ -139,8 +135,7 @@ pub(super) fn plot_ui(
             playhead = step;
         }
     }
-    let dragging =
-        timeline_marks::drag_range(ui, &response, |x| step_at(&axis, x, num_events), commands);
+    let dragging = marks::drag_range(ui, &response, |x| step_at(&axis, x, num_events), commands);
     if response.clicked()
         && let Some(pos) = response.interact_pointer_pos()
     {
@@ -167,7 +162,7 @@ pub(super) fn plot_ui(
         let color = ui.visuals().weak_text_color().gamma_multiply(0.5);
         painter.vline(pos.x, rect.top()..=bottom, Stroke::new(1.0, color));
     }
-    timeline_marks::paint_marks(ui, &painter, &axis, state, dragging, rect.top()..=bottom);
+    marks::paint_marks(ui, &painter, &axis, state, dragging, rect.top()..=bottom);
     paint_playhead(ui, &painter, &axis, playhead, rect.top()..=bottom);
 
     if !response.dragged() {

@@ -1,5 +1,5 @@
 //! The strips of the timeline ([`super::timeline`]) around the density
-//! ([`super::timeline_density`]): the names of the rows, the ruler of steps,
+//! ([`super::density`]): the names of the rows, the ruler of steps,
 //! and the diagnostics (a tick per bin and severity, and which one the
 //! pointer is near).
 
@@ -7,13 +7,13 @@ use std::ops::RangeInclusive;
 
 use egui::{Align, Layout, Rect, Sense, Stroke, UiBuilder};
 
-use super::theme;
-use super::time_axis::TimeAxis;
-use super::timeline::HIT_RADIUS;
-use super::timeline_density::KindGroup;
-use super::timeline_range::{bin_groups, ruler_spacing};
+use super::HIT_RADIUS;
+use super::density::KindGroup;
+use super::range::{bin_groups, ruler_spacing};
 use crate::diagnostic::{Seq, Severity};
 use crate::timeline::StreamIndex;
+use crate::ui::theme;
+use crate::ui::time_axis::TimeAxis;
 
 /// The least room between two labels of the ruler, in points.
 const RULER_LABEL_POINTS: f32 = 90.0;

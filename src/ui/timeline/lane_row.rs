@@ -1,15 +1,15 @@
-//! One row of the timeline's lanes ([`super::timeline_lanes`]): a group's
+//! One row of the timeline's lanes ([`super::lanes`]): a group's
 //! header, or an activity's name with its lifetime and its marks, each
 //! mark's shape and colour telling what the event did.
 
 use egui::{Align, Layout, Pos2, Rangef, Rect, RichText, Shape, Stroke, UiBuilder, pos2};
 
-use super::state::Command;
-use super::theme;
-use super::time_axis::TimeAxis;
-use super::timeline_lanes::LaneMark;
+use super::lanes::LaneMark;
 use crate::replay::ActivityChange;
 use crate::timeline::ActivityLane;
+use crate::ui::state::Command;
+use crate::ui::theme;
+use crate::ui::time_axis::TimeAxis;
 
 /// Indent of a lane's name under its group's.
 const LANE_INDENT: f32 = 12.0;

@@ -1,20 +1,20 @@
 //! The inspector's current event: its type and what the replay did with it,
-//! the diagnostics of the step, its patch (see [`super::inspector_patch`]) and
+//! the diagnostics of the step, its patch (see [`super::patch`]) and
 //! its raw JSON.
 
 use std::sync::Arc;
 
 use egui::{Id, RichText, Ui};
 
-use super::conversation::cursor_key;
-use super::inspector::as_activity;
-use super::inspector_patch::patch_ui;
-use super::json_tree::memoized;
-use super::state::{CursorView, Doc};
-use super::theme;
+use super::as_activity;
+use super::patch::patch_ui;
 use crate::diagnostic::{Diagnostic, Seq};
 use crate::protocol::{EventBody, ParseOutcome};
 use crate::replay::{ActivityChange, Effect};
+use crate::ui::conversation::cursor_key;
+use crate::ui::json_tree::memoized;
+use crate::ui::state::{CursorView, Doc};
+use crate::ui::theme;
 
 /// Characters of the raw event shown (the rest can be copied).
 const MAX_RAW_CHARS: usize = 20_000;
@@ -123,7 +123,7 @@ fn raw_json_ui(ui: &mut Ui, doc: &Doc, view: &CursorView) {
                 ui.ctx()
                     .copy_text(String::from_utf8_lossy(raw).into_owned());
             }
-            let shown = super::json_tree::truncate_chars(&pretty, MAX_RAW_CHARS);
+            let shown = crate::ui::json_tree::truncate_chars(&pretty, MAX_RAW_CHARS);
             ui.add(
                 egui::Label::new(RichText::new(shown.as_ref()).monospace())
                     .wrap()

@@ -4,15 +4,15 @@
 
 use egui::Rect;
 
-use super::state::Doc;
-use super::theme;
-use super::time_axis::TimeAxis;
-use super::timeline_density::{Density, KindGroup};
-use super::timeline_lanes::{LanesView, change_label};
-use super::timeline_range::{bin_of, bin_seqs, step_at};
-use super::timeline_strips::{Tick, tick_at};
+use super::density::{Density, KindGroup};
+use super::lanes::{LanesView, change_label};
+use super::range::{bin_of, bin_seqs, step_at};
+use super::strips::{Tick, tick_at};
 use crate::diagnostic::Seq;
 use crate::timeline::StreamIndex;
+use crate::ui::state::Doc;
+use crate::ui::theme;
+use crate::ui::time_axis::TimeAxis;
 
 /// What the pointer is over, for the tooltip.
 pub(super) struct Hover<'a> {
