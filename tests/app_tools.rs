@@ -119,7 +119,9 @@ fn keys_a_and_b_mark_two_points_and_the_diff_shows_the_patch() {
     );
 
     // The state did not change between 26 and 27.
-    harness.get_by_label("State").click();
+    harness.get_by_label("Compare").click();
+    harness.run();
+    harness.get_by_label("the state").click();
     harness.run();
     assert_eq!(harness.state().state.diff_scope, DiffScopeChoice::State);
     let view = harness

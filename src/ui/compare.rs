@@ -258,29 +258,31 @@ fn toolbar_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) {
             commands.push(Command::SetMark(MarkSlot::B, None));
         }
         ui.separator();
-        ui.label("Compare");
+        let label = ui.label("Compare");
         let scopes = [
-            (
-                DiffScopeChoice::Activity,
-                "Activity",
-                "The selected activity (or message)",
-            ),
-            (
-                DiffScopeChoice::Conversation,
-                "Conversation",
-                "Every message",
-            ),
-            (DiffScopeChoice::State, "State", "The shared state"),
+            (DiffScopeChoice::Activity, "the activity"),
+            (DiffScopeChoice::Conversation, "the conversation"),
+            (DiffScopeChoice::State, "the state"),
         ];
-        for (choice, label, hover) in scopes {
-            if ui
-                .selectable_label(state.diff_scope == choice, label)
-                .on_hover_text(hover)
-                .clicked()
-            {
-                commands.push(Command::SetDiffScope(choice));
-            }
-        }
+        let current = scopes
+            .iter()
+            .find(|(choice, _)| *choice == state.diff_scope)
+            .map_or("", |(_, name)| name);
+        egui::ComboBox::from_id_salt("diff_scope")
+            .selected_text(current)
+            .show_ui(ui, |ui| {
+                for (choice, name) in scopes {
+                    if ui
+                        .selectable_label(state.diff_scope == choice, name)
+                        .clicked()
+                    {
+                        commands.push(Command::SetDiffScope(choice));
+                    }
+                }
+            })
+            .response
+            .labelled_by(label.id)
+            .on_hover_text("The selected activity, every message, or the shared state");
     });
 }
 
