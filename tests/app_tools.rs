@@ -46,6 +46,21 @@ fn open(path: &Path) -> Harness<'static, ReplayApp> {
     harness
 }
 
+/// Runs frames until a background open (a replay again, another session)
+/// has finished (bounded).
+fn wait_for_loading(harness: &mut Harness<'static, ReplayApp>) {
+    let started = Instant::now();
+    while harness.state().state.loading.is_some() {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "opening took too long"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+        harness.step();
+    }
+    harness.run();
+}
+
 fn apply(harness: &mut Harness<'static, ReplayApp>, commands: Vec<Command>) {
     harness.state_mut().state.apply(commands);
     harness.run();
@@ -653,13 +668,7 @@ fn another_session_starts_without_the_marks_and_selection_of_the_first() {
             Command::PickSession(2),
         ],
     );
-    let started = Instant::now();
-    while harness.state().state.loading.is_some() {
-        assert!(started.elapsed() < Duration::from_secs(20));
-        std::thread::sleep(Duration::from_millis(20));
-        harness.step();
-    }
-    harness.run();
+    wait_for_loading(&mut harness);
     let state = &harness.state().state;
     assert_eq!(state.doc.as_ref().unwrap().session, Some(2));
     assert_eq!(state.marks, [None, None]);
@@ -678,13 +687,7 @@ fn bookmarks_kept_in_memory_survive_a_profile_switch() {
             agui_replay::replay::Profile::AgUiClient10,
         )],
     );
-    let started = Instant::now();
-    while harness.state().state.loading.is_some() {
-        assert!(started.elapsed() < Duration::from_secs(20));
-        std::thread::sleep(Duration::from_millis(20));
-        harness.step();
-    }
-    harness.run();
+    wait_for_loading(&mut harness);
     let state = &harness.state().state;
     assert_eq!(
         state.options.profile,
@@ -824,13 +827,7 @@ fn a_har_file_with_several_streams_offers_each_exchange() {
         .get_by_label_contains("2: POST https://app.example.com/agent")
         .click();
     harness.run();
-    let started = Instant::now();
-    while harness.state().state.loading.is_some() {
-        assert!(started.elapsed() < Duration::from_secs(20));
-        std::thread::sleep(Duration::from_millis(20));
-        harness.step();
-    }
-    harness.run();
+    wait_for_loading(&mut harness);
     let doc = harness.state().state.doc.as_ref().unwrap();
     assert_eq!(doc.session, Some(2));
     assert_eq!(doc.num_events(), 9);

@@ -16,7 +16,6 @@ use rusqlite::{
 };
 
 use super::reader::{Recording, check_header, is_corruption, versions};
-use super::schema::{APPLICATION_ID, READABLE_VERSIONS, SCHEMA_VERSION};
 use super::{SessionId, StoreError, now_unix_ms};
 use crate::diagnostic::Seq;
 
@@ -327,24 +326,7 @@ impl<'a> AnnotationWrite<'a> {
         conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(|e| self.sqlite(e))?;
         let (application_id, version) = versions(&conn).map_err(|e| self.sqlite(e))?;
-        if application_id != APPLICATION_ID {
-            return Err(StoreError::Foreign {
-                path: path.to_owned(),
-            });
-        }
-        if version > SCHEMA_VERSION {
-            return Err(StoreError::NewerSchema {
-                path: path.to_owned(),
-                found: version,
-                supported: SCHEMA_VERSION,
-            });
-        }
-        if !READABLE_VERSIONS.contains(&version) {
-            return Err(StoreError::Corrupt {
-                path: path.to_owned(),
-                reason: format!("unknown schema version {version}"),
-            });
-        }
+        super::reader::check_readable(path, application_id, version)?;
         Ok(conn)
     }
 }

@@ -78,6 +78,45 @@ fn read_header(path: &Path) -> std::io::Result<Vec<u8>> {
     Ok(header)
 }
 
+/// Refuses a database another application made, or a newer version of
+/// this one.
+pub(super) fn check_identity(
+    path: &Path,
+    application_id: i32,
+    version: i32,
+) -> Result<(), StoreError> {
+    if application_id != APPLICATION_ID {
+        return Err(StoreError::Foreign {
+            path: path.to_owned(),
+        });
+    }
+    if version > SCHEMA_VERSION {
+        return Err(StoreError::NewerSchema {
+            path: path.to_owned(),
+            found: version,
+            supported: SCHEMA_VERSION,
+        });
+    }
+    Ok(())
+}
+
+/// Refuses what [`check_identity`] refuses, and a schema version this
+/// build cannot read.
+pub(super) fn check_readable(
+    path: &Path,
+    application_id: i32,
+    version: i32,
+) -> Result<(), StoreError> {
+    check_identity(path, application_id, version)?;
+    if !READABLE_VERSIONS.contains(&version) {
+        return Err(StoreError::Corrupt {
+            path: path.to_owned(),
+            reason: format!("unknown schema version {version}"),
+        });
+    }
+    Ok(())
+}
+
 /// Whether a file starts like an SQLite database (unreadable: no).
 pub fn file_is_sqlite(path: &Path) -> bool {
     read_header(path).is_ok_and(|header| is_sqlite(&header))
@@ -127,24 +166,7 @@ impl Recording {
         .map_err(fail("cannot open the recording"))?;
         let (application_id, version) =
             versions(&conn).map_err(fail("cannot read the recording"))?;
-        if application_id != APPLICATION_ID {
-            return Err(StoreError::Foreign {
-                path: path.to_owned(),
-            });
-        }
-        if version > SCHEMA_VERSION {
-            return Err(StoreError::NewerSchema {
-                path: path.to_owned(),
-                found: version,
-                supported: SCHEMA_VERSION,
-            });
-        }
-        if !READABLE_VERSIONS.contains(&version) {
-            return Err(StoreError::Corrupt {
-                path: path.to_owned(),
-                reason: format!("unknown schema version {version}"),
-            });
-        }
+        check_readable(path, application_id, version)?;
         let mut recording = Self {
             conn,
             path: path.to_owned(),

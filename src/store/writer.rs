@@ -7,7 +7,7 @@ use rusqlite::{Connection, OpenFlags, params};
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
 
-use super::schema::{self, APPLICATION_ID, SCHEMA_VERSION};
+use super::schema;
 use super::{SessionId, SessionStatus, StoreError, now_unix_ms, redact_headers};
 use crate::diagnostic::{Diagnostic, Seq};
 use crate::input::{EventLog, HttpRequest, HttpResponse};
@@ -201,18 +201,7 @@ impl RecordingWriter {
         .map_err(sqlite("cannot open the recording for writing"))?;
         let (application_id, version) =
             super::reader::versions(&conn).map_err(sqlite("cannot read the recording"))?;
-        if application_id != APPLICATION_ID {
-            return Err(StoreError::Foreign {
-                path: path.to_owned(),
-            });
-        }
-        if version > SCHEMA_VERSION {
-            return Err(StoreError::NewerSchema {
-                path: path.to_owned(),
-                found: version,
-                supported: SCHEMA_VERSION,
-            });
-        }
+        super::reader::check_identity(path, application_id, version)?;
         schema::migrate(&conn, version).map_err(|reason| StoreError::Corrupt {
             path: path.to_owned(),
             reason,
