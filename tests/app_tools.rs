@@ -832,3 +832,72 @@ fn a_har_file_with_several_streams_offers_each_exchange() {
     assert_eq!(doc.session, Some(2));
     assert_eq!(doc.num_events(), 9);
 }
+
+#[test]
+fn a_bookmark_that_could_not_be_saved_is_kept_through_a_replay() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("unsaved");
+    let path = dir.join("demo.rec");
+    std::fs::copy(fixture("recordings/demo.rec"), &path).expect("copied");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).expect("read-only");
+    let before = std::fs::read(&path).expect("read");
+    let mut harness = open(&path);
+    apply(&mut harness, vec![Command::SetStep(Seq(9))]);
+    press(&mut harness, egui::Key::M);
+    {
+        let state = &harness.state().state;
+        let error = state.error.clone().expect("the save failed, and says so");
+        assert!(error.contains("kept until you close the file"), "{error}");
+        assert_eq!(state.annotations.bookmarks.len(), 1);
+    }
+    apply(&mut harness, vec![Command::SetBestEffort(true)]);
+    wait_for_loading(&mut harness);
+    let state = &harness.state().state;
+    assert!(state.options.best_effort);
+    assert_eq!(state.annotations.bookmarks.len(), 1, "still kept");
+    assert_eq!(state.annotations.bookmarks[0].seq, Seq(9));
+    assert_eq!(std::fs::read(&path).expect("read"), before);
+}
+
+#[test]
+fn a_session_taken_for_dead_that_grows_again_is_followed() {
+    let dir = scratch("revived");
+    let path = dir.join("slow.rec");
+    let mut writer = RecordingWriter::create(&path, false).expect("creates");
+    writer
+        .begin_session(NewSession {
+            source: "proxy".into(),
+            format: "sse".into(),
+            started_at_unix_ms: Some(agui_replay::store::now_unix_ms() - 3_600_000),
+            ..NewSession::default()
+        })
+        .expect("begins");
+    for i in 1..=3 {
+        writer.append(&event(i)).expect("appends");
+    }
+    writer.flush().expect("flushes");
+    let mut harness = open(&path);
+    assert!(!harness.state().state.is_live(), "silent for an hour");
+    // The writer was only slow.
+    for i in 4..=5 {
+        writer
+            .append_at(&event(i), 3_600_000_000_000)
+            .expect("appends");
+    }
+    writer.flush().expect("flushes");
+    harness.state_mut().state.poll_live_now();
+    wait_for_loading(&mut harness);
+    let state = &harness.state().state;
+    let doc = state.doc.as_ref().unwrap();
+    assert_eq!(doc.num_events(), 5);
+    assert!(state.is_live(), "followed again");
+    assert!(
+        doc.timeline
+            .diagnostics()
+            .iter()
+            .all(|d| d.code.as_str() != "stream.truncated"),
+        "no end-of-stream check before its end: {:?}",
+        doc.timeline.diagnostics()
+    );
+    drop(writer);
+}

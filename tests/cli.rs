@@ -1540,3 +1540,18 @@ fn an_export_that_fails_leaves_the_file_it_would_replace() {
         assert!(!partial, "no partial file is left");
     }
 }
+
+#[test]
+fn export_refuses_to_write_over_its_input() {
+    let copy = TempOut::new("over-input", "demo.jsonl");
+    std::fs::copy(demo(), &copy.0).expect("copied");
+    let before = std::fs::read(&copy.0).unwrap();
+    let output = run(&["export", copy.path(), "--out", copy.path(), "--force"]);
+    assert_eq!(code(&output), 2);
+    assert!(
+        stderr(&output).contains("the output is the input"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(std::fs::read(&copy.0).unwrap(), before);
+}

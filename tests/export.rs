@@ -1591,3 +1591,55 @@ fn redaction_follows_the_pointed_value_into_deltas() {
     };
     assert_eq!(codes(out.s()), codes(p(&demo)));
 }
+
+/// A write that fails at the last moment (the rename over `out`) leaves
+/// what was there, the files SQLite keeps beside it included, and nothing
+/// of its own.
+#[test]
+fn a_write_that_fails_at_the_rename_puts_everything_back() {
+    let dir = TempPath::new("rename-fails", "dir");
+    std::fs::create_dir_all(dir.path()).expect("a directory");
+    std::fs::write(dir.path().join("keep"), b"inside").expect("written");
+    let wal = TempPath::with_bytes("rename-fails", "dir-wal", b"log of the replaced file");
+    let request = ExportRequest {
+        scope: Scope::UpTo(Seq(5)),
+        format: ExportFormat::Jsonl,
+        redaction: Redaction::default(),
+    };
+    let result = with_source(&demo(), None, |events, start, context| {
+        export(events, start, &request, context, dir.path())
+    });
+    assert!(result.is_err(), "a directory cannot be replaced by a file");
+    assert_eq!(std::fs::read(dir.path().join("keep")).unwrap(), b"inside");
+    assert_eq!(wal.read(), b"log of the replaced file");
+    let parent = dir.path().parent().unwrap();
+    let stem = file_name(dir.path());
+    let leftovers: Vec<String> = std::fs::read_dir(parent)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(&format!(".{stem}")))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    std::fs::remove_dir_all(dir.path()).expect("removed");
+}
+
+#[test]
+fn a_recording_export_that_fails_names_the_file_asked_for() {
+    let out = Path::new("/nonexistent-agui-replay-dir/out.rec");
+    let request = ExportRequest {
+        scope: Scope::UpTo(Seq(5)),
+        format: ExportFormat::Recording,
+        redaction: Redaction::default(),
+    };
+    let error = with_source(&demo(), None, |events, start, context| {
+        export(events, start, &request, context, out)
+    })
+    .expect_err("no such directory");
+    let message = error.to_string();
+    assert!(
+        message.contains("/nonexistent-agui-replay-dir/out.rec"),
+        "{message}"
+    );
+    assert!(!message.contains(".partial"), "{message}");
+}

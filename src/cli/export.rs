@@ -121,6 +121,14 @@ pub(super) fn run(args: &ExportArgs, out: &mut dyn Write) -> anyhow::Result<u8> 
             anyhow::bail!("export needs --out OUT (or --preview to print what it would write)")
         }
     };
+    if let Some(path) = destination
+        && same_file(path, &args.stream.file)
+    {
+        anyhow::bail!(
+            "the output is the input: export to another file: {}",
+            path.display()
+        );
+    }
     // Checked first, replaced last: an export that fails leaves the file.
     if let Some(path) = destination
         && path.exists()
@@ -194,4 +202,12 @@ pub(super) fn run(args: &ExportArgs, out: &mut dyn Write) -> anyhow::Result<u8> 
         writeln!(out, "{note}")?;
     }
     Ok(EXIT_OK)
+}
+
+/// Whether two paths name one existing file.
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
 }

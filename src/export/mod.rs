@@ -17,8 +17,8 @@ use serde_json::value::RawValue;
 
 pub use redact::{REDACTED_VALUE, Redaction, RedactionReport, parse_pointer};
 pub use render::{
-    Content, ExportRequest, ExportSummary, Preview, RecordingContent, Rendered, export, preview,
-    render,
+    Content, ExportRequest, ExportSummary, Preview, RecordingContent, Rendered, error_chain,
+    export, preview, render,
 };
 pub use repro::minimal_repro;
 
@@ -85,6 +85,14 @@ pub enum ExportError {
     /// The recording could not be written.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The recording export could not be written.
+    #[error("cannot write the recording {path}: {reason}")]
+    Recording {
+        /// The file asked for.
+        path: std::path::PathBuf,
+        /// Why (the store's error).
+        reason: String,
+    },
 }
 
 /// The events an export writes, with what their replay gives.

@@ -41,6 +41,9 @@ pub struct RedactionReport {
     pub request_body_unredactable: bool,
     /// The pointers that resolved nowhere (a typo, or nothing to hide).
     pub unmatched_pointers: Vec<String>,
+    /// Replaced values that were objects or arrays: operations that patch
+    /// inside them no longer apply.
+    pub replaced_containers: usize,
 }
 
 impl RedactionReport {
@@ -77,6 +80,13 @@ impl RedactionReport {
         }
         for pointer in &self.unmatched_pointers {
             notes.push(format!("{pointer} matched nothing"));
+        }
+        if self.replaced_containers > 0 {
+            notes.push(format!(
+                "{} replaced values were objects or arrays: a later patch inside them \
+                 may now fail (point at the values inside to keep the structure)",
+                self.replaced_containers
+            ));
         }
         notes
     }
@@ -191,18 +201,43 @@ impl Redactor {
         }
     }
 
-    /// A run input with the pointed values replaced.
+    /// A run input with the pointed values replaced: at the pointers, and
+    /// where it carries activity content (its activity messages) or state.
     pub(super) fn value(&mut self, value: &Value) -> Value {
         let mut value = value.clone();
         for (rule, matches) in self.rules.iter().zip(&mut self.matches) {
-            let mut target = Some(&mut value);
-            for token in &rule.tokens {
-                target = target.and_then(|v| step_mut(v, token));
+            let mut targets = vec![rule.tokens.clone()];
+            match rule.carried() {
+                Some((Carrier::State, inside)) => {
+                    targets.push(
+                        std::iter::once("state".to_owned())
+                            .chain(inside.iter().cloned())
+                            .collect(),
+                    );
+                }
+                Some((Carrier::ActivityContent, inside)) => {
+                    let messages = value.get("messages").and_then(Value::as_array);
+                    for (i, message) in messages.into_iter().flatten().enumerate() {
+                        if message.get("role").and_then(Value::as_str) == Some("activity") {
+                            let prefix =
+                                ["messages".to_owned(), i.to_string(), "content".to_owned()];
+                            targets
+                                .push(prefix.into_iter().chain(inside.iter().cloned()).collect());
+                        }
+                    }
+                }
+                None => {}
             }
-            if let Some(target) = target {
-                *target = serde_json::from_slice(&rule.replacement).unwrap_or(Value::Null);
-                *matches += 1;
-                self.report.redacted_values += 1;
+            for tokens in targets {
+                let mut target = Some(&mut value);
+                for token in &tokens {
+                    target = target.and_then(|v| step_mut(v, token));
+                }
+                if let Some(target) = target {
+                    *target = serde_json::from_slice(&rule.replacement).unwrap_or(Value::Null);
+                    *matches += 1;
+                    self.report.redacted_values += 1;
+                }
             }
         }
         value
@@ -227,21 +262,25 @@ impl Redactor {
         let text = std::str::from_utf8(raw).map_err(|_| NotJson)?;
         serde_json::from_str::<&RawValue>(text).map_err(|_| NotJson)?;
         let mut text = std::borrow::Cow::Borrowed(text);
-        // The patch operations of a delta, read once if a rule may need them.
-        let mut ops: Option<(&str, Vec<Option<Vec<String>>>)> = None;
+        // Where else the event carries content or state, read once if a rule
+        // may need it.
+        let mut carriers: Option<Carriers> = None;
         for (rule, matches) in self.rules.iter().zip(&mut self.matches) {
             let mut targets = Vec::new();
             if locate(&text, &rule.tokens).is_some() {
                 targets.push(rule.tokens.clone());
             }
-            if let Some(inside) = rule.delta_suffix() {
-                let (member, paths) = ops.get_or_insert_with(|| delta_ops(&text));
-                targets.extend(op_targets(member, paths, inside));
+            if let Some((carrier, inside)) = rule.carried() {
+                let carriers = carriers.get_or_insert_with(|| Carriers::of(&text));
+                targets.extend(carriers.targets(carrier, inside));
             }
             for target in targets {
                 let Some(range) = locate(&text, &target) else {
                     continue;
                 };
+                if matches!(text.as_bytes()[range.start], b'{' | b'[') {
+                    self.report.replaced_containers += 1;
+                }
                 let mut spliced = String::with_capacity(text.len() + rule.replacement.len());
                 spliced.push_str(&text[..range.start]);
                 // Serialized JSON is UTF-8.
@@ -262,74 +301,161 @@ impl Redactor {
 /// Bytes that are not one JSON value.
 struct NotJson;
 
+/// What a pointer into a snapshot names, which other events carry too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Carrier {
+    /// An activity's content (`/content/…` of `ACTIVITY_SNAPSHOT`).
+    ActivityContent,
+    /// The state (`/snapshot/…` of `STATE_SNAPSHOT`).
+    State,
+}
+
 impl Rule {
     /// For a pointer into a snapshot's content (`/content/…`) or state
-    /// (`/snapshot/…`), the part inside it: the same value reaches a UI
-    /// through the deltas' operations, which are redacted too.
-    fn delta_suffix(&self) -> Option<&[String]> {
+    /// (`/snapshot/…`), what it names and the path inside it: the same value
+    /// reaches a UI through deltas, message snapshots and run inputs, which
+    /// are redacted too.
+    fn carried(&self) -> Option<(Carrier, &[String])> {
         match self.tokens.split_first() {
-            Some((first, inside)) if first == "content" || first == "snapshot" => Some(inside),
+            Some((first, inside)) if first == "content" => Some((Carrier::ActivityContent, inside)),
+            Some((first, inside)) if first == "snapshot" => Some((Carrier::State, inside)),
             _ => None,
         }
     }
 }
 
-/// The member holding a delta's operations (`patch` of `ACTIVITY_DELTA`,
-/// `delta` of `STATE_DELTA`) and each operation's `path` as tokens (`None`
-/// for an operation without a readable path).
-fn delta_ops(text: &str) -> (&'static str, Vec<Option<Vec<String>>>) {
-    #[derive(serde::Deserialize)]
-    struct Op {
-        path: Option<String>,
+/// Where one event carries activity content or state besides a snapshot:
+/// the operations of a delta, the activity messages of a
+/// `MESSAGES_SNAPSHOT`, the messages and state of a `RUN_STARTED` input.
+#[derive(Default)]
+struct Carriers {
+    event_type: String,
+    /// Each operation's `path` as tokens (`None`: no readable path).
+    ops: Vec<Option<Vec<String>>>,
+    /// Indices of the activity messages in `messages`.
+    activity_messages: Vec<usize>,
+    /// Indices of the activity messages in `input.messages`.
+    input_activity_messages: Vec<usize>,
+}
+
+impl Carriers {
+    fn of(text: &str) -> Self {
+        #[derive(serde::Deserialize)]
+        struct Op {
+            path: Option<String>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Message {
+            role: Option<String>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Input {
+            messages: Option<Vec<Message>>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Event {
+            #[serde(rename = "type")]
+            event_type: Option<String>,
+            patch: Option<Vec<Op>>,
+            delta: Option<Vec<Op>>,
+            messages: Option<Vec<Message>>,
+            input: Option<Input>,
+        }
+        // An event of another shape carries nothing more.
+        let Ok(event) = serde_json::from_str::<Event>(text) else {
+            return Self::default();
+        };
+        let activities = |messages: Option<Vec<Message>>| -> Vec<usize> {
+            messages
+                .unwrap_or_default()
+                .iter()
+                .enumerate()
+                .filter(|(_, m)| m.role.as_deref() == Some("activity"))
+                .map(|(i, _)| i)
+                .collect()
+        };
+        let event_type = event.event_type.unwrap_or_default();
+        let ops = match event_type.as_str() {
+            "ACTIVITY_DELTA" => event.patch,
+            "STATE_DELTA" => event.delta,
+            _ => None,
+        };
+        Self {
+            ops: ops
+                .unwrap_or_default()
+                .into_iter()
+                .map(|op| match op.path.as_deref() {
+                    Some("") => Some(Vec::new()),
+                    Some(path) => parse_pointer(path).ok(),
+                    None => None,
+                })
+                .collect(),
+            activity_messages: activities(event.messages),
+            input_activity_messages: activities(event.input.and_then(|i| i.messages)),
+            event_type,
+        }
     }
-    #[derive(serde::Deserialize)]
-    struct Delta {
-        #[serde(rename = "type")]
-        event_type: Option<String>,
-        patch: Option<Vec<Op>>,
-        delta: Option<Vec<Op>>,
+
+    /// The pointers (as tokens) in this event to the value at `inside` of
+    /// what `carrier` names.
+    fn targets(&self, carrier: Carrier, inside: &[String]) -> Vec<Vec<String>> {
+        let under = |prefix: &[&str]| -> Vec<String> {
+            prefix
+                .iter()
+                .map(|t| (*t).to_owned())
+                .chain(inside.iter().cloned())
+                .collect()
+        };
+        match (self.event_type.as_str(), carrier) {
+            ("ACTIVITY_DELTA", Carrier::ActivityContent) => op_targets("patch", &self.ops, inside),
+            ("STATE_DELTA", Carrier::State) => op_targets("delta", &self.ops, inside),
+            ("MESSAGES_SNAPSHOT", Carrier::ActivityContent) => self
+                .activity_messages
+                .iter()
+                .map(|i| under(&["messages", &i.to_string(), "content"]))
+                .collect(),
+            ("RUN_STARTED", Carrier::ActivityContent) => self
+                .input_activity_messages
+                .iter()
+                .map(|i| under(&["input", "messages", &i.to_string(), "content"]))
+                .collect(),
+            ("RUN_STARTED", Carrier::State) => vec![under(&["input", "state"])],
+            _ => Vec::new(),
+        }
     }
-    let Ok(delta) = serde_json::from_str::<Delta>(text) else {
-        return ("", Vec::new());
-    };
-    let (member, ops) = match delta.event_type.as_deref() {
-        Some("ACTIVITY_DELTA") => ("patch", delta.patch),
-        Some("STATE_DELTA") => ("delta", delta.delta),
-        _ => return ("", Vec::new()),
-    };
-    let paths = ops
-        .unwrap_or_default()
-        .into_iter()
-        .map(|op| match op.path.as_deref() {
-            Some("") => Some(Vec::new()),
-            Some(path) => parse_pointer(path).ok(),
-            None => None,
-        })
-        .collect();
-    (member, paths)
 }
 
 /// Where, in a delta, operations carry a value at or inside `inside` (a
 /// path in the document it patches): an operation whose path is at or
 /// below it has its whole `value` replaced; one whose path is above it, the
-/// part of its `value` that lands there.
-fn op_targets<'a>(
-    member: &'a str,
-    paths: &'a [Option<Vec<String>>],
-    inside: &'a [String],
-) -> impl Iterator<Item = Vec<String>> + 'a {
-    paths.iter().enumerate().filter_map(move |(i, path)| {
-        let path = path.as_ref()?;
-        let mut target = vec![member.to_owned(), i.to_string(), "value".to_owned()];
-        if path.starts_with(inside) {
-            Some(target)
-        } else if inside.starts_with(path) {
-            target.extend(inside[path.len()..].iter().cloned());
-            Some(target)
-        } else {
-            None
-        }
-    })
+/// part of its `value` that lands there. `-` (the end of an array) stands
+/// for any index.
+fn op_targets(member: &str, paths: &[Option<Vec<String>>], inside: &[String]) -> Vec<Vec<String>> {
+    /// Whether `prefix` leads to `path`, token by token.
+    fn leads_to(prefix: &[String], path: &[String]) -> bool {
+        prefix.len() <= path.len()
+            && prefix.iter().zip(path).all(|(a, b)| {
+                a == b
+                    || (a == "-" && array_index(b).is_some())
+                    || (b == "-" && array_index(a).is_some())
+            })
+    }
+    paths
+        .iter()
+        .enumerate()
+        .filter_map(|(i, path)| {
+            let path = path.as_ref()?;
+            let mut target = vec![member.to_owned(), i.to_string(), "value".to_owned()];
+            if leads_to(inside, path) {
+                Some(target)
+            } else if leads_to(path, inside) {
+                target.extend(inside[path.len()..].iter().cloned());
+                Some(target)
+            } else {
+                None
+            }
+        })
+        .collect()
 }
 
 /// One step of a pointer into a value, for the run input.
@@ -477,5 +603,72 @@ mod tests {
         let text = br#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x","patch":[{"path":"/secret/key","value":1}]}"#;
         assert_eq!(redactor.event(text, Some(Seq(2))), None);
         assert_eq!(redactor.finish().redacted_values, 3);
+    }
+
+    #[test]
+    fn content_rules_follow_activities_and_snapshot_rules_follow_the_state() {
+        let mut redactor = redactor(&[
+            ("/content/token", json!("x")),
+            ("/snapshot/key", json!("k")),
+        ]);
+        let mut redact = |raw: &str| -> Value {
+            let out = redactor.event(raw.as_bytes(), Some(Seq(1)));
+            serde_json::from_slice(out.as_deref().unwrap_or(raw.as_bytes())).expect("JSON")
+        };
+        // Each rule to its own kind of delta only.
+        let activity = redact(
+            r#"{"type":"ACTIVITY_DELTA","messageId":"a","patch":[{"op":"add","path":"/token","value":"S"},{"op":"add","path":"/key","value":"K"}]}"#,
+        );
+        assert_eq!(activity["patch"][0]["value"], "x");
+        assert_eq!(activity["patch"][1]["value"], "K");
+        let state = redact(
+            r#"{"type":"STATE_DELTA","delta":[{"op":"add","path":"/token","value":"S"},{"op":"add","path":"/key","value":"K"}]}"#,
+        );
+        assert_eq!(state["delta"][0]["value"], "S");
+        assert_eq!(state["delta"][1]["value"], "k");
+        // Activity messages of a messages snapshot, not the others.
+        let messages = redact(
+            r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"u","role":"user","content":"hi"},{"id":"a","role":"activity","activityType":"t","content":{"token":"S"}}]}"#,
+        );
+        assert_eq!(messages["messages"][0]["content"], "hi");
+        assert_eq!(messages["messages"][1]["content"]["token"], "x");
+        // A run input's activity messages and state.
+        let start = redact(
+            r#"{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"messages":[{"id":"a","role":"activity","content":{"token":"S"}}],"state":{"key":"K"}}}"#,
+        );
+        assert_eq!(start["input"]["messages"][0]["content"]["token"], "x");
+        assert_eq!(start["input"]["state"]["key"], "k");
+        // `-` appends at an index: a rule under an index follows it.
+        let mut redactor = redactor_for("/content/users/0/apiKey");
+        let out = redactor
+            .event(br#"{"type":"ACTIVITY_DELTA","messageId":"a","patch":[{"op":"add","path":"/users/-","value":{"apiKey":"S","name":"n"}}]}"#, Some(Seq(1)))
+            .expect("changed");
+        let event: Value = serde_json::from_slice(&out).expect("JSON");
+        assert_eq!(
+            event["patch"][0]["value"],
+            json!({"apiKey": "[REDACTED]", "name": "n"})
+        );
+    }
+
+    #[test]
+    fn replacing_an_object_is_reported() {
+        let mut redactor = redactor_for("/content/creds");
+        redactor
+            .event(br#"{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"t","content":{"creds":{"user":"u"}}}"#, Some(Seq(1)))
+            .expect("changed");
+        let report = redactor.finish();
+        assert_eq!(report.replaced_containers, 1);
+        assert!(
+            report
+                .notes()
+                .iter()
+                .any(|n| n.contains("objects or arrays")),
+            "{:?}",
+            report.notes()
+        );
+    }
+
+    fn redactor_for(pointer: &str) -> Redactor {
+        redactor(&[(pointer, json!(REDACTED_VALUE))])
     }
 }

@@ -168,18 +168,40 @@ impl Rendered {
         let temporary = temporary_beside(out);
         let written = match &self.content {
             Content::Bytes(bytes) => std::fs::write(&temporary, bytes).map_err(io),
-            Content::Recording(content) => write_recording(content, &temporary),
+            // The error names the file asked for, not the one beside it.
+            Content::Recording(content) => {
+                write_recording(content, &temporary).map_err(|error| ExportError::Recording {
+                    path: out.to_owned(),
+                    reason: error_chain(&error)
+                        .replace(&*temporary.to_string_lossy(), &out.to_string_lossy()),
+                })
+            }
         };
         if let Err(error) = written {
             remove_with_sidecars(&temporary);
             return Err(error);
         }
-        for suffix in SIDECARS {
-            let _ = std::fs::remove_file(with_suffix(out, suffix));
-        }
+        // The files SQLite keeps beside a database at `out` belong to the
+        // file replaced: set aside, put back if the rename fails.
+        let set_aside: Vec<(std::path::PathBuf, std::path::PathBuf)> = SIDECARS
+            .iter()
+            .filter_map(|suffix| {
+                let sidecar = with_suffix(out, suffix);
+                let aside = with_suffix(&temporary, &format!(".replaced{suffix}"));
+                std::fs::rename(&sidecar, &aside)
+                    .ok()
+                    .map(|()| (sidecar, aside))
+            })
+            .collect();
         if let Err(error) = std::fs::rename(&temporary, out) {
+            for (sidecar, aside) in &set_aside {
+                let _ = std::fs::rename(aside, sidecar);
+            }
             remove_with_sidecars(&temporary);
             return Err(io(error));
+        }
+        for (_, aside) in &set_aside {
+            let _ = std::fs::remove_file(aside);
         }
         let num_bytes = std::fs::metadata(out).map_err(io)?.len();
         Ok(ExportSummary {
@@ -311,6 +333,19 @@ fn recording_content(
             .and_then(|s| s.ended_at_unix_ms)
             .or(Some(session.map_or(0, |s| s.started_at_unix_ms))),
     }
+}
+
+/// An error and its causes, one after the other (`cannot write x: No such
+/// file or directory`).
+pub fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }
 
 /// The files SQLite keeps beside a database.

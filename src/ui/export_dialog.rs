@@ -56,6 +56,10 @@ pub struct ExportDialog {
     pub result: Option<Result<String, String>>,
     /// The file the path was chosen for (another file gets a new default).
     for_doc: Option<PathBuf>,
+    /// The fields the last export's message is about.
+    result_fields: Option<u64>,
+    /// When the preview was made.
+    previewed_at: Option<std::time::Instant>,
 }
 
 /// The formats offered (the engine's, with a name and an extension).
@@ -136,6 +140,9 @@ impl ExportDialog {
                 to: state.step(),
             },
             ScopeChoice::Range => match state.marks {
+                [Some(a), Some(b)] if a.max(b) == Seq::START => {
+                    return Err("marks A and B are both at step 0, before any event".into());
+                }
                 [Some(a), Some(b)] => Scope::Range(a.min(b).max(Seq(1)), a.max(b)),
                 _ => return Err("put marks A and B on the timeline (keys a and b)".into()),
             },
@@ -169,8 +176,26 @@ impl ExportDialog {
         })
     }
 
-    /// A hash of what the preview depends on.
+    /// A hash of what the preview depends on: the fields, and what of the
+    /// state they refer to.
     fn preview_key(&self, state: &AppState) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        (
+            self.fields_key(),
+            state.generation,
+            state.doc.as_ref().map(|d| d.num_events()),
+            state.step(),
+            state.marks,
+            &state.selected_activity,
+        )
+            .hash(&mut hasher);
+        hasher.finish()
+    }
+
+    /// A hash of the dialog's own fields: when they change, the last
+    /// export's message is about other ones.
+    fn fields_key(&self) -> u64 {
         use std::hash::{Hash, Hasher};
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         (
@@ -178,10 +203,7 @@ impl ExportDialog {
             self.format,
             self.drop_headers,
             &self.redactions,
-            state.generation,
-            state.step(),
-            state.marks,
-            &state.selected_activity,
+            &self.path,
         )
             .hash(&mut hasher);
         hasher.finish()
@@ -238,7 +260,7 @@ fn make_preview(doc: &Doc, request: &ExportRequest) -> Result<Preview, String> {
         &context(doc, request),
         PREVIEW_BYTES,
     )
-    .map_err(|e| e.to_string())
+    .map_err(|e| export::error_chain(&e))
 }
 
 /// Writes the export; the message to show.
@@ -255,7 +277,7 @@ pub fn run_export(
         &context(doc, request),
         path,
     )
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| export::error_chain(&e))?;
     let mut message = format!(
         "Wrote {} events ({} bytes) to {}",
         summary.num_events,
@@ -326,6 +348,8 @@ fn fields_ui(ui: &mut Ui, state: &AppState, doc: &Doc, dialog: &mut ExportDialog
                     {
                         let path = PathBuf::from(&dialog.path).with_extension(format.extension());
                         dialog.path = path.display().to_string();
+                        // "Replace" was for the file named before.
+                        dialog.replace = false;
                     }
                 }
             });
@@ -371,6 +395,7 @@ fn fields_ui(ui: &mut Ui, state: &AppState, doc: &Doc, dialog: &mut ExportDialog
             && let Ok(request) = &request
         {
             dialog.result = Some(write(doc, request, &path));
+            dialog.result_fields = Some(dialog.fields_key());
         }
         if ui.button("Close").clicked() {
             dialog.open = false;
@@ -463,16 +488,24 @@ fn preview_ui(
 ) {
     let key = dialog.preview_key(state);
     let fresh = dialog.preview.as_ref().is_some_and(|(k, _)| *k == key);
-    if !fresh && dialog.preview.is_some() {
-        // The fields changed: the last export's message was about others.
+    let fields = dialog.fields_key();
+    if dialog.result_fields.is_some_and(|k| k != fields) {
         dialog.result = None;
+        dialog.result_fields = None;
     }
     let auto = doc.num_events() <= AUTO_PREVIEW_EVENTS;
+    // A live recording grows every moment: its preview follows at most
+    // once a second.
+    let settled = !doc.live
+        || dialog
+            .previewed_at
+            .is_none_or(|t| t.elapsed() >= std::time::Duration::from_secs(1));
     ui.horizontal(|ui| {
         ui.label(RichText::new("Preview").strong());
         let asked = !auto && ui.button("Preview").clicked();
-        if (!fresh && auto) || asked {
+        if (!fresh && auto && settled) || asked {
             dialog.preview = Some((key, make_preview(doc, request)));
+            dialog.previewed_at = Some(std::time::Instant::now());
         }
     });
     let Some((shown_key, preview)) = &dialog.preview else {

@@ -95,9 +95,12 @@ impl AppState {
             && status == Some(SessionStatus::Incomplete)
             && info.is_some_and(|s| s.num_events > doc.timeline.len() as u64)
         {
-            // Taken for dead when opened, its writer was only slow: follow
-            // it again (the end-of-stream checks already ran stay).
-            doc.live = true;
+            // Taken for dead when opened, its writer was only slow: open it
+            // again (its end-of-stream checks ran too early), keeping the
+            // cursor.
+            let (path, session, step) = (doc.path.clone(), doc.session, self.step());
+            self.open_in_background(path, session, Some(step));
+            return true;
         }
         if !doc.live {
             return changed;
@@ -111,6 +114,7 @@ impl AppState {
             }
         };
         let num_diagnostics = doc.timeline.diagnostics().len();
+        let last_before = doc.timeline.last_step();
         let appended = !events.is_empty();
         for event in events {
             doc.timeline.append(&event.raw);
@@ -132,8 +136,15 @@ impl AppState {
             self.live.last_growth = Some(Instant::now());
         }
         let last = doc.timeline.last_step();
-        self.generation += 1;
-        self.refresh_rows();
+        if ended {
+            // The end-of-stream checks may mark events listed already.
+            self.refresh_rows();
+        } else {
+            // Only the new events: earlier ones did not change.
+            let new_rows =
+                super::event_list::filter_rows_after(doc, &self.event_filter, last_before);
+            self.event_rows.extend(new_rows);
+        }
         // The view's replay (and its diagnostics) may have changed under it.
         let step = if self.following { last } else { self.step() };
         self.view_again_at(step);

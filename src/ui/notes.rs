@@ -62,6 +62,17 @@ impl Annotations {
         }
     }
 
+    /// Takes the bookmarks and notes that `earlier` kept in memory only
+    /// (not saved in a file).
+    pub fn keep_unsaved_from(&mut self, earlier: &Self) {
+        self.bookmarks
+            .extend(earlier.bookmarks.iter().filter(|b| b.id < 0).cloned());
+        self.notes
+            .extend(earlier.notes.iter().filter(|n| n.id < 0).cloned());
+        self.next_memory_id = self.next_memory_id.min(earlier.next_memory_id);
+        self.sort();
+    }
+
     fn memory_id(&mut self) -> i64 {
         self.next_memory_id -= 1;
         self.next_memory_id

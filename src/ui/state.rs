@@ -136,8 +136,9 @@ pub struct AppState {
     pub live: Live,
     /// A short message about the last action (saved, not found…).
     pub notice: Option<(String, Instant)>,
-    /// Counts documents installed and events appended: views cached on the
-    /// document compare it.
+    /// Counts the documents installed (a replay again counts): views cached
+    /// on the document compare it. Events a live recording appends do not
+    /// change what earlier steps show, so they do not count.
     pub generation: u64,
 }
 
@@ -227,10 +228,13 @@ impl AppState {
         self.search = SearchRun::default();
         self.following = false;
         self.live = Live::default();
-        // Bookmarks kept in memory (not a recording) survive a replay.
-        if !(same_stream && self.annotations.saved_in.is_none()) {
-            self.annotations = Annotations::load(&doc);
+        // Bookmarks and notes kept in memory (not a recording, or a save
+        // that failed) survive a replay of the same stream.
+        let mut annotations = Annotations::load(&doc);
+        if same_stream {
+            annotations.keep_unsaved_from(&self.annotations);
         }
+        self.annotations = annotations;
         let step = keep_step.unwrap_or(Seq(doc.num_events().min(1)));
         self.playback.playing_since = None;
         self.doc = Some(doc);

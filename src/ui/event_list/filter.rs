@@ -163,16 +163,23 @@ fn severity_ui(ui: &mut egui::Ui, min_severity: &mut Option<Severity>) -> egui::
 /// the filter is empty. Runs over the whole stream: call it when the filter
 /// changes, not per frame.
 pub fn filter_rows(doc: &Doc, filter: &EventFilter) -> Vec<Seq> {
+    filter_rows_after(doc, filter, Seq::START)
+}
+
+/// [`filter_rows`] for the events after `after` only (those a live
+/// recording appended).
+pub fn filter_rows_after(doc: &Doc, filter: &EventFilter, after: Seq) -> Vec<Seq> {
     let index = doc.timeline.index();
+    let range = after.0 + 1..=doc.num_events();
     let mut rows: Vec<Seq> = match filter.min_severity {
-        None => (1..=doc.num_events()).map(Seq).collect(),
+        None => range.map(Seq).collect(),
         Some(min) => {
             // Severities are ordered worst first: "at least `min`" is `<= min`.
             let mut steps: Vec<Seq> = Severity::ALL
                 .iter()
                 .filter(|&&severity| severity <= min)
                 .flat_map(|&severity| index.steps_with(severity).iter().copied())
-                .filter(|seq| (1..=doc.num_events()).contains(&seq.0))
+                .filter(|seq| range.contains(&seq.0))
                 .collect();
             steps.sort_unstable();
             steps.dedup();

@@ -25,7 +25,7 @@ use crate::replay::Effect;
 use crate::timeline::EventKind;
 
 pub(super) use self::filter::contains_ignore_ascii_case;
-pub use self::filter::filter_rows;
+pub use self::filter::{filter_rows, filter_rows_after};
 pub use self::summary::summary;
 
 /// Draws the event list.
