@@ -901,3 +901,41 @@ fn a_session_taken_for_dead_that_grows_again_is_followed() {
     );
     drop(writer);
 }
+
+#[test]
+fn a_value_in_the_inspector_leads_to_the_steps_where_it_changes() {
+    let mut harness = open(&fixture("recordings/demo.rec"));
+    apply(
+        &mut harness,
+        vec![
+            Command::SelectActivity(Some("plan-1".into())),
+            Command::SetStep(Seq(27)),
+        ],
+    );
+    // The value the event at 27 changed: `done` of the first item.
+    harness
+        .get_all_by_label("true")
+        .find(|node| node.rect().left() > 900.0)
+        .expect("the changed value in the inspector")
+        .click_secondary();
+    harness.run();
+    harness
+        .get_by_label("Find the steps where this changes")
+        .click();
+    harness.run();
+    {
+        let app = harness.state();
+        assert_eq!(app.right_tab, agui_replay::ui::RightTab::Search);
+        assert_eq!(app.search_form.message.as_deref(), Some("plan-1"));
+        assert_eq!(app.search_form.pointer, "/content/items/0/done");
+        assert_eq!(app.search_form.condition, Condition::Exists);
+    }
+    harness.get_by_label("First").click();
+    harness.run();
+    finish_search(&mut harness);
+    assert_eq!(step(&harness), 4, "the snapshot that created it");
+    harness.get_by_label("Next").click();
+    harness.run();
+    finish_search(&mut harness);
+    assert_eq!(step(&harness), 27, "where it became true");
+}

@@ -118,6 +118,14 @@ pub enum Command {
     StartSearch(Query, SearchFrom),
     /// Stops the running search.
     CancelSearch,
+    /// Fills the search tab (a message, or the state; a pointer) and shows
+    /// it: "find the steps where this changes" from a JSON tree.
+    PrefillSearch {
+        /// The message searched (`None`: the state).
+        message: Option<String>,
+        /// The pointer, into the message as `state --message` prints it.
+        pointer: String,
+    },
     /// Keep the playhead at the end of a live recording as it grows (the End
     /// key turns it on, moving the cursor back turns it off).
     SetFollow(bool),

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use egui::{RichText, Ui};
 
-use super::json_tree::{Highlights, JsonTree, side_by_side};
+use super::json_tree::{Highlights, JsonTree, SearchSlot, side_by_side};
 use super::state::{AppState, CentralTab, Command, DiffScopeChoice, MarkSlot};
 use crate::diagnostic::Seq;
 use crate::diff::{Comparison, DiffScope};
@@ -121,6 +121,18 @@ pub fn diff_view_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) 
     };
     let a_title = format!("A: step {}", comparison.from);
     let b_title = format!("B: step {}", comparison.to);
+    // What "find the steps where this changes" searches: the message, or
+    // the state (the conversation is not a document search reads).
+    let searched = match &comparison.scope {
+        DiffScope::Message(id) => Some(Some(id.clone())),
+        DiffScope::State => Some(None),
+        DiffScope::Conversation | DiffScope::Everything => None,
+    };
+    let chosen = std::cell::RefCell::new(None);
+    let slot = searched.as_ref().map(|_| SearchSlot {
+        prefix: "",
+        chosen: &chosen,
+    });
     egui_extras::StripBuilder::new(ui)
         .size(egui_extras::Size::relative(0.36).at_least(120.0))
         .size(egui_extras::Size::relative(0.36).at_least(120.0))
@@ -134,6 +146,7 @@ pub fn diff_view_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) 
                     &a_title,
                     &comparison.before,
                     &view.left,
+                    slot,
                 )
             });
             strip.cell(|ui| {
@@ -144,10 +157,14 @@ pub fn diff_view_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) 
                     &b_title,
                     &comparison.after,
                     &view.right,
+                    slot,
                 )
             });
             strip.cell(|ui| patch_ui(ui, view));
         });
+    if let (Some(message), Some(pointer)) = (searched, chosen.into_inner()) {
+        commands.push(Command::PrefillSearch { message, pointer });
+    }
 }
 
 fn counts(view: &CompareView) -> (usize, usize, usize) {
@@ -167,6 +184,7 @@ fn side_ui(
     title: &str,
     value: &serde_json::Value,
     highlights: &Highlights,
+    search: Option<SearchSlot<'_>>,
 ) {
     ui.vertical(|ui| {
         ui.label(RichText::new(title).strong());
@@ -179,10 +197,13 @@ fn side_ui(
                 } else {
                     // A tree per comparison: what the user opened in one
                     // does not stay open in the next.
-                    JsonTree::new(format!("{id}-{tree_key}"), value)
+                    let mut tree = JsonTree::new(format!("{id}-{tree_key}"), value)
                         .highlights(highlights)
-                        .collapse_unchanged()
-                        .show(ui);
+                        .collapse_unchanged();
+                    if let Some(slot) = search {
+                        tree = tree.search_menu(slot);
+                    }
+                    tree.show(ui);
                 }
             });
     });

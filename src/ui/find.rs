@@ -179,6 +179,16 @@ pub struct SearchForm {
 }
 
 impl SearchForm {
+    /// The steps where a value changes: the pointer's value, wherever it
+    /// exists (each match is a change, see [`crate::search`]).
+    pub fn prefill(&mut self, message: Option<String>, pointer: String) {
+        self.message = message;
+        self.picked = true;
+        self.pointer = pointer;
+        self.condition = Condition::Exists;
+        self.value.clear();
+    }
+
     /// The query the fields describe, or what is wrong with them.
     pub fn query(&self) -> Result<Query, String> {
         let target = match &self.message {

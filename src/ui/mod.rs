@@ -179,6 +179,10 @@ impl ReplayApp {
         });
         export_dialog::export_dialog_ui(&ctx, &self.state, &mut self.export_dialog);
         self.state.apply(commands);
+        if let Some((message, pointer)) = self.state.search_prefill.take() {
+            self.search_form.prefill(message, pointer);
+            self.right_tab = RightTab::Search;
+        }
     }
 
     fn menu_ui(&mut self, ui: &mut egui::Ui, commands: &mut Vec<Command>) {

@@ -130,6 +130,8 @@ pub struct AppState {
     pub annotations: Annotations,
     /// The search over time, running or done.
     pub search: SearchRun,
+    /// A search a JSON tree asked for, for the search tab to take.
+    pub search_prefill: Option<(Option<String>, String)>,
     /// A live recording: the playhead stays at the end as it grows.
     pub following: bool,
     /// Polling a live recording.
@@ -421,6 +423,9 @@ impl AppState {
             Command::DeleteNote(id) => self.delete_note(id),
             Command::StartSearch(query, from) => self.start_search(query, from),
             Command::CancelSearch => self.search.cancel(),
+            Command::PrefillSearch { message, pointer } => {
+                self.search_prefill = Some((message, pointer));
+            }
             Command::SetFollow(follow) => {
                 self.following = follow;
                 if follow {

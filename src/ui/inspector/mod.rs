@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 
 use self::event::current_event_ui;
 use super::conversation::cursor_key;
-use super::json_tree::{Highlights, JsonTree, highlights_between, memoized};
+use super::json_tree::{Highlights, JsonTree, SearchSlot, highlights_between, memoized};
 use super::state::{AppState, Command, CursorView, Doc};
 use super::theme;
 use crate::diagnostic::Seq;
@@ -138,9 +138,20 @@ fn activity_ui(ui: &mut Ui, doc: &Doc, view: &CursorView, id: &str, commands: &m
                 ),
                 (None, _) => Arc::default(),
             };
+            let chosen = std::cell::RefCell::new(None);
             JsonTree::new(("content", id), &shown.content)
                 .highlights(&highlights)
+                .search_menu(SearchSlot {
+                    prefix: "/content",
+                    chosen: &chosen,
+                })
                 .show(ui);
+            if let Some(pointer) = chosen.into_inner() {
+                commands.push(Command::PrefillSearch {
+                    message: Some(id.to_owned()),
+                    pointer,
+                });
+            }
         });
     egui::CollapsingHeader::new("Metadata")
         .id_salt("inspector-metadata")
@@ -156,10 +167,21 @@ fn activity_ui(ui: &mut Ui, doc: &Doc, view: &CursorView, id: &str, commands: &m
                 key,
                 || Arc::new(metadata_view(doc, view, id, metadata, old, removed)),
             );
+            let chosen = std::cell::RefCell::new(None);
             JsonTree::new(("metadata", id), &view_of_metadata.value)
                 .highlights(&view_of_metadata.highlights)
                 .notes(&view_of_metadata.notes)
+                .search_menu(SearchSlot {
+                    prefix: "/metadata",
+                    chosen: &chosen,
+                })
                 .show(ui);
+            if let Some(pointer) = chosen.into_inner() {
+                commands.push(Command::PrefillSearch {
+                    message: Some(id.to_owned()),
+                    pointer,
+                });
+            }
         });
 }
 

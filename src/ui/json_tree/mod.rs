@@ -51,6 +51,18 @@ pub struct JsonTree<'a> {
     highlights: Option<&'a Highlights>,
     notes: Option<&'a BTreeMap<String, String>>,
     collapse_unchanged: bool,
+    search: Option<SearchSlot<'a>>,
+}
+
+/// Where a tree puts the pointer a user asked to search for (from a row's
+/// context menu), and the pointer of the tree's root in the document that
+/// search reads (`/content` for an activity's content).
+#[derive(Clone, Copy)]
+pub struct SearchSlot<'a> {
+    /// The root's pointer in the searched document.
+    pub prefix: &'a str,
+    /// Set to the chosen pointer (prefixed) when the user picks it.
+    pub chosen: &'a std::cell::RefCell<Option<String>>,
 }
 
 impl<'a> JsonTree<'a> {
@@ -62,6 +74,7 @@ impl<'a> JsonTree<'a> {
             highlights: None,
             notes: None,
             collapse_unchanged: false,
+            search: None,
         }
     }
 
@@ -75,6 +88,13 @@ impl<'a> JsonTree<'a> {
     /// top-level ones.
     pub fn collapse_unchanged(mut self) -> Self {
         self.collapse_unchanged = true;
+        self
+    }
+
+    /// Offer, in each row's context menu, to search over time for the
+    /// steps where that value changes.
+    pub fn search_menu(mut self, slot: SearchSlot<'a>) -> Self {
+        self.search = Some(slot);
         self
     }
 
@@ -104,6 +124,7 @@ impl<'a> JsonTree<'a> {
             base,
             highlights,
             notes: self.notes,
+            search: self.search,
             open_below: if self.collapse_unchanged {
                 0
             } else {
@@ -145,6 +166,7 @@ struct Painter<'a> {
     base: Id,
     highlights: &'a Highlights,
     notes: Option<&'a BTreeMap<String, String>>,
+    search: Option<SearchSlot<'a>>,
     /// Top-level containers with at most this many children start open.
     open_below: usize,
 }
@@ -287,14 +309,15 @@ impl Painter<'_> {
             header.push_str(note);
         }
         let clicked = self.row_background(ui, mark, |ui| {
-            egui::CollapsingHeader::new(RichText::new(header).monospace())
+            let header = egui::CollapsingHeader::new(RichText::new(header).monospace())
                 .id_salt(("json", &pointer))
                 .open(Some(open))
                 .show(ui, |ui| {
                     self.children_ui(ui, &pointer, value, painted || own.is_some(), depth + 1);
                 })
-                .header_response
-                .clicked()
+                .header_response;
+            self.row_menu(&header, &pointer, value);
+            header.clicked()
         });
         if clicked {
             open = !open;
@@ -323,10 +346,11 @@ impl Painter<'_> {
                 }
                 let text = inline_text(value);
                 let color = theme::json_value_color(ui.visuals(), value);
-                let response = ui.label(RichText::new(&text).monospace().color(color));
+                let mut response = ui.label(RichText::new(&text).monospace().color(color));
                 if text.ends_with('…') {
-                    response.on_hover_text(compact_json(value, MAX_HOVER_CHARS));
+                    response = response.on_hover_text(compact_json(value, MAX_HOVER_CHARS));
                 }
+                self.row_menu(&response, pointer, value);
                 if self.highlights.mark(pointer) == Some(Mark::Changed)
                     && let Some(old) = self.highlights.old_value(pointer)
                 {
@@ -340,6 +364,37 @@ impl Painter<'_> {
                     ui.label(RichText::new(note).small().weak());
                 }
             });
+        });
+    }
+
+    /// A row's context menu: copy its value or its pointer, and search over
+    /// time for when it changes (when the tree offers it).
+    fn row_menu(&self, response: &egui::Response, pointer: &str, value: &Value) {
+        let full = |prefix: &str| format!("{prefix}{pointer}");
+        response.context_menu(|ui| {
+            if ui.button("Copy value").clicked() {
+                let text = serde_json::to_string_pretty(value).unwrap_or_default();
+                ui.ctx().copy_text(text);
+                ui.close();
+            }
+            let prefix = self.search.map_or("", |s| s.prefix);
+            if ui
+                .button("Copy JSON pointer")
+                .on_hover_text(full(prefix))
+                .clicked()
+            {
+                ui.ctx().copy_text(full(prefix));
+                ui.close();
+            }
+            if let Some(slot) = self.search
+                && ui
+                    .button("Find the steps where this changes")
+                    .on_hover_text("Search over time, in the Search tab")
+                    .clicked()
+            {
+                *slot.chosen.borrow_mut() = Some(full(slot.prefix));
+                ui.close();
+            }
         });
     }
 
