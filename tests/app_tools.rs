@@ -424,7 +424,7 @@ fn bookmarks_on_a_plain_stream_file_stay_in_memory() {
     let bookmarks = &harness.state().state.annotations.bookmarks;
     assert_eq!(bookmarks.len(), 1);
     assert_eq!(bookmarks[0].seq, Seq(5));
-    harness.get_by_label_contains("Kept until the file is closed");
+    harness.get_by_label_contains("Kept until the app closes");
     assert_eq!(
         std::fs::read(&path).expect("read"),
         before,
@@ -727,6 +727,7 @@ fn a_failed_export_leaves_the_file_it_would_replace() {
     let out = dir.join("keep.jsonl");
     std::fs::write(&out, "precious\n").expect("written");
     let mut harness = open(&fixture("recordings/demo.jsonl"));
+    // An invalid pointer is refused before anything runs: no Export.
     let app = harness.state_mut();
     app.export_dialog.open_for(&app.state);
     app.export_dialog.scope = agui_replay::ui::export_dialog::ScopeChoice::Whole;
@@ -735,11 +736,29 @@ fn a_failed_export_leaves_the_file_it_would_replace() {
     app.export_dialog.replace = true;
     app.export_dialog.redactions = vec![("content/title".into(), String::new())];
     harness.run();
+    harness.get_by_label_contains("invalid JSON pointer");
+    harness.get_by_label("Export").click();
+    harness.run();
+    assert_eq!(harness.state().export_dialog.result, None, "disabled");
+    // A repro of an activity before it exists fails while rendering.
+    apply(
+        &mut harness,
+        vec![
+            Command::SelectActivity(Some("plan-1".into())),
+            Command::SetStep(Seq(2)),
+        ],
+    );
+    let app = harness.state_mut();
+    app.export_dialog.redactions.clear();
+    app.export_dialog.scope = agui_replay::ui::export_dialog::ScopeChoice::Activity;
+    app.export_dialog.path = out.display().to_string();
+    app.export_dialog.replace = true;
+    harness.run();
     harness.get_by_label("Export").click();
     harness.run();
     let result = harness.state().export_dialog.result.clone();
     assert!(
-        matches!(&result, Some(Err(e)) if e.contains("invalid JSON pointer")),
+        matches!(&result, Some(Err(e)) if e.contains("no event names")),
         "{result:?}"
     );
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "precious\n");
@@ -847,7 +866,7 @@ fn a_bookmark_that_could_not_be_saved_is_kept_through_a_replay() {
     {
         let state = &harness.state().state;
         let error = state.error.clone().expect("the save failed, and says so");
-        assert!(error.contains("kept until you close the file"), "{error}");
+        assert!(error.contains("kept until the app closes"), "{error}");
         assert_eq!(state.annotations.bookmarks.len(), 1);
     }
     apply(&mut harness, vec![Command::SetBestEffort(true)]);
@@ -938,4 +957,40 @@ fn a_value_in_the_inspector_leads_to_the_steps_where_it_changes() {
     harness.run();
     finish_search(&mut harness);
     assert_eq!(step(&harness), 27, "where it became true");
+}
+
+#[test]
+fn a_recording_opened_before_its_first_session_follows_that_session() {
+    let dir = scratch("empty-live");
+    let path = dir.join("new.rec");
+    let mut writer = RecordingWriter::create(&path, false).expect("creates");
+    writer.flush().expect("flushes");
+    let mut harness = open(&path);
+    {
+        let state = &harness.state().state;
+        assert!(state.error.is_none(), "{:?}", state.error);
+        assert!(state.is_live());
+        assert_eq!(state.doc.as_ref().unwrap().session, None);
+    }
+    harness.get_by_label("LIVE, waiting for the first session");
+    writer
+        .begin_session(NewSession {
+            source: "proxy".into(),
+            format: "sse".into(),
+            ..NewSession::default()
+        })
+        .expect("begins");
+    for i in 1..=2 {
+        writer.append(&event(i)).expect("appends");
+    }
+    writer.flush().expect("flushes");
+    harness.state_mut().state.poll_live_now();
+    wait_for_loading(&mut harness);
+    let state = &harness.state().state;
+    let doc = state.doc.as_ref().unwrap();
+    assert_eq!(doc.session, Some(1));
+    assert_eq!(doc.num_events(), 2);
+    assert!(state.following, "it follows the session");
+    assert_eq!(state.step(), Seq(2));
+    drop(writer);
 }

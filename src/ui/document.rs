@@ -99,6 +99,13 @@ pub(super) fn save_recent(recent: &[PathBuf]) {
 
 /// Opens and replays a stream (on whatever thread calls it).
 pub fn load(path: &Path, session: Option<i64>, options: Options) -> Result<Box<Doc>, String> {
+    if session.is_none()
+        && file_is_sqlite(path)
+        && let Ok(recording) = Recording::open(path)
+        && recording.sessions().is_empty()
+    {
+        return Ok(Box::new(waiting_for_a_session(path, recording, options)));
+    }
     let mut source = match open_source(path, session) {
         Ok(source) => source,
         // Several sessions and none picked: show the first; the session
@@ -210,4 +217,37 @@ fn derived_arrivals(source: &Source) -> Vec<u64> {
             last
         })
         .collect()
+}
+
+/// A recording with no session yet (the proxy has just started): an empty
+/// document, live, that opens the first session once it appears.
+fn waiting_for_a_session(path: &Path, recording: Recording, options: Options) -> Doc {
+    let source = Source {
+        events: crate::input::EventLog::default(),
+        format: "recording".to_owned(),
+        diagnostics: Vec::new(),
+        declared_profile: None,
+        run_input: None,
+        session: None,
+        num_sessions: 0,
+        sessions: Vec::new(),
+        arrival_nanos: None,
+        exchanges: Vec::new(),
+    };
+    let start = source.start(options);
+    Doc {
+        path: path.to_owned(),
+        sessions: Vec::new(),
+        session: None,
+        timeline: Timeline::replaying_unfinished(
+            start,
+            crate::input::EventLog::default(),
+            CheckpointPolicy::default(),
+        ),
+        source,
+        arrival_nanos: Vec::new(),
+        counts: SeverityCounts::default(),
+        recording: Some(recording),
+        live: true,
+    }
 }

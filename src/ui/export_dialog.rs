@@ -155,16 +155,23 @@ impl ExportDialog {
         };
         let mut replace = Vec::new();
         for (pointer, replacement) in &self.redactions {
-            if pointer.trim().is_empty() {
+            let pointer = pointer.trim();
+            if pointer.is_empty() {
                 continue;
             }
+            export::parse_pointer(pointer).map_err(|e| e.to_string())?;
+            // As the command line takes them: JSON, strings quoted.
             let value = if replacement.trim().is_empty() {
-                Value::String("[REDACTED]".into())
+                Value::String(export::REDACTED_VALUE.into())
             } else {
-                serde_json::from_str(replacement.trim())
-                    .unwrap_or_else(|_| Value::String(replacement.clone()))
+                serde_json::from_str(replacement.trim()).map_err(|e| {
+                    format!(
+                        "the replacement for {pointer} is not JSON ({e}): a string needs \
+                         quotes, as in \"[hidden]\""
+                    )
+                })?
             };
-            replace.push((pointer.trim().to_owned(), value));
+            replace.push((pointer.to_owned(), value));
         }
         Ok(ExportRequest {
             scope,
@@ -308,6 +315,9 @@ pub fn export_dialog_ui(ctx: &egui::Context, state: &AppState, dialog: &mut Expo
             }
             Some(doc) => fields_ui(ui, state, doc, dialog),
         });
+    if ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Escape)) {
+        open = false;
+    }
     dialog.open &= open;
 }
 
@@ -438,10 +448,15 @@ fn write(doc: &Doc, request: &ExportRequest, path: &std::path::Path) -> Result<S
 }
 
 fn redaction_ui(ui: &mut Ui, dialog: &mut ExportDialog) {
-    ui.checkbox(
-        &mut dialog.drop_headers,
-        "Drop the request and response headers",
+    let recording = dialog.format == Format::Recording;
+    ui.add_enabled(
+        recording,
+        egui::Checkbox::new(
+            &mut dialog.drop_headers,
+            "Drop the request and response headers",
+        ),
     )
+    .on_disabled_hover_text("Only a recording export carries headers")
     .on_hover_text(
         "A recording export then stores no headers at all (secrets are always redacted)",
     );

@@ -9,6 +9,7 @@
 use std::time::{Duration, Instant};
 
 use super::state::AppState;
+use crate::diagnostic::Seq;
 use crate::store::{SessionId, SessionStatus};
 
 /// How often a session being written is read again.
@@ -87,6 +88,12 @@ impl AppState {
         if recording.sessions() != doc.sessions.as_slice() {
             doc.sessions = recording.sessions().to_vec();
             changed = true;
+        }
+        if doc.session.is_none() && !doc.sessions.is_empty() {
+            // The first session of a recording opened empty: open it.
+            let path = doc.path.clone();
+            self.open_in_background(path, Some(1), Some(Seq(u64::MAX)));
+            return true;
         }
         let session = SessionId(doc.session.unwrap_or(1));
         let info = doc.sessions.iter().find(|s| s.id == session);

@@ -399,7 +399,9 @@ fn status_bar_ui(ui: &mut egui::Ui, state: &AppState, commands: &mut Vec<Command
         }
         if doc.live {
             ui.separator();
-            let mut text = if state.following {
+            let mut text = if doc.session.is_none() {
+                "LIVE, waiting for the first session"
+            } else if state.following {
                 "LIVE, following"
             } else {
                 "LIVE"

@@ -62,6 +62,16 @@ impl Annotations {
         }
     }
 
+    /// The bookmarks and notes kept in memory only.
+    pub fn unsaved(&self) -> Self {
+        Self {
+            bookmarks: self.bookmarks.iter().filter(|b| b.id < 0).cloned().collect(),
+            notes: self.notes.iter().filter(|n| n.id < 0).cloned().collect(),
+            next_memory_id: self.next_memory_id,
+            ..Self::default()
+        }
+    }
+
     /// Takes the bookmarks and notes that `earlier` kept in memory only
     /// (not saved in a file).
     pub fn keep_unsaved_from(&mut self, earlier: &Self) {
@@ -107,7 +117,7 @@ impl AppState {
             Ok(None) | Err(_) => {
                 if let Err(error) = &saved {
                     self.error = Some(format!(
-                        "The bookmark is kept until you close the file: {error}"
+                        "The bookmark is kept until the app closes: {error}"
                     ));
                 }
                 Bookmark {
@@ -179,7 +189,7 @@ impl AppState {
             Ok(None) | Err(_) => {
                 if let Err(error) = &saved {
                     self.error = Some(format!(
-                        "The note is kept until you close the file: {error}"
+                        "The note is kept until the app closes: {error}"
                     ));
                 }
                 Note {
@@ -237,7 +247,7 @@ pub fn notes_ui(ui: &mut Ui, state: &AppState, form: &mut NotesForm, commands: &
     match &annotations.saved_in {
         Some(_) => ui.weak("Saved in the recording."),
         None => ui.weak(
-            "Kept until the file is closed: only a recording can keep them \
+            "Kept until the app closes: only a recording can keep them \
              (agui-replay import FILE --out REC).",
         ),
     };

@@ -128,6 +128,8 @@ pub struct AppState {
     pub comparison: Option<Arc<CompareView>>,
     /// Bookmarks and notes.
     pub annotations: Annotations,
+    /// Bookmarks and notes kept in memory for the streams not open now.
+    unsaved: std::collections::BTreeMap<(PathBuf, Option<i64>), Annotations>,
     /// The search over time, running or done.
     pub search: SearchRun,
     /// A search a JSON tree asked for, for the search tab to take.
@@ -226,15 +228,27 @@ impl AppState {
         for mark in self.marks.iter_mut().flatten() {
             *mark = Seq(mark.0.min(num_events));
         }
+        // A recording opened before its first session: follow that session.
+        let was_waiting = self
+            .doc
+            .as_ref()
+            .is_some_and(|d| d.recording.is_some() && d.session.is_none() && d.num_events() == 0);
         self.generation += 1;
         self.search = SearchRun::default();
-        self.following = false;
+        self.following = was_waiting && doc.live;
         self.live = Live::default();
         // Bookmarks and notes kept in memory (not a recording, or a save
-        // that failed) survive a replay of the same stream.
+        // that failed) last while the app runs: set aside with their stream,
+        // taken back when it opens again (a replay, another exchange and
+        // back).
+        if let Some(old) = &self.doc {
+            let unsaved = self.annotations.unsaved();
+            self.unsaved
+                .insert((old.path.clone(), old.session), unsaved);
+        }
         let mut annotations = Annotations::load(&doc);
-        if same_stream {
-            annotations.keep_unsaved_from(&self.annotations);
+        if let Some(unsaved) = self.unsaved.get(&(doc.path.clone(), doc.session)) {
+            annotations.keep_unsaved_from(unsaved);
         }
         self.annotations = annotations;
         let step = keep_step.unwrap_or(Seq(doc.num_events().min(1)));

@@ -206,6 +206,13 @@ pub fn highlights_between(before: Option<&Value>, after: &Value) -> Highlights {
 /// [`Mark::Changed`] (its old value shown after it). Neither side repeats
 /// the other's members.
 pub fn side_by_side(before: &Value, after: &Value) -> (Highlights, Highlights) {
+    // A value that is not there on one side (`null`: a message not created
+    // yet, or gone) is wholly added or removed on the other.
+    match (before.is_null(), after.is_null()) {
+        (true, false) => return (Highlights::none(), whole(Mark::Added)),
+        (false, true) => return (whole(Mark::Removed), Highlights::none()),
+        _ => {}
+    }
     let mut right = highlights_between(Some(before), after);
     right.removed.clear();
     right.marks.retain(|_, mark| *mark != Mark::Removed);
@@ -223,6 +230,14 @@ pub fn side_by_side(before: &Value, after: &Value) -> (Highlights, Highlights) {
     left.marks.retain(|_, mark| *mark != Mark::Added);
     left.rebuild_open();
     (left, right)
+}
+
+/// The whole value marked.
+fn whole(mark: Mark) -> Highlights {
+    let mut highlights = Highlights::default();
+    highlights.insert(String::new(), mark);
+    highlights.fingerprint = fingerprint_of(&highlights.marks);
+    highlights
 }
 
 fn fingerprint_of(marks: &BTreeMap<String, Mark>) -> u64 {
@@ -399,5 +414,16 @@ mod tests {
             vec!["", "/a", "/a/b"]
         );
         assert_eq!(ancestors("").count(), 0);
+    }
+
+    #[test]
+    fn a_side_without_the_value_makes_the_other_wholly_added_or_removed() {
+        let value = json!({"a": 1});
+        let (left, right) = side_by_side(&Value::Null, &value);
+        assert!(left.is_empty());
+        assert_eq!(right.mark(""), Some(Mark::Added));
+        let (left, right) = side_by_side(&value, &Value::Null);
+        assert_eq!(left.mark(""), Some(Mark::Removed));
+        assert!(right.is_empty());
     }
 }
