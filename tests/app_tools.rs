@@ -994,3 +994,48 @@ fn a_recording_opened_before_its_first_session_follows_that_session() {
     assert_eq!(state.step(), Seq(2));
     drop(writer);
 }
+
+#[test]
+fn bookmarks_kept_in_memory_come_back_with_their_exchange() {
+    let mut harness = open(&fixture("tests/samples/two-streams.har"));
+    apply(&mut harness, vec![Command::SetStep(Seq(3))]);
+    press(&mut harness, egui::Key::M);
+    assert_eq!(harness.state().state.annotations.bookmarks.len(), 1);
+    apply(&mut harness, vec![Command::PickSession(2)]);
+    wait_for_loading(&mut harness);
+    assert_eq!(harness.state().state.doc.as_ref().unwrap().session, Some(2));
+    assert!(
+        harness.state().state.annotations.bookmarks.is_empty(),
+        "another stream's"
+    );
+    apply(&mut harness, vec![Command::PickSession(1)]);
+    wait_for_loading(&mut harness);
+    let bookmarks = &harness.state().state.annotations.bookmarks;
+    assert_eq!(bookmarks.len(), 1, "back with its exchange");
+    assert_eq!(bookmarks[0].seq, Seq(3));
+}
+
+#[test]
+fn a_search_result_shows_only_while_the_fields_still_say_its_query() {
+    let mut harness = open(&fixture("recordings/demo.rec"));
+    harness.state_mut().right_tab = agui_replay::ui::RightTab::Search;
+    {
+        let form = &mut harness.state_mut().search_form;
+        form.message = None;
+        form.picked = true;
+        form.pointer = "/budget".into();
+        form.condition = Condition::Equals;
+        form.value = "12345".into();
+    }
+    harness.run();
+    harness.get_by_label("First").click();
+    harness.run();
+    finish_search(&mut harness);
+    harness.get_by_label("No match");
+    harness.state_mut().search_form.value = "739".into();
+    harness.run();
+    assert!(
+        harness.query_by_label("No match").is_none(),
+        "the old outcome is not shown under the new query"
+    );
+}

@@ -86,6 +86,8 @@ pub enum Command {
     SetTimelineRange(TimelineRange),
     /// Dismiss the error banner.
     DismissError,
+    /// A short message in the status bar (copied, saved…).
+    Notify(String),
     /// Put mark A (or B) at a step; `None` removes it.
     SetMark(MarkSlot, Option<Seq>),
     /// Put a mark at the cursor; with both marks set, the diff shows.
@@ -100,6 +102,8 @@ pub enum Command {
     SetDiffScope(DiffScopeChoice),
     /// The centre's tab.
     ShowCentral(CentralTab),
+    /// The diff over the whole window (the side panels hidden), or not.
+    SetWideDiff(bool),
     /// A bookmark at the cursor (labelled with the step, or the text given).
     AddBookmark(Option<String>),
     /// A new label for a bookmark.

@@ -160,7 +160,7 @@ pub fn diff_view_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) 
                     slot,
                 )
             });
-            strip.cell(|ui| patch_ui(ui, view));
+            strip.cell(|ui| patch_ui(ui, view, commands));
         });
     if let (Some(message), Some(pointer)) = (searched, chosen.into_inner()) {
         commands.push(Command::PrefillSearch { message, pointer });
@@ -209,7 +209,7 @@ fn side_ui(
     });
 }
 
-fn patch_ui(ui: &mut Ui, view: &CompareView) {
+fn patch_ui(ui: &mut Ui, view: &CompareView, commands: &mut Vec<Command>) {
     ui.vertical(|ui| {
         ui.label(RichText::new("Patch from A to B").strong())
             .on_hover_text("RFC 6902: applied to A, it gives B");
@@ -220,6 +220,10 @@ fn patch_ui(ui: &mut Ui, view: &CompareView) {
                 .clicked()
             {
                 ui.ctx().copy_text(view.patch_text.clone());
+                commands.push(Command::Notify(format!(
+                    "Patch copied: {} operations",
+                    view.comparison.patch.0.len()
+                )));
             }
             let num_ops = view.comparison.patch.0.len();
             ui.weak(format!(
@@ -279,6 +283,14 @@ fn toolbar_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) {
             commands.push(Command::SetMark(MarkSlot::B, None));
         }
         ui.separator();
+        let mut wide = state.wide_diff;
+        if ui
+            .checkbox(&mut wide, "Full width")
+            .on_hover_text("Hide the event list and the right panel while comparing")
+            .changed()
+        {
+            commands.push(Command::SetWideDiff(wide));
+        }
         let label = ui.label("Compare");
         let scopes = [
             (DiffScopeChoice::Activity, "the activity"),

@@ -58,6 +58,9 @@ pub struct ExportDialog {
     for_doc: Option<PathBuf>,
     /// The fields the last export's message is about.
     result_fields: Option<u64>,
+    /// The path the app chose last: while the path is that one, it follows
+    /// the scope and the format.
+    chosen_path: String,
     /// When the preview was made.
     previewed_at: Option<std::time::Instant>,
 }
@@ -97,6 +100,22 @@ impl Format {
         }
     }
 
+    /// The format a file name's extension names, as the `export` command
+    /// reads it.
+    fn of_extension(path: &str) -> Option<Self> {
+        let extension = std::path::Path::new(path)
+            .extension()?
+            .to_str()?
+            .to_ascii_lowercase();
+        match extension.as_str() {
+            "json" => Some(Self::Vector),
+            "jsonl" | "ndjson" => Some(Self::Jsonl),
+            "sse" | "txt" => Some(Self::Sse),
+            "rec" | "sqlite" | "db" | "agui" => Some(Self::Recording),
+            _ => None,
+        }
+    }
+
     fn extension(self) -> &'static str {
         match self {
             Self::Vector => "json",
@@ -123,10 +142,35 @@ impl ExportDialog {
         };
         self.replace = false;
         let doc_path = state.doc.as_ref().map(|d| d.path.clone());
-        if self.path.is_empty() || self.for_doc != doc_path {
+        if self.path.is_empty() || self.for_doc != doc_path || self.path_is_default() {
             self.for_doc = doc_path;
-            self.path = default_path(state, self.format);
+            self.choose_path(default_path(state, self.format, self.scope));
         }
+    }
+
+    /// Whether the path is the one the app chose.
+    fn path_is_default(&self) -> bool {
+        self.path == self.chosen_path
+    }
+
+    fn choose_path(&mut self, path: String) {
+        self.chosen_path.clone_from(&path);
+        self.path = path;
+    }
+
+    /// After the format changed: a path the app chose follows it; one the
+    /// user typed keeps its name and takes the extension.
+    fn choices_changed(&mut self, state: &AppState) {
+        if self.path_is_default() {
+            self.choose_path(default_path(state, self.format, self.scope));
+        } else {
+            self.path = PathBuf::from(&self.path)
+                .with_extension(self.format.extension())
+                .display()
+                .to_string();
+        }
+        // "Replace" was for the file named before.
+        self.replace = false;
     }
 
     /// The request the fields describe, or why they describe none.
@@ -217,10 +261,15 @@ impl ExportDialog {
     }
 }
 
-fn default_path(state: &AppState, format: Format) -> String {
-    let stem = match &state.selected_activity {
-        Some(id) => format!("repro-{}", sanitize(id)),
-        None => "export".to_owned(),
+fn default_path(state: &AppState, format: Format, scope: ScopeChoice) -> String {
+    let stem = match (scope, &state.selected_activity, state.marks) {
+        (ScopeChoice::Activity, Some(id), _) => {
+            format!("repro-{}-{}", sanitize(id), state.step())
+        }
+        (ScopeChoice::Range, _, [Some(a), Some(b)]) => {
+            format!("range-{}-{}", a.min(b), a.max(b))
+        }
+        _ => "export".to_owned(),
     };
     let dir = state
         .doc
@@ -323,6 +372,10 @@ pub fn export_dialog_ui(ctx: &egui::Context, state: &AppState, dialog: &mut Expo
 
 fn fields_ui(ui: &mut Ui, state: &AppState, doc: &Doc, dialog: &mut ExportDialog) {
     let step = state.step();
+    if dialog.path_is_default() {
+        // The name the app chose follows the scope, the cursor, the marks.
+        dialog.choose_path(default_path(state, dialog.format, dialog.scope));
+    }
     egui::Grid::new("export_fields")
         .num_columns(2)
         .show(ui, |ui| {
@@ -356,10 +409,7 @@ fn fields_ui(ui: &mut Ui, state: &AppState, doc: &Doc, dialog: &mut ExportDialog
                         .radio_value(&mut dialog.format, format, format.label())
                         .changed()
                     {
-                        let path = PathBuf::from(&dialog.path).with_extension(format.extension());
-                        dialog.path = path.display().to_string();
-                        // "Replace" was for the file named before.
-                        dialog.replace = false;
+                        dialog.choices_changed(state);
                     }
                 }
             });
@@ -375,8 +425,18 @@ fn fields_ui(ui: &mut Ui, state: &AppState, doc: &Doc, dialog: &mut ExportDialog
                 if field.changed() {
                     // "Replace" was for the file named before.
                     dialog.replace = false;
+                    // The extension names the format, as for the command.
+                    if let Some(format) = Format::of_extension(&dialog.path) {
+                        dialog.format = format;
+                    }
                 }
-                if ui.button("Browse…").clicked()
+                if ui
+                    .button("Browse…")
+                    .on_hover_text(
+                        "The system's file dialog (through the XDG desktop portal); \
+                         where none opens, type the path",
+                    )
+                    .clicked()
                     && let Some(path) = rfd::FileDialog::new()
                         .set_file_name(
                             PathBuf::from(&dialog.path)

@@ -22,6 +22,9 @@ pub struct SearchRun {
     running: Option<Running>,
     /// What the last search found, for the panel.
     pub outcome: Option<SearchOutcome>,
+    /// The query of the last search (its outcome shows while the fields
+    /// still say it).
+    pub query: Option<Query>,
 }
 
 struct Running {
@@ -98,6 +101,7 @@ impl AppState {
             return;
         }
         let description = describe(&query, from);
+        self.search.query = Some(query.clone());
         let step = self.step();
         let search = match from {
             SearchFrom::First => Search::first(query),
@@ -327,7 +331,8 @@ pub fn search_ui(
     });
     match (&query, submit) {
         (Ok(query), Some(from)) => commands.push(Command::StartSearch(query.clone(), from)),
-        (Err(error), _) if !form.pointer.is_empty() || form.condition != Condition::Exists => {
+        // Said once something is typed.
+        (Err(error), _) if !form.pointer.is_empty() || !form.value.is_empty() => {
             ui.colored_label(ui.visuals().error_fg_color, error);
         }
         _ => {}
@@ -351,7 +356,13 @@ pub fn search_ui(
             ));
         }
     }
-    match &state.search.outcome {
+    // An outcome is about the query that ran: edited fields hide it.
+    let outcome = state
+        .search
+        .outcome
+        .as_ref()
+        .filter(|_| state.search.query.as_ref() == query.as_ref().ok());
+    match outcome {
         Some(SearchOutcome::Found {
             description,
             step,

@@ -135,36 +135,46 @@ impl ReplayApp {
             .show(ui, |ui| {
                 timeline::timeline_ui(ui, &self.state, &mut commands)
             });
-        egui::Panel::left("events")
-            .resizable(true)
-            .default_size(theme::EVENT_LIST_WIDTH)
-            .show(ui, |ui| {
-                event_list::event_list_ui(ui, &self.state, &mut commands)
-            });
-        egui::Panel::right("inspector")
-            .resizable(true)
-            .default_size(theme::INSPECTOR_WIDTH)
-            .show(ui, |ui| {
-                ui.horizontal(|ui| {
-                    ui.selectable_value(&mut self.right_tab, RightTab::Inspector, "Inspector");
-                    ui.selectable_value(&mut self.right_tab, RightTab::Diagnostics, "Diagnostics");
-                    ui.selectable_value(&mut self.right_tab, RightTab::Bookmarks, "Bookmarks");
-                    ui.selectable_value(&mut self.right_tab, RightTab::Search, "Search");
+        let wide = self.state.wide_diff && self.state.central_tab == state::CentralTab::Diff;
+        // The side panels give way to a full-width diff.
+        if !wide {
+            egui::Panel::left("events")
+                .resizable(true)
+                .default_size(theme::EVENT_LIST_WIDTH)
+                .show(ui, |ui| {
+                    event_list::event_list_ui(ui, &self.state, &mut commands)
                 });
-                ui.separator();
-                match self.right_tab {
-                    RightTab::Inspector => inspector::inspector_ui(ui, &self.state, &mut commands),
-                    RightTab::Diagnostics => {
-                        diagnostics::diagnostics_ui(ui, &self.state, &mut commands)
+            egui::Panel::right("inspector")
+                .resizable(true)
+                .default_size(theme::INSPECTOR_WIDTH)
+                .show(ui, |ui| {
+                    ui.horizontal(|ui| {
+                        ui.selectable_value(&mut self.right_tab, RightTab::Inspector, "Inspector");
+                        ui.selectable_value(
+                            &mut self.right_tab,
+                            RightTab::Diagnostics,
+                            "Diagnostics",
+                        );
+                        ui.selectable_value(&mut self.right_tab, RightTab::Bookmarks, "Bookmarks");
+                        ui.selectable_value(&mut self.right_tab, RightTab::Search, "Search");
+                    });
+                    ui.separator();
+                    match self.right_tab {
+                        RightTab::Inspector => {
+                            inspector::inspector_ui(ui, &self.state, &mut commands)
+                        }
+                        RightTab::Diagnostics => {
+                            diagnostics::diagnostics_ui(ui, &self.state, &mut commands)
+                        }
+                        RightTab::Bookmarks => {
+                            notes::notes_ui(ui, &self.state, &mut self.notes_form, &mut commands)
+                        }
+                        RightTab::Search => {
+                            find::search_ui(ui, &self.state, &mut self.search_form, &mut commands)
+                        }
                     }
-                    RightTab::Bookmarks => {
-                        notes::notes_ui(ui, &self.state, &mut self.notes_form, &mut commands)
-                    }
-                    RightTab::Search => {
-                        find::search_ui(ui, &self.state, &mut self.search_form, &mut commands)
-                    }
-                }
-            });
+                });
+        }
         egui::CentralPanel::default().show(ui, |ui| {
             if let Some(error) = &self.state.error {
                 error_banner_ui(ui, error, &mut commands);
@@ -268,7 +278,7 @@ impl ReplayApp {
                                 session.id,
                                 session.source,
                                 session.num_events,
-                                session.status.as_str()
+                                session_status_label(session.status)
                             );
                             if ui
                                 .selectable_label(session.id.0 == current, label)
@@ -319,6 +329,15 @@ impl ReplayApp {
 impl eframe::App for ReplayApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         ReplayApp::ui(self, ui);
+    }
+}
+
+/// A session's status in the picker: an incomplete one may be still being
+/// written, or its writer may have stopped.
+fn session_status_label(status: crate::store::SessionStatus) -> &'static str {
+    match status {
+        crate::store::SessionStatus::Incomplete => "being written, or interrupted",
+        other => other.as_str(),
     }
 }
 
@@ -375,22 +394,35 @@ fn status_bar_ui(ui: &mut egui::Ui, state: &AppState, commands: &mut Vec<Command
             Some(worst) => {
                 ui.colored_label(
                     theme::severity_color(ui.visuals(), worst),
-                    format!("{} {}", theme::severity_symbol(worst), worst),
-                );
+                    format!("{} worst: {worst}", theme::severity_symbol(worst)),
+                )
+                .on_hover_text("The most severe diagnostic of the stream");
             }
             None => {
                 ui.label("no diagnostics");
             }
         }
         for severity in Severity::ALL {
+            let count = counts.get(severity);
+            // "info" has no plural.
+            let plural = if count == 1 || severity == Severity::Info {
+                ""
+            } else {
+                "s"
+            };
             ui.colored_label(
                 theme::severity_color(ui.visuals(), severity),
-                format!("{} {}", counts.get(severity), severity),
+                format!("{count} {severity}{plural}"),
             );
         }
         ui.separator();
-        let outcome = doc.timeline.head().outcome();
-        ui.label(format!("outcome {}", outcome.as_str()));
+        if doc.live {
+            // The end-of-stream checks wait for the end.
+            ui.label("outcome: running");
+        } else {
+            let outcome = doc.timeline.head().outcome();
+            ui.label(format!("outcome {}", outcome.as_str()));
+        }
         if let Some(fatal) = doc.timeline.head().fatal() {
             ui.colored_label(
                 ui.visuals().error_fg_color,

@@ -65,7 +65,12 @@ impl Annotations {
     /// The bookmarks and notes kept in memory only.
     pub fn unsaved(&self) -> Self {
         Self {
-            bookmarks: self.bookmarks.iter().filter(|b| b.id < 0).cloned().collect(),
+            bookmarks: self
+                .bookmarks
+                .iter()
+                .filter(|b| b.id < 0)
+                .cloned()
+                .collect(),
             notes: self.notes.iter().filter(|n| n.id < 0).cloned().collect(),
             next_memory_id: self.next_memory_id,
             ..Self::default()
@@ -188,9 +193,7 @@ impl AppState {
             }
             Ok(None) | Err(_) => {
                 if let Err(error) = &saved {
-                    self.error = Some(format!(
-                        "The note is kept until the app closes: {error}"
-                    ));
+                    self.error = Some(format!("The note is kept until the app closes: {error}"));
                 }
                 Note {
                     id: self.annotations.memory_id(),
@@ -381,7 +384,7 @@ fn notes_section_ui(
                     commands.push(Command::SelectActivity(Some(id.clone())));
                 }
             }
-            ui.label(&note.text);
+            ui.add(egui::Label::new(&note.text).wrap());
             if ui.small_button("Delete").clicked() {
                 commands.push(Command::DeleteNote(note.id));
             }

@@ -124,12 +124,14 @@ pub struct AppState {
     pub diff_scope: DiffScopeChoice,
     /// The centre's tab.
     pub central_tab: CentralTab,
+    /// The diff tab takes the whole width (the side panels hidden).
+    pub wide_diff: bool,
     /// The diff of marks A and B, when the diff tab shows.
     pub comparison: Option<Arc<CompareView>>,
     /// Bookmarks and notes.
     pub annotations: Annotations,
     /// Bookmarks and notes kept in memory for the streams not open now.
-    unsaved: std::collections::BTreeMap<(PathBuf, Option<i64>), Annotations>,
+    pub unsaved: std::collections::BTreeMap<(PathBuf, Option<i64>), Annotations>,
     /// The search over time, running or done.
     pub search: SearchRun,
     /// A search a JSON tree asked for, for the search tab to take.
@@ -410,6 +412,8 @@ impl AppState {
             }
             Command::SetDiffScope(scope) => self.diff_scope = scope,
             Command::ShowCentral(tab) => self.central_tab = tab,
+            Command::SetWideDiff(wide) => self.wide_diff = wide,
+            Command::Notify(message) => self.notify(message),
             Command::AddBookmark(label) => self.add_bookmark(label),
             Command::RenameBookmark(id, label) => self.rename_bookmark(id, &label),
             Command::DeleteBookmark(id) => self.delete_bookmark(id),
@@ -418,6 +422,7 @@ impl AppState {
                 match self.annotations.bookmark_step(self.step(), forward) {
                     Some(step) => {
                         self.playback.playing_since = None;
+                        self.notice = None;
                         self.move_to(step);
                     }
                     None => {

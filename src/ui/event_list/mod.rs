@@ -72,7 +72,8 @@ fn table_ui(ui: &mut egui::Ui, doc: &Doc, state: &AppState, commands: &mut Vec<C
         .cell_layout(Layout::left_to_right(Align::Center))
         .column(Column::exact(seq_width))
         .column(Column::exact(millis_width))
-        .column(Column::initial(125.0).at_least(40.0).clip(true))
+        // Wide enough for TEXT_MESSAGE_CONTENT next to TEXT_MESSAGE_CHUNK.
+        .column(Column::initial(165.0).at_least(40.0).clip(true))
         .column(Column::initial(70.0).at_least(30.0).clip(true))
         .column(Column::remainder().at_least(60.0).clip(true))
         .column(Column::exact(14.0));

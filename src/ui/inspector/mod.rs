@@ -33,7 +33,8 @@ pub fn inspector_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) 
         ui.weak("No stream open");
         return;
     };
-    egui::ScrollArea::vertical()
+    // Both ways: a wide JSON row scrolls instead of widening the panel.
+    egui::ScrollArea::both()
         .id_salt("inspector")
         .auto_shrink(false)
         .show(ui, |ui| {

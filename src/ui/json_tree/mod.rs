@@ -356,7 +356,7 @@ impl Painter<'_> {
                 {
                     ui.label(
                         RichText::new(format!("was {}", compact_json(old, MAX_OLD_CHARS)))
-                            .small()
+                            .monospace()
                             .weak(),
                     );
                 }

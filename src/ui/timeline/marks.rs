@@ -49,6 +49,16 @@ pub fn drag_range(
     Some((start.min(end), start.max(end)))
 }
 
+/// Where the marks go, vertically.
+pub struct MarkRows {
+    /// The lines of A and B, and the shaded range between them.
+    pub lines: RangeInclusive<f32>,
+    /// The top of the letters A and B (below the ruler's numbers).
+    pub letters_y: f32,
+    /// The middle of the bookmarks' flags (on the diagnostics row).
+    pub flags_y: f32,
+}
+
 /// Paints marks A and B (or a range being dragged), and the bookmarks.
 pub fn paint_marks(
     ui: &egui::Ui,
@@ -56,10 +66,10 @@ pub fn paint_marks(
     axis: &TimeAxis,
     state: &AppState,
     dragging: Option<(Seq, Seq)>,
-    y: RangeInclusive<f32>,
+    rows: &MarkRows,
 ) {
     let color = mark_color(ui.visuals());
-    let (top, bottom) = (*y.start(), *y.end());
+    let (top, bottom) = (*rows.lines.start(), *rows.lines.end());
     let x = |step: Seq| axis.x_from_step(step.0 as f64);
     let marks = match dragging {
         Some((a, b)) => [Some(a), Some(b)],
@@ -75,7 +85,7 @@ pub fn paint_marks(
         let x = x(*step);
         painter.vline(x, top..=bottom, Stroke::new(1.0, color));
         painter.text(
-            egui::pos2(x + 2.0, top + 1.0),
+            egui::pos2(x + 2.0, rows.letters_y),
             Align2::LEFT_TOP,
             letter,
             FontId::proportional(11.0),
@@ -83,14 +93,15 @@ pub fn paint_marks(
         );
     }
     let flag = ui.visuals().hyperlink_color;
+    let y = rows.flags_y;
     for bookmark in &state.annotations.bookmarks {
         let x = x(bookmark.seq);
         let points = vec![
-            egui::pos2(x, bottom - 9.0),
-            egui::pos2(x + 6.0, bottom - 6.0),
-            egui::pos2(x, bottom - 3.0),
+            egui::pos2(x, y - 7.0),
+            egui::pos2(x + 7.0, y - 4.0),
+            egui::pos2(x, y - 1.0),
         ];
         painter.add(egui::Shape::convex_polygon(points, flag, Stroke::NONE));
-        painter.vline(x, bottom - 10.0..=bottom, Stroke::new(1.0, flag));
+        painter.vline(x, y - 8.0..=y + 6.0, Stroke::new(1.5, flag));
     }
 }

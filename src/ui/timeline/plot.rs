@@ -162,7 +162,12 @@ pub(super) fn plot_ui(
         let color = ui.visuals().weak_text_color().gamma_multiply(0.5);
         painter.vline(pos.x, rect.top()..=bottom, Stroke::new(1.0, color));
     }
-    marks::paint_marks(ui, &painter, &axis, state, dragging, rect.top()..=bottom);
+    let rows = marks::MarkRows {
+        lines: rect.top()..=bottom,
+        letters_y: density_rect.top() + 1.0,
+        flags_y: ticks_rect.center().y,
+    };
+    marks::paint_marks(ui, &painter, &axis, state, dragging, &rows);
     paint_playhead(ui, &painter, &axis, playhead, rect.top()..=bottom);
 
     if !response.dragged() {
