@@ -405,6 +405,23 @@ fn bookmarks_and_notes_are_saved_in_the_recording() {
     assert_eq!(notes[0].text, "delta before snapshot");
     assert_eq!(notes[0].message_id.as_deref(), Some("prices-7"));
     assert_eq!(notes[0].seq, Seq(16));
+    // Edited in the panel, saved in the file.
+    harness.get_by_label("Edit").click();
+    harness.run();
+    harness
+        .state_mut()
+        .notes_form
+        .editing
+        .as_mut()
+        .expect("editing")
+        .1 = "patched before its snapshot".into();
+    harness.run();
+    harness.get_by_label("Save").click();
+    harness.run();
+    let notes = Recording::open(&path)
+        .and_then(|r| r.notes(SessionId(1)))
+        .expect("notes read");
+    assert_eq!(notes[0].text, "patched before its snapshot");
 
     // Opened again, they are there.
     let harness = open(&path);

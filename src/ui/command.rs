@@ -116,6 +116,8 @@ pub enum Command {
     PreviousBookmark,
     /// A note at the cursor, on the selected activity if any.
     AddNote(String),
+    /// A new text for a note.
+    EditNote(i64, String),
     /// Removes a note.
     DeleteNote(i64),
     /// Starts a search over time (the running one, if any, stops).

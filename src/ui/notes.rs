@@ -209,6 +209,19 @@ impl AppState {
         self.annotations.sort();
     }
 
+    pub(super) fn edit_note(&mut self, id: i64, text: &str) {
+        if text.trim().is_empty() {
+            return;
+        }
+        if let Some(error) = self.write_row(id, |path| store::edit_note(path, id, text)) {
+            self.error = Some(error);
+            return;
+        }
+        if let Some(note) = self.annotations.notes.iter_mut().find(|n| n.id == id) {
+            note.text = text.to_owned();
+        }
+    }
+
     pub(super) fn delete_note(&mut self, id: i64) {
         if let Some(error) = self.write_row(id, |path| store::delete_note(path, id)) {
             self.error = Some(error);
@@ -238,6 +251,8 @@ pub struct NotesForm {
     pub note: String,
     /// A bookmark being renamed, with its new label.
     pub renaming: Option<(i64, String)>,
+    /// A note being edited, with its new text.
+    pub editing: Option<(i64, String)>,
 }
 
 /// The bookmarks and notes tab.
@@ -384,7 +399,23 @@ fn notes_section_ui(
                     commands.push(Command::SelectActivity(Some(id.clone())));
                 }
             }
+            if let Some((id, text)) = &mut form.editing
+                && *id == note.id
+            {
+                ui.add(egui::TextEdit::multiline(text).desired_rows(2))
+                    .on_hover_text("The note's new text");
+                if ui.small_button("Save").clicked() {
+                    commands.push(Command::EditNote(*id, text.clone()));
+                    form.editing = None;
+                } else if ui.small_button("Cancel").clicked() {
+                    form.editing = None;
+                }
+                return;
+            }
             ui.add(egui::Label::new(&note.text).wrap());
+            if ui.small_button("Edit").clicked() {
+                form.editing = Some((note.id, note.text.clone()));
+            }
             if ui.small_button("Delete").clicked() {
                 commands.push(Command::DeleteNote(note.id));
             }

@@ -439,6 +439,7 @@ impl AppState {
                 }
             }
             Command::AddNote(text) => self.add_note(&text),
+            Command::EditNote(id, text) => self.edit_note(id, &text),
             Command::DeleteNote(id) => self.delete_note(id),
             Command::StartSearch(query, from) => self.start_search(query, from),
             Command::CancelSearch => self.search.cancel(),
