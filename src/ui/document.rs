@@ -65,10 +65,33 @@ impl Doc {
 /// Where the recent files are kept: `$XDG_CONFIG_HOME/agui-replay/recent`
 /// (or `~/.config/…`).
 fn recent_file() -> Option<PathBuf> {
+    config_file("recent")
+}
+
+/// A file of the app's settings: `$XDG_CONFIG_HOME/agui-replay/NAME` (or
+/// `~/.config/…`).
+fn config_file(name: &str) -> Option<PathBuf> {
     let config = std::env::var_os("XDG_CONFIG_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))?;
-    Some(config.join("agui-replay").join("recent"))
+    Some(config.join("agui-replay").join(name))
+}
+
+/// The theme chosen in an earlier run (`system`, `dark` or `light`).
+pub fn load_theme() -> Option<String> {
+    let text = std::fs::read_to_string(config_file("theme")?).ok()?;
+    Some(text.trim().to_owned())
+}
+
+/// Keeps the theme for the next run (best effort, as the recent files).
+pub fn save_theme(name: &str) {
+    let Some(file) = config_file("theme") else {
+        return;
+    };
+    if let Some(dir) = file.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let _ = std::fs::write(file, format!("{name}\n"));
 }
 
 /// The recent files of earlier runs, one path a line, most recent first.

@@ -253,6 +253,9 @@ impl ReplayApp {
                     ] {
                         if ui.radio(current == preference, label).clicked() {
                             ui.ctx().set_theme(preference);
+                            if self.state.remember_recent {
+                                document::save_theme(theme_name(preference));
+                            }
                             ui.close();
                         }
                     }
@@ -541,6 +544,25 @@ fn dropped_files(ctx: &egui::Context, commands: &mut Vec<Command>) {
     });
 }
 
+/// The name a theme preference is kept under.
+fn theme_name(preference: egui::ThemePreference) -> &'static str {
+    match preference {
+        egui::ThemePreference::System => "system",
+        egui::ThemePreference::Dark => "dark",
+        egui::ThemePreference::Light => "light",
+    }
+}
+
+fn theme_of_name(name: &str) -> Option<egui::ThemePreference> {
+    [
+        egui::ThemePreference::System,
+        egui::ThemePreference::Dark,
+        egui::ThemePreference::Light,
+    ]
+    .into_iter()
+    .find(|&preference| theme_name(preference) == name)
+}
+
 /// Runs the desktop app on `path`.
 pub fn run_app(path: Option<PathBuf>, exit_after: Option<Duration>) -> anyhow::Result<()> {
     let options = eframe::NativeOptions {
@@ -554,10 +576,33 @@ pub fn run_app(path: Option<PathBuf>, exit_after: Option<Duration>) -> anyhow::R
     app.exit_after = exit_after;
     app.state.remember_recent = true;
     app.state.recent = state::load_recent();
+    let theme = document::load_theme().and_then(|name| theme_of_name(&name));
     eframe::run_native(
         "agui-replay",
         options,
-        Box::new(move |_cc| Ok(Box::new(app))),
+        Box::new(move |cc| {
+            if let Some(theme) = theme {
+                cc.egui_ctx.set_theme(theme);
+            }
+            Ok(Box::new(app))
+        }),
     )
     .map_err(|e| anyhow::anyhow!("cannot open the window: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kept_theme_reads_back_as_itself() {
+        for preference in [
+            egui::ThemePreference::System,
+            egui::ThemePreference::Dark,
+            egui::ThemePreference::Light,
+        ] {
+            assert_eq!(theme_of_name(theme_name(preference)), Some(preference));
+        }
+        assert_eq!(theme_of_name("sepia"), None);
+    }
 }

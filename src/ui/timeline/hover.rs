@@ -23,6 +23,7 @@ pub(super) struct Hover<'a> {
     pub(super) ticks: &'a [Tick],
     pub(super) ticks_rect: Rect,
     pub(super) lanes: &'a LanesView,
+    pub(super) bookmarks: &'a [crate::store::Bookmark],
 }
 
 impl Hover<'_> {
@@ -30,6 +31,17 @@ impl Hover<'_> {
     pub(super) fn ui(&self, ui: &mut egui::Ui, pos: egui::Pos2) {
         let index = self.doc.timeline.index();
         let num_events = self.doc.num_events();
+        // A bookmark's flag, on the diagnostics row.
+        let flag = self.bookmarks.iter().find(|b| {
+            self.ticks_rect.y_range().contains(pos.y)
+                && (self.axis.x_from_step(b.seq.0 as f64) - pos.x).abs() <= super::HIT_RADIUS
+        });
+        if let Some(bookmark) = flag {
+            step_line_ui(ui, index, bookmark.seq);
+            ui.label(format!("Bookmark: {}", bookmark.label));
+            ui.weak("[ and ] go from one bookmark to the next");
+            return;
+        }
         if let Some((lane, mark)) = self.lanes.hit(pos) {
             let lane = &index.lanes()[lane];
             step_line_ui(ui, index, mark.seq);

@@ -183,6 +183,7 @@ pub(super) fn plot_ui(
                 ticks: &ticks,
                 ticks_rect,
                 lanes: &lanes,
+                bookmarks: &state.annotations.bookmarks,
             };
             hover.ui(ui, pos);
         });
