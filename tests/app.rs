@@ -11,38 +11,16 @@ use agui_replay::ui::ReplayApp;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 
+mod common;
+
+use common::{harness, step, wait_for_loading};
+
 fn demo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("recordings/demo.rec")
 }
 
-fn harness(app: ReplayApp) -> Harness<'static, ReplayApp> {
-    let mut harness = Harness::builder()
-        .with_size(egui::vec2(1400.0, 900.0))
-        .build_ui_state(|ui, app: &mut ReplayApp| app.ui(ui), app);
-    harness.run();
-    harness
-}
-
 fn demo_harness() -> Harness<'static, ReplayApp> {
     harness(ReplayApp::with_file(&demo()))
-}
-
-/// Runs frames until a background open has finished (bounded).
-fn wait_for_loading(harness: &mut Harness<'static, ReplayApp>) {
-    let started = Instant::now();
-    while harness.state().state.loading.is_some() {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "opening took too long"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-        harness.step();
-    }
-    harness.run();
-}
-
-fn step(harness: &Harness<'static, ReplayApp>) -> u64 {
-    harness.state().state.step().0
 }
 
 #[test]

@@ -16,6 +16,10 @@ use agui_replay::ui::{Command, ReplayApp};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 
+mod common;
+
+use common::{harness, step, wait_for_loading};
+
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(name)
 }
@@ -28,14 +32,6 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-fn harness(app: ReplayApp) -> Harness<'static, ReplayApp> {
-    let mut harness = Harness::builder()
-        .with_size(egui::vec2(1400.0, 900.0))
-        .build_ui_state(|ui, app: &mut ReplayApp| app.ui(ui), app);
-    harness.run();
-    harness
-}
-
 fn open(path: &Path) -> Harness<'static, ReplayApp> {
     let harness = harness(ReplayApp::with_file(path));
     assert!(
@@ -46,28 +42,9 @@ fn open(path: &Path) -> Harness<'static, ReplayApp> {
     harness
 }
 
-/// Runs frames until a background open (a replay again, another session)
-/// has finished (bounded).
-fn wait_for_loading(harness: &mut Harness<'static, ReplayApp>) {
-    let started = Instant::now();
-    while harness.state().state.loading.is_some() {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "opening took too long"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-        harness.step();
-    }
-    harness.run();
-}
-
 fn apply(harness: &mut Harness<'static, ReplayApp>, commands: Vec<Command>) {
     harness.state_mut().state.apply(commands);
     harness.run();
-}
-
-fn step(harness: &Harness<'static, ReplayApp>) -> u64 {
-    harness.state().state.step().0
 }
 
 fn press(harness: &mut Harness<'static, ReplayApp>, key: egui::Key) {
@@ -800,26 +777,31 @@ fn a_failed_export_leaves_the_file_it_would_replace() {
     assert_eq!(std::fs::read(&open_path).unwrap(), before);
 }
 
+/// A recording whose one session started an hour ago and got three events
+/// then, not ended: its writer, still open.
+fn silent_for_an_hour(path: &Path) -> RecordingWriter {
+    let mut writer = RecordingWriter::create(path, false).expect("creates");
+    writer
+        .begin_session(NewSession {
+            source: "proxy".into(),
+            format: "sse".into(),
+            started_at_unix_ms: Some(agui_replay::store::now_unix_ms() - 3_600_000),
+            ..NewSession::default()
+        })
+        .expect("begins");
+    for i in 1..=3 {
+        writer.append(&event(i)).expect("appends");
+    }
+    writer.flush().expect("flushes");
+    writer
+}
+
 #[test]
 fn a_session_whose_writer_died_long_ago_is_not_live_and_gets_the_end_checks() {
     let dir = scratch("dead-writer");
     let path = dir.join("dead.rec");
-    {
-        let mut writer = RecordingWriter::create(&path, false).expect("creates");
-        writer
-            .begin_session(NewSession {
-                source: "proxy".into(),
-                format: "sse".into(),
-                started_at_unix_ms: Some(agui_replay::store::now_unix_ms() - 3_600_000),
-                ..NewSession::default()
-            })
-            .expect("begins");
-        for i in 1..=3 {
-            writer.append(&event(i)).expect("appends");
-        }
-        writer.flush().expect("flushes");
-        // Dropped without ending the session: a killed proxy.
-    }
+    // Dropped without ending the session: a killed proxy.
+    drop(silent_for_an_hour(&path));
     let harness = open(&path);
     let state = &harness.state().state;
     assert!(!state.is_live());
@@ -899,19 +881,7 @@ fn a_bookmark_that_could_not_be_saved_is_kept_through_a_replay() {
 fn a_session_taken_for_dead_that_grows_again_is_followed() {
     let dir = scratch("revived");
     let path = dir.join("slow.rec");
-    let mut writer = RecordingWriter::create(&path, false).expect("creates");
-    writer
-        .begin_session(NewSession {
-            source: "proxy".into(),
-            format: "sse".into(),
-            started_at_unix_ms: Some(agui_replay::store::now_unix_ms() - 3_600_000),
-            ..NewSession::default()
-        })
-        .expect("begins");
-    for i in 1..=3 {
-        writer.append(&event(i)).expect("appends");
-    }
-    writer.flush().expect("flushes");
+    let mut writer = silent_for_an_hour(&path);
     let mut harness = open(&path);
     assert!(!harness.state().state.is_live(), "silent for an hour");
     // The writer was only slow.

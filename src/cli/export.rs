@@ -122,7 +122,7 @@ pub(super) fn run(args: &ExportArgs, out: &mut dyn Write) -> anyhow::Result<u8> 
         }
     };
     if let Some(path) = destination
-        && same_file(path, &args.stream.file)
+        && crate::export::is_same_file(path, &args.stream.file)
     {
         anyhow::bail!(
             "the output is the input: export to another file: {}",
@@ -202,12 +202,4 @@ pub(super) fn run(args: &ExportArgs, out: &mut dyn Write) -> anyhow::Result<u8> 
         writeln!(out, "{note}")?;
     }
     Ok(EXIT_OK)
-}
-
-/// Whether two paths name one existing file.
-fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    }
 }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use egui::{RichText, Ui};
 
-use super::json_tree::{Highlights, JsonTree, SearchSlot, side_by_side};
+use super::json_tree::{Highlights, JsonTree, side_by_side};
 use super::state::{AppState, CentralTab, Command, DiffScopeChoice, MarkSlot};
 use crate::diagnostic::Seq;
 use crate::diff::{Comparison, DiffScope};
@@ -128,41 +128,42 @@ pub fn diff_view_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) 
         DiffScope::State => Some(None),
         DiffScope::Conversation | DiffScope::Everything => None,
     };
-    let chosen = std::cell::RefCell::new(None);
-    let slot = searched.as_ref().map(|_| SearchSlot {
-        prefix: "",
-        chosen: &chosen,
-    });
+    let searchable = searched.is_some();
+    let mut picked = None;
     egui_extras::StripBuilder::new(ui)
         .size(egui_extras::Size::relative(0.36).at_least(120.0))
         .size(egui_extras::Size::relative(0.36).at_least(120.0))
         .size(egui_extras::Size::remainder().at_least(160.0))
         .horizontal(|mut strip| {
             strip.cell(|ui| {
-                side_ui(
+                if let Some(pointer) = side_ui(
                     ui,
                     "diff_a",
                     tree_key,
                     &a_title,
                     &comparison.before,
                     &view.left,
-                    slot,
-                )
+                    searchable,
+                ) {
+                    picked = Some(pointer);
+                }
             });
             strip.cell(|ui| {
-                side_ui(
+                if let Some(pointer) = side_ui(
                     ui,
                     "diff_b",
                     tree_key,
                     &b_title,
                     &comparison.after,
                     &view.right,
-                    slot,
-                )
+                    searchable,
+                ) {
+                    picked = Some(pointer);
+                }
             });
             strip.cell(|ui| patch_ui(ui, view, commands));
         });
-    if let (Some(message), Some(pointer)) = (searched, chosen.into_inner()) {
+    if let (Some(message), Some(pointer)) = (searched, picked) {
         commands.push(Command::PrefillSearch { message, pointer });
     }
 }
@@ -184,8 +185,8 @@ fn side_ui(
     title: &str,
     value: &serde_json::Value,
     highlights: &Highlights,
-    search: Option<SearchSlot<'_>>,
-) {
+    searchable: bool,
+) -> Option<String> {
     ui.vertical(|ui| {
         ui.label(RichText::new(title).strong());
         egui::ScrollArea::both()
@@ -194,19 +195,21 @@ fn side_ui(
             .show(ui, |ui| {
                 if value.is_null() {
                     ui.weak("(absent)");
-                } else {
-                    // A tree per comparison: what the user opened in one
-                    // does not stay open in the next.
-                    let mut tree = JsonTree::new(format!("{id}-{tree_key}"), value)
-                        .highlights(highlights)
-                        .collapse_unchanged();
-                    if let Some(slot) = search {
-                        tree = tree.search_menu(slot);
-                    }
-                    tree.show(ui);
+                    return None;
                 }
-            });
-    });
+                // A tree per comparison: what the user opened in one does
+                // not stay open in the next.
+                let mut tree = JsonTree::new(format!("{id}-{tree_key}"), value)
+                    .highlights(highlights)
+                    .collapse_unchanged();
+                if searchable {
+                    tree = tree.search_menu("");
+                }
+                tree.show(ui)
+            })
+            .inner
+    })
+    .inner
 }
 
 fn patch_ui(ui: &mut Ui, view: &CompareView, commands: &mut Vec<Command>) {

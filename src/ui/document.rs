@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::diagnostic::{Diagnostic, Seq, SeverityCounts};
 use crate::replay::Options;
 use crate::source::{Source, SourceError, open_source};
-use crate::store::{Recording, SessionInfo, SessionStatus, StoreError, file_is_sqlite};
+use crate::store::{Recording, SessionInfo, StoreError, file_is_sqlite};
 use crate::timeline::{CheckpointPolicy, Timeline};
 
 /// The most recent files kept.
@@ -203,7 +203,7 @@ fn is_being_written(session: &SessionInfo, last_arrival_nanos: u64) -> bool {
     let last_event_ms = session
         .started_at_unix_ms
         .saturating_add(i64::try_from(last_arrival_nanos / 1_000_000).unwrap_or(i64::MAX));
-    session.status == SessionStatus::Incomplete
+    session.is_open()
         && crate::store::now_unix_ms().saturating_sub(last_event_ms) < WRITER_SILENCE_MS
 }
 

@@ -493,12 +493,7 @@ fn fields_ui(ui: &mut Ui, state: &AppState, doc: &Doc, dialog: &mut ExportDialog
 /// The engine writes beside `path` and renames: a failed export leaves a
 /// file there as it was.
 fn write(doc: &Doc, request: &ExportRequest, path: &std::path::Path) -> Result<String, String> {
-    let same = |a: &std::path::Path, b: &std::path::Path| match (a.canonicalize(), b.canonicalize())
-    {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    };
-    if same(path, &doc.path) {
+    if export::is_same_file(path, &doc.path) {
         return Err(format!(
             "{} is the open file: export to another file",
             path.display()

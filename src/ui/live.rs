@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use super::state::AppState;
 use crate::diagnostic::Seq;
-use crate::store::{SessionId, SessionStatus};
+use crate::store::{SessionId, SessionInfo};
 
 /// How often a session being written is read again.
 pub const POLL_INTERVAL: Duration = Duration::from_millis(250);
@@ -97,11 +97,8 @@ impl AppState {
         }
         let session = SessionId(doc.session.unwrap_or(1));
         let info = doc.sessions.iter().find(|s| s.id == session);
-        let status = info.map(|s| s.status);
-        if !doc.live
-            && status == Some(SessionStatus::Incomplete)
-            && info.is_some_and(|s| s.num_events > doc.timeline.len() as u64)
-        {
+        let open = info.is_some_and(SessionInfo::is_open);
+        if !doc.live && open && info.is_some_and(|s| s.num_events > doc.timeline.len() as u64) {
             // Taken for dead when opened, its writer was only slow: open it
             // again (its end-of-stream checks ran too early), keeping the
             // cursor.
@@ -127,7 +124,8 @@ impl AppState {
             doc.timeline.append(&event.raw);
             doc.arrival_nanos.push(event.arrival_nanos);
         }
-        let ended = status.is_some_and(|s| s != SessionStatus::Incomplete);
+        // The writer ended the session: it is no longer open.
+        let ended = info.is_some() && !open;
         if ended {
             // The writer ended the session: now the end-of-stream checks.
             doc.live = false;

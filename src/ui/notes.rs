@@ -108,32 +108,18 @@ impl AppState {
         let label = label
             .filter(|l| !l.trim().is_empty())
             .unwrap_or_else(|| self.default_bookmark_label());
-        let saved = match &self.annotations.saved_in {
-            Some((path, session)) => store::add_bookmark(path, *session, step, &label)
-                .map(Some)
-                .map_err(|e| e.to_string()),
-            None => Ok(None),
-        };
-        let bookmark = match saved {
-            Ok(Some(bookmark)) => {
-                self.notify(format!("Bookmark saved at step {step}"));
-                bookmark
-            }
-            Ok(None) | Err(_) => {
-                if let Err(error) = &saved {
-                    self.error = Some(format!(
-                        "The bookmark is kept until the app closes: {error}"
-                    ));
-                }
-                Bookmark {
-                    id: self.annotations.memory_id(),
-                    session: SessionId(0),
-                    seq: step,
-                    label,
-                    created_at_unix_ms: store::now_unix_ms(),
-                }
-            }
-        };
+        let saved = self
+            .annotations
+            .saved_in
+            .as_ref()
+            .map(|(path, session)| store::add_bookmark(path, *session, step, &label));
+        let bookmark = self.saved_or_kept(saved, "bookmark", step, |id| Bookmark {
+            id,
+            session: SessionId(0),
+            seq: step,
+            label,
+            created_at_unix_ms: store::now_unix_ms(),
+        });
         self.annotations.bookmarks.push(bookmark);
         self.annotations.sort();
     }
@@ -178,33 +164,17 @@ impl AppState {
         }
         let step = self.step();
         let message_id = self.selected_activity.clone();
-        let saved = match &self.annotations.saved_in {
-            Some((path, session)) => {
-                store::add_note(path, *session, step, message_id.as_deref(), text)
-                    .map(Some)
-                    .map_err(|e| e.to_string())
-            }
-            None => Ok(None),
-        };
-        let note = match saved {
-            Ok(Some(note)) => {
-                self.notify(format!("Note saved at step {step}"));
-                note
-            }
-            Ok(None) | Err(_) => {
-                if let Err(error) = &saved {
-                    self.error = Some(format!("The note is kept until the app closes: {error}"));
-                }
-                Note {
-                    id: self.annotations.memory_id(),
-                    session: SessionId(0),
-                    seq: step,
-                    message_id,
-                    text: text.to_owned(),
-                    created_at_unix_ms: store::now_unix_ms(),
-                }
-            }
-        };
+        let saved = self.annotations.saved_in.as_ref().map(|(path, session)| {
+            store::add_note(path, *session, step, message_id.as_deref(), text)
+        });
+        let note = self.saved_or_kept(saved, "note", step, |id| Note {
+            id,
+            session: SessionId(0),
+            seq: step,
+            message_id,
+            text: text.to_owned(),
+            created_at_unix_ms: store::now_unix_ms(),
+        });
         self.annotations.notes.push(note);
         self.annotations.sort();
     }
@@ -230,6 +200,29 @@ impl AppState {
         self.annotations.notes.retain(|n| n.id != id);
     }
 
+    /// The row a save gave (`saved`: `None` when there is no recording to
+    /// save in), or, when there was none or the save failed (said in the
+    /// error banner), the one `in_memory` makes with a memory id.
+    fn saved_or_kept<T>(
+        &mut self,
+        saved: Option<Result<T, store::StoreError>>,
+        what: &str,
+        step: Seq,
+        in_memory: impl FnOnce(i64) -> T,
+    ) -> T {
+        match saved {
+            Some(Ok(row)) => {
+                self.notify(format!("{} saved at step {step}", capitalized(what)));
+                return row;
+            }
+            Some(Err(error)) => {
+                self.error = Some(format!("The {what} is kept until the app closes: {error}"));
+            }
+            None => {}
+        }
+        in_memory(self.annotations.memory_id())
+    }
+
     /// Runs `write` on the recording for a saved row (ids ≥ 1); the error
     /// to show if it failed.
     fn write_row(
@@ -240,6 +233,14 @@ impl AppState {
         let (path, _) = self.annotations.saved_in.as_ref().filter(|_| id > 0)?;
         write(path).err().map(|e| e.to_string())
     }
+}
+
+fn capitalized(word: &str) -> String {
+    let mut chars = word.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }
 
 /// What the panel's text fields hold between frames.

@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 
 use self::event::current_event_ui;
 use super::conversation::cursor_key;
-use super::json_tree::{Highlights, JsonTree, SearchSlot, highlights_between, memoized};
+use super::json_tree::{Highlights, JsonTree, highlights_between, memoized};
 use super::state::{AppState, Command, CursorView, Doc};
 use super::theme;
 use crate::diagnostic::Seq;
@@ -139,20 +139,11 @@ fn activity_ui(ui: &mut Ui, doc: &Doc, view: &CursorView, id: &str, commands: &m
                 ),
                 (None, _) => Arc::default(),
             };
-            let chosen = std::cell::RefCell::new(None);
-            JsonTree::new(("content", id), &shown.content)
+            let picked = JsonTree::new(("content", id), &shown.content)
                 .highlights(&highlights)
-                .search_menu(SearchSlot {
-                    prefix: "/content",
-                    chosen: &chosen,
-                })
+                .search_menu("/content")
                 .show(ui);
-            if let Some(pointer) = chosen.into_inner() {
-                commands.push(Command::PrefillSearch {
-                    message: Some(id.to_owned()),
-                    pointer,
-                });
-            }
+            search_picked(picked, id, commands);
         });
     egui::CollapsingHeader::new("Metadata")
         .id_salt("inspector-metadata")
@@ -168,22 +159,24 @@ fn activity_ui(ui: &mut Ui, doc: &Doc, view: &CursorView, id: &str, commands: &m
                 key,
                 || Arc::new(metadata_view(doc, view, id, metadata, old, removed)),
             );
-            let chosen = std::cell::RefCell::new(None);
-            JsonTree::new(("metadata", id), &view_of_metadata.value)
+            let picked = JsonTree::new(("metadata", id), &view_of_metadata.value)
                 .highlights(&view_of_metadata.highlights)
                 .notes(&view_of_metadata.notes)
-                .search_menu(SearchSlot {
-                    prefix: "/metadata",
-                    chosen: &chosen,
-                })
+                .search_menu("/metadata")
                 .show(ui);
-            if let Some(pointer) = chosen.into_inner() {
-                commands.push(Command::PrefillSearch {
-                    message: Some(id.to_owned()),
-                    pointer,
-                });
-            }
+            search_picked(picked, id, commands);
         });
+}
+
+/// A pointer of activity `id` picked in a tree's context menu: to the
+/// search tab.
+fn search_picked(pointer: Option<String>, id: &str, commands: &mut Vec<Command>) {
+    if let Some(pointer) = pointer {
+        commands.push(Command::PrefillSearch {
+            message: Some(id.to_owned()),
+            pointer,
+        });
+    }
 }
 
 /// Whether the activity exists at the cursor.

@@ -51,18 +51,9 @@ pub struct JsonTree<'a> {
     highlights: Option<&'a Highlights>,
     notes: Option<&'a BTreeMap<String, String>>,
     collapse_unchanged: bool,
-    search: Option<SearchSlot<'a>>,
-}
-
-/// Where a tree puts the pointer a user asked to search for (from a row's
-/// context menu), and the pointer of the tree's root in the document that
-/// search reads (`/content` for an activity's content).
-#[derive(Clone, Copy)]
-pub struct SearchSlot<'a> {
-    /// The root's pointer in the searched document.
-    pub prefix: &'a str,
-    /// Set to the chosen pointer (prefixed) when the user picks it.
-    pub chosen: &'a std::cell::RefCell<Option<String>>,
+    /// The pointer of the tree's root in the document search reads
+    /// (`/content` for an activity's content), when rows offer a search.
+    search_prefix: Option<&'a str>,
 }
 
 impl<'a> JsonTree<'a> {
@@ -74,7 +65,7 @@ impl<'a> JsonTree<'a> {
             highlights: None,
             notes: None,
             collapse_unchanged: false,
-            search: None,
+            search_prefix: None,
         }
     }
 
@@ -92,9 +83,11 @@ impl<'a> JsonTree<'a> {
     }
 
     /// Offer, in each row's context menu, to search over time for the
-    /// steps where that value changes.
-    pub fn search_menu(mut self, slot: SearchSlot<'a>) -> Self {
-        self.search = Some(slot);
+    /// steps where that value changes; `prefix` is the pointer of the tree's
+    /// root in the searched document. [`Self::show`] returns the pointer
+    /// picked.
+    pub fn search_menu(mut self, prefix: &'a str) -> Self {
+        self.search_prefix = Some(prefix);
         self
     }
 
@@ -104,8 +97,9 @@ impl<'a> JsonTree<'a> {
         self
     }
 
-    /// Draws the tree.
-    pub fn show(self, ui: &mut Ui) {
+    /// Draws the tree; returns the pointer (prefixed) a row's context menu
+    /// asked to search for, if any.
+    pub fn show(self, ui: &mut Ui) -> Option<String> {
         let none = Highlights::default();
         let highlights = self.highlights.unwrap_or(&none);
         let base = ui.make_persistent_id(self.id_salt);
@@ -124,7 +118,8 @@ impl<'a> JsonTree<'a> {
             base,
             highlights,
             notes: self.notes,
-            search: self.search,
+            search_prefix: self.search_prefix,
+            search_chosen: std::cell::RefCell::new(None),
             open_below: if self.collapse_unchanged {
                 0
             } else {
@@ -142,6 +137,7 @@ impl<'a> JsonTree<'a> {
                 scalar => painter.scalar_ui(ui, None, "", scalar, mark),
             }
         });
+        painter.search_chosen.into_inner()
     }
 }
 
@@ -166,7 +162,9 @@ struct Painter<'a> {
     base: Id,
     highlights: &'a Highlights,
     notes: Option<&'a BTreeMap<String, String>>,
-    search: Option<SearchSlot<'a>>,
+    search_prefix: Option<&'a str>,
+    /// The pointer a row's context menu asked to search for.
+    search_chosen: std::cell::RefCell<Option<String>>,
     /// Top-level containers with at most this many children start open.
     open_below: usize,
 }
@@ -377,7 +375,7 @@ impl Painter<'_> {
                 ui.ctx().copy_text(text);
                 ui.close();
             }
-            let prefix = self.search.map_or("", |s| s.prefix);
+            let prefix = self.search_prefix.unwrap_or("");
             if ui
                 .button("Copy JSON pointer")
                 .on_hover_text(full(prefix))
@@ -386,13 +384,13 @@ impl Painter<'_> {
                 ui.ctx().copy_text(full(prefix));
                 ui.close();
             }
-            if let Some(slot) = self.search
+            if let Some(prefix) = self.search_prefix
                 && ui
                     .button("Find the steps where this changes")
                     .on_hover_text("Search over time, in the Search tab")
                     .clicked()
             {
-                *slot.chosen.borrow_mut() = Some(full(slot.prefix));
+                *self.search_chosen.borrow_mut() = Some(full(prefix));
                 ui.close();
             }
         });
