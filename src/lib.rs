@@ -13,8 +13,9 @@
 //! over it.
 //!
 //! The engine modules (`protocol`, `input`, `replay`, `timeline`, `store`,
-//! `record`, `export`) know nothing of the UI; [`ui`] is the desktop app that
-//! reads them.
+//! `record`, `export`) know nothing of the UI; `ui` is the desktop app that
+//! reads them, built with the default `app` feature (without it, the crate
+//! and the binary have no UI crate in their dependency graph).
 
 pub mod bench;
 pub mod cli;
@@ -29,6 +30,7 @@ pub mod search;
 pub mod source;
 pub mod store;
 pub mod timeline;
+#[cfg(feature = "app")]
 pub mod ui;
 
 pub use diagnostic::{Code, Diagnostic, Seq, Severity, SeverityCounts};

@@ -143,27 +143,8 @@ pub(super) fn run(command: &BenchCommand, out: &mut dyn Write) -> anyhow::Result
             writeln!(out)?;
         }
         BenchCommand::Ui(args) => {
-            let dir = args.dir.clone().unwrap_or_else(std::env::temp_dir);
-            let work = dir.join(format!("agui-replay-bench-ui-{}", std::process::id()));
-            std::fs::create_dir_all(&work)?;
-            let result = (|| -> anyhow::Result<crate::ui::bench::UiFigures> {
-                let input = work.join("stream.jsonl");
-                let recording = work.join("stream.rec");
-                let mut writer = BufWriter::new(File::create(&input)?);
-                let mut written = Ok(());
-                generate_each(args.shape.config(), |line| {
-                    if written.is_ok() {
-                        written = writeln!(writer, "{line}");
-                    }
-                });
-                written?;
-                writer.flush()?;
-                drop(writer);
-                crate::store::import_files(std::slice::from_ref(&input), &recording, &mut |_| {})?;
-                crate::ui::bench::ui_figures(&recording, args.frames, args.shape.seed)
-            })();
-            let _ = std::fs::remove_dir_all(&work);
-            serde_json::to_writer_pretty(&mut *out, &result?)?;
+            let figures = ui_figures(args)?;
+            serde_json::to_writer_pretty(&mut *out, &figures)?;
             writeln!(out)?;
         }
         BenchCommand::Replay(args) => {
@@ -173,4 +154,37 @@ pub(super) fn run(command: &BenchCommand, out: &mut dyn Write) -> anyhow::Result
         }
     }
     Ok(EXIT_OK)
+}
+
+/// `bench ui`: imports a generated stream into a temporary recording and
+/// drives the app headless over it.
+#[cfg(feature = "app")]
+fn ui_figures(args: &UiArgs) -> anyhow::Result<crate::ui::bench::UiFigures> {
+    let dir = args.dir.clone().unwrap_or_else(std::env::temp_dir);
+    let work = dir.join(format!("agui-replay-bench-ui-{}", std::process::id()));
+    std::fs::create_dir_all(&work)?;
+    let result = (|| -> anyhow::Result<crate::ui::bench::UiFigures> {
+        let input = work.join("stream.jsonl");
+        let recording = work.join("stream.rec");
+        let mut writer = BufWriter::new(File::create(&input)?);
+        let mut written = Ok(());
+        generate_each(args.shape.config(), |line| {
+            if written.is_ok() {
+                written = writeln!(writer, "{line}");
+            }
+        });
+        written?;
+        writer.flush()?;
+        drop(writer);
+        crate::store::import_files(std::slice::from_ref(&input), &recording, &mut |_| {})?;
+        crate::ui::bench::ui_figures(&recording, args.frames, args.shape.seed)
+    })();
+    let _ = std::fs::remove_dir_all(&work);
+    result
+}
+
+/// `bench ui` without the app: nothing to drive.
+#[cfg(not(feature = "app"))]
+fn ui_figures(_args: &UiArgs) -> anyhow::Result<serde_json::Value> {
+    anyhow::bail!("`bench ui` needs the desktop app (this build has no `app` feature)")
 }

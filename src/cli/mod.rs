@@ -243,8 +243,22 @@ fn open_app(args: &OpenArgs) -> anyhow::Result<u8> {
         .exit_after
         .filter(|secs| secs.is_finite() && *secs >= 0.0)
         .map(std::time::Duration::from_secs_f64);
+    run_app(path, exit_after)
+}
+
+#[cfg(feature = "app")]
+fn run_app(path: PathBuf, exit_after: Option<std::time::Duration>) -> anyhow::Result<u8> {
     crate::ui::run_app(Some(path), exit_after)?;
     Ok(EXIT_OK)
+}
+
+#[cfg(not(feature = "app"))]
+fn run_app(path: PathBuf, _exit_after: Option<std::time::Duration>) -> anyhow::Result<u8> {
+    anyhow::bail!(
+        "this build has no desktop app (built without the `app` feature); \
+         the subcommands work, e.g. `agui-replay check {}`",
+        path.display()
+    )
 }
 
 /// Makes way for an output file: an existing one is an error unless
