@@ -24,18 +24,22 @@ const OPTIONS: [Options; 4] = [
     Options {
         profile: Profile::Spec,
         best_effort: false,
+        ..Options::default()
     },
     Options {
         profile: Profile::Spec,
         best_effort: true,
+        ..Options::default()
     },
     Options {
         profile: Profile::AgUiClient10,
         best_effort: false,
+        ..Options::default()
     },
     Options {
         profile: Profile::AgUiClient10,
         best_effort: true,
+        ..Options::default()
     },
 ];
 
@@ -988,7 +992,7 @@ proptest! {
         ];
         let events: Vec<String> = events.iter().map(Value::to_string).collect();
         for profile in Profile::ALL {
-            let options = Options { profile, best_effort: false };
+            let options = Options { profile, best_effort: false , ..Options::default() };
             let replayer = replay_events(&events, options);
             let failed = replayer
                 .diagnostics()
@@ -1136,6 +1140,7 @@ fn the_generator_produces_colliding_activity_events() {
             Options {
                 profile: Profile::Spec,
                 best_effort: true,
+                ..Options::default()
             },
         );
         seen.extend(replayer.diagnostics().iter().map(|d| d.code));
@@ -1461,6 +1466,7 @@ fn a_long_timeline_read_on_two_threads_equals_the_replay() {
         let options = Options {
             profile,
             best_effort: false,
+            ..Options::default()
         };
         check_long_timeline(&log, options, CheckpointPolicy::default(), num_seeks, 5);
     }
@@ -1486,6 +1492,7 @@ fn a_long_timeline_with_a_fatal_error_equals_the_replay() {
         let options = Options {
             profile: Profile::Spec,
             best_effort,
+            ..Options::default()
         };
         let replayed = replay_log(&log, options);
         assert_eq!(

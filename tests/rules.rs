@@ -22,6 +22,7 @@ fn client() -> Options {
     Options {
         profile: Profile::AgUiClient10,
         best_effort: false,
+        ..Options::default()
     }
 }
 
@@ -29,6 +30,7 @@ fn best_effort() -> Options {
     Options {
         profile: Profile::Spec,
         best_effort: true,
+        ..Options::default()
     }
 }
 
