@@ -134,6 +134,14 @@ codes! {
     EventUnknownType = "event.unknown-type", Warning;
     /// R42: an unknown member on a known event; stripped.
     EventUnknownProperty = "event.unknown-property", Warning;
+    /// R42, §11 (`unknown-outcome-stripped`, `tool-result-parts-mint-tool-message`):
+    /// an unrecognised member of a union in an optional position (a
+    /// `RUN_FINISHED.outcome` type, a content part type); stripped.
+    EventUnknownVariant = "event.unknown-variant", Warning;
+    /// R42, §11 (`unknown-enum-value-role-fatal`): a value outside a closed
+    /// string set (a text message `role`); stripped under `spec`, fatal under
+    /// `ag-ui-client-1.0`, which checks it as a leaf.
+    EventUnknownEnumValue = "event.unknown-enum-value", Warning;
     // Run input (R50).
     /// R50: a recorded run input carries an activity message.
     InputActivityMessage = "input.activity-message", Warning;
@@ -144,6 +152,45 @@ codes! {
     LifecycleAfterRun = "lifecycle.after-run", Error;
     /// R62: the stream ends with a run still open.
     StreamTruncated = "stream.truncated", Warning;
+    /// §11 (`content-without-start-fatal`): a content or end event for a text
+    /// message, tool call or reasoning message that is not open, or
+    /// `STEP_FINISHED` / `REASONING_END` for one not started; fatal.
+    LifecycleNotStarted = "lifecycle.not-started", Error;
+    /// §11: a start event for a text message, tool call, reasoning message
+    /// or step that is still open; fatal. (A closed message may be reopened:
+    /// `reopen-closed-message-appends`.)
+    LifecycleAlreadyActive = "lifecycle.already-active", Error;
+    /// §11 (`open-message-at-run-finished-fatal`): `RUN_FINISHED` while a text
+    /// message, tool call or reasoning message is open or a subagent is
+    /// active; fatal.
+    LifecycleOpenAtRunFinished = "lifecycle.open-at-run-finished", Error;
+    // Chunk streams (§11).
+    /// §11 (`first-chunk-missing-id-fatal`, `custom-closes-chunk-stream-fatal`):
+    /// a chunk without an id and no chunk stream open to continue; fatal.
+    ChunkMissingId = "chunk.missing-id", Error;
+    /// §11: the first `TOOL_CALL_CHUNK` of a tool call without a
+    /// `toolCallName`; fatal.
+    ChunkMissingName = "chunk.missing-name", Error;
+    /// §11 (`chunk-conflicting-role-fatal`, `chunk-repeat-identical-accepted`):
+    /// a continuation chunk whose `role`, `name`, `toolCallName` or
+    /// `parentMessageId` differs from its opener's; fatal.
+    ChunkConflict = "chunk.conflict", Error;
+    // Subagents (§11).
+    /// §11 (`subagent-finished-unstarted-fatal`): `SUBAGENT_FINISHED` or
+    /// `SUBAGENT_ERROR` for an invocation not active; fatal.
+    SubagentNotStarted = "subagent.not-started", Error;
+    /// §11 (`subagent-attribution-mismatch-fatal`): a continuation (content,
+    /// arguments, end, chunk) whose `subagentRunId` differs from its
+    /// opener's; fatal. An untagged continuation continues the opener's.
+    SubagentAttributionMismatch = "subagent.attribution-mismatch", Error;
+    // Version declaration (§11).
+    /// §11 (`producer-declares-newer-version-warns`): `RUN_STARTED` declares a
+    /// newer protocol version than the consumer implements; replayed by the
+    /// consumer's schema.
+    ProtocolVersionNewer = "protocol.version.newer", Warning;
+    /// §11: `RUN_STARTED.protocolVersion` is not a version this consumer can
+    /// interpret.
+    ProtocolVersionUninterpretable = "protocol.version.uninterpretable", Warning;
     // State (R11 applied to state).
     /// A `STATE_DELTA` whose patch does not apply; state unchanged.
     StatePatchFailed = "state.patch.failed", Warning;
@@ -169,6 +216,21 @@ codes! {
     UnknownReference = "reference.unknown", Note;
     /// Ours: an SSE body framed with CRLF line ends (accepted).
     SseCrlf = "sse.crlf-framing", Info;
+}
+
+impl Code {
+    /// Whether a diagnostic of this code means the replay removed the
+    /// member at its path before delivering the event (R17, R42): what a
+    /// consumer strips, which the corpus's `eventAbsentPaths` observes.
+    pub fn strips_member(self) -> bool {
+        matches!(
+            self,
+            Self::EventUnknownProperty
+                | Self::EventUnknownVariant
+                | Self::EventUnknownEnumValue
+                | Self::PatchOpUnknown
+        )
+    }
 }
 
 impl fmt::Display for Code {
@@ -326,6 +388,16 @@ mod tests {
             ("lifecycle.after-run", Severity::Error),
             ("stream.truncated", Severity::Warning),
             ("state.patch.failed", Severity::Warning),
+            // §11 and the corpus.
+            ("lifecycle.not-started", Severity::Error),
+            ("lifecycle.open-at-run-finished", Severity::Error),
+            ("chunk.missing-id", Severity::Error),
+            ("chunk.conflict", Severity::Error),
+            ("subagent.not-started", Severity::Error),
+            ("subagent.attribution-mismatch", Severity::Error),
+            ("protocol.version.newer", Severity::Warning),
+            ("protocol.version.uninterpretable", Severity::Warning),
+            ("event.unknown-variant", Severity::Warning),
         ];
         for (name, severity) in expected {
             let code = Code::from_name(name).expect(name);

@@ -19,6 +19,7 @@
 
 pub mod bench;
 pub mod cli;
+pub mod conformance;
 pub mod diagnostic;
 pub mod diff;
 pub mod export;

@@ -1555,3 +1555,108 @@ fn export_refuses_to_write_over_its_input() {
     );
     assert_eq!(std::fs::read(&copy.0).unwrap(), before);
 }
+
+// ------------------------------------------------------------- conformance
+
+/// A folder of fixtures under the temp dir, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(test: &str, name: &str) -> Self {
+        let path = std::env::temp_dir()
+            .join(format!("agui-replay-cli-{}-{test}", std::process::id()))
+            .join(name);
+        std::fs::create_dir_all(&path).expect("temp dir");
+        Self(path)
+    }
+
+    fn copy_fixture(&self, folder: &str, name: &str) {
+        let from = manifest_path(&format!("tests/conformance/{folder}/{name}.json"));
+        std::fs::copy(from, self.0.join(format!("{name}.json"))).expect("copy fixture");
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        if let Some(parent) = self.0.parent() {
+            let _ = std::fs::remove_dir_all(parent);
+        }
+    }
+}
+
+#[test]
+fn conformance_prints_the_table_and_exits_by_result() {
+    // Issue 11: `conformance DIR...` judges the corpus; exit 0 when all pass.
+    let dir = TempDir::new("conformance-pass", "1.1");
+    dir.copy_fixture("1.1", "triad-assembles-message");
+    dir.copy_fixture("1.1", "current-peer-declares-protocol-version");
+    let output = run(&["conformance", p(&dir.0), "--profile", "spec"]);
+    assert_eq!(code(&output), 0, "{}{}", stdout(&output), stderr(&output));
+    let text = stdout(&output);
+    let row = text
+        .lines()
+        .find(|l| l.contains("spec") && l.contains("1.1"))
+        .unwrap_or_else(|| panic!("no table row:\n{text}"));
+    let numbers: Vec<&str> = row.split_whitespace().skip(3).collect();
+    assert_eq!(numbers, ["2", "2", "6", "1"], "{row}");
+
+    // The client profile is a 1.0 consumer: a 1.1 declaration warns, so
+    // the quiet fixtures fail, and the exit code says so.
+    let output = run(&[
+        "conformance",
+        p(&dir.0),
+        "--profile",
+        "ag-ui-client-1.0",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code(&output), 1, "{}", stderr(&output));
+    let report = json_out(&output);
+    assert_eq!(report["passed"], json!(false));
+    assert_eq!(report["folders"][0]["protocol"], json!("1.0"));
+    let failed: Vec<&str> = report["folders"][0]["fixtures"][0]["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|k| k["verdict"] == json!("failed"))
+        .map(|k| k["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(failed, ["noWarnings"], "{report}");
+}
+
+#[test]
+fn conformance_without_fixtures_is_a_usage_error() {
+    let dir = TempDir::new("conformance-empty", "none");
+    let output = run(&["conformance", p(&dir.0)]);
+    assert_eq!(code(&output), 2, "{}", stdout(&output));
+    assert!(
+        stderr(&output).contains("no fixtures"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn protocol_option_decides_the_version_warning() {
+    // Issue 11, §11: a 1.1 declaration is quiet for a 1.1 consumer (the
+    // default) and warns for a 1.0 one, naming both versions.
+    let events = [
+        json!({"type": "RUN_STARTED", "threadId": "t1", "runId": "r1", "protocolVersion": "1.1"}),
+        run_finished(),
+    ];
+    let file = TempFile::jsonl("protocol", "s.jsonl", &events);
+    let (_, default) = check_json(&[file.path()]);
+    assert_eq!(seq_codes(&default), vec![]);
+    let (_, old) = check_json(&[file.path(), "--protocol", "1.0"]);
+    assert_eq!(
+        seq_codes(&old),
+        vec![(1, "protocol.version.newer".to_owned())]
+    );
+    let message = old["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("1.1") && message.contains("1.0"),
+        "{message}"
+    );
+    let output = run(&["check", file.path(), "--protocol", "2.0"]);
+    assert_eq!(code(&output), 2);
+}

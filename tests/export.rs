@@ -153,6 +153,7 @@ fn spec() -> Options {
     Options {
         profile: Profile::Spec,
         best_effort: false,
+        ..Options::default()
     }
 }
 
@@ -434,6 +435,7 @@ fn vector_problems(path: &Path, label: &str) -> Vec<String> {
     let options = Options {
         profile,
         best_effort: false,
+        ..Options::default()
     };
     let start = match &stream.run_input {
         Some(input) => agui_replay::Replayer::with_run_input(options, input),
@@ -687,6 +689,7 @@ fn repro_problems(
         Options {
             profile: declared,
             best_effort: false,
+            ..Options::default()
         },
     );
     let original = replay_to(events, options, to);
@@ -742,6 +745,7 @@ fn a_minimal_repro_reproduces_each_activity_of_every_vector() {
         let options = Options {
             profile,
             best_effort: false,
+            ..Options::default()
         };
         let events = log_of(&path);
         let last = Seq(events.len() as u64);

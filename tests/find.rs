@@ -611,6 +611,7 @@ fn find_all_equals_the_oracle_on_the_vectors() {
             let options = Options {
                 profile,
                 best_effort,
+                ..Options::default()
             };
             let start = match &stream.run_input {
                 Some(input) => Replayer::with_run_input(options, input),

@@ -56,6 +56,7 @@ fn timeline_of(path: &Path) -> (Value, Timeline) {
         Options {
             profile,
             best_effort: false,
+            ..Options::default()
         },
     );
     (vector, timeline)
@@ -468,6 +469,7 @@ fn events_that_are_not_objects_with_a_string_type_are_unparseable() {
         Options {
             profile: Profile::Spec,
             best_effort: true,
+            ..Options::default()
         },
     );
     let index = timeline.index();

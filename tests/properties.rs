@@ -6,6 +6,7 @@ use std::path::Path;
 
 use agui_replay::bench::{GenConfig, generate};
 use agui_replay::diff::{Comparison, DiffScope};
+use agui_replay::protocol::ProtocolVersion;
 use agui_replay::replay::apply_patch;
 use agui_replay::timeline::{CheckpointPolicy, Timeline};
 use agui_replay::{
@@ -24,18 +25,22 @@ const OPTIONS: [Options; 4] = [
     Options {
         profile: Profile::Spec,
         best_effort: false,
+        protocol: ProtocolVersion::V1_1,
     },
     Options {
         profile: Profile::Spec,
         best_effort: true,
+        protocol: ProtocolVersion::V1_1,
     },
     Options {
         profile: Profile::AgUiClient10,
         best_effort: false,
+        protocol: ProtocolVersion::V1_1,
     },
     Options {
         profile: Profile::AgUiClient10,
         best_effort: true,
+        protocol: ProtocolVersion::V1_1,
     },
 ];
 
@@ -403,6 +408,10 @@ enum Kind {
     Timestamp,
     Metadata,
     SubagentRunId,
+    /// `TOOL_CALL_RESULT.content`: text or content parts (issue 11).
+    ToolContent,
+    /// `RUN_FINISHED.outcome`: a union, known or not (issue 11).
+    Outcome,
 }
 
 /// A value of the right kind (when `dirty`, its parts may be damaged).
@@ -454,6 +463,39 @@ fn plausible(kind: Kind, dirty: bool) -> BoxedStrategy<Value> {
         }
         Kind::Metadata => metadata(dirty),
         Kind::SubagentRunId => string(subagent_run_id()),
+        Kind::ToolContent => {
+            let mut parts = vec![
+                short_string()
+                    .prop_map(|t| json!({"type": "text", "text": t}))
+                    .boxed(),
+                Just(json!({"type": "image", "source": {"type": "url", "value": "u"}})).boxed(),
+                Just(json!({"type": "future-part", "x": 1})).boxed(),
+            ];
+            if dirty {
+                parts.push(Just(json!({"type": "text"})).boxed());
+            }
+            let part = Union::new(parts);
+            let clean = prop_oneof![
+                string(short_string()),
+                vec(part, 0..3).prop_map(Value::Array),
+            ]
+            .boxed();
+            or_junk(dirty, 6, clean)
+        }
+        Kind::Outcome => {
+            let clean = prop_oneof![
+                Just(json!({"type": "success"})),
+                Just(json!({"type": "cancelled"})),
+                Just(json!({"type": "interrupt", "interrupts": []})),
+                Just(json!({"type": "paused"})),
+            ]
+            .boxed();
+            if dirty {
+                prop_oneof![clean, Just(json!([{"type": "interrupt"}])), json_value()].boxed()
+            } else {
+                clean
+            }
+        }
     }
 }
 
@@ -494,6 +536,7 @@ fn event_types() -> Vec<(&'static str, u32, Vec<Member>)> {
                 ("runId", Text, REQ),
                 ("parentRunId", Text, OPT),
                 ("input", RunInput, OPT),
+                ("protocolVersion", Text, OPT),
             ],
         ),
         (
@@ -503,7 +546,7 @@ fn event_types() -> Vec<(&'static str, u32, Vec<Member>)> {
                 ("threadId", Text, REQ),
                 ("runId", Text, REQ),
                 ("result", Json, OPT),
-                ("outcome", Json, OPT),
+                ("outcome", Outcome, OPT),
             ],
         ),
         (
@@ -569,7 +612,7 @@ fn event_types() -> Vec<(&'static str, u32, Vec<Member>)> {
             vec![
                 ("messageId", MessageId, REQ),
                 ("toolCallId", ToolCallId, REQ),
-                ("content", Text, REQ),
+                ("content", ToolContent, REQ),
                 ("role", LiteralRole("tool"), OPT),
             ],
         ),
@@ -605,6 +648,7 @@ fn event_types() -> Vec<(&'static str, u32, Vec<Member>)> {
                 ("subtype", Subtype, REQ),
                 ("entityId", MessageId, REQ),
                 ("encryptedValue", Text, REQ),
+                ("encryptedValueType", Text, OPT),
             ],
         ),
         ("STATE_SNAPSHOT", 2, vec![("snapshot", Json, REQ)]),
@@ -734,19 +778,49 @@ fn typed_event(
         .boxed()
 }
 
+/// The event types that open, continue or close something, fatal when it
+/// is (not) open (§11): generated less often, so random runs are not all
+/// cut short.
+const BRACKETED: [&str; 19] = [
+    "TEXT_MESSAGE_START",
+    "TOOL_CALL_START",
+    "REASONING_START",
+    "REASONING_MESSAGE_START",
+    "STEP_STARTED",
+    "SUBAGENT_STARTED",
+    "STEP_FINISHED",
+    "TEXT_MESSAGE_CONTENT",
+    "TEXT_MESSAGE_END",
+    "TEXT_MESSAGE_CHUNK",
+    "TOOL_CALL_ARGS",
+    "TOOL_CALL_END",
+    "TOOL_CALL_CHUNK",
+    "REASONING_MESSAGE_CONTENT",
+    "REASONING_MESSAGE_END",
+    "REASONING_MESSAGE_CHUNK",
+    "REASONING_END",
+    "SUBAGENT_FINISHED",
+    "SUBAGENT_ERROR",
+];
+
 /// One generated event as JSON, of a known type or not: clean 40 times in
 /// 41, dirty otherwise.
 fn event_value() -> BoxedStrategy<Value> {
     let mut arms: Vec<(u32, BoxedStrategy<Value>)> = Vec::new();
     for (type_name, weight, fields) in event_types() {
-        // Run lifecycle events are rarer, so that runs are long.
-        let weight = if type_name.starts_with("RUN_") {
+        // Run lifecycle events are rarer, so that runs are long; so are the
+        // continuations and ends that are fatal when nothing is open (§11,
+        // issue 11), most of the time in a random stream.
+        let bracketed = BRACKETED.contains(&type_name);
+        let weight = if type_name.starts_with("RUN_") || bracketed {
             weight
         } else {
             3 * weight
         };
-        arms.push((40 * weight, typed_event(type_name, &fields, false)));
-        arms.push((weight, typed_event(type_name, &fields, true)));
+        let clean = if bracketed { 5 } else { 40 * weight };
+        arms.push((clean, typed_event(type_name, &fields, false)));
+        let dirty = if bracketed { 1 } else { weight };
+        arms.push((dirty, typed_event(type_name, &fields, true)));
     }
     Union::new_weighted(arms).boxed()
 }
@@ -988,7 +1062,7 @@ proptest! {
         ];
         let events: Vec<String> = events.iter().map(Value::to_string).collect();
         for profile in Profile::ALL {
-            let options = Options { profile, best_effort: false };
+            let options = Options { profile, best_effort: false , ..Options::default() };
             let replayer = replay_events(&events, options);
             let failed = replayer
                 .diagnostics()
@@ -1136,6 +1210,7 @@ fn the_generator_produces_colliding_activity_events() {
             Options {
                 profile: Profile::Spec,
                 best_effort: true,
+                ..Options::default()
             },
         );
         seen.extend(replayer.diagnostics().iter().map(|d| d.code));
@@ -1461,6 +1536,7 @@ fn a_long_timeline_read_on_two_threads_equals_the_replay() {
         let options = Options {
             profile,
             best_effort: false,
+            ..Options::default()
         };
         check_long_timeline(&log, options, CheckpointPolicy::default(), num_seeks, 5);
     }
@@ -1486,6 +1562,7 @@ fn a_long_timeline_with_a_fatal_error_equals_the_replay() {
         let options = Options {
             profile: Profile::Spec,
             best_effort,
+            ..Options::default()
         };
         let replayed = replay_log(&log, options);
         assert_eq!(

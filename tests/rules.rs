@@ -22,6 +22,7 @@ fn client() -> Options {
     Options {
         profile: Profile::AgUiClient10,
         best_effort: false,
+        ..Options::default()
     }
 }
 
@@ -29,6 +30,7 @@ fn best_effort() -> Options {
     Options {
         profile: Profile::Spec,
         best_effort: true,
+        ..Options::default()
     }
 }
 
@@ -172,35 +174,43 @@ fn text_message_start_honours_user_system_developer_roles() {
 }
 
 #[test]
-fn text_content_and_end_without_start_are_not_open_warnings_and_skipped() {
-    // §9 + sequence.not-open (ours): content/end for a message never opened.
+fn text_content_without_start_is_fatal_not_started() {
+    // §11 (corpus `content-without-start-fatal`, issue 11): content for a
+    // message never opened is fatal, lifecycle.not-started, naming the id.
     let r = replay(&[
         run_started(),
         text_content("ghost", "boo"),
         text_end("ghost"),
         run_finished(),
     ]);
-    assert_eq!(r.outcome(), Outcome::Ok);
+    assert_eq!(r.outcome(), Outcome::Failed);
     assert_eq!(
         diags(&r),
-        vec![
-            (2, Code::SequenceNotOpen, Severity::Warning),
-            (3, Code::SequenceNotOpen, Severity::Warning),
-        ]
+        vec![(2, Code::LifecycleNotStarted, Severity::Error)]
     );
-    assert_eq!(
-        r.diagnostics()[0].message_id.as_deref(),
-        Some("ghost"),
-        "the diagnostic names the message"
+    assert_eq!(r.diagnostics()[0].message_id.as_deref(), Some("ghost"));
+    assert!(
+        r.diagnostics()[0]
+            .message
+            .contains("No active text message found with ID 'ghost'"),
+        "{}",
+        r.diagnostics()[0].message
     );
-    assert_eq!(effect(&r, 2).effect, Effect::Skipped);
-    assert_eq!(effect(&r, 3).effect, Effect::Skipped);
+    assert_eq!(effect(&r, 2).effect, Effect::Fatal);
+    assert_eq!(effect(&r, 3).effect, Effect::NotApplied);
     assert_eq!(messages(&r), json!([]));
+    // An end alone is fatal too.
+    let r = replay(&[run_started(), text_end("ghost"), run_finished()]);
+    assert_eq!(
+        diags(&r),
+        vec![(2, Code::LifecycleNotStarted, Severity::Error)]
+    );
 }
 
 #[test]
-fn text_content_after_end_is_not_open() {
-    // §9 + sequence.not-open: END closes the message.
+fn text_content_after_end_is_fatal_not_started() {
+    // §11 (issue 11): END closes the message; later content has no open
+    // message to go to.
     let r = replay(&[
         run_started(),
         text_start("m1"),
@@ -211,7 +221,7 @@ fn text_content_after_end_is_not_open() {
     ]);
     assert_eq!(
         diags(&r),
-        vec![(5, Code::SequenceNotOpen, Severity::Warning)]
+        vec![(5, Code::LifecycleNotStarted, Severity::Error)]
     );
     assert_eq!(
         messages(&r),
@@ -220,29 +230,40 @@ fn text_content_after_end_is_not_open() {
 }
 
 #[test]
-fn text_start_for_an_existing_id_is_already_open_and_skipped() {
-    // §9 + sequence.already-open (ours), whether the first is open or ended.
+fn text_start_for_an_open_message_is_fatal_and_a_closed_one_reopens() {
+    // §11 (issue 11): a start while the message is open is fatal
+    // (lifecycle.already-active) ...
     let r = replay(&[
         run_started(),
         text_start("m1"),
         text_content("m1", "first"),
         json!({"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "user"}),
         text_end("m1"),
+        run_finished(),
+    ]);
+    assert_eq!(r.outcome(), Outcome::Failed);
+    assert_eq!(
+        diags(&r),
+        vec![(4, Code::LifecycleAlreadyActive, Severity::Error)]
+    );
+    assert_eq!(effect(&r, 4).effect, Effect::Fatal);
+    // ... and a start after the end reopens it: content appends (corpus
+    // `reopen-closed-message-appends`).
+    let r = replay(&[
+        run_started(),
         text_start("m1"),
+        text_content("m1", "first"),
+        text_end("m1"),
+        text_start("m1"),
+        text_content("m1", " second"),
+        text_end("m1"),
         run_finished(),
     ]);
     assert_eq!(r.outcome(), Outcome::Ok);
-    assert_eq!(
-        diags(&r),
-        vec![
-            (4, Code::SequenceAlreadyOpen, Severity::Warning),
-            (6, Code::SequenceAlreadyOpen, Severity::Warning),
-        ]
-    );
-    assert_eq!(effect(&r, 4).effect, Effect::Skipped);
+    assert_eq!(diags(&r), vec![]);
     assert_eq!(
         messages(&r),
-        json!([{"id": "m1", "role": "assistant", "content": "first"}])
+        json!([{"id": "m1", "role": "assistant", "content": "first second"}])
     );
 }
 
@@ -291,8 +312,9 @@ fn text_chunk_opens_from_message_id_and_id_less_chunks_continue_it() {
 
 #[test]
 fn a_non_chunk_event_closes_the_chunk_stream() {
-    // §9 + sequence.not-open: STEP_STARTED ends the chunk stream, so a later
-    // chunk without messageId has nothing to continue.
+    // §11 + chunk.missing-id (issue 11): STEP_STARTED ends the chunk
+    // stream, so a later chunk without messageId has nothing to continue:
+    // fatal, as the corpus's `custom-closes-chunk-stream-fatal` says.
     let r = replay(&[
         run_started(),
         json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m1", "delta": "a"}),
@@ -302,12 +324,14 @@ fn a_non_chunk_event_closes_the_chunk_stream() {
         json!({"type": "STEP_FINISHED", "stepName": "s"}),
         run_finished(),
     ]);
-    assert_eq!(r.outcome(), Outcome::Ok);
-    assert_eq!(
-        diags(&r),
-        vec![(5, Code::SequenceNotOpen, Severity::Warning)]
+    assert_eq!(r.outcome(), Outcome::Failed);
+    assert_eq!(diags(&r), vec![(5, Code::ChunkMissingId, Severity::Error)]);
+    assert!(
+        r.diagnostics()[0]
+            .message
+            .contains("First TEXT_MESSAGE_CHUNK must have a messageId")
     );
-    assert_eq!(effect(&r, 5).effect, Effect::Skipped);
+    assert_eq!(effect(&r, 5).effect, Effect::Fatal);
     assert_eq!(
         messages(&r),
         json!([{"id": "m1", "role": "assistant", "content": "ab"}])
@@ -439,8 +463,8 @@ fn tool_call_without_parent_creates_an_assistant_message_named_after_the_call() 
 }
 
 #[test]
-fn tool_call_args_after_end_are_not_open_and_skipped() {
-    // §9 + sequence.not-open.
+fn tool_call_args_after_end_are_fatal_not_started() {
+    // §11 (issue 11): arguments for a closed tool call are fatal.
     let r = replay(&[
         run_started(),
         json!({"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "f"}),
@@ -450,15 +474,17 @@ fn tool_call_args_after_end_are_not_open_and_skipped() {
         json!({"type": "TOOL_CALL_END", "toolCallId": "c1"}),
         run_finished(),
     ]);
-    assert_eq!(r.outcome(), Outcome::Ok);
+    assert_eq!(r.outcome(), Outcome::Failed);
     assert_eq!(
         diags(&r),
-        vec![
-            (5, Code::SequenceNotOpen, Severity::Warning),
-            (6, Code::SequenceNotOpen, Severity::Warning),
-        ]
+        vec![(5, Code::LifecycleNotStarted, Severity::Error)]
     );
-    assert_eq!(effect(&r, 5).effect, Effect::Skipped);
+    assert!(
+        r.diagnostics()[0]
+            .message
+            .contains("No active tool call found with ID 'c1'")
+    );
+    assert_eq!(effect(&r, 5).effect, Effect::Fatal);
     assert_eq!(
         messages(&r)[0]["toolCalls"][0]["function"]["arguments"],
         json!("{}")
@@ -466,8 +492,8 @@ fn tool_call_args_after_end_are_not_open_and_skipped() {
 }
 
 #[test]
-fn tool_call_start_for_an_existing_call_is_already_open() {
-    // §9 + sequence.already-open.
+fn tool_call_start_for_an_open_call_is_fatal_already_active() {
+    // §11 (issue 11): a second start while the call is open.
     let r = replay(&[
         run_started(),
         json!({"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "f"}),
@@ -477,7 +503,7 @@ fn tool_call_start_for_an_existing_call_is_already_open() {
     ]);
     assert_eq!(
         diags(&r),
-        vec![(3, Code::SequenceAlreadyOpen, Severity::Warning)]
+        vec![(3, Code::LifecycleAlreadyActive, Severity::Error)]
     );
     assert_eq!(
         messages(&r)[0]["toolCalls"].as_array().map(Vec::len),
@@ -486,6 +512,18 @@ fn tool_call_start_for_an_existing_call_is_already_open() {
     assert_eq!(
         messages(&r)[0]["toolCalls"][0]["function"]["name"],
         json!("f")
+    );
+    // A closed call's id started again is skipped (sequence.already-open).
+    let r = replay(&[
+        run_started(),
+        json!({"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "f"}),
+        json!({"type": "TOOL_CALL_END", "toolCallId": "c1"}),
+        json!({"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "g"}),
+        run_finished(),
+    ]);
+    assert_eq!(
+        diags(&r),
+        vec![(4, Code::SequenceAlreadyOpen, Severity::Warning)]
     );
 }
 
@@ -554,18 +592,25 @@ fn tool_call_chunks_stream_a_call() {
 }
 
 #[test]
-fn id_less_tool_call_chunk_without_an_open_chunk_stream_is_not_open() {
-    // §9 + sequence.not-open.
+fn id_less_tool_call_chunk_without_an_open_chunk_stream_is_fatal() {
+    // §11 + chunk.missing-id (issue 11).
     let r = replay(&[
         run_started(),
         json!({"type": "TOOL_CALL_CHUNK", "delta": "{}"}),
         run_finished(),
     ]);
+    assert_eq!(diags(&r), vec![(2, Code::ChunkMissingId, Severity::Error)]);
+    assert_eq!(messages(&r), json!([]));
+    // A first chunk without toolCallName is fatal too (chunk.missing-name).
+    let r = replay(&[
+        run_started(),
+        json!({"type": "TOOL_CALL_CHUNK", "toolCallId": "c1", "delta": "{}"}),
+        run_finished(),
+    ]);
     assert_eq!(
         diags(&r),
-        vec![(2, Code::SequenceNotOpen, Severity::Warning)]
+        vec![(2, Code::ChunkMissingName, Severity::Error)]
     );
-    assert_eq!(messages(&r), json!([]));
 }
 
 // ---------------------------------------------------------------------------
@@ -585,10 +630,11 @@ fn reasoning_message_start_content_end_builds_a_reasoning_message() {
         json!({"type": "REASONING_MESSAGE_CONTENT", "messageId": "r1", "delta": "late"}),
         run_finished(),
     ]);
-    assert_eq!(r.outcome(), Outcome::Ok);
+    // §11 (issue 11): a reasoning message is bracketed like any other.
+    assert_eq!(r.outcome(), Outcome::Failed);
     assert_eq!(
         diags(&r),
-        vec![(8, Code::SequenceNotOpen, Severity::Warning)]
+        vec![(8, Code::LifecycleNotStarted, Severity::Error)]
     );
     assert_eq!(
         messages(&r),
@@ -749,15 +795,14 @@ fn anything_but_run_started_after_run_error_is_fatal() {
     assert_eq!(effect(&r, 4).effect, Effect::NotApplied);
     assert_eq!(messages(&r), json!([]));
 
-    // A second RUN_ERROR is "anything else" too.
+    // R61 amended (issue 11): a late RUN_ERROR is delivered and does not
+    // fail the stream.
     let r = replay(&[
         json!({"type": "RUN_ERROR", "message": "a"}),
         json!({"type": "RUN_ERROR", "message": "b"}),
     ]);
-    assert_eq!(
-        diags(&r),
-        vec![(2, Code::LifecycleAfterRun, Severity::Error)]
-    );
+    assert_eq!(r.outcome(), Outcome::Ok);
+    assert_eq!(diags(&r), vec![]);
 
     // An activity event after RUN_ERROR is fatal, and marked on the timeline.
     let r = replay(&[
@@ -794,34 +839,34 @@ fn run_started_while_a_run_is_open_is_fatal_overlap() {
 }
 
 #[test]
-fn run_finished_with_an_open_text_message_notes_left_open_and_closes_it() {
-    // sequence.left-open (ours): a note; the message is closed.
+fn run_finished_with_an_open_text_message_is_fatal() {
+    // §11 (corpus `open-message-at-run-finished-fatal`, issue 11).
     let r = replay(&[
         run_started(),
         text_start("m1"),
         text_content("m1", "a"),
         run_finished(),
-        run_started_as("r2"),
-        text_content("m1", "b"),
-        run_finished(),
     ]);
-    assert_eq!(r.outcome(), Outcome::Ok);
+    assert_eq!(r.outcome(), Outcome::Failed);
     assert_eq!(
         diags(&r),
-        vec![
-            (4, Code::SequenceLeftOpen, Severity::Note),
-            (6, Code::SequenceNotOpen, Severity::Warning),
-        ]
+        vec![(4, Code::LifecycleOpenAtRunFinished, Severity::Error)]
     );
     assert!(
-        r.diagnostics()[0].message.contains("m1"),
+        r.diagnostics()[0]
+            .message
+            .contains("Cannot send 'RUN_FINISHED' while text messages are still active: 'm1'"),
         "{}",
         r.diagnostics()[0].message
     );
-    assert_eq!(
-        messages(&r),
-        json!([{"id": "m1", "role": "assistant", "content": "a"}])
-    );
+    // An open step is only noted (sequence.left-open) and closed.
+    let r = replay(&[
+        run_started(),
+        json!({"type": "STEP_STARTED", "stepName": "s"}),
+        run_finished(),
+    ]);
+    assert_eq!(r.outcome(), Outcome::Ok);
+    assert_eq!(diags(&r), vec![(3, Code::SequenceLeftOpen, Severity::Note)]);
 }
 
 #[test]

@@ -111,6 +111,7 @@ fn every_vector_passes_through_the_library() {
             Options {
                 profile,
                 best_effort: false,
+                ..Options::default()
             },
         );
         let observed = serde_json::json!({

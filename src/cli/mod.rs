@@ -4,6 +4,7 @@
 
 mod bench;
 mod check;
+mod conformance;
 mod diff;
 mod export;
 mod find;
@@ -18,6 +19,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::protocol::ProtocolVersion;
 use crate::replay::{Options, Profile};
 use crate::source::{Source, open_source};
 
@@ -89,6 +91,13 @@ pub enum Command {
     /// Benchmarks, printed as JSON figures.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Run AG-UI conformance fixtures (folders of `*.json` stream fixtures,
+    /// as `tests/conformance/1.0`) and print what passed, per fixture and
+    /// per folder and profile (§11 of the replay rules).
+    ///
+    /// Exit code 0 if every fixture passed, 1 if some failed, 2 on bad usage
+    /// or unreadable fixtures.
+    Conformance(conformance::ConformanceArgs),
 }
 
 /// What every command that reads a stream takes.
@@ -105,6 +114,11 @@ pub struct StreamArgs {
     /// Keep applying events after a fatal error (R43).
     #[arg(long)]
     pub best_effort: bool,
+    /// The AG-UI version the consumer implements (§11): declarations of a
+    /// newer one warn, members of a newer schema are stripped. The
+    /// ag-ui-client-1.0 profile is a 1.0 consumer whatever this says.
+    #[arg(long, value_enum, default_value_t = ProtocolArg::V1_1)]
+    pub protocol: ProtocolArg,
     /// Which session of a recording (or exchange of a HAR file) to replay;
     /// needed when there are several.
     #[arg(long, value_name = "N")]
@@ -120,6 +134,26 @@ pub enum ProfileArg {
     /// What the reference client `@ag-ui/client` 1.0.0 does.
     #[value(name = "ag-ui-client-1.0")]
     AgUiClient10,
+}
+
+/// `--protocol` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ProtocolArg {
+    /// AG-UI 1.0.
+    #[value(name = "1.0")]
+    V1_0,
+    /// AG-UI 1.1 (the default).
+    #[value(name = "1.1")]
+    V1_1,
+}
+
+impl From<ProtocolArg> for ProtocolVersion {
+    fn from(arg: ProtocolArg) -> Self {
+        match arg {
+            ProtocolArg::V1_0 => ProtocolVersion::V1_0,
+            ProtocolArg::V1_1 => ProtocolVersion::V1_1,
+        }
+    }
 }
 
 impl From<ProfileArg> for Profile {
@@ -216,6 +250,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Some(Command::Record(args)) => record::record(&args, &mut stdout)?,
         Some(Command::Run(args)) => record::run(&args, &mut stdout)?,
         Some(Command::Bench(command)) => bench::run(&command, &mut stdout)?,
+        Some(Command::Conformance(args)) => conformance::run(&args, &mut stdout)?,
         Some(Command::Open(args)) => open_app(&args)?,
         None => open_app(&cli.open)?,
     };
@@ -297,6 +332,7 @@ fn open_stream(args: &StreamArgs) -> anyhow::Result<(Source, Options)> {
     let options = Options {
         profile,
         best_effort: args.best_effort,
+        protocol: args.protocol.into(),
     };
     Ok((source, options))
 }

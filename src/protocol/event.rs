@@ -222,6 +222,8 @@ pub enum EventBody {
         run_id: String,
         parent_run_id: Option<String>,
         input: Option<Value>,
+        /// The version the producer declares (§11); known in 1.0 and 1.1.
+        protocol_version: Option<String>,
     },
     RunFinished {
         thread_id: String,
@@ -278,7 +280,9 @@ pub enum EventBody {
     ToolCallResult {
         message_id: String,
         tool_call_id: String,
-        content: String,
+        /// A string, or an array of content parts (objects with a string
+        /// `type`; unknown parts are stripped by the reader).
+        content: Value,
     },
     ReasoningStart {
         message_id: String,
@@ -304,6 +308,9 @@ pub enum EventBody {
         subtype: EncryptedSubtype,
         entity_id: String,
         encrypted_value: String,
+        /// AG-UI 1.1: what the encrypted value is. A 1.0 consumer strips it
+        /// (R42, §11).
+        encrypted_value_type: Option<String>,
     },
     StateSnapshot {
         snapshot: Value,

@@ -22,7 +22,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::event::{EncryptedSubtype, Envelope, Event, EventBody, EventType, TextRole};
-use super::parse::{validate_message, validate_run_input};
+use super::parse::{check_outcome, check_tool_content, validate_message, validate_run_input};
 use super::patch::Patch;
 
 /// Every member of every AG-UI 1.0 event. A member that is present must
@@ -105,6 +105,10 @@ struct Wire<'a> {
     source: Option<&'a str>,
     #[serde(default, deserialize_with = "present", borrow)]
     value: Option<&'a RawValue>,
+    #[serde(default, deserialize_with = "present", borrow)]
+    protocol_version: Option<&'a str>,
+    #[serde(default, deserialize_with = "present", borrow)]
+    encrypted_value_type: Option<&'a str>,
 }
 
 /// One RFC 6902 operation with only the members the RFC defines.
@@ -253,12 +257,21 @@ fn body(event_type: EventType, w: &mut Wire<'_>) -> Option<EventBody> {
                 Some(input) => Some(validate_run_input(input, "/input").ok()?),
                 None => None,
             },
+            protocol_version: owned(w.protocol_version.take()),
         },
         T::RunFinished => B::RunFinished {
             thread_id: owned(w.thread_id.take())?,
             run_id: owned(w.run_id.take())?,
             result: parse_opt(w.result.take())?,
-            outcome: parse_opt(w.outcome.take())?,
+            outcome: match parse_opt::<Value>(w.outcome.take())? {
+                // Unknown variants and malformed outcomes: the precise
+                // reader strips or rejects them.
+                Some(outcome) => match check_outcome(&outcome, "/outcome") {
+                    Ok(None) => Some(outcome),
+                    _ => return None,
+                },
+                None => None,
+            },
         },
         T::RunError => B::RunError {
             message: owned_cow(w.message.take())?,
@@ -314,7 +327,10 @@ fn body(event_type: EventType, w: &mut Wire<'_>) -> Option<EventBody> {
             B::ToolCallResult {
                 message_id: owned(w.message_id.take())?,
                 tool_call_id: owned(w.tool_call_id.take())?,
-                content: parse(w.content.take()?)?,
+                content: match check_tool_content(parse(w.content.take()?)?, "/content") {
+                    Ok((content, unknown)) if unknown.is_empty() => content,
+                    _ => return None,
+                },
             }
         }
         T::ReasoningStart => B::ReasoningStart {
@@ -351,6 +367,7 @@ fn body(event_type: EventType, w: &mut Wire<'_>) -> Option<EventBody> {
             },
             entity_id: owned(w.entity_id.take())?,
             encrypted_value: owned(w.encrypted_value.take())?,
+            encrypted_value_type: owned(w.encrypted_value_type.take()),
         },
         T::StateSnapshot => B::StateSnapshot {
             snapshot: parse(w.snapshot.take()?)?,
@@ -469,5 +486,7 @@ impl Wire<'_> {
             || self.event.is_some()
             || self.source.is_some()
             || self.value.is_some()
+            || self.protocol_version.is_some()
+            || self.encrypted_value_type.is_some()
     }
 }

@@ -8,6 +8,7 @@ mod fields;
 mod parse;
 mod patch;
 mod pipeline;
+mod version;
 
 pub use event::{EncryptedSubtype, Envelope, Event, EventBody, EventType, TextRole};
 pub use fields::Malformed;
@@ -17,5 +18,6 @@ pub use parse::{
 };
 pub use patch::{DroppedOp, OpMeta, Patch, op_name};
 pub use pipeline::{for_each_parsed, for_each_parsed_in};
+pub use version::{Declared, ProtocolVersion};
 
 pub(crate) use parse::json_kind;

@@ -145,7 +145,8 @@ pub fn parse_precisely(text: &str) -> ParseOutcome {
                     code: Code::EventUnknownProperty,
                     path: Some(format!("/{}", pointer_token(name))),
                     message: format!(
-                        "unknown member `{name}` on {} stripped",
+                        "unknown member `{name}` (/{}) on {} stripped",
+                        pointer_token(name),
                         event_type.as_str()
                     ),
                 });
@@ -186,12 +187,13 @@ fn read_event(
                 .object("input")?
                 .map(|input| validate_run_input(input, "/input"))
                 .transpose()?,
+            protocol_version: f.string("protocolVersion")?,
         },
         T::RunFinished => B::RunFinished {
             thread_id: f.required_string("threadId")?,
             run_id: f.required_string("runId")?,
             result: f.value("result")?,
-            outcome: f.value("outcome")?,
+            outcome: run_outcome(f, issues)?,
         },
         T::RunError => B::RunError {
             message: f.required_string("message")?,
@@ -205,7 +207,7 @@ fn read_event(
         },
         T::TextMessageStart => B::TextMessageStart {
             message_id: f.required_string("messageId")?,
-            role: text_role(f)?,
+            role: text_role(f, issues)?,
             name: f.string("name")?,
         },
         T::TextMessageContent => B::TextMessageContent {
@@ -217,7 +219,7 @@ fn read_event(
         },
         T::TextMessageChunk => B::TextMessageChunk {
             message_id: f.string("messageId")?,
-            role: text_role(f)?,
+            role: text_role(f, issues)?,
             delta: f.string("delta")?,
             name: f.string("name")?,
         },
@@ -243,7 +245,7 @@ fn read_event(
             let body = B::ToolCallResult {
                 message_id: f.required_string("messageId")?,
                 tool_call_id: f.required_string("toolCallId")?,
-                content: f.required_string("content")?,
+                content: tool_content(f, issues)?,
             };
             literal_role(f, "tool")?;
             body
@@ -285,6 +287,7 @@ fn read_event(
             },
             entity_id: f.required_string("entityId")?,
             encrypted_value: f.required_string("encryptedValue")?,
+            encrypted_value_type: f.string("encryptedValueType")?,
         },
         T::StateSnapshot => B::StateSnapshot {
             snapshot: f.required_value("snapshot")?,
@@ -344,15 +347,171 @@ fn read_event(
     Ok(Event { envelope, body })
 }
 
-fn text_role(f: &mut Fields<'_>) -> Result<Option<TextRole>, Malformed> {
+/// A text message `role`. A role of another message kind (`tool`…) is
+/// malformed; a name that is no message role at all is an unrecognised
+/// member of a closed set, stripped with a warning under `spec` (§11:
+/// `unknown-enum-value-role-fatal`; the client profile makes it fatal).
+fn text_role(f: &mut Fields<'_>, issues: &mut Vec<Issue>) -> Result<Option<TextRole>, Malformed> {
     match f.string("role")? {
         None => Ok(None),
-        Some(name) => TextRole::from_name(&name).map(Some).ok_or_else(|| {
-            Malformed::new(
+        Some(name) => match TextRole::from_name(&name) {
+            Some(role) => Ok(Some(role)),
+            None if !MESSAGE_ROLES.contains(&name.as_str()) => {
+                issues.push(Issue {
+                    code: Code::EventUnknownEnumValue,
+                    path: Some(f.path("role")),
+                    message: format!(
+                        "unrecognised role {name:?} at {} (expected one of developer, system, assistant, user) stripped",
+                        f.path("role")
+                    ),
+                });
+                Ok(None)
+            }
+            None => Err(Malformed::new(
                 f.path("role"),
                 format!("`role` must be one of developer, system, assistant, user; found {name:?}"),
-            )
-        }),
+            )),
+        },
+    }
+}
+
+/// `RUN_FINISHED.outcome`: a union of objects told apart by `type`. An
+/// unknown variant is stripped with a warning; anything that is not an
+/// object with a string `type` is malformed (corpus:
+/// `unknown-outcome-stripped`, `unknown-outcome-array-fatal`).
+fn run_outcome(f: &mut Fields<'_>, issues: &mut Vec<Issue>) -> Result<Option<Value>, Malformed> {
+    let Some(value) = f.value("outcome")? else {
+        return Ok(None);
+    };
+    let path = f.path("outcome");
+    match check_outcome(&value, &path)? {
+        None => Ok(Some(value)),
+        Some(variant) => {
+            issues.push(Issue {
+                code: Code::EventUnknownVariant,
+                path: Some(path.clone()),
+                message: format!(
+                    "unrecognised RUN_FINISHED outcome type {variant:?} at {path} stripped; the run ends as without an outcome"
+                ),
+            });
+            Ok(None)
+        }
+    }
+}
+
+/// The `RUN_FINISHED.outcome` variants AG-UI defines.
+pub(crate) const RUN_OUTCOMES: [&str; 3] = ["success", "cancelled", "interrupt"];
+
+/// Checks a run outcome: `Ok(None)` for a known variant, `Ok(Some(type))`
+/// for an unknown one (to strip), `Err` when it is malformed.
+pub(crate) fn check_outcome(value: &Value, path: &str) -> Result<Option<String>, Malformed> {
+    let Value::Object(outcome) = value else {
+        return Err(Malformed::new(
+            path,
+            format!("`outcome`: expected object, received {}", bare_kind(value)),
+        ));
+    };
+    match outcome.get("type") {
+        Some(Value::String(variant)) if RUN_OUTCOMES.contains(&variant.as_str()) => Ok(None),
+        Some(Value::String(variant)) => Ok(Some(variant.clone())),
+        other => Err(Malformed::new(
+            format!("{path}/type"),
+            format!(
+                "`outcome.type` must be a string, found {}",
+                other.map_or("nothing", json_kind)
+            ),
+        )),
+    }
+}
+
+/// The content part types AG-UI defines (`binary` is the legacy one).
+pub(crate) const CONTENT_PARTS: [&str; 6] =
+    ["text", "image", "audio", "video", "document", "binary"];
+
+/// `TOOL_CALL_RESULT.content`: a string or an array of content parts.
+fn tool_content(f: &mut Fields<'_>, issues: &mut Vec<Issue>) -> Result<Value, Malformed> {
+    let value = f.required_value("content")?;
+    let path = f.path("content");
+    let (content, unknown) = check_tool_content(value, &path)?;
+    for (index, part_type) in unknown {
+        issues.push(Issue {
+            code: Code::EventUnknownVariant,
+            path: Some(format!("{path}/{index}")),
+            message: format!(
+                "unrecognised content part type {part_type:?} at {path}/{index} stripped"
+            ),
+        });
+    }
+    Ok(content)
+}
+
+/// Checks tool result content: the content with unknown parts removed, and
+/// the index (in the event) and type of each part removed.
+pub(crate) fn check_tool_content(
+    value: Value,
+    path: &str,
+) -> Result<(Value, Vec<(usize, String)>), Malformed> {
+    match value {
+        Value::String(_) => Ok((value, Vec::new())),
+        Value::Array(parts) => {
+            let mut kept = Vec::with_capacity(parts.len());
+            let mut unknown = Vec::new();
+            for (i, part) in parts.into_iter().enumerate() {
+                let here = format!("{path}/{i}");
+                let part_type = match part.get("type") {
+                    Some(Value::String(t)) if part.is_object() => t.clone(),
+                    _ if !part.is_object() => {
+                        return Err(Malformed::new(
+                            here,
+                            format!(
+                                "a content part must be an object, found {}",
+                                json_kind(&part)
+                            ),
+                        ));
+                    }
+                    other => {
+                        return Err(Malformed::new(
+                            format!("{here}/type"),
+                            format!(
+                                "a content part's `type` must be a string, found {}",
+                                other.map_or("nothing", json_kind)
+                            ),
+                        ));
+                    }
+                };
+                if !CONTENT_PARTS.contains(&part_type.as_str()) {
+                    unknown.push((i, part_type));
+                    continue;
+                }
+                if part_type == "text" && !part.get("text").is_some_and(Value::is_string) {
+                    return Err(Malformed::new(
+                        format!("{here}/text"),
+                        "a text content part's `text` must be a string",
+                    ));
+                }
+                kept.push(part);
+            }
+            Ok((Value::Array(kept), unknown))
+        }
+        other => Err(Malformed::new(
+            path,
+            format!(
+                "`content` must be a string or an array of content parts, found {}",
+                json_kind(&other)
+            ),
+        )),
+    }
+}
+
+/// The JSON kind without an article, as schema errors say it (`array`).
+fn bare_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
     }
 }
 
@@ -361,7 +520,7 @@ fn literal_role(f: &mut Fields<'_>, expected: &str) -> Result<(), Malformed> {
     match f.string("role")? {
         Some(role) if role != expected => Err(Malformed::new(
             f.path("role"),
-            format!("`role` must be {expected:?}, found {role:?}"),
+            format!("`role`: expected {expected:?}, found {role:?}"),
         )),
         _ => Ok(()),
     }
@@ -376,7 +535,7 @@ fn patch(f: &mut Fields<'_>, name: &str, issues: &mut Vec<Issue>) -> Result<Patc
             code: Code::PatchOpUnknown,
             path: Some(format!("{base}/{}", dropped.index)),
             message: format!(
-                "operation {} has unknown op {:?}; dropped, the rest of the patch applies",
+                "operation {base}/{} has unknown op {:?}; dropped, the rest of the patch applies",
                 dropped.index, dropped.op
             ),
         });

@@ -14,8 +14,8 @@ use super::{Options, Profile};
 use crate::diagnostic::{Code, Diagnostic, Seq, Severity};
 use crate::input::EventLog;
 use crate::protocol::{
-    Event, EventBody, EventType, Issue, ParseOutcome, for_each_parsed, for_each_parsed_in,
-    parse_event,
+    Declared, Event, EventBody, EventType, Issue, ParseOutcome, ProtocolVersion, for_each_parsed,
+    for_each_parsed_in, parse_event,
 };
 
 /// Where the run stands.
@@ -132,6 +132,8 @@ pub struct Replayer {
     pub(super) conversation: Conversation,
     pub(super) state: Arc<Value>,
     pub(super) run: RunPhase,
+    /// The event that ended the last run (`RUN_FINISHED` or `RUN_ERROR`).
+    ended_by: Option<EventType>,
     /// Owners of activities known in the current run (R21–R23).
     pub(super) owners: Arc<FxHashMap<String, Option<String>>>,
     /// Open text, tool-call, reasoning, step and subagent streams.
@@ -157,6 +159,7 @@ impl Replayer {
             conversation: Conversation::default(),
             state: Arc::new(Value::Object(Map::new())),
             run: RunPhase::NotStarted,
+            ended_by: None,
             owners: Arc::default(),
             streams: Streams::default(),
             tool_call_messages: Arc::default(),
@@ -177,6 +180,7 @@ impl Replayer {
             conversation: self.conversation.clone(),
             state: Arc::clone(&self.state),
             run: self.run,
+            ended_by: self.ended_by,
             owners: self.owners.clone(),
             streams: self.streams.clone(),
             tool_call_messages: self.tool_call_messages.clone(),
@@ -316,11 +320,18 @@ impl Replayer {
         let failed = self.fatal.is_some() && !self.options.best_effort;
         if self.run == RunPhase::Open && !failed {
             let last = self.step();
-            self.report(Diagnostic::new(
+            let mut diagnostic = Diagnostic::new(
                 last,
                 Code::StreamTruncated,
                 "the stream ends with the run still open (no RUN_FINISHED or RUN_ERROR)",
-            ));
+            );
+            // §11, corpus `truncated-run-reported-as-completed`: the
+            // reference client consumes a truncated stream without a word;
+            // the debugger still shows a note.
+            if self.profile() == Profile::AgUiClient10 {
+                diagnostic.severity = Severity::Note;
+            }
+            self.report(diagnostic);
         }
     }
 
@@ -401,12 +412,58 @@ impl Replayer {
                     activity,
                 }
             }
-            ParseOutcome::Event { event, issues } => {
+            ParseOutcome::Event { mut event, issues } => {
                 for issue in &issues {
+                    if issue.code == Code::EventUnknownEnumValue
+                        && self.profile() == Profile::AgUiClient10
+                    {
+                        // §11: the reference client checks a closed string
+                        // set as a leaf, so an unknown value is fatal there
+                        // (`unknown-enum-value-role-fatal`).
+                        let mut diagnostic = Diagnostic::new(
+                            self.seq,
+                            issue.code,
+                            format!(
+                                "{} (ag-ui-client-1.0 rejects it: fatal)",
+                                issue.message.replace(" stripped", "")
+                            ),
+                        )
+                        .with_severity(Severity::Error);
+                        diagnostic.path = issue.path.clone();
+                        diagnostic.message_id = event.message_id().map(str::to_owned);
+                        self.report(diagnostic);
+                        return EventEffect::plain(Effect::Fatal);
+                    }
                     self.report_issue(issue, event.message_id());
                 }
+                self.strip_newer_members(&mut event);
                 self.apply_event(event)
             }
+        }
+    }
+
+    /// R42, §11: members a newer schema defines are unknown to an older
+    /// consumer, which strips them with a warning.
+    fn strip_newer_members(&mut self, event: &mut Event) {
+        if self.options.consumer_version() >= ProtocolVersion::V1_1 {
+            return;
+        }
+        if let EventBody::ReasoningEncryptedValue {
+            entity_id,
+            encrypted_value_type,
+            ..
+        } = &mut event.body
+            && encrypted_value_type.take().is_some()
+        {
+            let id = entity_id.clone();
+            let mut diagnostic = Diagnostic::new(
+                self.seq,
+                Code::EventUnknownProperty,
+                "unknown member `encryptedValueType` (/encryptedValueType) on REASONING_ENCRYPTED_VALUE stripped: it is AG-UI 1.1, this consumer implements 1.0",
+            )
+            .with_path("/encryptedValueType");
+            diagnostic.message_id = Some(id);
+            self.report(diagnostic);
         }
     }
 
@@ -426,10 +483,15 @@ impl Replayer {
         use EventBody as B;
         let Event { envelope, body } = event;
         match body {
-            B::RunStarted { input, .. } => self.run_started(input.as_ref()),
+            B::RunStarted {
+                input,
+                protocol_version,
+                ..
+            } => self.run_started(input.as_ref(), protocol_version.as_deref()),
             B::RunFinished { .. } => self.run_finished(),
             B::RunError { .. } => {
                 self.run = RunPhase::Ended;
+                self.ended_by = Some(EventType::RunError);
                 self.streams.close_all();
                 EventEffect::APPLIED
             }
@@ -445,7 +507,9 @@ impl Replayer {
                         self.diagnose(
                             Code::StatePatchFailed,
                             None,
-                            format!("STATE_DELTA skipped, state unchanged: {failure}"),
+                            format!(
+                                "Failed to apply state patch: STATE_DELTA skipped, state unchanged: {failure}"
+                            ),
                         );
                         EventEffect::SKIPPED
                     }
@@ -472,7 +536,7 @@ impl Replayer {
                 patch,
             } => self.activity_delta(&envelope, &message_id, &activity_type, &patch),
             B::Raw { .. } | B::Custom { .. } => EventEffect::APPLIED,
-            body => self.apply_stream_event(&body, envelope.subagent_run_id.as_deref()),
+            body => self.apply_stream_event(&body, &envelope),
         }
     }
 
@@ -485,21 +549,30 @@ impl Replayer {
                 Code::LifecycleRunOverlap,
                 "RUN_STARTED while a run is still open; the open run must finish first".to_owned(),
             )),
-            (_, EventType::RunStarted) | (RunPhase::NotStarted, EventType::RunError) => None,
+            // R61 amended: a late RUN_ERROR is delivered and does not fail
+            // the stream (`late-run-error-after-finished-run-continues`).
+            (_, EventType::RunStarted)
+            | (RunPhase::NotStarted | RunPhase::Ended, EventType::RunError) => None,
             (RunPhase::NotStarted, t) => Some((
                 Code::LifecycleBeforeRun,
                 format!(
-                    "{} before any run: a stream must start with RUN_STARTED or RUN_ERROR",
+                    "First event must be 'RUN_STARTED' (or 'RUN_ERROR'), not '{}'",
                     t.as_str()
                 ),
             )),
-            (RunPhase::Ended, t) => Some((
-                Code::LifecycleAfterRun,
-                format!(
-                    "{} after the run ended: only RUN_STARTED may follow RUN_FINISHED or RUN_ERROR",
-                    t.as_str()
-                ),
-            )),
+            (RunPhase::Ended, t) => {
+                let how = match self.ended_by {
+                    Some(EventType::RunError) => "errored with 'RUN_ERROR'",
+                    _ => "finished with 'RUN_FINISHED'",
+                };
+                Some((
+                    Code::LifecycleAfterRun,
+                    format!(
+                        "'{}' after the run ended: The run has already {how}; only RUN_STARTED (or a late RUN_ERROR) may follow",
+                        t.as_str()
+                    ),
+                ))
+            }
             (RunPhase::Open, _) => None,
         };
         let Some((code, message)) = problem else {
@@ -512,18 +585,52 @@ impl Replayer {
         self.options.best_effort
     }
 
-    fn run_started(&mut self, input: Option<&Value>) -> EventEffect {
+    fn run_started(&mut self, input: Option<&Value>, declared: Option<&str>) -> EventEffect {
         self.run = RunPhase::Open;
         // R23: ownership tracking is per run.
         self.owners = Arc::default();
         self.streams.close_all();
+        if let Some(declared) = declared {
+            self.check_declared_version(declared);
+        }
         if let Some(input) = input {
             self.check_run_input(input);
         }
         EventEffect::APPLIED
     }
 
+    /// §11: a declared version newer than the consumer's is served with a
+    /// warning naming both; one that is not a version cannot be interpreted.
+    fn check_declared_version(&mut self, declared: &str) {
+        let consumer = self.options.consumer_version();
+        let (code, message) = match consumer.judge(declared) {
+            Declared::Compatible => return,
+            Declared::Newer => (
+                Code::ProtocolVersionNewer,
+                format!(
+                    "RUN_STARTED declares protocol version {declared}; this consumer implements {consumer}: replayed by the {consumer} schema"
+                ),
+            ),
+            Declared::Uninterpretable => (
+                Code::ProtocolVersionUninterpretable,
+                format!(
+                    "RUN_STARTED declares protocol version {declared:?}, which this consumer ({consumer}) cannot interpret; replayed by the {consumer} schema"
+                ),
+            ),
+        };
+        let diagnostic = Diagnostic::new(self.seq, code, message).with_path("/protocolVersion");
+        self.report(diagnostic);
+    }
+
     fn run_finished(&mut self) -> EventEffect {
+        // §11: everything the run opened must be closed first
+        // (`open-message-at-run-finished-fatal`); chunk streams are closed
+        // by the terminal (`chunk-expansion-assembles`).
+        let active = self.streams.describe_active();
+        let fatal = !active.is_empty();
+        if fatal {
+            self.diagnose(Code::LifecycleOpenAtRunFinished, None, active.join("; "));
+        }
         let open = self.streams.describe_open();
         if !open.is_empty() {
             self.diagnose(
@@ -534,7 +641,12 @@ impl Replayer {
         }
         self.streams.close_all();
         self.run = RunPhase::Ended;
-        EventEffect::APPLIED
+        self.ended_by = Some(EventType::RunFinished);
+        if fatal {
+            EventEffect::plain(Effect::Fatal)
+        } else {
+            EventEffect::APPLIED
+        }
     }
 
     /// R50: a run input must not carry activity messages.

@@ -18,6 +18,8 @@ mod streams;
 use std::fmt;
 use std::str::FromStr;
 
+use crate::protocol::ProtocolVersion;
+
 pub use conversation::{ActivityMessage, Conversation, Message, OtherMessage, Role};
 pub use engine::{
     ActivityChange, Effect, EventEffect, Outcome, Replayer, RunPhase, replay_from, replay_from_to,
@@ -74,4 +76,27 @@ pub struct Options {
     pub profile: Profile,
     /// R43: keep applying events after a fatal error.
     pub best_effort: bool,
+    /// The protocol version the consumer implements (§11; `--protocol`,
+    /// default 1.1). The `ag-ui-client-1.0` profile is a 1.0 consumer
+    /// whatever this says: see [`Options::consumer_version`].
+    pub protocol: ProtocolVersion,
+}
+
+impl Options {
+    /// Options for a profile, with the default protocol version.
+    pub fn for_profile(profile: Profile) -> Self {
+        Self {
+            profile,
+            ..Self::default()
+        }
+    }
+
+    /// The version the replay consumes by (§10, §11): the setting, except
+    /// that `ag-ui-client-1.0` implements 1.0.
+    pub fn consumer_version(&self) -> ProtocolVersion {
+        match self.profile {
+            Profile::AgUiClient10 => ProtocolVersion::V1_0,
+            Profile::Spec => self.protocol,
+        }
+    }
 }

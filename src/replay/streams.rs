@@ -1,30 +1,53 @@
 //! The streamed families: text messages, tool calls, reasoning, steps and
 //! subagents, with their start / content / end / chunk sequencing.
 //!
-//! The rules leave sequencing to the protocol; this engine skips an event
-//! that does not fit the open streams with a warning (`sequence.*`) rather
-//! than failing the run, so the rest of the conversation stays visible.
+//! The bracketing is the protocol's, as the conformance corpus asserts it
+//! (§11 of `REPLAY-RULES.md`): content or an end for something not open is
+//! fatal (`lifecycle.not-started`), so is a start for something still open
+//! (`lifecycle.already-active`); a closed message is closed, not sealed, and
+//! a new start for it appends (`reopen-closed-message-appends`). A chunk
+//! stream is opened by a chunk that carries the id (and, for a tool call,
+//! the name), continued by chunks that agree with it, and closed by any
+//! event of another kind except the pass-through ones (`chunk.*`). Every
+//! continuation keeps its opener's `subagentRunId` (`subagent.*`). Metadata
+//! of these events lands on the message or tool call they build (R30).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
 use super::conversation::{Message, OtherMessage, Role};
-use super::engine::{EventEffect, Replayer};
+use super::engine::{Effect, EventEffect, Replayer};
 use crate::diagnostic::Code;
-use crate::protocol::{EncryptedSubtype, EventBody, EventType, TextRole};
+use crate::protocol::{EncryptedSubtype, Envelope, EventBody, EventType, TextRole};
+
+/// Who emitted an open entity: its opener's `subagentRunId` (R20).
+type Owner = Option<String>;
+
+/// An open chunk stream: what its opener established.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct ChunkLane {
+    id: String,
+    owner: Owner,
+    /// The role (text chunks; the default `assistant` when absent).
+    role: Option<&'static str>,
+    /// `name` (text) or `toolCallName` (tool calls).
+    name: Option<String>,
+    /// `parentMessageId` (tool calls).
+    parent: Option<String>,
+}
 
 /// What is open at the current step.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(super) struct Streams {
-    text: BTreeSet<String>,
-    text_chunk: Option<String>,
-    tool_calls: BTreeSet<String>,
-    tool_chunk: Option<String>,
+    text: BTreeMap<String, Owner>,
+    text_chunk: Option<ChunkLane>,
+    tool_calls: BTreeMap<String, Owner>,
+    tool_chunk: Option<ChunkLane>,
     reasoning_phases: BTreeSet<String>,
-    reasoning: BTreeSet<String>,
-    reasoning_chunk: Option<String>,
+    reasoning: BTreeMap<String, Owner>,
+    reasoning_chunk: Option<ChunkLane>,
     steps: Vec<String>,
     subagents: BTreeSet<String>,
 }
@@ -32,7 +55,7 @@ pub(super) struct Streams {
 impl Streams {
     /// A chunk stream lasts until an event of another kind arrives. Activity
     /// events do not close it (R63), nor do the protocol's other
-    /// pass-through events.
+    /// pass-through events; `CUSTOM` does (`custom-closes-chunk-stream-fatal`).
     pub fn close_chunks_before(&mut self, event_type: EventType) {
         use EventType as T;
         if matches!(
@@ -61,7 +84,29 @@ impl Streams {
         *self = Self::default();
     }
 
-    /// What is still open, in words; empty when nothing is.
+    /// What `RUN_FINISHED` may not leave open (§11:
+    /// `open-message-at-run-finished-fatal`), in the reference client's
+    /// words; empty when nothing is.
+    pub fn describe_active(&self) -> Vec<String> {
+        let mut parts = Vec::new();
+        let mut list = |what: &str, ids: &mut dyn Iterator<Item = &String>| {
+            let ids: Vec<String> = ids.map(|id| format!("'{id}'")).collect();
+            if !ids.is_empty() {
+                parts.push(format!(
+                    "Cannot send 'RUN_FINISHED' while {what} are still active: {}",
+                    ids.join(", ")
+                ));
+            }
+        };
+        list("text messages", &mut self.text.keys());
+        list("tool calls", &mut self.tool_calls.keys());
+        list("reasoning messages", &mut self.reasoning.keys());
+        list("subagents", &mut self.subagents.iter());
+        parts
+    }
+
+    /// What a run may leave open with only a note: steps and reasoning
+    /// phases. Empty when nothing is.
     pub fn describe_open(&self) -> String {
         let mut parts = Vec::new();
         let mut list = |what: &str, ids: &mut dyn Iterator<Item = &String>| {
@@ -70,9 +115,6 @@ impl Streams {
                 parts.push(format!("{what} {}", ids.join(", ")));
             }
         };
-        list("text message", &mut self.text.iter());
-        list("tool call", &mut self.tool_calls.iter());
-        list("reasoning message", &mut self.reasoning.iter());
         list("reasoning", &mut self.reasoning_phases.iter());
         list("step", &mut self.steps.iter());
         parts.join("; ")
@@ -88,8 +130,25 @@ fn role_from_text(role: Option<TextRole>) -> Role {
     }
 }
 
+/// Merges `metadata` into `target["metadata"]` key by key, last write wins,
+/// no recursion (R30 amended).
+fn merge_metadata(target: &mut Map<String, Value>, metadata: Option<&Map<String, Value>>) {
+    let Some(metadata) = metadata else { return };
+    let slot = target
+        .entry("metadata")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !slot.is_object() {
+        *slot = Value::Object(Map::new());
+    }
+    if let Value::Object(slot) = slot {
+        for (key, value) in metadata {
+            slot.insert(key.clone(), value.clone());
+        }
+    }
+}
+
 /// Which streamed family an event belongs to, for messages.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Family {
     Text,
     Reasoning,
@@ -102,25 +161,52 @@ impl Family {
             Self::Reasoning => "reasoning message",
         }
     }
+
+    fn prefix(self) -> &'static str {
+        match self {
+            Self::Text => "TEXT_MESSAGE",
+            Self::Reasoning => "REASONING_MESSAGE",
+        }
+    }
+
+    /// Whether an existing message belongs to this family (and may be
+    /// reopened by a start of it).
+    fn holds(self, message: &Message) -> bool {
+        match (self, message) {
+            (_, Message::Activity(_)) => false,
+            (Self::Reasoning, Message::Other(m)) => m.role == Role::Reasoning,
+            (Self::Text, Message::Other(m)) => !matches!(m.role, Role::Reasoning | Role::Tool),
+        }
+    }
 }
 
 impl Replayer {
     pub(super) fn apply_stream_event(
         &mut self,
         body: &EventBody,
-        subagent_run_id: Option<&str>,
+        envelope: &Envelope,
     ) -> EventEffect {
         use EventBody as B;
+        let owner = envelope.subagent_run_id.as_deref();
+        let metadata = envelope.metadata.as_ref();
         match body {
             B::TextMessageStart {
                 message_id,
                 role,
                 name,
-            } => self.message_start(Family::Text, message_id, role_from_text(*role), name),
+            } => self.message_start(
+                Family::Text,
+                message_id,
+                role_from_text(*role),
+                name,
+                envelope,
+            ),
             B::TextMessageContent { message_id, delta } => {
-                self.message_content(Family::Text, message_id, delta)
+                self.message_content(Family::Text, message_id, delta, envelope)
             }
-            B::TextMessageEnd { message_id } => self.message_end(Family::Text, message_id),
+            B::TextMessageEnd { message_id } => {
+                self.message_end(Family::Text, message_id, envelope)
+            }
             B::TextMessageChunk {
                 message_id,
                 role,
@@ -129,60 +215,87 @@ impl Replayer {
             } => self.message_chunk(
                 Family::Text,
                 message_id.as_deref(),
-                role_from_text(*role),
+                *role,
                 name,
                 delta.as_deref(),
+                envelope,
             ),
-            B::ReasoningMessageStart { message_id } => {
-                self.message_start(Family::Reasoning, message_id, Role::Reasoning, &None)
-            }
+            B::ReasoningMessageStart { message_id } => self.message_start(
+                Family::Reasoning,
+                message_id,
+                Role::Reasoning,
+                &None,
+                envelope,
+            ),
             B::ReasoningMessageContent { message_id, delta } => {
-                self.message_content(Family::Reasoning, message_id, delta)
+                self.message_content(Family::Reasoning, message_id, delta, envelope)
             }
             B::ReasoningMessageEnd { message_id } => {
-                self.message_end(Family::Reasoning, message_id)
+                self.message_end(Family::Reasoning, message_id, envelope)
             }
             B::ReasoningMessageChunk { message_id, delta } => self.message_chunk(
                 Family::Reasoning,
                 message_id.as_deref(),
-                Role::Reasoning,
+                None,
                 &None,
                 delta.as_deref(),
+                envelope,
             ),
             B::ReasoningStart { message_id } => {
                 if self.streams.reasoning_phases.insert(message_id.clone()) {
                     EventEffect::APPLIED
                 } else {
-                    self.already_open("reasoning", message_id)
+                    self.already_active("REASONING_START", "reasoning", message_id)
                 }
             }
             B::ReasoningEnd { message_id } => {
                 if self.streams.reasoning_phases.remove(message_id) {
                     EventEffect::APPLIED
                 } else {
-                    self.not_open("REASONING_END", "reasoning", message_id)
+                    self.not_started("REASONING_END", "reasoning", message_id)
                 }
             }
             B::ReasoningEncryptedValue {
                 subtype,
                 entity_id,
                 encrypted_value,
-            } => self.encrypted_value(*subtype, entity_id, encrypted_value),
+                encrypted_value_type,
+            } => self.encrypted_value(
+                *subtype,
+                entity_id,
+                encrypted_value,
+                encrypted_value_type.as_deref(),
+            ),
             B::ToolCallStart {
                 tool_call_id,
                 tool_call_name,
                 parent_message_id,
-            } => self.tool_call_start(tool_call_id, tool_call_name, parent_message_id.as_deref()),
+            } => self.tool_call_start(
+                tool_call_id,
+                tool_call_name,
+                parent_message_id.as_deref(),
+                envelope,
+            ),
             B::ToolCallArgs {
                 tool_call_id,
                 delta,
-            } => self.tool_call_args(tool_call_id, delta),
+            } => self.tool_call_args(tool_call_id, delta, envelope),
             B::ToolCallEnd { tool_call_id } => {
-                if self.streams.tool_calls.remove(tool_call_id) {
-                    EventEffect::APPLIED
-                } else {
-                    self.not_open("TOOL_CALL_END", "tool call", tool_call_id)
+                let Some(opener) = self.streams.tool_calls.get(tool_call_id).cloned() else {
+                    return self.not_started("TOOL_CALL_END", "tool call", tool_call_id);
+                };
+                if !self.attribution_agrees(
+                    "TOOL_CALL_END",
+                    "tool call",
+                    tool_call_id,
+                    &opener,
+                    owner,
+                ) {
+                    return EventEffect::plain(Effect::Fatal);
                 }
+                self.streams.tool_calls.remove(tool_call_id);
+                self.tool_call_metadata(tool_call_id, metadata);
+                EventEffect::APPLIED
             }
             B::ToolCallChunk {
                 tool_call_id,
@@ -194,15 +307,16 @@ impl Replayer {
                 tool_call_name.as_deref(),
                 parent_message_id.as_deref(),
                 delta.as_deref(),
+                envelope,
             ),
             B::ToolCallResult {
                 message_id,
                 tool_call_id,
                 content,
-            } => self.tool_call_result(message_id, tool_call_id, content),
+            } => self.tool_call_result(message_id, tool_call_id, content, envelope),
             B::StepStarted { step_name } => {
                 if self.streams.steps.contains(step_name) {
-                    return self.already_open("step", step_name);
+                    return self.already_active("STEP_STARTED", "step", step_name);
                 }
                 self.streams.steps.push(step_name.clone());
                 EventEffect::APPLIED
@@ -213,19 +327,19 @@ impl Replayer {
                         self.streams.steps.remove(i);
                         EventEffect::APPLIED
                     }
-                    None => self.not_open("STEP_FINISHED", "step", step_name),
+                    None => self.not_started("STEP_FINISHED", "step", step_name),
                 }
             }
             B::SubagentStarted { .. } => {
-                let id = subagent_run_id.unwrap_or_default().to_owned();
+                let id = owner.unwrap_or_default().to_owned();
                 if self.streams.subagents.insert(id.clone()) {
                     EventEffect::APPLIED
                 } else {
-                    self.already_open("subagent run", &id)
+                    self.already_active("SUBAGENT_STARTED", "subagent run", &id)
                 }
             }
             B::SubagentFinished { .. } | B::SubagentError { .. } => {
-                let id = subagent_run_id.unwrap_or_default();
+                let id = owner.unwrap_or_default();
                 if self.streams.subagents.remove(id) {
                     EventEffect::APPLIED
                 } else {
@@ -234,7 +348,14 @@ impl Replayer {
                     } else {
                         "SUBAGENT_ERROR"
                     };
-                    self.not_open(which, "subagent run", id)
+                    self.diagnose(
+                        Code::SubagentNotStarted,
+                        None,
+                        format!(
+                            "Cannot send '{which}' for subagent run '{id}', which was not started (no active SUBAGENT_STARTED)"
+                        ),
+                    );
+                    EventEffect::plain(Effect::Fatal)
                 }
             }
             // The other families are applied by the engine itself.
@@ -242,28 +363,110 @@ impl Replayer {
         }
     }
 
-    fn not_open(&mut self, event: &str, what: &str, id: &str) -> EventEffect {
+    /// `lifecycle.not-started`: content or an end for something not open.
+    fn not_started(&mut self, event: &str, what: &str, id: &str) -> EventEffect {
         self.diagnose(
-            Code::SequenceNotOpen,
+            Code::LifecycleNotStarted,
             Some(id),
-            format!("{event} for {what} {id:?}, which is not open; skipped"),
+            format!("{event}: No active {what} found with ID '{id}'"),
         );
-        EventEffect::SKIPPED
+        EventEffect::plain(Effect::Fatal)
     }
 
-    fn already_open(&mut self, what: &str, id: &str) -> EventEffect {
+    /// `lifecycle.already-active`: a start for something still open.
+    fn already_active(&mut self, event: &str, what: &str, id: &str) -> EventEffect {
+        self.diagnose(
+            Code::LifecycleAlreadyActive,
+            Some(id),
+            format!("{event}: A {what} with ID '{id}' is already active; it must end first"),
+        );
+        EventEffect::plain(Effect::Fatal)
+    }
+
+    /// A start for an id some other message already holds: skipped.
+    fn already_exists(&mut self, what: &str, id: &str) -> EventEffect {
         self.diagnose(
             Code::SequenceAlreadyOpen,
             Some(id),
-            format!("{what} {id:?} is already open or already exists; start skipped"),
+            format!("{what} {id:?} already names another message; start skipped"),
         );
         EventEffect::SKIPPED
     }
 
-    fn open_set(&mut self, family: Family) -> &mut BTreeSet<String> {
+    /// A continuation's `subagentRunId` must be its opener's; an untagged
+    /// one continues the opener's (§11: `subagent-attribution-mismatch-fatal`,
+    /// `subagent-unannounced-attribution-accepted`). Reports and returns
+    /// false on a mismatch.
+    fn attribution_agrees(
+        &mut self,
+        event: &str,
+        what: &str,
+        id: &str,
+        opener: &Owner,
+        owner: Option<&str>,
+    ) -> bool {
+        let Some(owner) = owner else { return true };
+        if opener.as_deref() == Some(owner) {
+            return true;
+        }
+        let opened_by = match opener {
+            Some(opener) => format!("subagentRunId '{opener}'"),
+            None => "no subagentRunId (the parent agent)".to_owned(),
+        };
+        self.diagnose(
+            Code::SubagentAttributionMismatch,
+            Some(id),
+            format!(
+                "{event}: subagentRunId '{owner}' does not match the {what} '{id}', opened with {opened_by}"
+            ),
+        );
+        false
+    }
+
+    fn open_map(&mut self, family: Family) -> &mut BTreeMap<String, Owner> {
         match family {
             Family::Text => &mut self.streams.text,
             Family::Reasoning => &mut self.streams.reasoning,
+        }
+    }
+
+    /// Creates the message a start (or a first chunk) opens, or finds the
+    /// closed one it reopens. `false` (after a diagnostic) when the id names
+    /// a message of another kind.
+    fn open_message(
+        &mut self,
+        family: Family,
+        id: &str,
+        role: Role,
+        name: &Option<String>,
+        envelope: &Envelope,
+    ) -> Result<(), EventEffect> {
+        let owner = envelope.subagent_run_id.as_deref();
+        match self.conversation.get_mut(id) {
+            Some(message) if family.holds(message) => {
+                // Reopened: content appends (`reopen-closed-message-appends`).
+                if let Message::Other(message) = message {
+                    merge_metadata(&mut message.fields, envelope.metadata.as_ref());
+                }
+                Ok(())
+            }
+            Some(_) => Err(self.already_exists(family.name(), id)),
+            None => {
+                let mut message = OtherMessage::empty_text(id, role);
+                if let Some(name) = name {
+                    message
+                        .fields
+                        .insert("name".into(), Value::String(name.clone()));
+                }
+                if let Some(owner) = owner {
+                    message
+                        .fields
+                        .insert("subagentRunId".into(), Value::String(owner.to_owned()));
+                }
+                merge_metadata(&mut message.fields, envelope.metadata.as_ref());
+                self.conversation.push(Message::Other(message));
+                Ok(())
+            }
         }
     }
 
@@ -273,43 +476,87 @@ impl Replayer {
         id: &str,
         role: Role,
         name: &Option<String>,
+        envelope: &Envelope,
     ) -> EventEffect {
-        if self.conversation.contains(id) {
-            return self.already_open(family.name(), id);
+        if self.open_map(family).contains_key(id) {
+            let event = format!("{}_START", family.prefix());
+            return self.already_active(&event, family.name(), id);
         }
-        let mut message = OtherMessage::empty_text(id, role);
-        if let Some(name) = name {
-            message
-                .fields
-                .insert("name".into(), Value::String(name.clone()));
+        if let Err(effect) = self.open_message(family, id, role, name, envelope) {
+            return effect;
         }
-        self.conversation.push(Message::Other(message));
-        self.open_set(family).insert(id.to_owned());
+        let owner = envelope
+            .subagent_run_id
+            .clone()
+            .or_else(|| match self.conversation.get(id) {
+                Some(Message::Other(m)) => m
+                    .fields
+                    .get("subagentRunId")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+                _ => None,
+            });
+        self.open_map(family).insert(id.to_owned(), owner);
         EventEffect::APPLIED
     }
 
-    fn message_content(&mut self, family: Family, id: &str, delta: &str) -> EventEffect {
-        if !self.open_set(family).contains(id) {
-            let event = match family {
-                Family::Text => "TEXT_MESSAGE_CONTENT",
-                Family::Reasoning => "REASONING_MESSAGE_CONTENT",
-            };
-            return self.not_open(event, family.name(), id);
+    /// Checks that `id` is open in `family` and that the event keeps its
+    /// opener's attribution; `Err` with the fatal effect otherwise.
+    fn continuing(
+        &mut self,
+        family: Family,
+        event: &str,
+        id: &str,
+        envelope: &Envelope,
+    ) -> Result<(), EventEffect> {
+        let Some(opener) = self.open_map(family).get(id).cloned() else {
+            return Err(self.not_started(event, family.name(), id));
+        };
+        if self.attribution_agrees(
+            event,
+            family.name(),
+            id,
+            &opener,
+            envelope.subagent_run_id.as_deref(),
+        ) {
+            Ok(())
+        } else {
+            Err(EventEffect::plain(Effect::Fatal))
         }
-        self.append(family, id, delta)
     }
 
-    fn append(&mut self, family: Family, id: &str, delta: &str) -> EventEffect {
-        if delta.is_empty() {
-            self.diagnose(
-                Code::EmptyDelta,
-                Some(id),
-                format!("empty delta for {} {id:?}", family.name()),
-            );
-            return EventEffect::APPLIED;
+    fn message_content(
+        &mut self,
+        family: Family,
+        id: &str,
+        delta: &str,
+        envelope: &Envelope,
+    ) -> EventEffect {
+        let event = format!("{}_CONTENT", family.prefix());
+        if let Err(effect) = self.continuing(family, &event, id, envelope) {
+            return effect;
         }
+        self.append(family, id, delta, envelope.metadata.as_ref())
+    }
+
+    fn append(
+        &mut self,
+        family: Family,
+        id: &str,
+        delta: &str,
+        metadata: Option<&Map<String, Value>>,
+    ) -> EventEffect {
         match self.conversation.get_mut(id) {
             Some(Message::Other(message)) => {
+                merge_metadata(&mut message.fields, metadata);
+                if delta.is_empty() {
+                    self.diagnose(
+                        Code::EmptyDelta,
+                        Some(id),
+                        format!("empty delta for {} {id:?}", family.name()),
+                    );
+                    return EventEffect::APPLIED;
+                }
                 message.append_content(delta);
                 EventEffect::APPLIED
             }
@@ -328,84 +575,156 @@ impl Replayer {
         }
     }
 
-    fn message_end(&mut self, family: Family, id: &str) -> EventEffect {
-        if self.open_set(family).remove(id) {
-            EventEffect::APPLIED
-        } else {
-            let event = match family {
-                Family::Text => "TEXT_MESSAGE_END",
-                Family::Reasoning => "REASONING_MESSAGE_END",
-            };
-            self.not_open(event, family.name(), id)
+    fn message_end(&mut self, family: Family, id: &str, envelope: &Envelope) -> EventEffect {
+        let event = format!("{}_END", family.prefix());
+        if let Err(effect) = self.continuing(family, &event, id, envelope) {
+            return effect;
         }
+        self.open_map(family).remove(id);
+        if let Some(Message::Other(message)) = self.conversation.get_mut(id) {
+            merge_metadata(&mut message.fields, envelope.metadata.as_ref());
+        }
+        EventEffect::APPLIED
     }
 
-    fn chunk_lane(&mut self, family: Family) -> &mut Option<String> {
+    fn chunk_lane(&mut self, family: Family) -> &mut Option<ChunkLane> {
         match family {
             Family::Text => &mut self.streams.text_chunk,
             Family::Reasoning => &mut self.streams.reasoning_chunk,
         }
     }
 
+    /// `chunk.conflict`: a continuation repeating a member with another
+    /// value than its opener established.
+    fn chunk_conflict(
+        &mut self,
+        event: &str,
+        id: &str,
+        member: &str,
+        value: &str,
+        established: Option<&str>,
+    ) -> EventEffect {
+        let established = match established {
+            Some(established) => format!("'{established}'"),
+            None => "none".to_owned(),
+        };
+        self.diagnose(
+            Code::ChunkConflict,
+            Some(id),
+            format!(
+                "{event} for '{id}': {member} '{value}' does not match the open stream's {member} ({established})"
+            ),
+        );
+        EventEffect::plain(Effect::Fatal)
+    }
+
     fn message_chunk(
         &mut self,
         family: Family,
         id: Option<&str>,
-        role: Role,
+        role: Option<TextRole>,
         name: &Option<String>,
         delta: Option<&str>,
+        envelope: &Envelope,
     ) -> EventEffect {
+        let event = format!("{}_CHUNK", family.prefix());
         let lane = self.chunk_lane(family).clone();
-        let id = match (id, lane.as_deref()) {
-            (Some(id), _) => id.to_owned(),
-            (None, Some(lane)) => lane.to_owned(),
+        let (id, continuing) = match (id, lane) {
+            (None, Some(lane)) => (lane.id.clone(), Some(lane)),
+            (Some(id), Some(lane)) if lane.id == id => (id.to_owned(), Some(lane)),
+            (Some(id), _) => (id.to_owned(), None),
             (None, None) => {
-                let event = match family {
-                    Family::Text => "TEXT_MESSAGE_CHUNK",
-                    Family::Reasoning => "REASONING_MESSAGE_CHUNK",
-                };
                 self.diagnose(
-                    Code::SequenceNotOpen,
+                    Code::ChunkMissingId,
                     None,
-                    format!("{event} without messageId and no chunk stream open; skipped"),
+                    format!(
+                        "First {event} must have a messageId: no {event} stream is open to continue"
+                    ),
                 );
-                return EventEffect::SKIPPED;
+                return EventEffect::plain(Effect::Fatal);
             }
         };
-        if lane.as_deref() != Some(id.as_str()) {
-            if self.conversation.contains(&id) {
-                *self.chunk_lane(family) = None;
-                return self.already_open(family.name(), &id);
+        if let Some(lane) = continuing {
+            if let Some(role) = role
+                && family == Family::Text
+                && Some(role.as_str()) != lane.role
+            {
+                return self.chunk_conflict(&event, &id, "role", role.as_str(), lane.role);
             }
-            let mut message = OtherMessage::empty_text(&id, role);
-            if let Some(name) = name {
-                message
-                    .fields
-                    .insert("name".into(), Value::String(name.clone()));
+            if let Some(name) = name
+                && lane.name.as_deref() != Some(name.as_str())
+            {
+                return self.chunk_conflict(&event, &id, "name", name, lane.name.as_deref());
             }
-            self.conversation.push(Message::Other(message));
-            *self.chunk_lane(family) = Some(id.clone());
+            if !self.attribution_agrees(
+                &event,
+                family.name(),
+                &id,
+                &lane.owner,
+                envelope.subagent_run_id.as_deref(),
+            ) {
+                return EventEffect::plain(Effect::Fatal);
+            }
+        } else {
+            *self.chunk_lane(family) = None;
+            if self.open_map(family).contains_key(&id) {
+                return self.already_active(&event, family.name(), &id);
+            }
+            let message_role = match family {
+                Family::Text => role_from_text(role),
+                Family::Reasoning => Role::Reasoning,
+            };
+            if let Err(effect) = self.open_message(family, &id, message_role, name, envelope) {
+                return effect;
+            }
+            *self.chunk_lane(family) = Some(ChunkLane {
+                id: id.clone(),
+                owner: envelope.subagent_run_id.clone(),
+                role: (family == Family::Text).then(|| role_from_text(role).as_str()),
+                name: name.clone(),
+                parent: None,
+            });
+            if delta.is_none_or(str::is_empty) {
+                return EventEffect::APPLIED;
+            }
+            // The opener's metadata is merged already.
+            return self.append(family, &id, delta.unwrap_or_default(), None);
         }
         match delta {
-            Some(delta) => self.append(family, &id, delta),
-            None => EventEffect::APPLIED,
+            Some(delta) => self.append(family, &id, delta, envelope.metadata.as_ref()),
+            None => {
+                if let Some(Message::Other(message)) = self.conversation.get_mut(&id) {
+                    merge_metadata(&mut message.fields, envelope.metadata.as_ref());
+                }
+                EventEffect::APPLIED
+            }
         }
     }
 
-    fn tool_call_start(
+    /// Opens a tool call on its parent message (or a new assistant message).
+    /// `Err` with the effect when it cannot.
+    fn open_tool_call(
         &mut self,
+        event: &str,
         tool_call_id: &str,
         name: &str,
         parent_message_id: Option<&str>,
-    ) -> EventEffect {
-        if self.tool_call_messages.contains_key(tool_call_id) {
-            return self.already_open("tool call", tool_call_id);
+        envelope: &Envelope,
+    ) -> Result<(), EventEffect> {
+        if self.streams.tool_calls.contains_key(tool_call_id) {
+            return Err(self.already_active(event, "tool call", tool_call_id));
         }
-        let call = json!({
+        if self.tool_call_messages.contains_key(tool_call_id) {
+            return Err(self.already_exists("tool call", tool_call_id));
+        }
+        let mut call = json!({
             "id": tool_call_id,
             "type": "function",
             "function": {"name": name, "arguments": ""},
         });
+        if let Value::Object(call) = &mut call {
+            merge_metadata(call, envelope.metadata.as_ref());
+        }
         let holder = parent_message_id.unwrap_or(tool_call_id);
         match self.conversation.get_mut(holder) {
             Some(Message::Other(message)) if message.role == Role::Assistant => {
@@ -424,14 +743,17 @@ impl Replayer {
                     Code::SequenceAlreadyOpen,
                     Some(holder),
                     format!(
-                        "TOOL_CALL_START {tool_call_id:?} names the {role} message {holder:?} as its parent; skipped"
+                        "{event} {tool_call_id:?} names the {role} message {holder:?} as its parent; skipped"
                     ),
                 );
-                return EventEffect::SKIPPED;
+                return Err(EventEffect::SKIPPED);
             }
             None => {
                 let mut fields = Map::new();
                 fields.insert("toolCalls".into(), Value::Array(vec![call]));
+                if let Some(owner) = &envelope.subagent_run_id {
+                    fields.insert("subagentRunId".into(), Value::String(owner.clone()));
+                }
                 self.conversation.push(Message::Other(OtherMessage {
                     id: holder.to_owned(),
                     role: Role::Assistant,
@@ -441,28 +763,78 @@ impl Replayer {
         }
         Arc::make_mut(&mut self.tool_call_messages)
             .insert(tool_call_id.to_owned(), holder.to_owned());
-        self.streams.tool_calls.insert(tool_call_id.to_owned());
+        Ok(())
+    }
+
+    fn tool_call_start(
+        &mut self,
+        tool_call_id: &str,
+        name: &str,
+        parent_message_id: Option<&str>,
+        envelope: &Envelope,
+    ) -> EventEffect {
+        if let Err(effect) = self.open_tool_call(
+            "TOOL_CALL_START",
+            tool_call_id,
+            name,
+            parent_message_id,
+            envelope,
+        ) {
+            return effect;
+        }
+        self.streams
+            .tool_calls
+            .insert(tool_call_id.to_owned(), envelope.subagent_run_id.clone());
         EventEffect::APPLIED
     }
 
-    fn tool_call_args(&mut self, tool_call_id: &str, delta: &str) -> EventEffect {
-        if !self.streams.tool_calls.contains(tool_call_id) {
-            return self.not_open("TOOL_CALL_ARGS", "tool call", tool_call_id);
+    fn tool_call_args(
+        &mut self,
+        tool_call_id: &str,
+        delta: &str,
+        envelope: &Envelope,
+    ) -> EventEffect {
+        let Some(opener) = self.streams.tool_calls.get(tool_call_id).cloned() else {
+            return self.not_started("TOOL_CALL_ARGS", "tool call", tool_call_id);
+        };
+        if !self.attribution_agrees(
+            "TOOL_CALL_ARGS",
+            "tool call",
+            tool_call_id,
+            &opener,
+            envelope.subagent_run_id.as_deref(),
+        ) {
+            return EventEffect::plain(Effect::Fatal);
         }
+        self.tool_call_metadata(tool_call_id, envelope.metadata.as_ref());
         self.append_arguments(tool_call_id, delta)
     }
 
+    /// The tool call object with this id, wherever its message is.
+    fn tool_call_mut(&mut self, tool_call_id: &str) -> Option<&mut Map<String, Value>> {
+        let holder = self.tool_call_messages.get(tool_call_id)?;
+        match self.conversation.get_mut(holder) {
+            Some(Message::Other(message)) => message.tool_call_mut(tool_call_id),
+            _ => None,
+        }
+    }
+
+    /// R30 amended: a tool call event's metadata lands on the tool call.
+    fn tool_call_metadata(&mut self, tool_call_id: &str, metadata: Option<&Map<String, Value>>) {
+        if metadata.is_none() {
+            return;
+        }
+        if let Some(call) = self.tool_call_mut(tool_call_id) {
+            merge_metadata(call, metadata);
+        }
+    }
+
     fn append_arguments(&mut self, tool_call_id: &str, delta: &str) -> EventEffect {
-        let call = self
-            .tool_call_messages
-            .get(tool_call_id)
-            .and_then(|holder| match self.conversation.get_mut(holder) {
-                Some(Message::Other(message)) => message.tool_call_mut(tool_call_id),
-                _ => None,
-            })
+        let function = self
+            .tool_call_mut(tool_call_id)
             .and_then(|call| call.get_mut("function"))
             .and_then(Value::as_object_mut);
-        match call {
+        match function {
             Some(function) => {
                 match function.get_mut("arguments") {
                     Some(Value::String(arguments)) => arguments.push_str(delta),
@@ -491,40 +863,89 @@ impl Replayer {
         name: Option<&str>,
         parent_message_id: Option<&str>,
         delta: Option<&str>,
+        envelope: &Envelope,
     ) -> EventEffect {
+        const EVENT: &str = "TOOL_CALL_CHUNK";
         let lane = self.streams.tool_chunk.clone();
-        let id = match (tool_call_id, lane.as_deref()) {
-            (Some(id), _) => id.to_owned(),
-            (None, Some(lane)) => lane.to_owned(),
+        let continuing = match (tool_call_id, &lane) {
+            (None, Some(lane)) => Some(lane.clone()),
+            (Some(id), Some(lane)) if lane.id == id => Some(lane.clone()),
+            (Some(_), _) => None,
             (None, None) => {
                 self.diagnose(
-                    Code::SequenceNotOpen,
+                    Code::ChunkMissingId,
                     None,
-                    "TOOL_CALL_CHUNK without toolCallId and no chunk stream open; skipped".into(),
+                    "First TOOL_CALL_CHUNK must have a toolCallId: no TOOL_CALL_CHUNK stream is open to continue"
+                        .into(),
                 );
-                return EventEffect::SKIPPED;
+                return EventEffect::plain(Effect::Fatal);
             }
         };
-        if lane.as_deref() != Some(id.as_str()) {
-            self.streams.tool_chunk = None;
-            let Some(name) = name else {
-                self.diagnose(
-                    Code::SequenceNotOpen,
-                    Some(&id),
-                    format!(
-                        "the first TOOL_CALL_CHUNK of tool call {id:?} has no toolCallName; skipped"
-                    ),
-                );
-                return EventEffect::SKIPPED;
-            };
-            let started = self.tool_call_start(&id, name, parent_message_id);
-            if started != EventEffect::APPLIED {
-                return started;
+        let id = match continuing {
+            Some(lane) => {
+                if let Some(name) = name
+                    && lane.name.as_deref() != Some(name)
+                {
+                    return self.chunk_conflict(
+                        EVENT,
+                        &lane.id,
+                        "toolCallName",
+                        name,
+                        lane.name.as_deref(),
+                    );
+                }
+                if let Some(parent) = parent_message_id
+                    && lane.parent.as_deref() != Some(parent)
+                {
+                    return self.chunk_conflict(
+                        EVENT,
+                        &lane.id,
+                        "parentMessageId",
+                        parent,
+                        lane.parent.as_deref(),
+                    );
+                }
+                if !self.attribution_agrees(
+                    EVENT,
+                    "tool call",
+                    &lane.id,
+                    &lane.owner,
+                    envelope.subagent_run_id.as_deref(),
+                ) {
+                    return EventEffect::plain(Effect::Fatal);
+                }
+                self.tool_call_metadata(&lane.id, envelope.metadata.as_ref());
+                lane.id
             }
-            // A chunked call is closed by its lane, not by TOOL_CALL_END.
-            self.streams.tool_calls.remove(&id);
-            self.streams.tool_chunk = Some(id.clone());
-        }
+            None => {
+                self.streams.tool_chunk = None;
+                let id = tool_call_id.unwrap_or_default().to_owned();
+                let Some(name) = name else {
+                    self.diagnose(
+                        Code::ChunkMissingName,
+                        Some(&id),
+                        format!(
+                            "First TOOL_CALL_CHUNK must have a toolCallName: tool call '{id}' has none"
+                        ),
+                    );
+                    return EventEffect::plain(Effect::Fatal);
+                };
+                if let Err(effect) =
+                    self.open_tool_call(EVENT, &id, name, parent_message_id, envelope)
+                {
+                    return effect;
+                }
+                // A chunked call is closed by its lane, not by TOOL_CALL_END.
+                self.streams.tool_chunk = Some(ChunkLane {
+                    id: id.clone(),
+                    owner: envelope.subagent_run_id.clone(),
+                    role: None,
+                    name: Some(name.to_owned()),
+                    parent: parent_message_id.map(str::to_owned),
+                });
+                id
+            }
+        };
         match delta {
             Some(delta) if !delta.is_empty() => self.append_arguments(&id, delta),
             _ => EventEffect::APPLIED,
@@ -535,10 +956,11 @@ impl Replayer {
         &mut self,
         message_id: &str,
         tool_call_id: &str,
-        content: &str,
+        content: &Value,
+        envelope: &Envelope,
     ) -> EventEffect {
         if self.conversation.contains(message_id) {
-            return self.already_open("tool message", message_id);
+            return self.already_exists("tool message", message_id);
         }
         if !self.tool_call_messages.contains_key(tool_call_id) {
             self.diagnose(
@@ -548,8 +970,12 @@ impl Replayer {
             );
         }
         let mut fields = Map::new();
-        fields.insert("content".into(), Value::String(content.to_owned()));
+        fields.insert("content".into(), content.clone());
         fields.insert("toolCallId".into(), Value::String(tool_call_id.to_owned()));
+        if let Some(owner) = &envelope.subagent_run_id {
+            fields.insert("subagentRunId".into(), Value::String(owner.clone()));
+        }
+        merge_metadata(&mut fields, envelope.metadata.as_ref());
         self.conversation.push(Message::Other(OtherMessage {
             id: message_id.to_owned(),
             role: Role::Tool,
@@ -563,26 +989,24 @@ impl Replayer {
         subtype: EncryptedSubtype,
         entity_id: &str,
         value: &str,
+        value_type: Option<&str>,
     ) -> EventEffect {
         let target: Option<&mut Map<String, Value>> = match subtype {
             EncryptedSubtype::Message => match self.conversation.get_mut(entity_id) {
                 Some(Message::Other(message)) => Some(&mut message.fields),
                 _ => None,
             },
-            EncryptedSubtype::ToolCall => {
-                match self
-                    .tool_call_messages
-                    .get(entity_id)
-                    .and_then(|holder| self.conversation.get_mut(holder))
-                {
-                    Some(Message::Other(message)) => message.tool_call_mut(entity_id),
-                    _ => None,
-                }
-            }
+            EncryptedSubtype::ToolCall => self.tool_call_mut(entity_id),
         };
         match target {
             Some(target) => {
                 target.insert("encryptedValue".into(), Value::String(value.to_owned()));
+                if let Some(value_type) = value_type {
+                    target.insert(
+                        "encryptedValueType".into(),
+                        Value::String(value_type.to_owned()),
+                    );
+                }
                 EventEffect::APPLIED
             }
             None => {

@@ -64,7 +64,10 @@ pub fn summary(parsed: &ParseOutcome, raw: &[u8]) -> String {
                 tool_call_id,
                 content,
                 ..
-            } => format!("{tool_call_id}: {}", quoted(content)),
+            } => match content.as_str() {
+                Some(text) => format!("{tool_call_id}: {}", quoted(text)),
+                None => format!("{tool_call_id}: {}", compact_json(content)),
+            },
             B::ReasoningStart { .. }
             | B::ReasoningMessageStart { .. }
             | B::ReasoningMessageEnd { .. }
