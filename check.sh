@@ -15,7 +15,7 @@ cargo test --locked
 
 echo "== the engine modules do not use egui"
 engine=()
-for path in src/diagnostic.rs src/protocol src/input src/replay src/timeline src/store src/record src/export src/source.rs src/diff.rs src/search src/bench; do
+for path in src/diagnostic.rs src/protocol src/input src/replay src/timeline src/store src/record src/export src/source.rs src/rules.rs src/diff.rs src/search src/bench; do
     [ -e "$path" ] && engine+=("$path")
 done
 if grep -rn -i "egui" "${engine[@]}"; then
