@@ -228,6 +228,28 @@ fn the_diagnostics_panel_shows_the_rule_of_each_code() {
     assert_eq!(harness.get_all_by_label(&r14.plain_text()).count(), 2);
 }
 
+/// Issue 11: hovering a diagnostic's code in the inspector shows the rule
+/// it reports.
+#[test]
+fn hovering_a_code_in_the_inspector_shows_its_rule() {
+    let mut harness = demo_harness();
+    harness.state_mut().state.apply(vec![
+        agui_replay::ui::Command::SelectActivity(Some("search-1".into())),
+        agui_replay::ui::Command::SetStep(Seq(16)),
+    ]);
+    harness.run();
+    let r14 = agui_replay::rules::reference()
+        .rule("R14")
+        .expect("R14 is in the reference");
+    assert_eq!(harness.query_all_by_label(&r14.plain_text()).count(), 0);
+    harness
+        .get_by_label("warning activity.patch.failed")
+        .hover();
+    harness.run();
+    harness.get_by_label(&r14.plain_text());
+    harness.get_by_label(&r14.heading());
+}
+
 #[test]
 fn selecting_an_activity_shows_its_content_in_the_inspector() {
     let mut harness = demo_harness();
