@@ -12,10 +12,13 @@
 //! and [`Replayer::diagnostics`]. The command line ([`cli`]) is a thin layer
 //! over it.
 //!
+//! [`rules`] is the rules reference (`docs/RULES.md`) built into the binary:
+//! what each rule id and diagnostic code means.
+//!
 //! The engine modules (`protocol`, `input`, `replay`, `timeline`, `store`,
-//! `record`, `export`) know nothing of the UI; `ui` is the desktop app that
-//! reads them, built with the default `app` feature (without it, the crate
-//! and the binary have no UI crate in their dependency graph).
+//! `record`, `export`, `rules`) know nothing of the UI; `ui` is the desktop
+//! app that reads them, built with the default `app` feature (without it, the
+//! crate and the binary have no UI crate in their dependency graph).
 
 pub mod bench;
 pub mod cli;
@@ -27,6 +30,7 @@ pub mod input;
 pub mod protocol;
 pub mod record;
 pub mod replay;
+pub mod rules;
 pub mod search;
 pub mod source;
 pub mod store;

@@ -194,6 +194,62 @@ fn clicking_a_diagnostic_lands_on_its_event_and_selects_its_activity() {
     );
 }
 
+/// Issue 11: the rules travel with the project. The diagnostics panel
+/// shows, in each group, the rule its code reports (from `docs/RULES.md`
+/// built into the binary), and the group's header shows it on hover.
+#[test]
+fn the_diagnostics_panel_shows_the_rule_of_each_code() {
+    let mut harness = demo_harness();
+    harness
+        .get_all_by_label("Diagnostics")
+        .find(|node| in_right_panel(node.rect()))
+        .expect("the Diagnostics tab")
+        .click();
+    harness.run();
+    // The demo's failed patch (R14) and its delta to an unknown activity
+    // (R12).
+    for code in [Code::PatchFailed, Code::DeltaUnknownTarget] {
+        let rule = agui_replay::rules::reference()
+            .rule_of(code)
+            .expect("a rule for the code");
+        harness.get_by_label(&rule.heading());
+        harness.get_by_label(&rule.plain_text());
+    }
+    let r14 = agui_replay::rules::reference()
+        .rule("R14")
+        .expect("R14 is in the reference");
+    assert!(r14.plain_text().contains("the whole event is skipped"));
+    // Hovering the group's header shows the rule too (a second copy of its
+    // text, in the tooltip).
+    harness
+        .get_by_label_contains("activity.patch.failed (")
+        .hover();
+    harness.run();
+    assert_eq!(harness.get_all_by_label(&r14.plain_text()).count(), 2);
+}
+
+/// Issue 11: hovering a diagnostic's code in the inspector shows the rule
+/// it reports.
+#[test]
+fn hovering_a_code_in_the_inspector_shows_its_rule() {
+    let mut harness = demo_harness();
+    harness.state_mut().state.apply(vec![
+        agui_replay::ui::Command::SelectActivity(Some("search-1".into())),
+        agui_replay::ui::Command::SetStep(Seq(16)),
+    ]);
+    harness.run();
+    let r14 = agui_replay::rules::reference()
+        .rule("R14")
+        .expect("R14 is in the reference");
+    assert_eq!(harness.query_all_by_label(&r14.plain_text()).count(), 0);
+    harness
+        .get_by_label("warning activity.patch.failed")
+        .hover();
+    harness.run();
+    harness.get_by_label(&r14.plain_text());
+    harness.get_by_label(&r14.heading());
+}
+
 #[test]
 fn selecting_an_activity_shows_its_content_in_the_inspector() {
     let mut harness = demo_harness();

@@ -274,6 +274,72 @@ fn the_export_dialog_writes_what_the_export_command_writes() {
     harness.get_by_label_contains(&first_line[..60]);
 }
 
+/// Issue 11: the dialog offers a conformance fixture, keeps it when a
+/// `.json` name is typed (which alone would mean a vector), and writes what
+/// `export --format conformance` writes.
+#[test]
+fn the_export_dialog_writes_a_conformance_fixture() {
+    let dir = scratch("conformance");
+    let source = fixture("recordings/demo.jsonl");
+    let mut harness = open(&source);
+    apply(&mut harness, vec![Command::SetStep(Seq(33))]);
+    let app = harness.state_mut();
+    app.export_dialog.open_for(&app.state);
+    harness.run();
+    harness.get_by_label("Conformance fixture").click();
+    harness.run();
+    harness
+        .get_by_label_contains("Whole stream (45 events)")
+        .click();
+    harness.run();
+    let dialog = &harness.state().export_dialog;
+    assert_eq!(
+        dialog.format,
+        agui_replay::ui::export_dialog::Format::Conformance
+    );
+    assert!(dialog.path.ends_with("export.json"), "{}", dialog.path);
+    // Typing a .json name keeps the fixture.
+    let out = dir.join("lisbon-case.json");
+    harness.get_by_label("Save to").focus();
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    harness
+        .get_by_label("Save to")
+        .type_text(&out.display().to_string());
+    harness.run();
+    let dialog = &harness.state().export_dialog;
+    assert_eq!(dialog.path, out.display().to_string());
+    assert_eq!(
+        dialog.format,
+        agui_replay::ui::export_dialog::Format::Conformance
+    );
+    // The preview is the fixture, named after the file.
+    harness.get_by_label_contains(r#""name": "lisbon-case","#);
+    harness.get_by_label("Export").click();
+    harness.run();
+    let written = std::fs::read(&out).expect("the dialog wrote the fixture");
+    let fixture: serde_json::Value = serde_json::from_slice(&written).expect("JSON");
+    assert_eq!(fixture["name"], "lisbon-case");
+    assert_eq!(fixture["stream"].as_array().map(Vec::len), Some(45));
+    assert_eq!(fixture["expect"]["outcome"], "completed");
+
+    // The command writes the same bytes (same file name, another folder).
+    let by_command = dir.join("command");
+    std::fs::create_dir_all(&by_command).expect("a folder");
+    let by_command = by_command.join("lisbon-case.json");
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_agui-replay"))
+        .args([
+            "export",
+            source.to_str().unwrap(),
+            "--format",
+            "conformance",
+        ])
+        .args(["--out", by_command.to_str().unwrap()])
+        .status()
+        .expect("runs");
+    assert!(status.success());
+    assert_eq!(written, std::fs::read(&by_command).expect("written"));
+}
+
 #[test]
 fn the_export_dialog_redacts_values_at_pointers() {
     let dir = scratch("redact");

@@ -1,6 +1,6 @@
 //! `agui-replay export`: the stream, a range, or one activity's minimal
-//! repro, as JSON lines, SSE, a vector or a recording, with values
-//! redacted; or a preview of it.
+//! repro, as JSON lines, SSE, a vector, a conformance fixture or a
+//! recording, with values redacted; or a preview of it.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -12,7 +12,7 @@ use super::{EXIT_OK, StreamArgs, open_stream};
 use crate::diagnostic::Seq;
 use crate::export::{
     ExportContext, ExportFormat, ExportRequest, REDACTED_VALUE, Redaction, Scope, export_name,
-    parse_pointer, render,
+    fixture_name, parse_pointer, render,
 };
 
 /// `export --format` values.
@@ -26,6 +26,10 @@ pub enum FormatArg {
     Vector,
     /// A new recording file.
     Recording,
+    /// A fixture of the AG-UI conformance corpus (name, area, description,
+    /// kill, input, stream, expect), its expectation being what the replay
+    /// saw; never chosen by the extension (.json stays a vector).
+    Conformance,
 }
 
 /// `export` options.
@@ -39,6 +43,8 @@ pub struct ExportArgs {
     pub out: Option<PathBuf>,
     /// Output format (default: from the extension of `--out`: .sse, .json
     /// for a vector, .rec/.sqlite/.db for a recording; JSON lines otherwise).
+    /// A conformance fixture is asked for by name; its `name` is the file
+    /// name of `--out` without `.json`.
     #[arg(long, value_enum)]
     pub format: Option<FormatArg>,
     /// The first step of a range (with `--to`).
@@ -106,6 +112,7 @@ fn format_of(args: &ExportArgs) -> ExportFormat {
         (Some(FormatArg::Sse), _) => ExportFormat::Sse,
         (Some(FormatArg::Vector), _) => ExportFormat::Vector,
         (Some(FormatArg::Recording), _) => ExportFormat::Recording,
+        (Some(FormatArg::Conformance), _) => ExportFormat::Conformance,
         (None, Some("sse" | "txt")) => ExportFormat::Sse,
         (None, Some("json")) => ExportFormat::Vector,
         (None, Some("rec" | "sqlite" | "db" | "agui")) => ExportFormat::Recording,
@@ -151,7 +158,13 @@ pub(super) fn run(args: &ExportArgs, out: &mut dyn Write) -> anyhow::Result<u8> 
         (None, None) => Scope::UpTo(to),
     };
     let source_name = args.stream.file.display().to_string();
-    let name = export_name(&source_name, &scope);
+    let format = format_of(args);
+    // A fixture is named after its file, as in the corpus.
+    let name = if format == ExportFormat::Conformance {
+        fixture_name(args.out.as_deref(), &scope)
+    } else {
+        export_name(&source_name, &scope)
+    };
     let context = ExportContext {
         source_name: &source_name,
         session: source.session.as_ref(),
@@ -162,7 +175,7 @@ pub(super) fn run(args: &ExportArgs, out: &mut dyn Write) -> anyhow::Result<u8> 
     };
     let request = ExportRequest {
         scope,
-        format: format_of(args),
+        format,
         redaction: Redaction {
             drop_headers: args.drop_headers,
             replace: args.redact.clone(),

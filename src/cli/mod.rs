@@ -1,6 +1,7 @@
-//! The command line: `check` and `state` (see `PRODUCT.md` for the
-//! contract). Errors are handled here, once: printed with their chain, exit
-//! code 2. Problems in the stream are diagnostics, not errors.
+//! The command line: `check`, `state`, `export`, `rules` and the others
+//! (see `PRODUCT.md` for the contract). Errors are handled here, once:
+//! printed with their chain, exit code 2. Problems in the stream are
+//! diagnostics, not errors.
 
 mod bench;
 mod check;
@@ -10,6 +11,7 @@ mod export;
 mod find;
 mod import;
 mod record;
+mod rules;
 mod state;
 
 use std::io::Write;
@@ -82,7 +84,8 @@ pub enum Command {
     /// recording.
     Import(import::ImportArgs),
     /// Export the stream, a range of it, or one activity's minimal repro
-    /// (`--message ID --to N`) as JSON lines, SSE, a vector or a recording.
+    /// (`--message ID --to N`) as JSON lines, SSE, a vector, a conformance
+    /// fixture of the AG-UI corpus or a recording.
     Export(export::ExportArgs),
     /// The recording proxy: put it between your front end and your agent.
     Record(record::RecordArgs),
@@ -98,6 +101,9 @@ pub enum Command {
     /// Exit code 0 if every fixture passed, 1 if some failed, 2 on bad usage
     /// or unreadable fixtures.
     Conformance(conformance::ConformanceArgs),
+    /// The replay rules (built in): one rule by its id (`R14`) or by a
+    /// diagnostic code (`activity.patch.failed`), a section (`§11`), or all.
+    Rules(rules::RulesArgs),
 }
 
 /// What every command that reads a stream takes.
@@ -251,6 +257,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Some(Command::Run(args)) => record::run(&args, &mut stdout)?,
         Some(Command::Bench(command)) => bench::run(&command, &mut stdout)?,
         Some(Command::Conformance(args)) => conformance::run(&args, &mut stdout)?,
+        Some(Command::Rules(args)) => rules::run(&args, &mut stdout)?,
         Some(Command::Open(args)) => open_app(&args)?,
         None => open_app(&cli.open)?,
     };

@@ -1,5 +1,6 @@
 //! Exporting a stream, a range of it, or one activity's minimal repro, as
-//! JSON lines, an SSE body, a conformance vector or a recording, with the
+//! JSON lines, an SSE body, a conformance vector, a conformance fixture of
+//! the AG-UI corpus ([`fixture_document`]) or a recording, with the
 //! values a user names redacted. Output is deterministic: the same input
 //! gives the same bytes.
 //!
@@ -7,6 +8,7 @@
 //! what `export` writes): both [`render`] an [`ExportRequest`] through one
 //! path, selection ([`select`]), redaction ([`Redaction`]), then format.
 
+mod fixture;
 mod redact;
 mod render;
 mod repro;
@@ -15,6 +17,7 @@ use serde::Serialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+pub use fixture::{fixture_document, fixture_name};
 pub use redact::{REDACTED_VALUE, Redaction, RedactionReport, parse_pointer};
 pub use render::{
     Content, ExportRequest, ExportSummary, Preview, RecordingContent, Rendered, error_chain,
@@ -57,6 +60,9 @@ pub enum ExportFormat {
     Vector,
     /// A new recording file with one session.
     Recording,
+    /// A fixture of the AG-UI conformance corpus (its `fixture.ts` format),
+    /// its expectation being what the replay saw.
+    Conformance,
 }
 
 /// Why an export failed.
@@ -85,6 +91,18 @@ pub enum ExportError {
     /// The recording could not be written.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// An event that cannot be a conformance fixture's event (it is not a
+    /// JSON object).
+    #[error(
+        "event {seq} cannot go into a conformance fixture: {reason} (export it as JSON lines or \
+         a vector instead, or leave it out with --from/--to)"
+    )]
+    NotFixture {
+        /// The event's seq in the source.
+        seq: Seq,
+        /// What it is instead.
+        reason: String,
+    },
     /// The recording export could not be written.
     #[error("cannot write the recording {path}: {reason}")]
     Recording {
@@ -182,7 +200,8 @@ pub struct ExportContext<'a> {
     pub run_input: Option<&'a Value>,
     /// The replay options (a vector records its profile).
     pub options: Options,
-    /// A name for the vector (`name` member).
+    /// A name for the vector or the fixture (`name` member; a fixture's is
+    /// its file name without `.json`, [`fixture_name`]).
     pub name: String,
     /// Arrival times of the source's events (index 0 is seq 1), if known.
     pub arrival_nanos: Option<&'a [u64]>,

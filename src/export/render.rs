@@ -7,7 +7,8 @@ use std::path::Path;
 
 use super::redact::{Redaction, RedactionReport, Redactor};
 use super::{
-    ExportContext, ExportError, ExportFormat, Scope, Selection, select, sse_body, vector_document,
+    ExportContext, ExportError, ExportFormat, Scope, Selection, fixture_document, select, sse_body,
+    vector_document,
 };
 use crate::diagnostic::Seq;
 use crate::input::{EventLog, HttpRequest, HttpResponse};
@@ -90,9 +91,9 @@ pub struct ExportSummary {
 }
 
 /// Selects the events of `request.scope` (`start` is the stream's step 0),
-/// redacts them and renders them in `request.format`. A vector's
-/// expectation is what replaying the redacted events from the redacted run
-/// input gives, so that it stays a true test case.
+/// redacts them and renders them in `request.format`. A vector's or a
+/// fixture's expectation is what replaying the redacted events from the
+/// redacted run input gives, so that it stays a true test case.
 pub fn render(
     events: &EventLog,
     start: &Replayer,
@@ -105,7 +106,7 @@ pub fn render(
     let content = match request.format {
         ExportFormat::Jsonl => Content::Bytes(jsonl_body(&selection.events)),
         ExportFormat::Sse => Content::Bytes(sse_body(&selection.events)),
-        ExportFormat::Vector => {
+        ExportFormat::Vector | ExportFormat::Conformance => {
             let run_input = match context.run_input {
                 Some(input) if redactor.has_rules() => Some(redactor.value(input)),
                 _ => None,
@@ -114,9 +115,13 @@ pub fn render(
                 run_input: run_input.as_ref().or(context.run_input),
                 ..context.clone()
             };
-            let mut bytes = vector_document(&selection, &context);
-            bytes.push(b'\n');
-            Content::Bytes(bytes)
+            Content::Bytes(if request.format == ExportFormat::Vector {
+                let mut bytes = vector_document(&selection, &context);
+                bytes.push(b'\n');
+                bytes
+            } else {
+                fixture_document(&selection, &context)?
+            })
         }
         ExportFormat::Recording => Content::Recording(Box::new(recording_content(
             &selection,

@@ -1,5 +1,6 @@
 //! The diagnostics panel: every diagnostic of the stream (the reader's and
-//! the replay's), grouped by code, worst first, with a filter.
+//! the replay's), grouped by code, worst first, with a filter; each group
+//! shows the rule its code reports (`docs/RULES.md`).
 //!
 //! Grouping a small list is cheap enough to do every frame. A large one
 //! (from [`LARGE`] diagnostics) is grouped once per document, replay options
@@ -14,6 +15,7 @@ use std::sync::Arc;
 use egui::{Align2, RichText, Sense, TextWrapMode, WidgetText, vec2};
 
 use super::event_list::contains_ignore_ascii_case;
+use super::rule_text;
 use super::state::{AppState, Command, Doc};
 use super::theme;
 use crate::diagnostic::{Code, Diagnostic, Seq, Severity, SeverityCounts};
@@ -199,15 +201,36 @@ fn group_ui(ui: &mut egui::Ui, doc: &Doc, group: &Group, step: Seq, commands: &m
     let header = egui::CollapsingHeader::new(title)
         .id_salt(("diagnostics-group", group.code.as_str()))
         .default_open(group.members.len() <= OPEN_GROUP_MAX)
-        .show(ui, |ui| rows_ui(ui, doc, &group.members, step, commands));
+        .show(ui, |ui| {
+            group_rule_ui(ui, group.code);
+            rows_ui(ui, doc, &group.members, step, commands);
+        });
     let mixed: Vec<String> = Severity::ALL
         .iter()
         .filter(|&&s| group.counts.get(s) > 0)
         .map(|&s| format!("{} {s}", group.counts.get(s)))
         .collect();
-    header
-        .header_response
-        .on_hover_text(format!("{}: {}", group.code, mixed.join(", ")));
+    header.header_response.on_hover_ui(|ui| {
+        ui.label(format!("{}: {}", group.code, mixed.join(", ")));
+        ui.separator();
+        rule_text::code_hover_ui(ui, group.code);
+    });
+}
+
+/// The rule behind a group's code, above its rows: its heading, and its
+/// text, which a click folds away (remembered per code).
+fn group_rule_ui(ui: &mut egui::Ui, code: Code) {
+    let Some(rule) = rule_text::rule_of(code) else {
+        ui.weak(format!("{code}: no rule in the reference"));
+        return;
+    };
+    egui::CollapsingHeader::new(RichText::new(rule.heading()).weak())
+        .id_salt(("diagnostics-rule", code.as_str()))
+        .default_open(true)
+        .show(ui, |ui| {
+            ui.add(egui::Label::new(RichText::new(rule.plain_text()).weak()).wrap());
+            ui.weak(format!("§{}", rule.section));
+        });
 }
 
 /// The rows of a group, of fixed height: the rows above and below the

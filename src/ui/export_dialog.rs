@@ -1,7 +1,7 @@
 //! File › Export repro…: what to export (the selected activity's minimal
 //! repro up to the cursor, the range between marks A and B, or the whole
-//! stream), in which format, with which redactions, and a preview of the
-//! bytes that will be written. It calls the engine's export, the code the
+//! stream), in which format (a conformance fixture among them), with which
+//! redactions, and a preview of the bytes that will be written. It calls the engine's export, the code the
 //! `export` command runs.
 
 use std::path::PathBuf;
@@ -77,10 +77,19 @@ pub enum Format {
     Sse,
     /// A recording file.
     Recording,
+    /// A fixture of the AG-UI conformance corpus, to file upstream. Also
+    /// `.json`: chosen here, never by the extension (which stays a vector).
+    Conformance,
 }
 
 impl Format {
-    const ALL: [Self; 4] = [Self::Vector, Self::Jsonl, Self::Sse, Self::Recording];
+    const ALL: [Self; 5] = [
+        Self::Vector,
+        Self::Conformance,
+        Self::Jsonl,
+        Self::Sse,
+        Self::Recording,
+    ];
 
     fn engine(self) -> ExportFormat {
         match self {
@@ -88,6 +97,7 @@ impl Format {
             Self::Jsonl => ExportFormat::Jsonl,
             Self::Sse => ExportFormat::Sse,
             Self::Recording => ExportFormat::Recording,
+            Self::Conformance => ExportFormat::Conformance,
         }
     }
 
@@ -97,6 +107,23 @@ impl Format {
             Self::Jsonl => "JSON lines",
             Self::Sse => "SSE body",
             Self::Recording => "Recording",
+            Self::Conformance => "Conformance fixture",
+        }
+    }
+
+    fn hover_text(self) -> &'static str {
+        match self {
+            Self::Vector => {
+                "The events and what this replay expects of them, in the format of tests/vectors (.json)"
+            }
+            Self::Conformance => {
+                "A fixture of the AG-UI conformance corpus (name, area, description, kill, stream, \
+                 expect), to file upstream or run through the reference client's harness; named \
+                 after its file (.json, chosen here: a typed .json stays a fixture)"
+            }
+            Self::Jsonl => "One event per line (.jsonl)",
+            Self::Sse => "data: frames, as an agent sends them (.sse)",
+            Self::Recording => "A new recording file with one session (.rec)",
         }
     }
 
@@ -122,6 +149,7 @@ impl Format {
             Self::Jsonl => "jsonl",
             Self::Sse => "sse",
             Self::Recording => "rec",
+            Self::Conformance => "json",
         }
     }
 }
@@ -293,9 +321,15 @@ fn sanitize(id: &str) -> String {
         .collect()
 }
 
-fn context<'a>(doc: &'a Doc, request: &ExportRequest) -> ExportContext<'a> {
+/// What the engine's export needs of the open document; `path` is where it
+/// goes (a fixture is named after its file).
+fn context<'a>(doc: &'a Doc, request: &ExportRequest, path: &std::path::Path) -> ExportContext<'a> {
     let source_name = doc.path.to_str().unwrap_or("stream");
-    let name = export_name(source_name, &request.scope);
+    let name = if request.format == ExportFormat::Conformance {
+        export::fixture_name(Some(path), &request.scope)
+    } else {
+        export_name(source_name, &request.scope)
+    };
     ExportContext {
         source_name,
         session: doc.source.session.as_ref(),
@@ -306,14 +340,18 @@ fn context<'a>(doc: &'a Doc, request: &ExportRequest) -> ExportContext<'a> {
     }
 }
 
-/// Renders the preview of a request.
-fn make_preview(doc: &Doc, request: &ExportRequest) -> Result<Preview, String> {
+/// Renders the preview of a request to be written to `path`.
+fn make_preview(
+    doc: &Doc,
+    request: &ExportRequest,
+    path: &std::path::Path,
+) -> Result<Preview, String> {
     let start = doc.source.start(doc.options());
     export::preview(
         doc.timeline.events(),
         &start,
         request,
-        &context(doc, request),
+        &context(doc, request, path),
         PREVIEW_BYTES,
     )
     .map_err(|e| export::error_chain(&e))
@@ -330,7 +368,7 @@ pub fn run_export(
         doc.timeline.events(),
         &start,
         request,
-        &context(doc, request),
+        &context(doc, request, path),
         path,
     )
     .map_err(|e| export::error_chain(&e))?;
@@ -403,10 +441,11 @@ fn fields_ui(ui: &mut Ui, state: &AppState, doc: &Doc, dialog: &mut ExportDialog
             });
             ui.end_row();
             ui.label("Format");
-            ui.horizontal(|ui| {
+            ui.horizontal_wrapped(|ui| {
                 for format in Format::ALL {
                     if ui
                         .radio_value(&mut dialog.format, format, format.label())
+                        .on_hover_text(format.hover_text())
                         .changed()
                     {
                         dialog.choices_changed(state);
@@ -425,8 +464,11 @@ fn fields_ui(ui: &mut Ui, state: &AppState, doc: &Doc, dialog: &mut ExportDialog
                 if field.changed() {
                     // "Replace" was for the file named before.
                     dialog.replace = false;
-                    // The extension names the format, as for the command.
-                    if let Some(format) = Format::of_extension(&dialog.path) {
+                    // The extension names the format, as for the command;
+                    // `.json` keeps a fixture a fixture (it is also JSON).
+                    if let Some(format) = Format::of_extension(&dialog.path)
+                        && !(format == Format::Vector && dialog.format == Format::Conformance)
+                    {
                         dialog.format = format;
                     }
                 }
@@ -574,7 +616,8 @@ fn preview_ui(
         ui.label(RichText::new("Preview").strong());
         let asked = !auto && ui.button("Preview").clicked();
         if (!fresh && auto && settled) || asked {
-            dialog.preview = Some((key, make_preview(doc, request)));
+            let path = PathBuf::from(dialog.path.trim());
+            dialog.preview = Some((key, make_preview(doc, request, &path)));
             dialog.previewed_at = Some(std::time::Instant::now());
         }
     });

@@ -18,6 +18,7 @@ pub mod inspector;
 pub mod json_tree;
 pub mod live;
 pub mod notes;
+pub mod rule_text;
 pub mod state;
 pub mod theme;
 pub mod time_axis;
@@ -313,11 +314,9 @@ impl ReplayApp {
                 }
             }
             let mut best_effort = self.state.options.best_effort;
-            if ui
-                .checkbox(&mut best_effort, "Best effort")
-                .on_hover_text("Keep applying events after a fatal error (R43)")
-                .changed()
-            {
+            let why = "Keep applying events after a fatal error (R43)";
+            let checkbox = ui.checkbox(&mut best_effort, "Best effort");
+            if rule_text::on_hover_cited(checkbox, why, Some(why)).changed() {
                 commands.push(Command::SetBestEffort(best_effort));
             }
             if let Some(loading) = &self.state.loading {
@@ -427,10 +426,11 @@ fn status_bar_ui(ui: &mut egui::Ui, state: &AppState, commands: &mut Vec<Command
             ui.label(format!("outcome {}", outcome.as_str()));
         }
         if let Some(fatal) = doc.timeline.head().fatal() {
-            ui.colored_label(
+            let response = ui.colored_label(
                 ui.visuals().error_fg_color,
                 format!("failed at step {} ({})", fatal.seq, fatal.code),
             );
+            rule_text::on_hover_code(response, fatal.code);
         }
         if doc.live {
             ui.separator();

@@ -145,7 +145,8 @@ fn table_ui(ui: &mut egui::Ui, doc: &Doc, state: &AppState, commands: &mut Vec<C
                 row.col(|ui| severity_icon_ui(ui, diagnostics_at(doc, seq)));
                 let mut response = row.response();
                 if not_applied {
-                    response = response.on_hover_text("not applied: after the fatal error (R43)");
+                    let why = "not applied: after the fatal error (R43)";
+                    response = super::rule_text::on_hover_cited(response, why, Some(why));
                 }
                 if response.clicked() {
                     clicked = Some(seq);
@@ -194,6 +195,7 @@ fn severity_icon_ui(ui: &mut egui::Ui, diagnostics: &[Diagnostic]) {
                 "{} {}: {}",
                 diagnostic.severity, diagnostic.code, diagnostic.message
             ));
+            super::rule_text::rule_heading_line_ui(ui, diagnostic.code);
         }
     });
 }

@@ -13,6 +13,7 @@ use crate::protocol::{EventBody, ParseOutcome};
 use crate::replay::{ActivityChange, Effect};
 use crate::ui::conversation::cursor_key;
 use crate::ui::json_tree::memoized;
+use crate::ui::rule_text;
 use crate::ui::state::{CursorView, Doc};
 use crate::ui::theme;
 
@@ -57,10 +58,11 @@ pub(super) fn current_event_ui(ui: &mut Ui, doc: &Doc, view: &CursorView) {
     match event {
         ParseOutcome::Malformed { issue, .. } => {
             let place = issue.path.as_deref().unwrap_or("");
-            ui.colored_label(
+            let response = ui.colored_label(
                 ui.visuals().error_fg_color,
                 format!("{} {place}: {}", issue.code.as_str(), issue.message),
             );
+            rule_text::on_hover_code(response, issue.code);
         }
         ParseOutcome::Unparseable { reason } => {
             ui.colored_label(ui.visuals().error_fg_color, reason);
@@ -223,7 +225,7 @@ fn step_diagnostics_ui(ui: &mut Ui, doc: &Doc, step: Seq) {
 fn diagnostic_ui(ui: &mut Ui, diagnostic: &Diagnostic) {
     let color = theme::severity_color(ui.visuals(), diagnostic.severity);
     ui.horizontal_wrapped(|ui| {
-        ui.colored_label(
+        let response = ui.colored_label(
             color,
             format!(
                 "{} {}",
@@ -231,6 +233,7 @@ fn diagnostic_ui(ui: &mut Ui, diagnostic: &Diagnostic) {
                 diagnostic.code.as_str()
             ),
         );
+        rule_text::on_hover_code(response, diagnostic.code);
         if let Some(path) = &diagnostic.path {
             ui.label(RichText::new(path).monospace().weak());
         }

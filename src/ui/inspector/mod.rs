@@ -18,6 +18,7 @@ use serde_json::{Map, Value};
 use self::event::current_event_ui;
 use super::conversation::cursor_key;
 use super::json_tree::{Highlights, JsonTree, highlights_between, memoized};
+use super::rule_text;
 use super::state::{AppState, Command, CursorView, Doc};
 use super::theme;
 use crate::diagnostic::Seq;
@@ -108,7 +109,8 @@ fn activity_ui(ui: &mut Ui, doc: &Doc, view: &CursorView, id: &str, commands: &m
             if let Some(change) = here {
                 ui.weak("this event");
                 let color = theme::change_color(ui.visuals(), change);
-                ui.colored_label(color, change_label(change));
+                let label = change_label(change);
+                rule_text::on_hover_cited(ui.colored_label(color, label), label, None);
                 ui.end_row();
             }
         });

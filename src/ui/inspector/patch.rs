@@ -11,6 +11,7 @@ use crate::protocol::{Patch, op_name};
 use crate::replay::apply_patch;
 use crate::ui::conversation::cursor_key;
 use crate::ui::json_tree::{compact_json, memoized};
+use crate::ui::rule_text;
 use crate::ui::state::{CursorView, Doc};
 use crate::ui::theme;
 
@@ -156,7 +157,8 @@ pub(super) fn patch_ui(
                                 ui.strong(header);
                             }
                             if with_extra {
-                                ui.strong("extra (R16)");
+                                let extra = "extra (R16)";
+                                rule_text::on_hover_cited(ui.strong(extra), extra, None);
                             }
                             ui.end_row();
                             for (index, status) in statuses.iter() {
@@ -167,10 +169,10 @@ pub(super) fn patch_ui(
                 });
             for (index, status) in statuses.iter() {
                 if let OpStatus::Failed(reason) = status {
-                    ui.colored_label(
-                        ui.visuals().warn_fg_color,
-                        format!("op {index} failed: {reason}. Nothing of the patch applied (R11)"),
-                    );
+                    let text =
+                        format!("op {index} failed: {reason}. Nothing of the patch applied (R11)");
+                    let response = ui.colored_label(ui.visuals().warn_fg_color, &text);
+                    rule_text::on_hover_cited(response, &text, None);
                 }
             }
             if before.is_none() {
@@ -241,7 +243,7 @@ fn op_status_ui(ui: &mut Ui, status: &OpStatus) {
     };
     let response = ui.colored_label(color, text);
     if let Some(hover) = hover {
-        response.on_hover_text(hover);
+        rule_text::on_hover_cited(response, hover, Some(hover));
     }
 }
 

@@ -10,6 +10,7 @@ use super::range::{bin_of, bin_seqs, step_at};
 use super::strips::{Tick, tick_at};
 use crate::diagnostic::Seq;
 use crate::timeline::StreamIndex;
+use crate::ui::rule_text;
 use crate::ui::state::Doc;
 use crate::ui::theme;
 use crate::ui::time_axis::TimeAxis;
@@ -74,6 +75,7 @@ impl Hover<'_> {
                         diagnostic.message
                     ),
                 );
+                rule_text::rule_heading_line_ui(ui, diagnostic.code);
             }
             if end - start > 4 {
                 ui.weak(format!("and {} more", end - start - 4));
