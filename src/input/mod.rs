@@ -145,7 +145,11 @@ pub fn read_bytes(bytes: &[u8], path: &Path) -> Result<Stream, ReadError> {
     // A file in which nothing reads as an event is not a stream with some
     // damage but not a stream at all (issue 12); one with some garbage
     // keeps it, byte for byte, as events the replay reports.
-    if !stream.events.is_empty() && !stream.events.iter().any(|(_, raw)| sniff::reads_as_event(raw))
+    if !stream.events.is_empty()
+        && !stream
+            .events
+            .iter()
+            .any(|(_, raw)| sniff::reads_as_event(raw))
     {
         return Err(unrecognised(format!(
             "not an AG-UI event stream: no {} of it is a JSON object with a string `type` (it looks like {})",

@@ -113,7 +113,12 @@ pub(super) fn looks_like(bytes: &[u8]) -> &'static str {
 fn looks_like_ini(text: &str) -> bool {
     let mut lines = 0usize;
     let mut ini = 0usize;
-    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()).take(200) {
+    for line in text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .take(200)
+    {
         lines += 1;
         let section = line.starts_with('[') && line.ends_with(']') && !line.contains(',');
         let pair = line
@@ -147,7 +152,11 @@ mod tests {
         assert!(!reads_as_event(br#"{"kind":"X"}"#));
         assert!(!reads_as_event(b"[package]"));
         assert!(!reads_as_event(br#"{"type":"X"} trailing"#));
-        let deep = format!("{{\"type\":\"X\",\"a\":{}{}}}", "[".repeat(5000), "]".repeat(5000));
+        let deep = format!(
+            "{{\"type\":\"X\",\"a\":{}{}}}",
+            "[".repeat(5000),
+            "]".repeat(5000)
+        );
         assert!(reads_as_event(deep.as_bytes()));
     }
 

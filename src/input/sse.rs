@@ -168,8 +168,7 @@ impl SseFramer {
                     self.data.push(b'\n');
                 }
                 let room = room.saturating_sub(separator);
-                self.data
-                    .extend_from_slice(&value[..value.len().min(room)]);
+                self.data.extend_from_slice(&value[..value.len().min(room)]);
                 self.has_data = true;
             }
             b"event" | b"id" | b"retry" => {}

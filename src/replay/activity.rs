@@ -231,14 +231,13 @@ impl Replayer {
                 };
                 // A patch that would pass a limit is skipped the same way,
                 // with the limit's own code.
-                let code = failure.limit.map_or(Code::PatchFailed, |limit| limit.code());
-                let diagnostic = Diagnostic::new(
-                    self.seq,
-                    code,
-                    format!("{failure}; delta skipped{merged}"),
-                )
-                .with_message_id(message_id)
-                .with_path(format!("/patch/{}", failure.index));
+                let code = failure
+                    .limit
+                    .map_or(Code::PatchFailed, |limit| limit.code());
+                let diagnostic =
+                    Diagnostic::new(self.seq, code, format!("{failure}; delta skipped{merged}"))
+                        .with_message_id(message_id)
+                        .with_path(format!("/patch/{}", failure.index));
                 self.report(diagnostic);
                 EventEffect::activity(Effect::Skipped, ActivityChange::PatchFailed)
             }
