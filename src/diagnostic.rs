@@ -216,6 +216,18 @@ codes! {
     UnknownReference = "reference.unknown", Note;
     /// Ours: an SSE body framed with CRLF line ends (accepted).
     SseCrlf = "sse.crlf-framing", Info;
+    // Limits of what a patch may build (issue 12; `replay::limits`).
+    /// Ours: an operation of an `ACTIVITY_DELTA` or `STATE_DELTA` would nest
+    /// the document deeper than 128 arrays and objects
+    /// (`MAX_DOCUMENT_DEPTH`); the event is skipped like a failed patch.
+    PatchLimitDepth = "patch.limit.depth", Warning;
+    /// Ours: an operation would make the document weigh more than 64 MiB,
+    /// or the patch copies more than that in all (`MAX_DOCUMENT_BYTES`);
+    /// the event is skipped like a failed patch.
+    PatchLimitBytes = "patch.limit.size", Warning;
+    /// Ours: a patch of more than 10,000 operations (`MAX_PATCH_OPS`); the
+    /// event is skipped like a failed patch.
+    PatchLimitOps = "patch.limit.ops", Warning;
 }
 
 impl Code {

@@ -20,7 +20,8 @@ pub struct Source {
     pub format: String,
     /// What the reader noticed about the framing (seq 0).
     pub diagnostics: Vec<Diagnostic>,
-    /// The profile a vector document declares.
+    /// The profile a vector document declares (or the recording session
+    /// imported from one).
     pub declared_profile: Option<String>,
     /// The recorded run input (the request body), step 0 of the replay.
     pub run_input: Option<Value>,
@@ -134,7 +135,7 @@ fn open_recording(path: &Path, session: Option<i64>) -> Result<Source, SourceErr
         events,
         format: format!("recording ({})", info.format),
         diagnostics: info.reader_diagnostics.clone(),
-        declared_profile: None,
+        declared_profile: recording.declared_profile(info.id),
         run_input: info.run_input(),
         num_sessions: recording.sessions().len(),
         sessions: recording.sessions().to_vec(),
@@ -169,7 +170,23 @@ fn open_har(path: &Path, bytes: &[u8], session: Option<i64>) -> Result<Source, S
             ),
         });
     };
-    let stream = input::read_bytes(&exchange.body, Path::new("response.sse"))?;
+    // The body is framed as SSE; what is wrong with it is said of the HAR
+    // file and its entry, not of a file that does not exist (issue 12).
+    let stream = input::read_bytes(&exchange.body, Path::new("response.sse")).map_err(|error| {
+        let reason = match error {
+            ReadError::Unrecognised { reason, .. } => reason,
+            ReadError::Io { source, .. } => source.to_string(),
+        };
+        SourceError::Har {
+            path: path.to_owned(),
+            reason: format!(
+                "the event stream of exchange {} ({} {}): {reason}",
+                wanted.map_or(1, |i| i + 1),
+                exchange.request.method,
+                exchange.request.url
+            ),
+        }
+    })?;
     let run_input = exchange
         .request
         .body

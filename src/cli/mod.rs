@@ -329,10 +329,11 @@ fn open_stream(args: &StreamArgs) -> anyhow::Result<(Source, Options)> {
     let profile = match (args.profile, &source.declared_profile) {
         (Some(arg), _) => arg.into(),
         (None, Some(declared)) => declared.parse::<Profile>().map_err(|e| {
-            anyhow::anyhow!(
-                "{e}, declared by the vector document {}",
-                args.file.display()
-            )
+            let by = match &source.session {
+                Some(session) => format!("session {} of the recording", session.id),
+                None => "the vector document".to_owned(),
+            };
+            anyhow::anyhow!("{e}, declared by {by} {}", args.file.display())
         })?,
         (None, None) => Profile::Spec,
     };

@@ -52,7 +52,16 @@ pub fn is_har(bytes: &[u8]) -> bool {
         #[expect(dead_code, reason = "only its presence and shape matter")]
         entries: Vec<IgnoredAny>,
     }
-    serde_json::from_slice::<Probe>(strip_bom(bytes)).is_ok()
+    // An object: serde would also read a struct from an array (`[[[]]]`).
+    is_object_text(strip_bom(bytes)) && serde_json::from_slice::<Probe>(strip_bom(bytes)).is_ok()
+}
+
+/// Whether the first byte after white space opens an object.
+fn is_object_text(bytes: &[u8]) -> bool {
+    bytes
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|&b| b == b'{')
 }
 
 /// Reads every event-stream exchange of a HAR file, in the file's order.
@@ -75,6 +84,9 @@ pub fn read_har(bytes: &[u8]) -> Result<Vec<HarExchange>, String> {
         let offset = bytes.len() - body.len() + e.valid_up_to();
         format!("not JSON: not valid UTF-8 (byte {offset})")
     })?;
+    if !is_object_text(text.as_bytes()) {
+        return Err("not a HAR file: not a JSON object with a `log.entries` array".into());
+    }
     let document: Document<'_> = serde_json::from_str(text).map_err(|e| {
         if e.is_data() {
             format!("not a HAR file: no `log.entries` array ({e})")

@@ -20,7 +20,65 @@ pub(super) fn read_lines(bytes: &[u8], events: &mut EventLog) {
 /// A JSON array of events, read element by element so that a truncated or
 /// damaged array still yields every element before the damage; the rest of
 /// the text becomes one more event, which the replay reports as unparseable.
-pub(super) fn read_array(text: &str, events: &mut EventLog) {
+///
+/// A byte that is not UTF-8 costs only the element that holds it (issue
+/// 12): the array is framed on a copy where each such byte is a `?`, and
+/// every element is kept as its original bytes, so the damaged one reaches
+/// the replay as it was and is reported as unparseable.
+pub(super) fn read_array(bytes: &[u8], events: &mut EventLog) {
+    let repaired;
+    let whole = match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(_) => {
+            repaired = with_invalid_bytes_replaced(bytes);
+            repaired.as_str()
+        }
+    };
+    let mut framed = Framed::default();
+    frame_array(whole, &mut framed);
+    for part in framed.0 {
+        // The original bytes of the part (`whole` has the same length).
+        let start = part.as_ptr() as usize - whole.as_ptr() as usize;
+        match bytes.get(start..start + part.len()) {
+            Some(original) => events.push(original),
+            None => events.push(part.as_bytes()),
+        };
+    }
+}
+
+/// The parts of an array's text that become events, in order.
+#[derive(Default)]
+struct Framed<'a>(Vec<&'a str>);
+
+impl<'a> Framed<'a> {
+    fn push(&mut self, part: &'a str) {
+        self.0.push(part);
+    }
+}
+
+/// `bytes` with each byte of an invalid UTF-8 sequence replaced by `?`:
+/// the same length, the same JSON structure.
+fn with_invalid_bytes_replaced(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    let mut rest = bytes;
+    loop {
+        match std::str::from_utf8(rest) {
+            Ok(valid) => {
+                out.push_str(valid);
+                return out;
+            }
+            Err(error) => {
+                let (valid, after) = rest.split_at(error.valid_up_to());
+                out.push_str(std::str::from_utf8(valid).unwrap_or_default());
+                let bad = error.error_len().unwrap_or(after.len());
+                out.extend(std::iter::repeat_n('?', bad));
+                rest = &after[bad..];
+            }
+        }
+    }
+}
+
+fn frame_array<'a>(text: &'a str, events: &mut Framed<'a>) {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text).trim_start();
     let Some(mut rest) = text.strip_prefix('[') else {
         push_rest(text, events);
@@ -38,7 +96,7 @@ pub(super) fn read_array(text: &str, events: &mut EventLog) {
         let mut values = serde_json::Deserializer::from_str(rest).into_iter::<&RawValue>();
         match values.next() {
             Some(Ok(raw)) => {
-                events.push(raw.get().as_bytes());
+                events.push(raw.get());
                 rest = rest[values.byte_offset()..].trim_start();
             }
             _ => {
@@ -57,10 +115,10 @@ pub(super) fn read_array(text: &str, events: &mut EventLog) {
 
 /// Keeps text that is not part of an element as one more event, unless it
 /// is only white space.
-fn push_rest(rest: &str, events: &mut EventLog) {
+fn push_rest<'a>(rest: &'a str, events: &mut Framed<'a>) {
     let rest = rest.trim();
     if !rest.is_empty() {
-        events.push(rest.as_bytes());
+        events.push(rest);
     }
 }
 
@@ -121,20 +179,20 @@ mod tests {
     #[test]
     fn array_elements_keep_their_raw_text() {
         let mut events = EventLog::default();
-        read_array("[ {\"a\": 1} ,{\"b\":[2, 3]}, 7 ]", &mut events);
+        read_array(b"[ {\"a\": 1} ,{\"b\":[2, 3]}, 7 ]", &mut events);
         assert_eq!(texts(&events), ["{\"a\": 1}", "{\"b\":[2, 3]}", "7"]);
     }
 
     #[test]
     fn a_truncated_array_keeps_what_came_before_the_damage() {
         let mut events = EventLog::default();
-        read_array("[{\"a\":1}, {\"b\":", &mut events);
+        read_array(b"[{\"a\":1}, {\"b\":", &mut events);
         assert_eq!(texts(&events), ["{\"a\":1}", "{\"b\":"]);
         let mut events = EventLog::default();
-        read_array("[{\"a\":1}] trailing", &mut events);
+        read_array(b"[{\"a\":1}] trailing", &mut events);
         assert_eq!(texts(&events), ["{\"a\":1}", "trailing"]);
         let mut events = EventLog::default();
-        read_array("[{\"a\":1} {\"b\":2}]", &mut events);
+        read_array(b"[{\"a\":1} {\"b\":2}]", &mut events);
         assert_eq!(texts(&events), ["{\"a\":1}", "{\"b\":2}]"]);
     }
 

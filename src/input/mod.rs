@@ -10,6 +10,7 @@ mod har;
 mod http;
 mod json;
 mod log;
+mod sniff;
 mod sse;
 
 use std::io::Read;
@@ -130,9 +131,9 @@ pub fn read_bytes(bytes: &[u8], path: &Path) -> Result<Stream, ReadError> {
     match format {
         Format::JsonLines => json::read_lines(bytes, &mut stream.events),
         Format::Sse => sse::read_sse(bytes, &mut stream),
-        Format::JsonArray => {
-            json::read_array(utf8(bytes).map_err(unrecognised)?, &mut stream.events)
-        }
+        // Not refused for a byte that is not UTF-8: the element holding it
+        // is kept and reported, as a line of JSON lines is (issue 12).
+        Format::JsonArray => json::read_array(bytes, &mut stream.events),
         Format::Vector => {
             let (profile, input) =
                 json::read_vector(utf8(bytes).map_err(unrecognised)?, &mut stream.events)
@@ -140,6 +141,25 @@ pub fn read_bytes(bytes: &[u8], path: &Path) -> Result<Stream, ReadError> {
             stream.declared_profile = profile;
             stream.run_input = input;
         }
+    }
+    // A file in which nothing reads as an event is not a stream with some
+    // damage but not a stream at all (issue 12); one with some garbage
+    // keeps it, byte for byte, as events the replay reports.
+    if !stream.events.is_empty()
+        && !stream
+            .events
+            .iter()
+            .any(|(_, raw)| sniff::reads_as_event(raw))
+    {
+        return Err(unrecognised(format!(
+            "not an AG-UI event stream: no {} of it is a JSON object with a string `type` (it looks like {})",
+            match format {
+                Format::JsonLines => "line",
+                Format::Sse => "frame",
+                Format::JsonArray | Format::Vector => "element",
+            },
+            sniff::looks_like(bytes)
+        )));
     }
     Ok(stream)
 }
@@ -154,6 +174,12 @@ const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
 pub fn detect_format(bytes: &[u8], path: &Path) -> Result<Format, String> {
     if bytes.starts_with(SQLITE_MAGIC) {
         return Err("an SQLite database; recording files are not supported by this build".into());
+    }
+    if sniff::is_damaged_sqlite(bytes) {
+        return Err(
+            "recording is damaged (its SQLite header is not \"SQLite format 3\", the rest of the file is SQLite pages)"
+                .into(),
+        );
     }
     let body = skip_bom_and_space(bytes);
     if body.is_empty() {

@@ -35,6 +35,12 @@ pub(super) fn read_sse(bytes: &[u8], stream: &mut Stream) {
 /// arrives (a chunk may end anywhere, even between the CR and LF of a line
 /// end). Each event's bytes are its `data` lines joined with `\n`; a line
 /// that is not SSE is an event of its own so that it is seen.
+///
+/// A framer made [`with_max_frame_bytes`](Self::with_max_frame_bytes) holds
+/// at most that much of a line and of a frame's data (issue 12): what
+/// passes it is cut, the event keeps its first bytes (and is reported as
+/// unparseable when replayed), and [`num_truncated`](Self::num_truncated)
+/// counts it. A file is read whole, so its framer has no bound.
 #[derive(Debug, Default)]
 pub struct SseFramer {
     /// The current line, not ended yet.
@@ -46,9 +52,46 @@ pub struct SseFramer {
     /// to the same line end.
     after_cr: bool,
     saw_crlf: bool,
+    /// The most bytes kept of a line and of a frame's data.
+    max_frame_bytes: Option<usize>,
+    /// The current line, or the current frame, was cut.
+    line_cut: bool,
+    frame_cut: bool,
+    num_truncated: u64,
 }
 
+/// What a bounded framer keeps of a line beyond the frame bound: the
+/// field name and its colon.
+const FIELD_NAME_ROOM: usize = 16;
+
 impl SseFramer {
+    /// A framer that keeps at most `max_frame_bytes` of a line and of a
+    /// frame: what a live recording uses, so that an upstream that never
+    /// ends a line cannot exhaust the memory.
+    pub fn with_max_frame_bytes(max_frame_bytes: usize) -> Self {
+        Self {
+            max_frame_bytes: Some(max_frame_bytes),
+            ..Self::default()
+        }
+    }
+
+    /// How many events were cut at the bound.
+    pub fn num_truncated(&self) -> u64 {
+        self.num_truncated
+    }
+
+    /// Appends to the current line, up to the bound.
+    fn extend_line(&mut self, bytes: &[u8]) {
+        // Room for the field name too, so that a data line can fill a frame.
+        let room = self.max_frame_bytes.map_or(usize::MAX, |max| {
+            (max + FIELD_NAME_ROOM).saturating_sub(self.line.len())
+        });
+        if bytes.len() > room {
+            self.line_cut = true;
+        }
+        self.line.extend_from_slice(&bytes[..bytes.len().min(room)]);
+    }
+
     /// Feeds a chunk; `emit` receives every event it completes.
     pub fn push(&mut self, chunk: &[u8], emit: &mut dyn FnMut(&[u8])) {
         let mut rest = chunk;
@@ -60,7 +103,7 @@ impl SseFramer {
             }
         }
         while let Some(end) = rest.iter().position(|&b| b == b'\n' || b == b'\r') {
-            self.line.extend_from_slice(&rest[..end]);
+            self.extend_line(&rest[..end]);
             let mut skip = 1;
             if rest[end] == b'\r' {
                 match rest.get(end + 1) {
@@ -78,7 +121,7 @@ impl SseFramer {
             self.line.clear();
             rest = &rest[end + skip..];
         }
-        self.line.extend_from_slice(rest);
+        self.extend_line(rest);
     }
 
     /// The end of the body: a last line without its line end, and a last
@@ -97,6 +140,7 @@ impl SseFramer {
     }
 
     fn line_ended(&mut self, line: &[u8], emit: &mut dyn FnMut(&[u8])) {
+        let cut = std::mem::take(&mut self.line_cut);
         if line.is_empty() {
             self.dispatch(emit);
             return;
@@ -113,24 +157,41 @@ impl SseFramer {
         };
         match field {
             b"data" => {
-                if self.has_data {
+                let room = self
+                    .max_frame_bytes
+                    .map_or(usize::MAX, |max| max.saturating_sub(self.data.len()));
+                let separator = usize::from(self.has_data);
+                if cut || separator + value.len() > room {
+                    self.frame_cut = true;
+                }
+                if self.has_data && room > 0 {
                     self.data.push(b'\n');
                 }
-                self.data.extend_from_slice(value);
+                let room = room.saturating_sub(separator);
+                self.data.extend_from_slice(&value[..value.len().min(room)]);
                 self.has_data = true;
             }
             b"event" | b"id" | b"retry" => {}
             // Not SSE: keep the line as an event so it is seen (R41).
-            _ => emit(line),
+            _ => {
+                if cut {
+                    self.num_truncated += 1;
+                }
+                emit(line);
+            }
         }
     }
 
     fn dispatch(&mut self, emit: &mut dyn FnMut(&[u8])) {
         if self.has_data && !self.data.is_empty() {
             emit(&self.data);
+            if self.frame_cut {
+                self.num_truncated += 1;
+            }
         }
         self.data.clear();
         self.has_data = false;
+        self.frame_cut = false;
     }
 }
 
@@ -197,6 +258,23 @@ mod tests {
             assert_eq!(events, expected, "split at {split}");
             assert!(framer.saw_crlf());
         }
+    }
+
+    #[test]
+    fn a_bounded_framer_cuts_long_lines_and_frames() {
+        // Issue 12: a line that never ends holds at most the bound.
+        let mut framer = SseFramer::with_max_frame_bytes(10);
+        let mut events: Vec<Vec<u8>> = Vec::new();
+        framer.push(b"data: 0123456789abcdef", &mut |e| events.push(e.to_vec()));
+        framer.push(&[b'x'; 1000], &mut |e| events.push(e.to_vec()));
+        assert!(framer.line.len() <= 10 + FIELD_NAME_ROOM);
+        framer.push(b"\n\ndata: ok\n\n", &mut |e| events.push(e.to_vec()));
+        framer.push(b"data: 12345\ndata: 67890\n\n", &mut |e| {
+            events.push(e.to_vec());
+        });
+        framer.finish(&mut |e| events.push(e.to_vec()));
+        assert_eq!(events, [&b"0123456789"[..], b"ok", b"12345\n6789"]);
+        assert_eq!(framer.num_truncated(), 2);
     }
 
     #[test]

@@ -43,6 +43,19 @@ pub(crate) fn kind_of(raw: &RawValue) -> &'static str {
     }
 }
 
+/// Why a value of the expected kind could not be read: nested past the
+/// parser's depth limit (issue 12: not "must be an object, found an
+/// object"), or a number out of range.
+pub(crate) fn unreadable(name: &str, error: &serde_json::Error) -> String {
+    if error.to_string().starts_with("recursion limit exceeded") {
+        format!(
+            "`{name}` nests arrays and objects deeper than the parse limit of 127 levels; not read"
+        )
+    } else {
+        format!("`{name}` cannot be read: {error}")
+    }
+}
+
 /// Escapes a member name as one JSON pointer token.
 pub(crate) fn pointer_token(name: &str) -> Cow<'_, str> {
     if name.contains(['~', '/']) {
@@ -161,7 +174,7 @@ impl<'a> Fields<'a> {
             None => Ok(None),
             Some(raw) => serde_json::from_str::<Value>(raw.get())
                 .map(Some)
-                .map_err(|e| Malformed::new(self.path(name), format!("`{name}`: {e}"))),
+                .map_err(|e| Malformed::new(self.path(name), unreadable(name, &e))),
         }
     }
 
@@ -176,7 +189,10 @@ impl<'a> Fields<'a> {
             None => Ok(None),
             Some(raw) => serde_json::from_str::<Map<String, Value>>(raw.get())
                 .map(Some)
-                .map_err(|_| self.wrong_type(name, "an object", raw)),
+                .map_err(|e| match kind_of(raw) {
+                    "an object" => Malformed::new(self.path(name), unreadable(name, &e)),
+                    _ => self.wrong_type(name, "an object", raw),
+                }),
         }
     }
 

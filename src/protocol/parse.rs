@@ -558,14 +558,12 @@ pub const MESSAGE_ROLES: [&str; 7] = [
 /// for activity messages a string `activityType` and an object `content`.
 /// Other members are kept as sent.
 fn read_message(raw: &RawValue, path: &str) -> Result<Map<String, Value>, Malformed> {
-    let message: Map<String, Value> = serde_json::from_str(raw.get()).map_err(|_| {
-        Malformed::new(
-            path,
-            format!(
-                "a message must be an object, found {}",
-                super::fields::kind_of(raw)
-            ),
-        )
+    let message: Map<String, Value> = serde_json::from_str(raw.get()).map_err(|e| {
+        let reason = match super::fields::kind_of(raw) {
+            "an object" => super::fields::unreadable("message", &e),
+            kind => format!("a message must be an object, found {kind}"),
+        };
+        Malformed::new(path, reason)
     })?;
     validate_message(&message, path)?;
     Ok(message)

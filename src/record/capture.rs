@@ -111,7 +111,10 @@ pub async fn capture(
             ..NewSession::default()
         })
         .await?;
-    let mut framer = SseFramer::default();
+    let mut framer = SseFramer::with_max_frame_bytes(super::MAX_RECORDED_FRAME_BYTES);
+    // What is recorded of a body that is not an event stream is bounded as
+    // the proxy bounds it (issue 12); the rest is counted, not kept.
+    let mut body_cut = false;
     let mut other_body = Vec::new();
     let mut num_events = 0u64;
     let mut body = response.bytes_stream();
@@ -129,7 +132,9 @@ pub async fn capture(
                 writer.event(session, event.to_vec(), arrival);
             });
         } else {
-            other_body.extend_from_slice(&chunk);
+            let room = super::proxy::MAX_RECORDED_BODY_BYTES.saturating_sub(other_body.len());
+            body_cut |= chunk.len() > room;
+            other_body.extend_from_slice(&chunk[..chunk.len().min(room)]);
         }
     }
     let arrival = elapsed(started);
@@ -146,7 +151,7 @@ pub async fn capture(
     }
     let outcome = if !status.is_success() {
         SessionStatus::Failed
-    } else if broken {
+    } else if broken || body_cut || framer.num_truncated() > 0 {
         SessionStatus::Truncated
     } else {
         SessionStatus::Complete

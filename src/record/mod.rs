@@ -8,4 +8,10 @@ pub mod proxy;
 pub mod writer_thread;
 
 pub use proxy::{PROTOBUF_CONTENT_TYPE, ProxyState, serve};
+
+/// The most of one SSE line or frame a live recording keeps (issue 12):
+/// 16 MiB, far more than any event. An upstream that sends more without
+/// ending it has the event cut there (it replays as unparseable) and its
+/// session marked truncated; the client still receives every byte.
+pub const MAX_RECORDED_FRAME_BYTES: usize = 16 << 20;
 pub use writer_thread::{WriterHandle, WriterThread};

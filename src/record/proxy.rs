@@ -28,7 +28,7 @@ const MAX_REQUEST_BYTES: usize = 64 * 1024 * 1024;
 
 /// How much of a response that is not an event stream is recorded (it is
 /// forwarded whole whatever its size).
-const MAX_RECORDED_BODY_BYTES: usize = 4 * 1024 * 1024;
+pub(crate) const MAX_RECORDED_BODY_BYTES: usize = 4 * 1024 * 1024;
 
 /// The content type of AG-UI's protobuf encoding.
 pub const PROTOBUF_CONTENT_TYPE: &str = "application/vnd.ag-ui.event+proto";
@@ -232,7 +232,7 @@ async fn forward(State(state): State<Arc<ProxyState>>, request: Request) -> Resp
             writer: state.writer.clone(),
             started,
             kind,
-            framer: SseFramer::default(),
+            framer: SseFramer::with_max_frame_bytes(super::MAX_RECORDED_FRAME_BYTES),
             other_body: Vec::new(),
             failed: status.is_client_error() || status.is_server_error(),
             ended: false,
@@ -311,6 +311,8 @@ impl Recorder {
                 }
             }
         }
+        // An event cut at the frame bound: the session is not whole.
+        let complete = complete && self.framer.num_truncated() == 0;
         let status = match (complete, self.failed) {
             (_, true) => SessionStatus::Failed,
             (true, false) => SessionStatus::Complete,

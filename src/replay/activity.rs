@@ -10,7 +10,8 @@ use serde_json::{Map, Value};
 use super::Profile;
 use super::conversation::{ActivityMessage, Message, Role};
 use super::engine::{ActivityChange, Effect, EventEffect, Replayer};
-use super::patch::apply_patch;
+use super::limits::document_bytes;
+use super::patch::apply_patch_weighed;
 use crate::diagnostic::{Code, Diagnostic, Severity};
 use crate::protocol::{Envelope, Patch};
 
@@ -32,6 +33,7 @@ impl Replayer {
                 self.conversation.push(Message::Activity(ActivityMessage {
                     id: message_id.to_owned(),
                     activity_type: activity_type.to_owned(),
+                    content_bytes: document_bytes(&content),
                     content: Arc::new(content),
                     subagent_run_id: owner.map(str::to_owned),
                     metadata: metadata.cloned(),
@@ -60,6 +62,7 @@ impl Replayer {
                             .replace(Message::Activity(ActivityMessage {
                                 id: message_id.to_owned(),
                                 activity_type: activity_type.to_owned(),
+                                content_bytes: document_bytes(&content),
                                 content: Arc::new(content),
                                 subagent_run_id: owner.map(str::to_owned),
                                 metadata: metadata.cloned(),
@@ -91,6 +94,7 @@ impl Replayer {
             }
             Some(Message::Activity(activity)) if replace => {
                 // R3, R5, R6: replace content and type, merge metadata, re-mint.
+                activity.content_bytes = document_bytes(&content);
                 activity.content = Arc::new(content);
                 activity.activity_type = activity_type.to_owned();
                 activity.subagent_run_id = owner.map(str::to_owned);
@@ -179,7 +183,11 @@ impl Replayer {
             return EventEffect::activity(Effect::Fatal, ActivityChange::Fatal);
         }
         // R11, R14: atomic; a failure skips the whole event (D3).
-        match apply_patch(Arc::make_mut(&mut activity.content), patch) {
+        match apply_patch_weighed(
+            Arc::make_mut(&mut activity.content),
+            &mut activity.content_bytes,
+            patch,
+        ) {
             Ok(()) => {
                 let retyped = activity.activity_type != activity_type;
                 let old_type = if retyped {
@@ -221,13 +229,15 @@ impl Replayer {
                 } else {
                     ""
                 };
-                let diagnostic = Diagnostic::new(
-                    self.seq,
-                    Code::PatchFailed,
-                    format!("{failure}; delta skipped{merged}"),
-                )
-                .with_message_id(message_id)
-                .with_path(format!("/patch/{}", failure.index));
+                // A patch that would pass a limit is skipped the same way,
+                // with the limit's own code.
+                let code = failure
+                    .limit
+                    .map_or(Code::PatchFailed, |limit| limit.code());
+                let diagnostic =
+                    Diagnostic::new(self.seq, code, format!("{failure}; delta skipped{merged}"))
+                        .with_message_id(message_id)
+                        .with_path(format!("/patch/{}", failure.index));
                 self.report(diagnostic);
                 EventEffect::activity(Effect::Skipped, ActivityChange::PatchFailed)
             }

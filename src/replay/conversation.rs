@@ -61,6 +61,11 @@ pub struct ActivityMessage {
     /// `content`: an object, unless a producer broke R15. Shared, so that
     /// copies of the state (checkpoints) cost nothing until one is patched.
     pub content: Arc<Value>,
+    /// The weight of `content` ([`document_bytes`]), kept up to date by
+    /// the patches that change it, for the size limit of a patch.
+    ///
+    /// [`document_bytes`]: super::document_bytes
+    pub content_bytes: usize,
     /// `subagentRunId`: the owner (R21); absent means the parent agent.
     pub subagent_run_id: Option<String>,
     /// `metadata`, merged key by key (R30); absent until some event sets it.
@@ -208,10 +213,12 @@ impl Message {
         let id = object.get("id")?.as_str()?.to_owned();
         let role = object.get("role")?.as_str()?;
         if role == "activity" {
+            let content = object.get("content")?;
             return Some(Self::Activity(ActivityMessage {
                 id,
                 activity_type: object.get("activityType")?.as_str()?.to_owned(),
-                content: Arc::new(object.get("content")?.clone()),
+                content_bytes: super::document_bytes(content),
+                content: Arc::new(content.clone()),
                 subagent_run_id: object
                     .get("subagentRunId")
                     .and_then(Value::as_str)

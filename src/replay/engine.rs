@@ -8,7 +8,8 @@ use rustc_hash::FxHashMap;
 use serde_json::{Map, Value};
 
 use super::conversation::{Conversation, Message};
-use super::patch::apply_patch;
+use super::limits::document_bytes;
+use super::patch::apply_patch_weighed;
 use super::streams::Streams;
 use super::{Options, Profile};
 use crate::diagnostic::{Code, Diagnostic, Seq, Severity};
@@ -131,6 +132,9 @@ pub struct Replayer {
     pub(super) options: Options,
     pub(super) conversation: Conversation,
     pub(super) state: Arc<Value>,
+    /// The weight of `state` ([`document_bytes`]), for the size limit of
+    /// a patch.
+    pub(super) state_bytes: usize,
     pub(super) run: RunPhase,
     /// The event that ended the last run (`RUN_FINISHED` or `RUN_ERROR`).
     ended_by: Option<EventType>,
@@ -158,6 +162,7 @@ impl Replayer {
             options,
             conversation: Conversation::default(),
             state: Arc::new(Value::Object(Map::new())),
+            state_bytes: document_bytes(&Value::Object(Map::new())),
             run: RunPhase::NotStarted,
             ended_by: None,
             owners: Arc::default(),
@@ -179,6 +184,7 @@ impl Replayer {
             options: self.options,
             conversation: self.conversation.clone(),
             state: Arc::clone(&self.state),
+            state_bytes: self.state_bytes,
             run: self.run,
             ended_by: self.ended_by,
             owners: self.owners.clone(),
@@ -215,6 +221,7 @@ impl Replayer {
                 .set_messages(list.into_iter().map(Arc::new).collect());
         }
         if let Some(state) = input.get("state") {
+            replayer.state_bytes = document_bytes(state);
             replayer.state = Arc::new(state.clone());
         }
         replayer.check_run_input(input);
@@ -496,16 +503,21 @@ impl Replayer {
                 EventEffect::APPLIED
             }
             B::StateSnapshot { snapshot } => {
+                self.state_bytes = document_bytes(&snapshot);
                 self.state = Arc::new(snapshot);
                 EventEffect::APPLIED
             }
             B::StateDelta { delta } => {
                 // Atomic (R11): on failure the state is exactly as before.
-                match apply_patch(Arc::make_mut(&mut self.state), &delta) {
+                let state = Arc::make_mut(&mut self.state);
+                match apply_patch_weighed(state, &mut self.state_bytes, &delta) {
                     Ok(()) => EventEffect::APPLIED,
                     Err(failure) => {
+                        let code = failure
+                            .limit
+                            .map_or(Code::StatePatchFailed, |limit| limit.code());
                         self.diagnose(
-                            Code::StatePatchFailed,
+                            code,
                             None,
                             format!(
                                 "Failed to apply state patch: STATE_DELTA skipped, state unchanged: {failure}"

@@ -12,6 +12,7 @@ mod activity;
 mod conversation;
 mod engine;
 mod frozen;
+mod limits;
 mod patch;
 mod streams;
 
@@ -26,7 +27,8 @@ pub use engine::{
     replay_log, replay_to,
 };
 pub use frozen::FrozenReplay;
-pub use patch::{PatchFailure, apply_patch};
+pub use limits::{Limit, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_PATCH_OPS, document_bytes};
+pub use patch::{PatchFailure, apply_patch, apply_patch_weighed};
 
 /// Which consumer the replay imitates (`REPLAY-RULES.md` §10).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

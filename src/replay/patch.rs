@@ -1,5 +1,6 @@
-//! Applying a patch atomically (R11), and saying in plain words why an
-//! operation did not apply (R14).
+//! Applying a patch atomically (R11), within the limits of what a patch may
+//! build ([`super::limits`]), and saying in plain words why an operation
+//! did not apply (R14).
 
 use std::fmt;
 
@@ -8,6 +9,10 @@ use json_patch::jsonptr::index::Index;
 use json_patch::{PatchErrorKind, PatchOperation};
 use serde_json::Value;
 
+use super::limits::{
+    Limit, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_PATCH_OPS, MEMBER_BYTES, document_bytes,
+    measure,
+};
 use crate::protocol::{Patch, json_kind, op_name};
 
 /// Why a patch did not apply: the failing operation and the reason.
@@ -21,6 +26,8 @@ pub struct PatchFailure {
     pub path: String,
     /// Why it failed, in plain words.
     pub reason: String,
+    /// The limit it would have passed, when that is why it failed.
+    pub limit: Option<Limit>,
 }
 
 impl fmt::Display for PatchFailure {
@@ -40,35 +47,139 @@ impl fmt::Display for PatchFailure {
 
 /// Applies `patch` to `doc` atomically: on failure `doc` is exactly as before.
 pub fn apply_patch(doc: &mut Value, patch: &Patch) -> Result<(), PatchFailure> {
+    let mut bytes = document_bytes(doc);
+    apply_patch_weighed(doc, &mut bytes, patch)
+}
+
+/// [`apply_patch`] for a document whose weight ([`document_bytes`]) is
+/// `bytes`, kept up to date: what the replay calls, so that no operation
+/// walks the whole document to know its size.
+///
+/// [`document_bytes`]: super::limits::document_bytes
+pub fn apply_patch_weighed(
+    doc: &mut Value,
+    bytes: &mut usize,
+    patch: &Patch,
+) -> Result<(), PatchFailure> {
     if patch.ops.is_empty() {
         return Ok(());
     }
-    let Err(error) = apply_atomically(doc, &patch.ops) else {
+    let Err(error) = apply_atomically(doc, bytes, &patch.ops) else {
         return Ok(());
     };
-    // The failure path: rebuild the document as the failing operation saw it
-    // to explain precisely what was missing. Never on the hot path.
     let failing = error.operation;
-    let mut before = doc.clone();
-    let replay_ok = apply_atomically(&mut before, &patch.ops[..failing]).is_ok();
     let op = &patch.ops[failing];
-    let reason = if replay_ok {
-        explain(&before, op, &error.kind)
-    } else {
-        error.kind.to_string()
+    let (reason, limit) = match error.kind {
+        Failure::Limit(limit, reason) => (reason, Some(limit)),
+        Failure::Patch(kind) => {
+            // The failure path: rebuild the document as the failing
+            // operation saw it to explain precisely what was missing. Never
+            // on the hot path.
+            let mut before = doc.clone();
+            let mut before_bytes = *bytes;
+            let replay_ok =
+                apply_atomically(&mut before, &mut before_bytes, &patch.ops[..failing]).is_ok();
+            let reason = if replay_ok {
+                explain(&before, op, &kind)
+            } else {
+                kind.to_string()
+            };
+            (reason, None)
+        }
     };
     Err(PatchFailure {
         index: patch.original_index(failing),
         op: op_name(op),
         path: op.path().to_string(),
         reason,
+        limit,
     })
 }
 
 /// The operation that failed and why.
 struct OpError {
     operation: usize,
-    kind: PatchErrorKind,
+    kind: Failure,
+}
+
+/// Why one operation failed.
+enum Failure {
+    /// It does not apply (RFC 6902).
+    Patch(PatchErrorKind),
+    /// It would pass a limit; the reason in plain words.
+    Limit(Limit, String),
+}
+
+impl From<PatchErrorKind> for Failure {
+    fn from(kind: PatchErrorKind) -> Self {
+        Self::Patch(kind)
+    }
+}
+
+/// The document's weight as the operations change it, and what they copied.
+struct Budget {
+    bytes: usize,
+    copied: usize,
+}
+
+impl Budget {
+    /// Whether adding `most` bytes could pass the limit (an operation that
+    /// might then has to be able to take itself back).
+    fn is_tight(&self, most: usize) -> bool {
+        self.bytes.saturating_add(most) > MAX_DOCUMENT_BYTES
+    }
+
+    /// Records an operation that added `added` bytes and removed `removed`;
+    /// fails if it made the document heavier and heavier than the limit.
+    fn change(&mut self, added: usize, removed: usize) -> Result<(), Failure> {
+        let after = self.bytes.saturating_add(added).saturating_sub(removed);
+        if added > removed && after > MAX_DOCUMENT_BYTES {
+            return Err(Failure::Limit(
+                Limit::Bytes,
+                format!(
+                    "it would make the document weigh {after} bytes, more than the {MAX_DOCUMENT_BYTES} (64 MiB) a patch may build"
+                ),
+            ));
+        }
+        self.bytes = after;
+        Ok(())
+    }
+
+    /// Records a copy of `bytes`; fails once the patch has copied more than
+    /// the limit in all.
+    fn copy(&mut self, bytes: usize) -> Result<(), Failure> {
+        self.copied = self.copied.saturating_add(bytes);
+        if self.copied > MAX_DOCUMENT_BYTES {
+            return Err(Failure::Limit(
+                Limit::Bytes,
+                format!(
+                    "the patch copies more than the {MAX_DOCUMENT_BYTES} bytes (64 MiB) a patch may copy"
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The weight of a value inserted at `path`, if it keeps the document
+/// within [`MAX_DOCUMENT_DEPTH`]: a value at a path of N tokens sits inside
+/// N arrays and objects.
+fn weigh_at(value: &Value, path: &Pointer) -> Result<usize, Failure> {
+    let depth = path.count();
+    MAX_DOCUMENT_DEPTH
+        .checked_sub(depth)
+        .and_then(|room| measure(value, room))
+        .ok_or_else(|| too_deep(path))
+}
+
+fn too_deep(path: &Pointer) -> Failure {
+    Failure::Limit(
+        Limit::Depth,
+        format!(
+            "the value at {} would nest the document deeper than the {MAX_DOCUMENT_DEPTH} arrays and objects a document may have",
+            display_pointer(path)
+        ),
+    )
 }
 
 /// R11: the operations apply in place, each recording how to take it back;
@@ -78,12 +189,32 @@ struct OpError {
 /// `move` whose removal succeeded and whose insertion failed (and can then
 /// panic undoing the operations before it), and it allocates for every
 /// pointer token it resolves. `jsonptr` resolves without allocating.
-fn apply_atomically(doc: &mut Value, ops: &[PatchOperation]) -> Result<(), OpError> {
+fn apply_atomically(
+    doc: &mut Value,
+    bytes: &mut usize,
+    ops: &[PatchOperation],
+) -> Result<(), OpError> {
+    if ops.len() > MAX_PATCH_OPS {
+        return Err(OpError {
+            operation: MAX_PATCH_OPS,
+            kind: Failure::Limit(
+                Limit::Ops,
+                format!(
+                    "the patch has {} operations, more than the {MAX_PATCH_OPS} a patch may apply",
+                    ops.len()
+                ),
+            ),
+        });
+    }
     // A single operation that fails has changed nothing: it needs no undo.
     let keep_undo = ops.len() > 1;
     let mut undo: Vec<Undo<'_>> = Vec::new();
+    let mut budget = Budget {
+        bytes: *bytes,
+        copied: 0,
+    };
     for (operation, op) in ops.iter().enumerate() {
-        match apply_op(doc, op, keep_undo) {
+        match apply_op(doc, op, keep_undo, &mut budget) {
             Ok(step) if keep_undo => undo.push(step),
             Ok(_) => {}
             Err(kind) => {
@@ -94,6 +225,7 @@ fn apply_atomically(doc: &mut Value, ops: &[PatchOperation]) -> Result<(), OpErr
             }
         }
     }
+    *bytes = budget.bytes;
     Ok(())
 }
 
@@ -104,6 +236,14 @@ enum Slot<'a> {
 }
 
 impl Slot<'_> {
+    /// What the member of an object slot weighs besides its value.
+    fn member_bytes(&self) -> usize {
+        match self {
+            Slot::Key(_, key) => MEMBER_BYTES + key.len(),
+            Slot::Index(..) => 0,
+        }
+    }
+
     /// Takes the value out of the slot.
     fn take(&self, doc: &mut Value) -> Option<Value> {
         match (self, doc) {
@@ -181,32 +321,76 @@ fn invalid<E>(_: E) -> PatchErrorKind {
     PatchErrorKind::InvalidPointer
 }
 
+/// The weight of a value already in the document (its depth is bounded).
+fn weight(value: &Value) -> usize {
+    measure(value, MAX_DOCUMENT_DEPTH).unwrap_or_else(|| document_bytes(value))
+}
+
+/// The most an insertion at `path` adds besides its value: a new member.
+fn member_most(path: &Pointer) -> usize {
+    path.split_back()
+        .map_or(0, |(_, last)| MEMBER_BYTES + last.encoded().len())
+}
+
+/// Records what an applied operation added and removed; when that passes
+/// the limit, takes the operation back (its undo is complete: see
+/// [`Budget::is_tight`]) and fails.
+fn settle<'a>(
+    doc: &mut Value,
+    budget: &mut Budget,
+    step: Undo<'a>,
+    added: usize,
+    removed: usize,
+) -> Result<Undo<'a>, Failure> {
+    match budget.change(added, removed) {
+        Ok(()) => Ok(step),
+        Err(failure) => {
+            step.revert(doc);
+            Err(failure)
+        }
+    }
+}
+
 /// Applies one operation; a failing one changes nothing. The undo it
 /// returns is only complete if `keep_undo`.
 fn apply_op<'a>(
     doc: &mut Value,
     op: &'a PatchOperation,
     keep_undo: bool,
-) -> Result<Undo<'a>, PatchErrorKind> {
+    budget: &mut Budget,
+) -> Result<Undo<'a>, Failure> {
     match op {
         PatchOperation::Add(add) => {
-            insert(doc, &add.path, add.value.clone(), keep_undo).map_err(|(kind, _)| kind)
+            let bytes = weigh_at(&add.value, &add.path)?;
+            let exact = budget.is_tight(bytes + member_most(&add.path));
+            let (step, placed) = insert(doc, &add.path, add.value.clone(), keep_undo || exact)
+                .map_err(|(kind, _)| Failure::Patch(kind))?;
+            settle(doc, budget, step, bytes + placed.member, placed.removed)
         }
         PatchOperation::Remove(remove) => {
             let (value, slot) = take(doc, &remove.path)?;
+            budget.change(0, weight(&value) + slot.member_bytes())?;
             Ok(Undo::Removed(slot, value))
         }
         PatchOperation::Replace(replace) => {
+            let bytes = weigh_at(&replace.value, &replace.path)?;
             let target = replace.path.resolve_mut(doc).map_err(invalid)?;
             let old = std::mem::replace(target, replace.value.clone());
-            Ok(Undo::Restore(&replace.path, old))
+            let removed = weight(&old);
+            settle(
+                doc,
+                budget,
+                Undo::Restore(&replace.path, old),
+                bytes,
+                removed,
+            )
         }
         PatchOperation::Test(test) => {
             let target = test.path.resolve(doc).map_err(invalid)?;
             if *target == test.value {
                 Ok(Undo::Nothing)
             } else {
-                Err(PatchErrorKind::TestFailed)
+                Err(PatchErrorKind::TestFailed.into())
             }
         }
         PatchOperation::Move(mv) => {
@@ -218,26 +402,68 @@ fn apply_op<'a>(
                 return Ok(Undo::Nothing);
             }
             if mv.path.starts_with(&mv.from) {
-                return Err(PatchErrorKind::CannotMoveInsideItself);
+                return Err(PatchErrorKind::CannotMoveInsideItself.into());
+            }
+            // A value moved no deeper than it was keeps the document within
+            // its depth; one moved deeper must fit where it goes.
+            if mv.path.count() > mv.from.count()
+                && let Ok(value) = mv.from.resolve(doc)
+            {
+                weigh_at(value, &mv.path)?;
             }
             let (value, origin) =
                 take(doc, &mv.from).map_err(|_| PatchErrorKind::InvalidFromPointer)?;
+            let origin_member = origin.member_bytes();
             match insert(doc, &mv.path, value, true) {
-                Ok(insertion) => Ok(Undo::Moved(Box::new(insertion), origin)),
+                Ok((insertion, placed)) => settle(
+                    doc,
+                    budget,
+                    Undo::Moved(Box::new(insertion), origin),
+                    placed.member,
+                    placed.removed + origin_member,
+                ),
                 Err((kind, value)) => {
                     // The removal is taken back: nothing changed.
                     origin.put(doc, value);
-                    Err(kind)
+                    Err(kind.into())
                 }
             }
         }
         PatchOperation::Copy(copy) => {
-            let value = copy
+            let source = copy
                 .from
                 .resolve(doc)
-                .map_err(|_| PatchErrorKind::InvalidFromPointer)?
-                .clone();
-            insert(doc, &copy.path, value, keep_undo).map_err(|(kind, _)| kind)
+                .map_err(|_| PatchErrorKind::InvalidFromPointer)?;
+            // Weighed before it is cloned: a copy that would pass a limit
+            // allocates nothing.
+            let bytes = weigh_at(source, &copy.path)?;
+            budget.copy(bytes)?;
+            let value = source.clone();
+            let exact = budget.is_tight(bytes + member_most(&copy.path));
+            let (step, placed) = insert(doc, &copy.path, value, keep_undo || exact)
+                .map_err(|(kind, _)| Failure::Patch(kind))?;
+            settle(doc, budget, step, bytes + placed.member, placed.removed)
+        }
+    }
+}
+
+/// What an insertion did besides placing its value: the weight of the
+/// member it added, or of the value it replaced.
+struct Placed {
+    member: usize,
+    removed: usize,
+}
+
+impl Placed {
+    const ELEMENT: Self = Self {
+        member: 0,
+        removed: 0,
+    };
+
+    fn replaced(old: &Value) -> Self {
+        Self {
+            member: 0,
+            removed: weight(old),
         }
     }
 }
@@ -248,10 +474,11 @@ fn insert<'a>(
     path: &'a Pointer,
     value: Value,
     keep_undo: bool,
-) -> Result<Undo<'a>, (PatchErrorKind, Value)> {
+) -> Result<(Undo<'a>, Placed), (PatchErrorKind, Value)> {
     let Some((parent, last)) = path.split_back() else {
         let old = std::mem::replace(doc, value);
-        return Ok(Undo::Restore(path, old));
+        let placed = Placed::replaced(&old);
+        return Ok((Undo::Restore(path, old), placed));
     };
     match parent.resolve_mut(doc) {
         Ok(Value::Object(map)) => {
@@ -259,15 +486,21 @@ fn insert<'a>(
             match map.get_mut(&key) {
                 Some(target) => {
                     let old = std::mem::replace(target, value);
-                    Ok(Undo::Restore(path, old))
-                }
-                None if keep_undo => {
-                    map.insert(key.clone(), value);
-                    Ok(Undo::Inserted(Slot::Key(parent, key)))
+                    let placed = Placed::replaced(&old);
+                    Ok((Undo::Restore(path, old), placed))
                 }
                 None => {
-                    map.insert(key, value);
-                    Ok(Undo::Nothing)
+                    let placed = Placed {
+                        member: MEMBER_BYTES + key.len(),
+                        removed: 0,
+                    };
+                    if keep_undo {
+                        map.insert(key.clone(), value);
+                        Ok((Undo::Inserted(Slot::Key(parent, key)), placed))
+                    } else {
+                        map.insert(key, value);
+                        Ok((Undo::Nothing, placed))
+                    }
                 }
             }
         }
@@ -275,7 +508,7 @@ fn insert<'a>(
             match last.to_index().map(|index| index.for_len_incl(items.len())) {
                 Ok(Ok(index)) => {
                     items.insert(index, value);
-                    Ok(Undo::Inserted(Slot::Index(parent, index)))
+                    Ok((Undo::Inserted(Slot::Index(parent, index)), Placed::ELEMENT))
                 }
                 _ => Err((PatchErrorKind::InvalidPointer, value)),
             }

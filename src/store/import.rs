@@ -69,6 +69,10 @@ pub fn import_files(
     let mut imported = Vec::with_capacity(planned.len());
     for planned in planned {
         let id = writer.begin_session(planned.session.clone())?;
+        // A vector's profile stays with its session (issue 12).
+        if let Some(profile) = &planned.declared_profile {
+            writer.set_declared_profile(id, profile)?;
+        }
         let before = events_done;
         writer.import_events(&planned.events, &mut |written| {
             progress(ImportProgress {
@@ -96,6 +100,8 @@ pub fn import_files(
 struct Planned {
     session: NewSession,
     events: EventLog,
+    /// The profile a vector document declares.
+    declared_profile: Option<String>,
 }
 
 fn plan(path: &Path) -> Result<Vec<Planned>, ImportError> {
@@ -118,6 +124,7 @@ fn plan(path: &Path) -> Result<Vec<Planned>, ImportError> {
                 ..NewSession::default()
             },
             events: stream.events,
+            declared_profile: stream.declared_profile,
         }]);
     }
     let exchanges = input::read_har(&bytes).map_err(|reason| ImportError::Har {
@@ -147,6 +154,7 @@ fn plan(path: &Path) -> Result<Vec<Planned>, ImportError> {
                 reader_diagnostics: diagnostics,
             },
             events,
+            declared_profile: None,
         });
     }
     Ok(planned)

@@ -159,6 +159,14 @@ pub enum StoreError {
         /// What SQLite said.
         reason: String,
     },
+    /// The recording holds as many sessions as a recording may (issue 12).
+    #[error("recording is full ({reason}): {path}")]
+    Full {
+        /// The file.
+        path: PathBuf,
+        /// Which limit, in words.
+        reason: String,
+    },
     /// Several sessions and none picked.
     #[error("the recording holds {available}; pick one with --session N: {path}")]
     SessionNeeded {

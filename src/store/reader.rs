@@ -7,7 +7,10 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OpenFlags, params};
 
-use super::schema::{APPLICATION_ID, READABLE_VERSIONS, SCHEMA_VERSION, event_id};
+use super::schema::{
+    APPLICATION_ID, MAX_EVENTS_PER_SESSION, MAX_SESSION_ID, READABLE_VERSIONS, SCHEMA_VERSION,
+    event_id, profile_key,
+};
 use super::{SessionId, SessionInfo, SessionStatus, StoreError, is_sqlite};
 use crate::diagnostic::{Diagnostic, Seq};
 use crate::input::{EventLog, HttpRequest, HttpResponse};
@@ -49,6 +52,9 @@ pub struct Recording {
 
 /// The largest step a session can hold (40 bits of the row id).
 const MAX_SEQ: u64 = (1 << 40) - 1;
+
+/// The most events whose room is reserved before reading them.
+const INITIAL_CAPACITY_EVENTS: usize = 1 << 16;
 
 /// The row ids of all of a session's events, as query parameters.
 fn session_ids(session: SessionId) -> [i64; 2] {
@@ -175,6 +181,7 @@ impl Recording {
         recording.sessions = recording
             .read_sessions()
             .map_err(fail("cannot read the sessions"))?;
+        recording.check_sessions()?;
         Ok(recording)
     }
 
@@ -196,7 +203,46 @@ impl Recording {
         self.sessions = self
             .read_sessions()
             .map_err(|e| self.error("cannot read the sessions", e))?;
+        self.check_sessions()
+    }
+
+    /// Refuses sessions whose rows cannot be addressed or whose row ids
+    /// declare more events than a session may hold (issue 12): their
+    /// counts are never believed, nor anything sized from them.
+    fn check_sessions(&self) -> Result<(), StoreError> {
+        for session in &self.sessions {
+            if !(1..=MAX_SESSION_ID).contains(&session.id.0) {
+                return Err(StoreError::Corrupt {
+                    path: self.path.clone(),
+                    reason: format!(
+                        "session id {} is out of range (1 to {MAX_SESSION_ID})",
+                        session.id
+                    ),
+                });
+            }
+            if session.num_events > MAX_EVENTS_PER_SESSION {
+                return Err(StoreError::Corrupt {
+                    path: self.path.clone(),
+                    reason: format!(
+                        "the row ids of session {} declare {} events, more than the {MAX_EVENTS_PER_SESSION} a session may hold",
+                        session.id, session.num_events
+                    ),
+                });
+            }
+        }
         Ok(())
+    }
+
+    /// The profile a session declares (an imported vector document's
+    /// `profile`), if it declares one: the default profile of its replay.
+    pub fn declared_profile(&self, session: SessionId) -> Option<String> {
+        self.conn
+            .query_row(
+                "SELECT value FROM meta WHERE key = ?1",
+                [profile_key(session.0)],
+                |row| row.get(0),
+            )
+            .ok()
     }
 
     /// The connection, for the other readers of this module's folder.
@@ -330,7 +376,10 @@ impl Recording {
                 .iter()
                 .find(|s| s.id == session)
                 .map_or(0, |s| s.num_events as usize);
-            let mut log = EventLog::with_capacity(num_events * 200, num_events);
+            // The count comes from row ids, which a damaged file may move:
+            // a hint, capped, never a size to reserve (issue 12).
+            let hint = num_events.min(INITIAL_CAPACITY_EVENTS);
+            let mut log = EventLog::with_capacity(hint * 200, hint);
             let mut statement = self
                 .conn
                 .prepare("SELECT raw FROM events WHERE id BETWEEN ?1 AND ?2 ORDER BY id")?;
@@ -414,7 +463,8 @@ impl Recording {
                 .conn
                 .prepare("SELECT type FROM events WHERE id BETWEEN ?1 AND ?2 ORDER BY id")?;
             let mut rows = statement.query(session_ids(session))?;
-            let mut types = Vec::with_capacity(num_events as usize);
+            let hint = usize::try_from(num_events).map_or(0, |n| n.min(INITIAL_CAPACITY_EVENTS));
+            let mut types = Vec::with_capacity(hint);
             while let Some(row) = rows.next()? {
                 types.push(row.get_ref(0)?.as_str_or_null()?.map(str::to_owned));
             }

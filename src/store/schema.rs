@@ -68,10 +68,32 @@ CREATE TABLE notes (
 );
 ";
 
+/// The largest session id: the session takes the 23 bits of the row id
+/// above the step's 40 (a row id is a signed 64-bit integer), so a larger
+/// one would wrap into another session's rows (issue 12). The writer
+/// refuses to start a session past it, the reader a file that has one.
+pub const MAX_SESSION_ID: i64 = (1 << 23) - 1;
+
+/// The most events a session may hold: 2^32 - 1, far more than a debugger
+/// can load (about 200 bytes an event), far less than the row id's 40 bits.
+/// A recording whose row ids declare more is refused rather than believed.
+pub const MAX_EVENTS_PER_SESSION: u64 = (1 << 32) - 1;
+
 /// The row id of event `seq` of session `session`: the session in the high
-/// bits, the step in the low 40 (a trillion events a session).
+/// bits, the step in the low 40 (a trillion events a session). `session`
+/// is at most [`MAX_SESSION_ID`]; a larger one gives a row id outside every
+/// session's range rather than one in another session.
 pub fn event_id(session: i64, seq: i64) -> i64 {
+    if !(0..=MAX_SESSION_ID).contains(&session) {
+        return i64::MIN;
+    }
     (session << 40) | (seq & ((1 << 40) - 1))
+}
+
+/// The `meta` key that holds the profile a session declares (a vector
+/// document's `profile`, kept by import; issue 12).
+pub fn profile_key(session: i64) -> String {
+    format!("session.{session}.profile")
 }
 
 /// The secondary indexes of version 1. A bulk import builds them once at

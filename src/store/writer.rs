@@ -263,6 +263,23 @@ impl RecordingWriter {
         } else {
             serde_json::to_string(&session.reader_diagnostics).ok()
         };
+        // Row ids hold the session in 23 bits (issue 12): refuse the one
+        // session too many rather than wrap into another's rows.
+        let last: i64 = self
+            .conn
+            .query_row("SELECT coalesce(max(id), 0) FROM sessions", [], |row| {
+                row.get(0)
+            })
+            .map_err(|e| self.sqlite("cannot start a session", e))?;
+        if last >= schema::MAX_SESSION_ID {
+            return Err(StoreError::Full {
+                path: self.path.clone(),
+                reason: format!(
+                    "it holds session {last}, and a recording holds at most {} sessions",
+                    schema::MAX_SESSION_ID
+                ),
+            });
+        }
         self.conn
             .execute(
                 "INSERT INTO sessions (source, format, started_at_unix_ms, status,
@@ -295,6 +312,22 @@ impl RecordingWriter {
         );
         self.current = Some(id);
         Ok(id)
+    }
+
+    /// Keeps the profile a session declares (an imported vector document's
+    /// `profile`), the default profile of its replay (issue 12).
+    pub fn set_declared_profile(
+        &mut self,
+        session: SessionId,
+        profile: &str,
+    ) -> Result<(), StoreError> {
+        self.conn
+            .execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)",
+                params![schema::profile_key(session.0), profile],
+            )
+            .map_err(|e| self.sqlite("cannot keep the session's profile", e))?;
+        Ok(())
     }
 
     /// Records the response of the current session once it is known.
