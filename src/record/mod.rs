@@ -4,8 +4,9 @@
 //! recording at least every 100 ms.
 
 pub mod capture;
+pub mod decode;
 pub mod proxy;
 pub mod writer_thread;
 
 pub use proxy::{PROTOBUF_CONTENT_TYPE, ProxyState, serve};
-pub use writer_thread::{WriterHandle, WriterThread};
+pub use writer_thread::{BeginError, WriterHandle, WriterThread};
