@@ -12,19 +12,29 @@ use crate::store::{ImportProgress, import_files};
 #[derive(Debug, Args)]
 pub struct ImportArgs {
     /// Files to import: JSON lines, JSON arrays, vector documents, SSE
-    /// bodies, HAR files (one session per event-stream response).
+    /// bodies, HAR files (one session per event-stream response), and
+    /// recordings (each of their sessions, as it is).
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
     /// The recording to write.
     #[arg(long, value_name = "REC")]
     pub out: PathBuf,
-    /// Replace `--out` if it exists.
+    /// Replace `--out` if it exists (only once the new recording is
+    /// complete: a failed import leaves it as it was).
     #[arg(long)]
     pub force: bool,
 }
 
 pub(super) fn run(args: &ImportArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
-    super::prepare_output(&args.out, args.force)?;
+    // Checked first, replaced last (issue 12): the output is never removed
+    // before the import has written its replacement beside it, and an input
+    // is never its own output.
+    if args.out.exists() && !args.force {
+        anyhow::bail!(
+            "the output exists; pass --force to replace it: {}",
+            args.out.display()
+        );
+    }
     let terminal = std::io::stderr().is_terminal();
     // Progress is worth showing on large inputs only.
     const LARGE: u64 = 100_000;

@@ -303,26 +303,6 @@ fn run_app(path: PathBuf, _exit_after: Option<std::time::Duration>) -> anyhow::R
     )
 }
 
-/// Makes way for an output file: an existing one is an error unless
-/// `force`, which removes it (and its SQLite sidecars).
-fn prepare_output(out: &std::path::Path, force: bool) -> anyhow::Result<()> {
-    if !out.exists() {
-        return Ok(());
-    }
-    if !force {
-        anyhow::bail!(
-            "the output exists; pass --force to replace it: {}",
-            out.display()
-        );
-    }
-    for suffix in ["", "-wal", "-shm", "-journal"] {
-        let mut path = out.as_os_str().to_owned();
-        path.push(suffix);
-        let _ = std::fs::remove_file(path);
-    }
-    Ok(())
-}
-
 /// Opens the stream a command names, and the options to replay it with.
 fn open_stream(args: &StreamArgs) -> anyhow::Result<(Source, Options)> {
     let source = open_source(&args.file, args.session)?;

@@ -2,7 +2,7 @@
 //! direct capture).
 
 use std::io::{IsTerminal, Write};
-use std::net::SocketAddr;
+use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -13,6 +13,7 @@ use clap::Args;
 use super::{EXIT_OK, EXIT_RUN_FAILED};
 use crate::record::capture::{Capture, capture};
 use crate::record::{ProxyState, WriterThread, serve};
+use crate::store::StoreRedaction;
 
 /// `record` options.
 #[derive(Debug, Args)]
@@ -20,15 +21,72 @@ pub struct RecordArgs {
     /// The agent to forward to (a base URL; request paths are appended).
     #[arg(long, value_name = "URL")]
     pub upstream: String,
-    /// Where the proxy listens.
+    /// Where the proxy listens: `HOST:PORT`, the host an address or a name
+    /// (`localhost:8787`), resolved.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8787")]
-    pub listen: SocketAddr,
+    pub listen: String,
     /// The recording to write (sessions are added if it exists).
     #[arg(long, value_name = "REC")]
     pub out: PathBuf,
     /// Allow listening on an address other than loopback.
     #[arg(long)]
     pub allow_remote: bool,
+    /// What the recording hides of the requests.
+    #[command(flatten)]
+    pub redaction: RedactionArgs,
+}
+
+/// What `record` and `run` hide in what they store, beyond the defaults
+/// (secret headers; the query parameters of
+/// [`SECRET_QUERY_PARAMS`](crate::store::SECRET_QUERY_PARAMS) and a URL's
+/// password; the `forwardedProps` members of
+/// [`SECRET_FIELD_NAMES`](crate::store::SECRET_FIELD_NAMES)).
+#[derive(Debug, Args)]
+pub struct RedactionArgs {
+    /// Also hide the value of this query parameter (repeatable; compared
+    /// without case, `-` and `_`).
+    #[arg(long = "redact-param", value_name = "NAME")]
+    pub params: Vec<String>,
+    /// Also hide the value at this JSON pointer in the run input (request
+    /// body), wherever it resolves (repeatable), e.g. `/state/session`.
+    #[arg(long = "redact-field", value_name = "POINTER", value_parser = parse_field)]
+    pub fields: Vec<String>,
+}
+
+fn parse_field(pointer: &str) -> Result<String, String> {
+    crate::export::parse_pointer(pointer).map_err(|e| e.to_string())?;
+    Ok(pointer.to_owned())
+}
+
+impl RedactionArgs {
+    fn redaction(&self) -> StoreRedaction {
+        StoreRedaction {
+            params: self.params.clone(),
+            fields: self.fields.clone(),
+        }
+    }
+}
+
+/// The addresses `--listen` names: an address, or a host name resolved
+/// (`localhost:8787`).
+fn listen_addresses(listen: &str) -> anyhow::Result<Vec<SocketAddr>> {
+    if let Ok(address) = listen.parse::<SocketAddr>() {
+        return Ok(vec![address]);
+    }
+    if listen
+        .rsplit_once(':')
+        .is_none_or(|(_, port)| port.parse::<u16>().is_err())
+    {
+        bail!("--listen {listen:?} is not HOST:PORT (like 127.0.0.1:8787 or localhost:8787)");
+    }
+    let addresses: Vec<SocketAddr> = listen
+        .to_socket_addrs()
+        .with_context(|| format!("cannot resolve --listen {listen:?}"))?
+        .collect();
+    if addresses.is_empty() {
+        bail!("--listen {listen:?} resolves to no address");
+    }
+    Ok(addresses)
 }
 
 /// `run` options.
@@ -45,6 +103,9 @@ pub struct RunArgs {
     /// An extra request header, `Name: value` (repeatable).
     #[arg(short = 'H', long = "header", value_name = "HEADER")]
     pub headers: Vec<String>,
+    /// What the recording hides of the request.
+    #[command(flatten)]
+    pub redaction: RedactionArgs,
 }
 
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
@@ -56,27 +117,38 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 }
 
 pub(super) fn record(args: &RecordArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
-    if !args.listen.ip().is_loopback() && !args.allow_remote {
+    let addresses = listen_addresses(&args.listen)?;
+    if let Some(remote) = addresses.iter().find(|a| !a.ip().is_loopback())
+        && !args.allow_remote
+    {
         bail!(
-            "{} is not a loopback address: the proxy would accept requests from other machines; pass --allow-remote to do so",
-            args.listen
+            "{} is not a loopback address{}: the proxy would accept requests from other machines; pass --allow-remote to do so",
+            remote,
+            if args.listen.parse::<SocketAddr>().is_ok() {
+                String::new()
+            } else {
+                format!(" ({} resolves to it)", args.listen)
+            }
         );
     }
     let upstream = args.upstream.trim_end_matches('/').to_owned();
     if reqwest::Url::parse(&upstream).is_err() {
         bail!("--upstream {upstream:?} is not a URL (like http://localhost:8000)");
     }
-    let writer = WriterThread::start(&args.out)?;
+    let redaction = args.redaction.redaction();
+    // Printed without its password and secret parameters (issue 12).
+    let shown_upstream = redaction.url(&upstream).0;
+    let writer = WriterThread::start_with(&args.out, redaction.clone())?;
     let runtime = runtime()?;
     let handle = writer.handle();
     let result = runtime.block_on(async {
-        let listener = tokio::net::TcpListener::bind(args.listen)
+        let listener = tokio::net::TcpListener::bind(addresses.as_slice())
             .await
             .with_context(|| format!("cannot listen on {}", args.listen))?;
         let address = listener.local_addr()?;
         writeln!(
             out,
-            "recording proxy on http://{address} -> {upstream}, writing {}",
+            "recording proxy on http://{address} -> {shown_upstream}, writing {}",
             args.out.display()
         )?;
         writeln!(
@@ -85,7 +157,7 @@ pub(super) fn record(args: &RecordArgs, out: &mut dyn Write) -> anyhow::Result<u
         )?;
         out.flush()?;
         let (stop, stopped) = tokio::sync::watch::channel(false);
-        let state = ProxyState::new(&upstream, handle.clone(), stopped)?;
+        let state = ProxyState::new(&upstream, handle.clone(), stopped)?.with_redaction(redaction);
         let live = tokio::spawn(live_line(handle.clone()));
         tokio::spawn(async move {
             wait_for_stop_signal().await;
@@ -99,9 +171,10 @@ pub(super) fn record(args: &RecordArgs, out: &mut dyn Write) -> anyhow::Result<u
         served.context("the proxy stopped")
     });
     let counts = handle.counts();
-    let (sessions, events) = (
+    let (sessions, events, failures) = (
         counts.sessions.load(Ordering::Relaxed),
         counts.events.load(Ordering::Relaxed),
+        counts.failures.load(Ordering::Relaxed),
     );
     drop(handle);
     drop(runtime);
@@ -112,6 +185,10 @@ pub(super) fn record(args: &RecordArgs, out: &mut dyn Write) -> anyhow::Result<u
         "recorded {sessions} sessions, {events} events into {}",
         args.out.display()
     )?;
+    if failures > 0 {
+        eprintln!("error: {failures} exchanges were forwarded but not recorded (see above)");
+        return Ok(EXIT_RUN_FAILED);
+    }
     Ok(EXIT_OK)
 }
 
@@ -167,12 +244,14 @@ pub(super) fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
         };
         headers.push((name.trim().to_owned(), value.trim().to_owned()));
     }
+    let redaction = args.redaction.redaction();
     let request = Capture {
         url: args.url.clone(),
         input,
         headers,
+        shown_url: redaction.url(&args.url).0,
     };
-    let writer = WriterThread::start(&args.out)?;
+    let writer = WriterThread::start_with(&args.out, redaction)?;
     let handle = writer.handle();
     let runtime = runtime()?;
     let mut print = |seq: u64, raw: &[u8]| {
@@ -183,7 +262,7 @@ pub(super) fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
     drop(handle);
     drop(runtime);
     writer.finish()?;
-    let captured = captured.map_err(anyhow::Error::msg)?;
+    let captured = captured?;
     writeln!(
         out,
         "recorded {} events (HTTP {}) into {}, session {}",

@@ -88,6 +88,17 @@ pub enum ExportError {
         #[source]
         source: std::io::Error,
     },
+    /// A value a redaction names is still in what would be written (a
+    /// shape the redaction does not follow): nothing is written.
+    #[error(
+        "{what} still holds a value {pointer} names after redaction; nothing was written (redact a pointer that names it whole, or leave the event out)"
+    )]
+    Unredacted {
+        /// The event (`step N`) or the run input.
+        what: String,
+        /// The pointer.
+        pointer: String,
+    },
     /// The recording could not be written.
     #[error(transparent)]
     Store(#[from] StoreError),

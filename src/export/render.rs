@@ -102,7 +102,7 @@ pub fn render(
 ) -> Result<Rendered, ExportError> {
     // Pointers are checked before any work.
     let mut redactor = Redactor::new(&request.redaction)?;
-    let selection = redact_selection(&mut redactor, select(events, start, &request.scope)?);
+    let selection = redact_selection(&mut redactor, select(events, start, &request.scope)?)?;
     let content = match request.format {
         ExportFormat::Jsonl => Content::Bytes(jsonl_body(&selection.events)),
         ExportFormat::Sse => Content::Bytes(sse_body(&selection.events)),
@@ -128,7 +128,7 @@ pub fn render(
             context,
             request.redaction.drop_headers,
             &mut redactor,
-        ))),
+        )?)),
     };
     Ok(Rendered {
         format: request.format,
@@ -170,43 +170,21 @@ impl Rendered {
             path: out.to_owned(),
             source,
         };
-        let temporary = temporary_beside(out);
-        let written = match &self.content {
-            Content::Bytes(bytes) => std::fs::write(&temporary, bytes).map_err(io),
+        let written = crate::store::replace_file(out, |temporary| match &self.content {
+            Content::Bytes(bytes) => std::fs::write(temporary, bytes).map_err(io),
             // The error names the file asked for, not the one beside it.
             Content::Recording(content) => {
-                write_recording(content, &temporary).map_err(|error| ExportError::Recording {
+                write_recording(content, temporary).map_err(|error| ExportError::Recording {
                     path: out.to_owned(),
                     reason: error_chain(&error)
                         .replace(&*temporary.to_string_lossy(), &out.to_string_lossy()),
                 })
             }
-        };
-        if let Err(error) = written {
-            remove_with_sidecars(&temporary);
-            return Err(error);
-        }
-        // The files SQLite keeps beside a database at `out` belong to the
-        // file replaced: set aside, put back if the rename fails.
-        let set_aside: Vec<(std::path::PathBuf, std::path::PathBuf)> = SIDECARS
-            .iter()
-            .filter_map(|suffix| {
-                let sidecar = with_suffix(out, suffix);
-                let aside = with_suffix(&temporary, &format!(".replaced{suffix}"));
-                std::fs::rename(&sidecar, &aside)
-                    .ok()
-                    .map(|()| (sidecar, aside))
-            })
-            .collect();
-        if let Err(error) = std::fs::rename(&temporary, out) {
-            for (sidecar, aside) in &set_aside {
-                let _ = std::fs::rename(aside, sidecar);
-            }
-            remove_with_sidecars(&temporary);
-            return Err(io(error));
-        }
-        for (_, aside) in &set_aside {
-            let _ = std::fs::remove_file(aside);
+        });
+        match written {
+            Ok(()) => {}
+            Err(crate::store::ReplaceError::Write(error)) => return Err(error),
+            Err(crate::store::ReplaceError::Rename { source, .. }) => return Err(io(source)),
         }
         let num_bytes = std::fs::metadata(out).map_err(io)?.len();
         Ok(ExportSummary {
@@ -241,21 +219,24 @@ impl Rendered {
 
 /// The selection with its events redacted; an event the redaction leaves
 /// alone keeps its bytes.
-fn redact_selection(redactor: &mut Redactor, selection: Selection) -> Selection {
+fn redact_selection(
+    redactor: &mut Redactor,
+    selection: Selection,
+) -> Result<Selection, ExportError> {
     if !redactor.has_rules() {
-        return selection;
+        return Ok(selection);
     }
     let mut events = EventLog::with_capacity(selection.events.num_bytes(), selection.events.len());
     for ((_, raw), origin) in selection.events.iter().zip(&selection.origins) {
-        match redactor.event(raw, *origin) {
+        match redactor.event(raw, *origin)? {
             Some(redacted) => events.push(&redacted),
             None => events.push(raw),
         };
     }
-    Selection {
+    Ok(Selection {
         events,
         origins: selection.origins,
-    }
+    })
 }
 
 /// One event per line.
@@ -276,27 +257,27 @@ fn recording_content(
     context: &ExportContext<'_>,
     drop_headers: bool,
     redactor: &mut Redactor,
-) -> RecordingContent {
+) -> Result<RecordingContent, ExportError> {
     let session = context.session;
-    let request = session.and_then(|s| s.request.as_ref()).map(|request| {
-        let body = request.body.as_ref().map(|body| {
-            if redactor.has_rules() {
-                redactor.request_body(body).unwrap_or_else(|| body.clone())
-            } else {
-                body.clone()
+    let mut request = None;
+    if let Some(recorded) = session.and_then(|s| s.request.as_ref()) {
+        let body = match &recorded.body {
+            Some(body) if redactor.has_rules() => {
+                Some(redactor.request_body(body)?.unwrap_or_else(|| body.clone()))
             }
-        });
-        HttpRequest {
-            method: request.method.clone(),
-            url: request.url.clone(),
+            other => other.clone(),
+        };
+        request = Some(HttpRequest {
+            method: recorded.method.clone(),
+            url: recorded.url.clone(),
             headers: if drop_headers {
                 Vec::new()
             } else {
-                request.headers.clone()
+                recorded.headers.clone()
             },
             body,
-        }
-    });
+        });
+    }
     let response = session
         .and_then(|s| s.response.as_ref())
         .map(|response| HttpResponse {
@@ -320,7 +301,7 @@ fn recording_content(
             arrival
         })
         .collect();
-    RecordingContent {
+    Ok(RecordingContent {
         session: NewSession {
             source: format!("export: {}", context.source_name),
             format: session.map_or_else(|| "jsonl".to_owned(), |s| s.format.clone()),
@@ -337,7 +318,7 @@ fn recording_content(
         ended_at_unix_ms: session
             .and_then(|s| s.ended_at_unix_ms)
             .or(Some(session.map_or(0, |s| s.started_at_unix_ms))),
-    }
+    })
 }
 
 /// An error and its causes, one after the other (`cannot write x: No such
@@ -351,31 +332,6 @@ pub fn error_chain(error: &dyn std::error::Error) -> String {
         source = cause.source();
     }
     text
-}
-
-/// The files SQLite keeps beside a database.
-const SIDECARS: [&str; 3] = ["-wal", "-shm", "-journal"];
-
-fn with_suffix(path: &Path, suffix: &str) -> std::path::PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(suffix);
-    name.into()
-}
-
-/// A name for the file an export is written to before it replaces `out`:
-/// hidden, in the same directory (so the rename stays on one file system).
-fn temporary_beside(out: &Path) -> std::path::PathBuf {
-    let name = out
-        .file_name()
-        .map_or_else(|| "export".into(), |n| n.to_string_lossy().into_owned());
-    out.with_file_name(format!(".{name}.{}.partial", std::process::id()))
-}
-
-fn remove_with_sidecars(path: &Path) {
-    let _ = std::fs::remove_file(path);
-    for suffix in SIDECARS {
-        let _ = std::fs::remove_file(with_suffix(path, suffix));
-    }
 }
 
 fn write_recording(content: &RecordingContent, out: &Path) -> Result<(), ExportError> {

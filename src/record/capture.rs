@@ -5,7 +5,8 @@ use std::time::Instant;
 
 use futures_util::StreamExt;
 
-use super::writer_thread::WriterHandle;
+use super::decode::BodyDecoder;
+use super::writer_thread::{BeginError, WriterHandle};
 use crate::input::{HttpRequest, HttpResponse, SseFramer};
 use crate::store::{NewSession, SessionId, SessionStatus};
 
@@ -18,6 +19,29 @@ pub struct Capture {
     pub input: Vec<u8>,
     /// Extra headers (`-H 'Name: value'`).
     pub headers: Vec<(String, String)>,
+    /// The URL as shown and as the session's source names it: without its
+    /// secrets (see [`StoreRedaction::url`](crate::store::StoreRedaction::url)).
+    pub shown_url: String,
+}
+
+/// Why a capture got no response to record.
+#[derive(Debug, thiserror::Error)]
+pub enum CaptureError {
+    /// No HTTP client could be made.
+    #[error("cannot make an HTTP client")]
+    Client(#[source] reqwest::Error),
+    /// The agent did not answer (the session is recorded as failed).
+    #[error("no response from {url}")]
+    NoResponse {
+        /// The URL, without its secrets.
+        url: String,
+        /// Why (without the URL, which it would repeat with its secrets).
+        #[source]
+        source: reqwest::Error,
+    },
+    /// The session could not be begun in the recording.
+    #[error(transparent)]
+    Begin(#[from] BeginError),
 }
 
 /// How a capture ended.
@@ -34,14 +58,19 @@ pub struct Captured {
 }
 
 /// Posts the run input and records the response; `on_event` sees each event
-/// as it arrives. Fails only when no response came (the session is then
-/// recorded as failed with the reason).
+/// as it arrives (decoded, if the body has a `Content-Encoding`). Fails only
+/// when no response came (the session is then recorded as failed with the
+/// reason) or the recording cannot be written. What is stored of the URL and
+/// the run input hides their secrets (the writer's
+/// [`StoreRedaction`](crate::store::StoreRedaction); `shown_url` is the URL
+/// as messages and the session's source show it).
 pub async fn capture(
     request: &Capture,
     writer: &WriterHandle,
     on_event: &mut dyn FnMut(u64, &[u8]),
-) -> Result<Captured, String> {
+) -> Result<Captured, CaptureError> {
     let started = Instant::now();
+    let shown_url = request.shown_url.clone();
     let mut headers = vec![
         ("content-type".to_owned(), "application/json".to_owned()),
         ("accept".to_owned(), "text/event-stream".to_owned()),
@@ -59,7 +88,7 @@ pub async fn capture(
     let client = reqwest::Client::builder()
         .connect_timeout(std::time::Duration::from_secs(10))
         .build()
-        .map_err(|e| format!("cannot make an HTTP client: {e}"))?;
+        .map_err(CaptureError::Client)?;
     let mut post = client.post(&request.url).body(request.input.clone());
     for (name, value) in &headers {
         post = post.header(name.as_str(), value.as_str());
@@ -67,20 +96,22 @@ pub async fn capture(
     let response = match post.send().await {
         Ok(response) => response,
         Err(error) => {
-            let reason = format!("no response from {}: {error}", request.url);
-            if let Ok(session) = writer
+            let error = CaptureError::NoResponse {
+                url: shown_url.clone(),
+                source: error.without_url(),
+            };
+            let reason = crate::export::error_chain(&error);
+            let session = writer
                 .begin(NewSession {
-                    source: format!("run: {}", request.url),
+                    source: format!("run: {shown_url}"),
                     format: "http".into(),
                     request: Some(recorded_request),
                     ..NewSession::default()
                 })
-                .await
-            {
-                writer.event(session, reason.clone().into_bytes(), elapsed(started));
-                writer.end(session, SessionStatus::Failed);
-            }
-            return Err(reason);
+                .await?;
+            writer.event(session, reason.into_bytes(), elapsed(started));
+            writer.end(session, SessionStatus::Failed);
+            return Err(error);
         }
     };
     let status = response.status();
@@ -101,7 +132,7 @@ pub async fn capture(
         .is_some_and(|v| v.to_ascii_lowercase().starts_with("text/event-stream"));
     let session = writer
         .begin(NewSession {
-            source: format!("run: {}", request.url),
+            source: format!("run: {shown_url}"),
             format: if event_stream { "sse" } else { "http" }.into(),
             request: Some(recorded_request),
             response: Some(HttpResponse {
@@ -111,6 +142,13 @@ pub async fn capture(
             ..NewSession::default()
         })
         .await?;
+    let mut decoder = BodyDecoder::for_encoding(
+        response
+            .headers()
+            .get(reqwest::header::CONTENT_ENCODING)
+            .and_then(|v| v.to_str().ok()),
+    );
+    let mut undecodable = false;
     let mut framer = SseFramer::with_max_frame_bytes(super::MAX_RECORDED_FRAME_BYTES);
     // What is recorded of a body that is not an event stream is bounded as
     // the proxy bounds it (issue 12); the rest is counted, not kept.
@@ -123,6 +161,30 @@ pub async fn capture(
         let Ok(chunk) = chunk else {
             broken = true;
             break;
+        };
+        // What is stored is decoded; a body that cannot be is stored as it
+        // comes, after a note saying so, and the session fails.
+        let pushed = match &mut decoder {
+            Ok(decoder) => decoder
+                .push(&chunk)
+                .map_err(|e| crate::export::error_chain(&e)),
+            Err(error) => Err(crate::export::error_chain(error)),
+        };
+        let chunk = match pushed {
+            Ok(decoded) => decoded,
+            Err(reason) => {
+                if !undecodable {
+                    undecodable = true;
+                    let note = format!(
+                        "agui-replay: the response body is stored as received, undecoded: {reason}"
+                    );
+                    num_events += 1;
+                    on_event(num_events, note.as_bytes());
+                    writer.event(session, note.into_bytes(), elapsed(started));
+                }
+                decoder = Ok(BodyDecoder::default());
+                chunk.to_vec()
+            }
         };
         if event_stream {
             let arrival = elapsed(started);
@@ -138,6 +200,21 @@ pub async fn capture(
         }
     }
     let arrival = elapsed(started);
+    if let Ok(decoder) = &mut decoder {
+        match decoder.finish() {
+            Ok(rest) if event_stream => framer.push(&rest, &mut |event| {
+                num_events += 1;
+                on_event(num_events, event);
+                writer.event(session, event.to_vec(), arrival);
+            }),
+            Ok(rest) => {
+                let room = super::proxy::MAX_RECORDED_BODY_BYTES.saturating_sub(other_body.len());
+                body_cut |= rest.len() > room;
+                other_body.extend_from_slice(&rest[..rest.len().min(room)]);
+            }
+            Err(_) => broken = true,
+        }
+    }
     if event_stream {
         framer.finish(&mut |event| {
             num_events += 1;
@@ -149,7 +226,7 @@ pub async fn capture(
         on_event(num_events, &other_body);
         writer.event(session, other_body, arrival);
     }
-    let outcome = if !status.is_success() {
+    let outcome = if !status.is_success() || undecodable {
         SessionStatus::Failed
     } else if broken || body_cut || framer.num_truncated() > 0 {
         SessionStatus::Truncated

@@ -4,6 +4,7 @@
 //! recording at least every 100 ms.
 
 pub mod capture;
+pub mod decode;
 pub mod proxy;
 pub mod writer_thread;
 
@@ -14,4 +15,4 @@ pub use proxy::{PROTOBUF_CONTENT_TYPE, ProxyState, serve};
 /// ending it has the event cut there (it replays as unparseable) and its
 /// session marked truncated; the client still receives every byte.
 pub const MAX_RECORDED_FRAME_BYTES: usize = 16 << 20;
-pub use writer_thread::{WriterHandle, WriterThread};
+pub use writer_thread::{BeginError, WriterHandle, WriterThread};

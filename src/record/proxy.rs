@@ -19,6 +19,7 @@ use futures_util::stream::{BoxStream, StreamExt, TakeUntil};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
+use super::decode::{BodyDecoder, DecodeError};
 use super::writer_thread::WriterHandle;
 use crate::input::{HttpRequest, HttpResponse, SseFramer};
 use crate::store::{NewSession, SessionId, SessionStatus};
@@ -37,12 +38,23 @@ pub const PROTOBUF_CONTENT_TYPE: &str = "application/vnd.ag-ui.event+proto";
 #[derive(Clone)]
 pub struct ProxyState {
     upstream: String,
+    /// Hides secrets in what the proxy shows and stores of URLs.
+    redaction: crate::store::StoreRedaction,
     client: reqwest::Client,
     writer: WriterHandle,
     shutdown: watch::Receiver<bool>,
 }
 
 impl ProxyState {
+    /// Hides more query parameters in what the proxy shows (its messages);
+    /// what it stores is hidden by the writer's own [`StoreRedaction`].
+    ///
+    /// [`StoreRedaction`]: crate::store::StoreRedaction
+    pub fn with_redaction(mut self, redaction: crate::store::StoreRedaction) -> Self {
+        self.redaction = redaction;
+        self
+    }
+
     /// A proxy to `upstream` (a base URL; request paths are appended).
     pub fn new(
         upstream: &str,
@@ -56,6 +68,7 @@ impl ProxyState {
             .build()?;
         Ok(Self {
             upstream: upstream.trim_end_matches('/').to_owned(),
+            redaction: crate::store::StoreRedaction::default(),
             client,
             writer,
             shutdown,
@@ -168,9 +181,14 @@ async fn forward(State(state): State<Arc<ProxyState>>, request: Request) -> Resp
     let response = match result {
         Ok(response) => response,
         Err(error) => {
-            let message =
-                format!("agui-replay proxy: the upstream {url} is unreachable: {error}\n");
-            if let Ok(session) = state
+            // The message is stored and shown: the URL without its secrets
+            // (issue 12), the error without the URL it would repeat.
+            let shown = state.redaction.url(&url).0;
+            let message = format!(
+                "agui-replay proxy: the upstream {shown} is unreachable: {}\n",
+                crate::export::error_chain(&error.without_url())
+            );
+            match state
                 .writer
                 .begin(NewSession {
                     source: "proxy".into(),
@@ -184,10 +202,13 @@ async fn forward(State(state): State<Arc<ProxyState>>, request: Request) -> Resp
                 })
                 .await
             {
-                state
-                    .writer
-                    .event(session, message.clone().into_bytes(), nanos_since(started));
-                state.writer.end(session, SessionStatus::Failed);
+                Ok(session) => {
+                    state
+                        .writer
+                        .event(session, message.clone().into_bytes(), nanos_since(started));
+                    state.writer.end(session, SessionStatus::Failed);
+                }
+                Err(error) => state.writer.report_failure(&error),
             }
             return plain(StatusCode::BAD_GATEWAY, message);
         }
@@ -212,8 +233,25 @@ async fn forward(State(state): State<Arc<ProxyState>>, request: Request) -> Resp
             }),
             ..NewSession::default()
         })
-        .await
-        .ok();
+        .await;
+    // The exchange is forwarded whatever happens to its recording; a
+    // recording that fails is said, not dropped (issue 12).
+    let session = match session {
+        Ok(session) => Some(session),
+        Err(error) => {
+            state.writer.report_failure(&error);
+            None
+        }
+    };
+    let content_length = headers
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    let decoder = BodyDecoder::for_encoding(
+        headers
+            .get(axum::http::header::CONTENT_ENCODING)
+            .and_then(|v| v.to_str().ok()),
+    );
     let mut builder = Response::builder().status(status);
     for (name, value) in &headers {
         if !is_hop_by_hop(name) {
@@ -227,15 +265,16 @@ async fn forward(State(state): State<Arc<ProxyState>>, request: Request) -> Resp
     let stopped: StopSignal = Box::pin(stopped);
     let body = RecordingBody {
         upstream: response.bytes_stream().boxed().take_until(stopped),
-        recorder: session.map(|session| Recorder {
-            session,
-            writer: state.writer.clone(),
-            started,
-            kind,
-            framer: SseFramer::with_max_frame_bytes(super::MAX_RECORDED_FRAME_BYTES),
-            other_body: Vec::new(),
-            failed: status.is_client_error() || status.is_server_error(),
-            ended: false,
+        recorder: session.map(|session| {
+            Recorder::new(
+                session,
+                state.writer.clone(),
+                started,
+                kind,
+                decoder,
+                content_length,
+                status.is_client_error() || status.is_server_error(),
+            )
         }),
     };
     builder
@@ -267,10 +306,79 @@ struct Recorder {
     other_body: Vec<u8>,
     failed: bool,
     ended: bool,
+    /// Undoes the body's `Content-Encoding` for what is stored; `None` once
+    /// it failed (the rest is stored as it comes, and the session fails).
+    decoder: Option<BodyDecoder>,
+    /// The body's `Content-Length`: a body that delivered it all is
+    /// complete, even if the server stops reading it before its end.
+    content_length: Option<u64>,
+    /// Bytes of the body received (encoded, as counted by
+    /// `Content-Length`).
+    received: u64,
 }
 
 impl Recorder {
+    fn new(
+        session: SessionId,
+        writer: WriterHandle,
+        started: Instant,
+        kind: BodyKind,
+        decoder: Result<BodyDecoder, DecodeError>,
+        content_length: Option<u64>,
+        failed: bool,
+    ) -> Self {
+        let mut recorder = Self {
+            session,
+            writer,
+            started,
+            kind,
+            framer: SseFramer::with_max_frame_bytes(super::MAX_RECORDED_FRAME_BYTES),
+            other_body: Vec::new(),
+            failed,
+            ended: false,
+            decoder: None,
+            content_length,
+            received: 0,
+        };
+        match decoder {
+            Ok(decoder) => recorder.decoder = Some(decoder),
+            Err(error) => recorder.undecodable(&error),
+        }
+        recorder
+    }
+
+    /// The body cannot be decoded: the recording says why in an event of its
+    /// own, stores the rest as it comes (one raw event a chunk), and fails.
+    fn undecodable(&mut self, error: &DecodeError) {
+        let note = format!(
+            "agui-replay proxy: the response body is stored as received, undecoded: {}",
+            crate::export::error_chain(error)
+        );
+        self.writer
+            .event(self.session, note.into_bytes(), nanos_since(self.started));
+        self.decoder = None;
+        self.kind = BodyKind::Protobuf;
+        self.failed = true;
+    }
+
     fn chunk(&mut self, chunk: &[u8]) {
+        self.received = self.received.saturating_add(chunk.len() as u64);
+        let decoded = match self.decoder.as_mut().map(|d| d.push(chunk)) {
+            Some(Ok(decoded)) => decoded,
+            Some(Err(error)) => {
+                self.undecodable(&error);
+                chunk.to_vec()
+            }
+            None => chunk.to_vec(),
+        };
+        self.store(&decoded);
+    }
+
+    /// Stores (decoded) body bytes.
+    fn store(&mut self, chunk: &[u8]) {
+        if chunk.is_empty() {
+            return;
+        }
         let arrival = nanos_since(self.started);
         match self.kind {
             BodyKind::Sse => {
@@ -295,6 +403,14 @@ impl Recorder {
             return;
         }
         self.ended = true;
+        match self.decoder.as_mut().map(BodyDecoder::finish) {
+            Some(Ok(rest)) => self.store(&rest),
+            Some(Err(error)) => self.undecodable(&error),
+            None => {}
+        }
+        // A body that delivered its whole `Content-Length` is complete: the
+        // server stops polling it there, before its end (issue 12).
+        let complete = complete || self.content_length == Some(self.received);
         let arrival = nanos_since(self.started);
         match self.kind {
             BodyKind::Sse => {

@@ -12,12 +12,13 @@ use tokio::sync::oneshot;
 use crate::input::HttpResponse;
 use crate::store::{
     COMMIT_INTERVAL, NewSession, RecordingWriter, SessionId, SessionStatus, StoreError,
+    StoreRedaction,
 };
 
 enum Command {
     Begin {
         session: NewSession,
-        reply: oneshot::Sender<Result<SessionId, String>>,
+        reply: oneshot::Sender<Result<SessionId, StoreError>>,
     },
     Response {
         session: SessionId,
@@ -34,6 +35,18 @@ enum Command {
     },
 }
 
+/// Why a session could not be begun.
+#[derive(Debug, thiserror::Error)]
+pub enum BeginError {
+    /// The writer thread has stopped (after a write failed: [`WriterThread::finish`]
+    /// returns why).
+    #[error("the recording writer has stopped (its error is reported when the recording ends)")]
+    Stopped,
+    /// The session could not be written.
+    #[error("cannot record the exchange")]
+    Store(#[from] StoreError),
+}
+
 /// Counts for the live line.
 #[derive(Debug, Default)]
 pub struct Counts {
@@ -41,6 +54,8 @@ pub struct Counts {
     pub sessions: AtomicU64,
     /// Events written.
     pub events: AtomicU64,
+    /// Exchanges that could not be recorded (forwarded all the same).
+    pub failures: AtomicU64,
 }
 
 /// A handle to the writer thread; cheap to clone.
@@ -52,25 +67,35 @@ pub struct WriterHandle {
 
 /// The writer thread itself, to finish at the end.
 pub struct WriterThread {
+    path: std::path::PathBuf,
     handle: WriterHandle,
     thread: JoinHandle<Result<(), StoreError>>,
 }
 
 impl WriterThread {
-    /// Opens (or creates) the recording and starts the thread.
+    /// Opens (or creates) the recording and starts the thread; requests are
+    /// stored with the default redaction.
     pub fn start(path: &Path) -> Result<Self, StoreError> {
-        let writer = RecordingWriter::open_or_create(path)?;
+        Self::start_with(path, StoreRedaction::default())
+    }
+
+    /// [`Self::start`], hiding what `redaction` names too in the requests
+    /// stored.
+    pub fn start_with(path: &Path, redaction: StoreRedaction) -> Result<Self, StoreError> {
+        let mut writer = RecordingWriter::open_or_create(path)?;
+        writer.set_redaction(redaction);
         let (commands, receiver) = channel();
         let counts = Arc::new(Counts::default());
         let thread = std::thread::Builder::new()
             .name("recording writer".into())
             .spawn(move || run(writer, &receiver))
-            .map_err(|e| StoreError::Sqlite {
+            .map_err(|source| StoreError::Io {
                 path: path.to_owned(),
-                context: format!("cannot start the writer thread ({e})"),
-                source: rusqlite::Error::InvalidQuery,
+                context: "cannot start the recording writer thread".into(),
+                source,
             })?;
         Ok(Self {
+            path: path.to_owned(),
             handle: WriterHandle { commands, counts },
             thread,
         })
@@ -83,25 +108,32 @@ impl WriterThread {
 
     /// Waits for every handle to be dropped, then commits and finishes the
     /// file (sessions still open are ended as complete).
+    /// A writer thread that panicked is an error, never a success.
     pub fn finish(self) -> Result<(), StoreError> {
+        let path = self.path;
         drop(self.handle);
         match self.thread.join() {
             Ok(result) => result,
-            Err(_) => Ok(()),
+            Err(panic) => {
+                let reason = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_owned())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "it panicked".to_owned());
+                Err(StoreError::WriterPanicked { path, reason })
+            }
         }
     }
 }
 
 impl WriterHandle {
     /// Begins a session and returns its id once written.
-    pub async fn begin(&self, session: NewSession) -> Result<SessionId, String> {
+    pub async fn begin(&self, session: NewSession) -> Result<SessionId, BeginError> {
         let (reply, answer) = oneshot::channel();
         self.commands
             .send(Command::Begin { session, reply })
-            .map_err(|_| "the recording writer has stopped".to_owned())?;
-        let id = answer
-            .await
-            .map_err(|_| "the recording writer has stopped".to_owned())??;
+            .map_err(|_| BeginError::Stopped)?;
+        let id = answer.await.map_err(|_| BeginError::Stopped)??;
         self.counts.sessions.fetch_add(1, Ordering::Relaxed);
         Ok(id)
     }
@@ -126,6 +158,17 @@ impl WriterHandle {
         let _ = self.commands.send(Command::End { session, status });
     }
 
+    /// Says that an exchange could not be recorded (on standard error,
+    /// once per exchange) and counts it: the exchange itself still goes
+    /// through, and [`WriterThread::finish`] returns the writer's error.
+    pub fn report_failure(&self, error: &BeginError) {
+        self.counts.failures.fetch_add(1, Ordering::Relaxed);
+        eprintln!(
+            "agui-replay: an exchange is not recorded: {}",
+            crate::export::error_chain(error)
+        );
+    }
+
     /// The counts so far.
     pub fn counts(&self) -> &Counts {
         &self.counts
@@ -136,7 +179,7 @@ fn run(mut writer: RecordingWriter, commands: &Receiver<Command>) -> Result<(), 
     loop {
         match commands.recv_timeout(COMMIT_INTERVAL) {
             Ok(Command::Begin { session, reply }) => {
-                let _ = reply.send(writer.begin_session(session).map_err(|e| e.to_string()));
+                let _ = reply.send(writer.begin_session(session));
             }
             Ok(Command::Response { session, response }) => {
                 writer.set_response_of(session, &response)?;

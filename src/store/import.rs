@@ -38,6 +38,12 @@ pub enum ImportError {
     /// The recording could not be written.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// An input is the output itself: importing would replace it.
+    #[error("the output is an input: import into another file: {path}")]
+    SameFile {
+        /// The input.
+        path: PathBuf,
+    },
 }
 
 /// Progress of a long import, reported after each transaction.
@@ -50,19 +56,57 @@ pub struct ImportProgress {
 }
 
 /// Imports `inputs` into a new recording at `out`, calling `progress` now
-/// and then. The recording is left whole at every step: a failure leaves the
-/// sessions written before it, complete.
+/// and then; a file already at `out` is replaced (a caller that must not
+/// replace one checks first).
+///
+/// Nothing is lost on failure (issue 12): an input that is `out` itself is
+/// refused; every input is read before anything is written; and the
+/// recording is written beside `out`, renamed over it only once complete
+/// ([`replace_file`](super::replace_file)), so that a failed import leaves
+/// the file that was at `out` as it was.
 pub fn import_files(
     inputs: &[PathBuf],
     out: &Path,
     progress: &mut dyn FnMut(ImportProgress),
 ) -> Result<Vec<ImportedSession>, ImportError> {
+    if let Some(input) = inputs
+        .iter()
+        .find(|input| crate::export::is_same_file(input, out))
+    {
+        return Err(ImportError::SameFile {
+            path: input.clone(),
+        });
+    }
     // Read every input first: an unreadable one fails before anything is
     // written.
     let mut planned: Vec<Planned> = Vec::new();
     for path in inputs {
         planned.extend(plan(path)?);
     }
+    let mut imported = Vec::new();
+    let written = super::replace_file(out, |temporary| {
+        imported = write_planned(planned, temporary, progress)?;
+        Ok::<(), ImportError>(())
+    });
+    match written {
+        Ok(()) => Ok(imported),
+        Err(super::ReplaceError::Write(error)) => Err(error),
+        Err(super::ReplaceError::Rename { path, source }) => {
+            Err(ImportError::Store(StoreError::Io {
+                path,
+                context: "cannot put the imported recording in place".into(),
+                source,
+            }))
+        }
+    }
+}
+
+/// Writes the planned sessions into a new recording at `out`.
+fn write_planned(
+    planned: Vec<Planned>,
+    out: &Path,
+    progress: &mut dyn FnMut(ImportProgress),
+) -> Result<Vec<ImportedSession>, ImportError> {
     let mut writer = RecordingWriter::create(out, true)?;
     let events_known: u64 = planned.iter().map(|p| p.events.len() as u64).sum();
     let mut events_done = 0u64;
@@ -74,14 +118,21 @@ pub fn import_files(
             writer.set_declared_profile(id, profile)?;
         }
         let before = events_done;
-        writer.import_events(&planned.events, &mut |written| {
-            progress(ImportProgress {
-                events_done: before + written,
-                events_known,
-            });
-        })?;
+        writer.import_events_at(
+            &planned.events,
+            planned.arrivals.as_deref(),
+            &mut |written| {
+                progress(ImportProgress {
+                    events_done: before + written,
+                    events_known,
+                });
+            },
+        )?;
         events_done += planned.events.len() as u64;
-        writer.end_session(SessionStatus::Complete)?;
+        match planned.ended {
+            Some((status, ended_at)) => writer.end_session_at(status, ended_at)?,
+            None => writer.end_session(SessionStatus::Complete)?,
+        }
         imported.push(ImportedSession {
             id,
             source: planned.session.source,
@@ -102,9 +153,47 @@ struct Planned {
     events: EventLog,
     /// The profile a vector document declares.
     declared_profile: Option<String>,
+    /// Known arrival times (a recording's); otherwise from `timestamp`s.
+    arrivals: Option<Vec<u64>>,
+    /// How and when it ended, when known (a recording's session); otherwise
+    /// complete, now.
+    ended: Option<(SessionStatus, Option<i64>)>,
+}
+
+/// The sessions of a recording, as they are: their requests, responses,
+/// events, arrival times and ends.
+fn plan_recording(path: &Path) -> Result<Vec<Planned>, ImportError> {
+    let recording = super::Recording::open(path)?;
+    let name = path.display().to_string();
+    let mut planned = Vec::with_capacity(recording.sessions().len());
+    for session in recording.sessions() {
+        planned.push(Planned {
+            session: NewSession {
+                source: format!(
+                    "import: {name} (session {}: {})",
+                    session.id, session.source
+                ),
+                format: session.format.clone(),
+                started_at_unix_ms: Some(session.started_at_unix_ms),
+                request: session.request.clone(),
+                response: session.response.clone(),
+                reader_diagnostics: session.reader_diagnostics.clone(),
+            },
+            events: recording.load_events(session.id)?,
+            arrivals: Some(recording.arrival_nanos(session.id)?),
+            ended: Some((session.status, session.ended_at_unix_ms)),
+            declared_profile: recording.declared_profile(session.id),
+        });
+    }
+    Ok(planned)
 }
 
 fn plan(path: &Path) -> Result<Vec<Planned>, ImportError> {
+    // A recording's sessions are imported as they are (issue 12: a
+    // recording was refused as "not supported by this build").
+    if super::file_is_sqlite(path) {
+        return plan_recording(path);
+    }
     let bytes = std::fs::read(path).map_err(|source| ReadError::Io {
         path: path.to_owned(),
         source,
@@ -125,6 +214,8 @@ fn plan(path: &Path) -> Result<Vec<Planned>, ImportError> {
             },
             events: stream.events,
             declared_profile: stream.declared_profile,
+            arrivals: None,
+            ended: None,
         }]);
     }
     let exchanges = input::read_har(&bytes).map_err(|reason| ImportError::Har {
@@ -145,7 +236,10 @@ fn plan(path: &Path) -> Result<Vec<Planned>, ImportError> {
                     "import: {name} (entry {}: {} {})",
                     i + 1,
                     exchange.request.method,
-                    exchange.request.url
+                    // The source is stored too: without the URL's secrets.
+                    super::StoreRedaction::default()
+                        .url(&exchange.request.url)
+                        .0
                 ),
                 format: "har".to_owned(),
                 started_at_unix_ms: exchange.started_at_unix_ms,
@@ -155,6 +249,8 @@ fn plan(path: &Path) -> Result<Vec<Planned>, ImportError> {
             },
             events,
             declared_profile: None,
+            arrivals: None,
+            ended: None,
         });
     }
     Ok(planned)

@@ -13,8 +13,11 @@
 
 mod annotations;
 mod import;
+pub(crate) mod raw_json;
 mod reader;
+mod replace;
 mod schema;
+mod secrets;
 mod writer;
 
 use std::fmt;
@@ -26,8 +29,10 @@ pub use annotations::{
 };
 pub use import::{ImportError, ImportProgress, ImportedSession, format_name, import_files};
 pub use reader::{FirstFrame, Recording, StoredEvent, file_is_sqlite};
+pub use replace::{ReplaceError, SIDECARS, remove_with_sidecars, replace_file, temporary_beside};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
-pub use writer::{COMMIT_INTERVAL, NewSession, RecordingWriter};
+pub use secrets::{SECRET_FIELD_NAMES, SECRET_QUERY_PARAMS, StoreRedaction};
+pub use writer::{CHECKPOINT_INTERVAL, COMMIT_INTERVAL, NewSession, RecordingWriter};
 
 use crate::diagnostic::Diagnostic;
 use crate::input::{HttpRequest, HttpResponse};
@@ -103,6 +108,11 @@ pub struct SessionInfo {
     pub reader_diagnostics: Vec<Diagnostic>,
     /// The number of events.
     pub num_events: u64,
+    /// What was hidden of its request and response when it was stored
+    /// (`header authorization`, `query api_key`, `url password`,
+    /// `body /forwardedProps/apiKey`), in the recording's `meta` table under
+    /// `redacted:session:ID`; empty if nothing was.
+    pub redacted: Vec<String>,
 }
 
 impl SessionInfo {
@@ -208,6 +218,54 @@ pub enum StoreError {
         /// The id asked for.
         id: i64,
     },
+    /// A new recording was asked for where a database already is.
+    #[error("the file already exists and is not empty; not overwriting it: {path}")]
+    Exists {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A write named a session that is not open (ended, or never begun).
+    #[error("no such open session in the recording: {path}")]
+    NoOpenSession {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file could not be read or written outside SQLite.
+    #[error("{context}: {path}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What was being done.
+        context: String,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A writer stopped in the middle of a transaction and left its rollback
+    /// journal: the file must be rolled back before it can be read, which a
+    /// read-only open cannot do.
+    #[error(
+        "the recording was left half-written by a writer that stopped in the middle of a \
+         transaction: its rollback journal {journal} must be applied before the file can be \
+         read, and opening a recording never modifies it; open it once for writing to roll \
+         it back to its last commit (for instance with `sqlite3 FILE 'PRAGMA quick_check'`), \
+         keeping the journal beside it: {path}"
+    )]
+    HotJournal {
+        /// The file.
+        path: PathBuf,
+        /// The journal beside it.
+        journal: PathBuf,
+    },
+    /// The writer thread of a live recording died (a bug): what it held
+    /// last may not be in the file.
+    #[error("the recording writer stopped unexpectedly ({reason}): {path}")]
+    WriterPanicked {
+        /// The file.
+        path: PathBuf,
+        /// The panic's message, if it had one.
+        reason: String,
+    },
     /// Another SQLite failure (disk full, permissions, a locked file).
     #[error("{context}: {path}")]
     Sqlite {
@@ -219,6 +277,12 @@ pub enum StoreError {
         #[source]
         source: rusqlite::Error,
     },
+}
+
+/// The `meta` key under which a recording lists what was hidden of a
+/// session's request (a JSON array of strings).
+pub(crate) fn redacted_key(session: SessionId) -> String {
+    format!("redacted:session:{session}")
 }
 
 /// Whether bytes start like an SQLite database.

@@ -48,6 +48,9 @@ pub struct Recording {
     conn: Connection,
     path: PathBuf,
     sessions: Vec<SessionInfo>,
+    /// Opened immutable (a WAL-mode file without its `-wal`): reopened
+    /// normally by [`Self::refresh`] once a writer makes one.
+    immutable: bool,
 }
 
 /// The largest step a session can hold (40 bits of the row id).
@@ -68,20 +71,106 @@ pub(super) fn check_header(path: &Path) -> Result<(), StoreError> {
         Ok(_) => Err(StoreError::NotSqlite {
             path: path.to_owned(),
         }),
-        Err(source) => Err(StoreError::Sqlite {
+        Err(source) => Err(StoreError::Io {
             path: path.to_owned(),
-            context: format!("cannot read the file ({source})"),
-            source: rusqlite::Error::InvalidPath(path.to_owned()),
+            context: "cannot read the file".into(),
+            source,
         }),
     }
 }
 
-/// The first bytes of a file (fewer if it is shorter).
+/// The first bytes of a file, up to the end of SQLite's header fields this
+/// module reads (fewer if it is shorter).
 fn read_header(path: &Path) -> std::io::Result<Vec<u8>> {
-    let mut header = vec![0u8; 16];
-    let n = std::fs::File::open(path)?.read(&mut header)?;
+    let mut header = vec![0u8; 20];
+    let mut file = std::fs::File::open(path)?;
+    let mut n = 0;
+    while n < header.len() {
+        match file.read(&mut header[n..])? {
+            0 => break,
+            read => n += read,
+        }
+    }
     header.truncate(n);
     Ok(header)
+}
+
+/// Whether an SQLite header says the database uses a write-ahead log
+/// (its file format write and read versions, bytes 18 and 19, are 2).
+fn header_says_wal(header: &[u8]) -> bool {
+    header.get(18..20) == Some(&[2, 2][..])
+}
+
+/// A file beside `path`: `path` with `suffix` appended (`-wal`, `-journal`).
+fn beside(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    name.into()
+}
+
+/// An SQLite `file:` URI naming `path`, opened immutable: SQLite then
+/// creates nothing beside the file and takes no lock.
+fn immutable_uri(path: &Path) -> String {
+    #[cfg(unix)]
+    let bytes = std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()).to_vec();
+    #[cfg(not(unix))]
+    let bytes = path.to_string_lossy().replace('\\', "/").into_bytes();
+    let mut uri = String::from("file:");
+    for byte in bytes {
+        if byte.is_ascii_alphanumeric() || b"-._~/".contains(&byte) {
+            uri.push(char::from(byte));
+        } else {
+            uri.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    uri.push_str("?immutable=1");
+    uri
+}
+
+/// Opens a recording read-only without creating anything beside it;
+/// returns the connection and whether it was opened immutable.
+///
+/// A database in WAL mode needs its `-wal` and `-shm` files to be read, and
+/// SQLite creates them when they are missing, even for a read-only
+/// connection (and fails where it cannot, in a read-only directory or on
+/// read-only media). A recording in WAL mode without its `-wal` has nothing
+/// outside the main file, so it is opened immutable: nothing is created and
+/// nothing is needed (issue 12). One whose `-wal` is there but whose `-shm`
+/// cannot be made is opened immutable too: the writer folds its log into
+/// the main file every second ([`CHECKPOINT_INTERVAL`]), so at most the last
+/// second of a killed recorder is not seen.
+///
+/// [`CHECKPOINT_INTERVAL`]: super::writer::CHECKPOINT_INTERVAL
+fn open_connection(path: &Path) -> rusqlite::Result<(Connection, bool)> {
+    let wal_mode = read_header(path).is_ok_and(|header| header_says_wal(&header));
+    let immutable = || {
+        Connection::open_with_flags(
+            immutable_uri(path),
+            OpenFlags::SQLITE_OPEN_READ_ONLY
+                | OpenFlags::SQLITE_OPEN_URI
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+    };
+    if wal_mode && !beside(path, "-wal").exists() {
+        return Ok((immutable()?, true));
+    }
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    // SQLite opens lazily: the first read is where a missing `-shm` fails.
+    match conn.query_row("PRAGMA schema_version", [], |_| Ok(())) {
+        Err(e)
+            if wal_mode
+                && matches!(
+                    e.sqlite_error_code(),
+                    Some(rusqlite::ErrorCode::CannotOpen | rusqlite::ErrorCode::ReadOnly)
+                ) =>
+        {
+            Ok((immutable()?, true))
+        }
+        _ => Ok((conn, false)),
+    }
 }
 
 /// Refuses a database another application made, or a newer version of
@@ -165,18 +254,32 @@ impl Recording {
                 }
             }
         };
-        let conn = Connection::open_with_flags(
-            path,
-            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
-        .map_err(fail("cannot open the recording"))?;
-        let (application_id, version) =
-            versions(&conn).map_err(fail("cannot read the recording"))?;
+        let hot_journal = |source: rusqlite::Error| {
+            let journal = beside(path, "-journal");
+            let left = std::fs::metadata(&journal).is_ok_and(|m| m.len() > 0);
+            if left && source.sqlite_error_code() == Some(rusqlite::ErrorCode::ReadOnly) {
+                Err(StoreError::HotJournal {
+                    path: path.to_owned(),
+                    journal,
+                })
+            } else {
+                Ok(source)
+            }
+        };
+        let (conn, immutable) = match open_connection(path) {
+            Ok(opened) => opened,
+            Err(e) => return Err(fail("cannot open the recording")(hot_journal(e)?)),
+        };
+        let (application_id, version) = match versions(&conn) {
+            Ok(versions) => versions,
+            Err(e) => return Err(fail("cannot read the recording")(hot_journal(e)?)),
+        };
         check_readable(path, application_id, version)?;
         let mut recording = Self {
             conn,
             path: path.to_owned(),
             sessions: Vec::new(),
+            immutable,
         };
         recording.sessions = recording
             .read_sessions()
@@ -200,6 +303,14 @@ impl Recording {
     /// [`Self::events_after`] follows a live recording; each read sees the
     /// writer's last commit, never half of one.
     pub fn refresh(&mut self) -> Result<(), StoreError> {
+        if self.immutable && beside(&self.path, "-wal").exists() {
+            // A writer opened the file meanwhile: an immutable connection
+            // would not see what it writes.
+            if let Ok((conn, immutable)) = open_connection(&self.path) {
+                self.conn = conn;
+                self.immutable = immutable;
+            }
+        }
         self.sessions = self
             .read_sessions()
             .map_err(|e| self.error("cannot read the sessions", e))?;
@@ -307,7 +418,26 @@ impl Recording {
         format!("{} sessions: {}", self.sessions.len(), list.join("; "))
     }
 
+    /// What was hidden of each session's request, from the `meta` table.
+    fn read_redacted(&self) -> rusqlite::Result<rustc_hash::FxHashMap<String, Vec<String>>> {
+        let mut statement = self
+            .conn
+            .prepare("SELECT key, value FROM meta WHERE key LIKE 'redacted:session:%'")?;
+        let rows = statement.query_map([], |row| {
+            Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
+        })?;
+        let mut redacted = rustc_hash::FxHashMap::default();
+        for row in rows {
+            let (key, value) = row?;
+            if let Ok(list) = serde_json::from_str::<Vec<String>>(&value) {
+                redacted.insert(key, list);
+            }
+        }
+        Ok(redacted)
+    }
+
     fn read_sessions(&self) -> rusqlite::Result<Vec<SessionInfo>> {
+        let mut redacted = self.read_redacted()?;
         let mut statement = self.conn.prepare(
             "SELECT id, source, format, started_at_unix_ms, ended_at_unix_ms, status,
                     request_method, request_url, request_headers, request_body,
@@ -352,8 +482,12 @@ impl Recording {
                 .collect();
             let status: String = row.get(5)?;
             let max_seq: Option<i64> = row.get(13)?;
+            let id = SessionId(row.get(0)?);
             Ok(SessionInfo {
-                id: SessionId(row.get(0)?),
+                id,
+                redacted: redacted
+                    .remove(&super::redacted_key(id))
+                    .unwrap_or_default(),
                 source: row.get(1)?,
                 format: row.get(2)?,
                 started_at_unix_ms: row.get(3)?,

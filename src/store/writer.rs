@@ -8,13 +8,19 @@ use rustc_hash::FxHashMap;
 use serde::Deserialize;
 
 use super::schema;
-use super::{SessionId, SessionStatus, StoreError, now_unix_ms, redact_headers};
+use super::secrets::StoreRedaction;
+use super::{SessionId, SessionStatus, StoreError, is_secret_header, now_unix_ms, redact_headers};
 use crate::diagnostic::{Diagnostic, Seq};
 use crate::input::{EventLog, HttpRequest, HttpResponse};
 
 /// Events are committed at least this often while they arrive: a killed
 /// writer loses at most the events of the last interval.
 pub const COMMIT_INTERVAL: Duration = Duration::from_millis(100);
+
+/// The write-ahead log of a live recording is folded into the main file at
+/// least this often: a killed writer leaves a file that stands alone, with
+/// at most about this much of its events only in the `-wal` beside it.
+pub const CHECKPOINT_INTERVAL: Duration = Duration::from_secs(1);
 
 /// How long a write waits for another connection to release the file.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -130,6 +136,14 @@ pub struct RecordingWriter {
     pending: Vec<Pending>,
     last_commit: Instant,
     indexes_deferred: bool,
+    /// Whether the file uses a write-ahead log (a live recording).
+    live: bool,
+    /// When the log was last folded into the main file.
+    last_checkpoint: Instant,
+    /// Whether something was committed since.
+    uncheckpointed: bool,
+    /// What the requests it stores hide.
+    redaction: StoreRedaction,
 }
 
 struct Session {
@@ -152,10 +166,8 @@ fn sqlite_error(path: &Path, context: &str) -> impl FnOnce(rusqlite::Error) -> S
 }
 
 fn no_session(path: &Path) -> StoreError {
-    StoreError::Sqlite {
+    StoreError::NoOpenSession {
         path: path.to_owned(),
-        context: "no such open session".into(),
-        source: rusqlite::Error::InvalidQuery,
     }
 }
 
@@ -178,15 +190,26 @@ impl RecordingWriter {
             .query_row("SELECT count(*) FROM sqlite_master", [], |row| row.get(0))
             .map_err(sqlite("cannot create the recording"))?;
         if existing > 0 {
-            return Err(StoreError::Sqlite {
+            return Err(StoreError::Exists {
                 path: path.to_owned(),
-                context: "the file already exists and is not empty; not overwriting it".into(),
-                source: rusqlite::Error::InvalidQuery,
             });
         }
-        configure(&conn, !for_import).map_err(sqlite("cannot set up the recording"))?;
+        // The schema, the application id and the version are written with
+        // a rollback journal, into the main file itself: a live recording
+        // switches to its write-ahead log only afterwards, so that the file
+        // says "recording" on its own from the start, whatever happens to
+        // its `-wal` (issue 12).
+        if for_import {
+            configure(&conn, false)
+        } else {
+            conn.busy_timeout(BUSY_TIMEOUT)
+        }
+        .map_err(sqlite("cannot set up the recording"))?;
         schema::create(&conn, for_import).map_err(sqlite("cannot create the recording schema"))?;
-        Ok(Self::with_connection(conn, path, for_import))
+        if !for_import {
+            configure(&conn, true).map_err(sqlite("cannot set up the recording"))?;
+        }
+        Ok(Self::with_connection(conn, path, for_import, !for_import))
     }
 
     /// Opens an existing recording to add sessions (migrating an older
@@ -210,7 +233,7 @@ impl RecordingWriter {
         // Indexes a bulk import deferred and never built (it was killed).
         conn.execute_batch(schema::INDEXES_V1)
             .map_err(sqlite("cannot index the recording"))?;
-        Ok(Self::with_connection(conn, path, false))
+        Ok(Self::with_connection(conn, path, false, true))
     }
 
     /// Opens `path` to add sessions if it exists, or creates it.
@@ -222,7 +245,7 @@ impl RecordingWriter {
         }
     }
 
-    fn with_connection(conn: Connection, path: &Path, indexes_deferred: bool) -> Self {
+    fn with_connection(conn: Connection, path: &Path, indexes_deferred: bool, live: bool) -> Self {
         Self {
             conn,
             path: path.to_owned(),
@@ -231,6 +254,10 @@ impl RecordingWriter {
             pending: Vec::new(),
             last_commit: Instant::now(),
             indexes_deferred,
+            live,
+            last_checkpoint: Instant::now(),
+            uncheckpointed: false,
+            redaction: StoreRedaction::default(),
         }
     }
 
@@ -251,12 +278,38 @@ impl RecordingWriter {
         self.current.ok_or_else(|| no_session(&self.path))
     }
 
+    /// Sets what the requests of the sessions begun from now on hide,
+    /// beyond the defaults (see [`StoreRedaction`]).
+    pub fn set_redaction(&mut self, redaction: StoreRedaction) {
+        self.redaction = redaction;
+    }
+
     /// Starts a session (others stay open) and makes it the current one.
+    /// Its request is stored without its secrets (see [`StoreRedaction`]),
+    /// and the recording says what was hidden
+    /// ([`SessionInfo::redacted`](super::SessionInfo::redacted)).
     pub fn begin_session(&mut self, session: NewSession) -> Result<SessionId, StoreError> {
         let headers_json = |headers: &[(String, String)]| {
             serde_json::to_string(&redact_headers(headers)).unwrap_or_else(|_| "[]".into())
         };
-        let request = session.request.as_ref();
+        let (stored_request, mut hidden) = match &session.request {
+            Some(request) => {
+                let (stored, hidden) = self.redaction.request(request);
+                (Some(stored), hidden)
+            }
+            None => (None, Vec::new()),
+        };
+        if let Some(response) = &session.response {
+            hidden.extend(
+                response
+                    .headers
+                    .iter()
+                    .filter(|(name, _)| is_secret_header(name))
+                    .map(|(name, _)| format!("response header {}", name.to_ascii_lowercase())),
+            );
+            hidden.dedup();
+        }
+        let request = stored_request.as_ref();
         let response = session.response.as_ref();
         let diagnostics = if session.reader_diagnostics.is_empty() {
             None
@@ -300,7 +353,17 @@ impl RecordingWriter {
                 ],
             )
             .map_err(|e| self.sqlite("cannot start a session", e))?;
+        self.uncheckpointed = true;
         let id = SessionId(self.conn.last_insert_rowid());
+        if !hidden.is_empty() {
+            let list = serde_json::to_string(&hidden).unwrap_or_else(|_| "[]".into());
+            self.conn
+                .execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)",
+                    params![super::redacted_key(id), list],
+                )
+                .map_err(|e| self.sqlite("cannot start a session", e))?;
+        }
         self.sessions.insert(
             id,
             Session {
@@ -350,6 +413,7 @@ impl RecordingWriter {
                 params![response.status, headers, session.0],
             )
             .map_err(|e| self.sqlite("cannot record the response", e))?;
+        self.uncheckpointed = true;
         Ok(())
     }
 
@@ -387,6 +451,19 @@ impl RecordingWriter {
         events: &EventLog,
         progress: &mut dyn FnMut(u64),
     ) -> Result<(), StoreError> {
+        self.import_events_at(events, None, progress)
+    }
+
+    /// [`Self::import_events`] with known arrival times (`arrivals[i]` is
+    /// the one of the event at index `i`, as a recording holds them);
+    /// without them, or past their end, arrivals come from the events'
+    /// `timestamp`s.
+    pub fn import_events_at(
+        &mut self,
+        events: &EventLog,
+        arrivals: Option<&[u64]>,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<(), StoreError> {
         self.flush()?;
         let id = self.current()?;
         let Some(session) = self.sessions.get_mut(&id) else {
@@ -394,6 +471,7 @@ impl RecordingWriter {
         };
         let mut written = 0u64;
         let all: Vec<&[u8]> = events.iter().map(|(_, raw)| raw).collect();
+        let mut index = 0usize;
         for chunk in all.chunks(MAX_BATCH_EVENTS) {
             let result = (|| {
                 let tx = self.conn.unchecked_transaction()?;
@@ -401,7 +479,14 @@ impl RecordingWriter {
                     let mut insert = tx.prepare_cached(INSERT_EVENT)?;
                     for raw in chunk {
                         let keys = KeysRef::of(raw);
-                        let arrival = imported_arrival(session, keys.timestamp());
+                        let arrival = match arrivals.and_then(|a| a.get(index)) {
+                            Some(&known) => {
+                                session.last_arrival_nanos = known;
+                                known
+                            }
+                            None => imported_arrival(session, keys.timestamp()),
+                        };
+                        index += 1;
                         let seq = i64::try_from(session.next_seq).unwrap_or(i64::MAX);
                         session.next_seq += 1;
                         insert.execute(params![
@@ -427,6 +512,7 @@ impl RecordingWriter {
             progress(written);
         }
         self.last_commit = Instant::now();
+        self.uncheckpointed = true;
         Ok(())
     }
 
@@ -481,7 +567,33 @@ impl RecordingWriter {
         if !self.pending.is_empty() && self.last_commit.elapsed() >= COMMIT_INTERVAL {
             self.flush()?;
         }
+        self.checkpoint_if_due()
+    }
+
+    /// Folds the write-ahead log into the main file if something was
+    /// committed since the last time and that is [`CHECKPOINT_INTERVAL`]
+    /// ago (a passive checkpoint: it never waits for a reader, and copies
+    /// what no reader still needs). The writer thread calls it at every
+    /// [`COMMIT_INTERVAL`], so that a killed writer's file stands alone with
+    /// all but about its last second (issue 12).
+    pub fn checkpoint_if_due(&mut self) -> Result<(), StoreError> {
+        if self.live && self.uncheckpointed && self.last_checkpoint.elapsed() >= CHECKPOINT_INTERVAL
+        {
+            self.checkpoint()?;
+        }
         Ok(())
+    }
+
+    /// Folds the write-ahead log into the main file now (passively).
+    pub fn checkpoint(&mut self) -> Result<(), StoreError> {
+        self.last_checkpoint = Instant::now();
+        self.uncheckpointed = false;
+        if !self.live {
+            return Ok(());
+        }
+        self.conn
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
+            .map_err(|e| self.sqlite("cannot fold the write-ahead log into the recording", e))
     }
 
     /// Commits the pending events now, in one transaction.
@@ -511,6 +623,7 @@ impl RecordingWriter {
         })();
         result.map_err(|e| self.sqlite("cannot write events", e))?;
         self.pending.clear();
+        self.uncheckpointed = true;
         Ok(())
     }
 
@@ -550,6 +663,7 @@ impl RecordingWriter {
                 params![status.as_str(), ended_at_unix_ms, session.0],
             )
             .map_err(|e| self.sqlite("cannot end the session", e))?;
+        self.uncheckpointed = true;
         Ok(())
     }
 

@@ -1,0 +1,93 @@
+//! Replacing a file safely: the new content is written into a file beside
+//! it, renamed over it once complete, so that a failure at any step leaves
+//! the old file as it was. Exports and imports both write this way.
+
+use std::path::{Path, PathBuf};
+
+/// The files SQLite keeps beside a database.
+pub const SIDECARS: [&str; 3] = ["-wal", "-shm", "-journal"];
+
+/// Why a file could not be replaced.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplaceError<E: std::error::Error + 'static> {
+    /// Writing the new content failed (the old file is untouched).
+    #[error(transparent)]
+    Write(E),
+    /// The new content could not take the old file's place (the old file is
+    /// untouched).
+    #[error("cannot replace {path}")]
+    Rename {
+        /// The file to replace.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// `path` with `suffix` appended to its name (`x.rec` → `x.rec-wal`).
+pub fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    name.into()
+}
+
+/// A name for the file written before it replaces `out`: hidden, in the
+/// same directory (so the rename stays on one file system).
+pub fn temporary_beside(out: &Path) -> PathBuf {
+    let name = out
+        .file_name()
+        .map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
+    out.with_file_name(format!(".{name}.{}.partial", std::process::id()))
+}
+
+/// Removes a file and the SQLite files beside it.
+pub fn remove_with_sidecars(path: &Path) {
+    let _ = std::fs::remove_file(path);
+    for suffix in SIDECARS {
+        let _ = std::fs::remove_file(with_suffix(path, suffix));
+    }
+}
+
+/// Writes `out` through `write`, which is given the temporary file beside
+/// `out` to write to: once it succeeds, the temporary file is renamed over
+/// `out` (which a recording there leaves with its old `-wal`, `-shm` and
+/// `-journal`); if it fails, the temporary file is removed and `out` is as
+/// it was.
+pub fn replace_file<E: std::error::Error + 'static>(
+    out: &Path,
+    write: impl FnOnce(&Path) -> Result<(), E>,
+) -> Result<(), ReplaceError<E>> {
+    let temporary = temporary_beside(out);
+    remove_with_sidecars(&temporary);
+    if let Err(error) = write(&temporary) {
+        remove_with_sidecars(&temporary);
+        return Err(ReplaceError::Write(error));
+    }
+    // The files SQLite keeps beside a database at `out` belong to the file
+    // replaced: set aside, put back if the rename fails.
+    let set_aside: Vec<(PathBuf, PathBuf)> = SIDECARS
+        .iter()
+        .filter_map(|suffix| {
+            let sidecar = with_suffix(out, suffix);
+            let aside = with_suffix(&temporary, &format!(".replaced{suffix}"));
+            std::fs::rename(&sidecar, &aside)
+                .ok()
+                .map(|()| (sidecar, aside))
+        })
+        .collect();
+    if let Err(source) = std::fs::rename(&temporary, out) {
+        for (sidecar, aside) in &set_aside {
+            let _ = std::fs::rename(aside, sidecar);
+        }
+        remove_with_sidecars(&temporary);
+        return Err(ReplaceError::Rename {
+            path: out.to_owned(),
+            source,
+        });
+    }
+    for (_, aside) in &set_aside {
+        let _ = std::fs::remove_file(aside);
+    }
+    Ok(())
+}

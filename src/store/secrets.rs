@@ -1,0 +1,347 @@
+//! What a recording never stores: secret headers, secret query parameters
+//! and the password of a URL, and tokens in the run input. A live capture
+//! (`record`, `run`) and an import store their requests through
+//! [`StoreRedaction`], whose defaults a user extends on the command line
+//! (`--redact-param NAME`, `--redact-field POINTER`); the recording says, per
+//! session, what was hidden ([`crate::store::SessionInfo::redacted`]). The
+//! client and the agent still exchange the exact bytes: only what is stored
+//! changes (issue 12).
+
+use super::raw_json;
+use super::{REDACTED, is_secret_header};
+use crate::input::HttpRequest;
+
+/// Query parameters whose values are never stored, by default. Names are
+/// compared without case, `-` and `_` (`apiKey`, `api_key` and `API-KEY`
+/// are one name).
+pub const SECRET_QUERY_PARAMS: &[&str] = &[
+    "api_key",
+    "apikey",
+    "key",
+    "token",
+    "access_token",
+    "refresh_token",
+    "id_token",
+    "auth",
+    "auth_token",
+    "authorization",
+    "bearer",
+    "password",
+    "passwd",
+    "pwd",
+    "secret",
+    "client_secret",
+    "signature",
+    "sig",
+    "session",
+    "session_id",
+    "x-api-key",
+    "x-amz-signature",
+    "x-amz-security-token",
+    "x-goog-signature",
+];
+
+/// Members of the run input's `forwardedProps` (at any depth) whose values
+/// are never stored, by default; compared as [`SECRET_QUERY_PARAMS`] are.
+pub const SECRET_FIELD_NAMES: &[&str] = &[
+    "api_key",
+    "apikey",
+    "token",
+    "access_token",
+    "refresh_token",
+    "id_token",
+    "auth_token",
+    "authorization",
+    "bearer",
+    "password",
+    "passwd",
+    "secret",
+    "client_secret",
+    "private_key",
+    "credentials",
+    "cookie",
+];
+
+/// How deep the search for secret members goes (JSON itself is read at
+/// most 128 levels deep).
+const MAX_FIELD_DEPTH: usize = 128;
+
+/// What a recording hides of the requests it stores, beyond the secret
+/// headers (always hidden): the default lists, and what the user adds.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StoreRedaction {
+    /// More query parameter names to hide (`--redact-param NAME`).
+    pub params: Vec<String>,
+    /// JSON pointers into the run input to hide (`--redact-field POINTER`),
+    /// wherever they resolve (every duplicate member included).
+    pub fields: Vec<String>,
+}
+
+/// A name compared without case, `-` and `_`.
+fn normalized(name: &str) -> String {
+    name.chars()
+        .filter(|c| *c != '-' && *c != '_')
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+fn listed(list: &[&str], extra: &[String], name: &str) -> bool {
+    let name = normalized(name);
+    list.iter().any(|n| normalized(n) == name) || extra.iter().any(|n| normalized(n) == name)
+}
+
+/// Percent-decoding of a query component (`+` is a space), for comparing
+/// names; undecodable bytes stay as they are.
+fn percent_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| char::from(b).to_digit(16);
+        match bytes[i] {
+            b'%' => match (
+                bytes.get(i + 1).copied().and_then(hex),
+                bytes.get(i + 2).copied().and_then(hex),
+            ) {
+                (Some(high), Some(low)) => {
+                    // Two hex digits: at most 255.
+                    out.push(u8::try_from(high * 16 + low).unwrap_or(b'%'));
+                    i += 3;
+                    continue;
+                }
+                _ => out.push(b'%'),
+            },
+            b'+' => out.push(b' '),
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+impl StoreRedaction {
+    /// Whether a query parameter's value is hidden.
+    pub fn is_secret_param(&self, name: &str) -> bool {
+        listed(SECRET_QUERY_PARAMS, &self.params, &percent_decoded(name))
+    }
+
+    /// A URL with its userinfo password and secret query values replaced by
+    /// [`REDACTED`], every other byte kept; and what was hidden
+    /// (`url password`, `query api_key`…).
+    pub fn url(&self, url: &str) -> (String, Vec<String>) {
+        let mut hidden = Vec::new();
+        let (before_fragment, fragment) = match url.find('#') {
+            Some(at) => url.split_at(at),
+            None => (url, ""),
+        };
+        let (base, query) = match before_fragment.find('?') {
+            Some(at) => (&before_fragment[..at], Some(&before_fragment[at + 1..])),
+            None => (before_fragment, None),
+        };
+        let mut out = String::with_capacity(url.len());
+        // The authority: after `scheme://`, up to the path.
+        match base.find("://") {
+            Some(at) => {
+                let authority_start = at + 3;
+                let rest = &base[authority_start..];
+                let authority_end = rest.find('/').map_or(base.len(), |i| authority_start + i);
+                let authority = &base[authority_start..authority_end];
+                out.push_str(&base[..authority_start]);
+                match authority.rfind('@') {
+                    Some(at_sign) => {
+                        let userinfo = &authority[..at_sign];
+                        match userinfo.find(':') {
+                            Some(colon) if colon + 1 < userinfo.len() => {
+                                out.push_str(&userinfo[..=colon]);
+                                out.push_str(REDACTED);
+                                hidden.push("url password".to_owned());
+                            }
+                            _ => out.push_str(userinfo),
+                        }
+                        out.push_str(&authority[at_sign..]);
+                    }
+                    None => out.push_str(authority),
+                }
+                out.push_str(&base[authority_end..]);
+            }
+            None => out.push_str(base),
+        }
+        if let Some(query) = query {
+            out.push('?');
+            let parts: Vec<String> = query
+                .split('&')
+                .map(|part| match part.split_once('=') {
+                    Some((name, value)) if !value.is_empty() && self.is_secret_param(name) => {
+                        let label = format!("query {}", percent_decoded(name));
+                        if !hidden.contains(&label) {
+                            hidden.push(label);
+                        }
+                        format!("{name}={REDACTED}")
+                    }
+                    _ => part.to_owned(),
+                })
+                .collect();
+            out.push_str(&parts.join("&"));
+        }
+        out.push_str(fragment);
+        (out, hidden)
+    }
+
+    /// A run input (a JSON request body) with its secrets replaced by
+    /// `"[redacted]"`, every other byte kept: the members of
+    /// `forwardedProps`, at any depth, named in [`SECRET_FIELD_NAMES`], and
+    /// the values at the user's pointers. `None` when nothing is hidden (or
+    /// the body is not JSON); with it, the pointers of what was hidden.
+    pub fn body(&self, body: &[u8]) -> Option<(Vec<u8>, Vec<String>)> {
+        let text = std::str::from_utf8(body).ok()?;
+        let root = raw_json::parse(text)?;
+        let mut ranges = Vec::new();
+        let mut hidden = Vec::new();
+        let note = |hidden: &mut Vec<String>, pointer: String| {
+            if !hidden.contains(&pointer) {
+                hidden.push(pointer);
+            }
+        };
+        for props in raw_json::values_at(root, &["forwardedProps".to_owned()]) {
+            let mut found = Vec::new();
+            secret_members(props, "/forwardedProps", 0, &mut found);
+            for (pointer, value) in found {
+                ranges.extend(raw_json::range_in(text, value));
+                note(&mut hidden, pointer);
+            }
+        }
+        for pointer in &self.fields {
+            let Ok(tokens) = crate::export::parse_pointer(pointer) else {
+                continue;
+            };
+            let found = raw_json::ranges_at(text, &tokens);
+            if !found.is_empty() {
+                ranges.extend(found);
+                note(&mut hidden, pointer.clone());
+            }
+        }
+        if ranges.is_empty() {
+            return None;
+        }
+        let placeholder = serde_json::to_string(REDACTED).unwrap_or_default();
+        let redacted = raw_json::splice(text, ranges, &placeholder);
+        Some((redacted.into_bytes(), hidden))
+    }
+
+    /// A request as it is stored: secret headers, URL parts and run input
+    /// members hidden; and what was hidden, in words (`header
+    /// authorization`, `query key`, `body /forwardedProps/apiKey`).
+    pub fn request(&self, request: &HttpRequest) -> (HttpRequest, Vec<String>) {
+        let mut hidden: Vec<String> = request
+            .headers
+            .iter()
+            .filter(|(name, _)| is_secret_header(name))
+            .map(|(name, _)| format!("header {}", name.to_ascii_lowercase()))
+            .collect();
+        hidden.dedup();
+        let (url, url_hidden) = self.url(&request.url);
+        hidden.extend(url_hidden);
+        let body = match request.body.as_deref().and_then(|body| self.body(body)) {
+            Some((body, pointers)) => {
+                hidden.extend(pointers.into_iter().map(|p| format!("body {p}")));
+                Some(body)
+            }
+            None => request.body.clone(),
+        };
+        let stored = HttpRequest {
+            method: request.method.clone(),
+            url,
+            headers: super::redact_headers(&request.headers),
+            body,
+        };
+        (stored, hidden)
+    }
+}
+
+/// The members under `value` (at `pointer`) whose names are secret, each
+/// with its pointer; a secret member's value is hidden whole, so the search
+/// does not go inside it.
+fn secret_members<'a>(
+    value: &'a serde_json::value::RawValue,
+    pointer: &str,
+    depth: usize,
+    found: &mut Vec<(String, &'a serde_json::value::RawValue)>,
+) {
+    if depth >= MAX_FIELD_DEPTH {
+        return;
+    }
+    let escape = |token: &str| token.replace('~', "~0").replace('/', "~1");
+    if let Some(members) = raw_json::members(value) {
+        for (name, member) in members {
+            let at = format!("{pointer}/{}", escape(&name));
+            if listed(SECRET_FIELD_NAMES, &[], &name) {
+                found.push((at, member));
+            } else {
+                secret_members(member, &at, depth + 1, found);
+            }
+        }
+    } else if let Some(items) = raw_json::items(value) {
+        for (i, item) in items.into_iter().enumerate() {
+            secret_members(item, &format!("{pointer}/{i}"), depth + 1, found);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_lose_their_password_and_secret_parameters_only() {
+        let redaction = StoreRedaction {
+            params: vec!["tenant".into()],
+            fields: Vec::new(),
+        };
+        let (url, hidden) = redaction
+            .url("https://bob:hunter2@agent.example/run?api_key=K1&page=2&Access-Token=T&tenant=x&key=#frag");
+        assert_eq!(
+            url,
+            "https://bob:[redacted]@agent.example/run?api_key=[redacted]&page=2&Access-Token=[redacted]&tenant=[redacted]&key=#frag"
+        );
+        assert_eq!(
+            hidden,
+            [
+                "url password",
+                "query api_key",
+                "query Access-Token",
+                "query tenant"
+            ]
+        );
+        let (url, hidden) = redaction.url("http://127.0.0.1:8000/agent?q=a%3Db");
+        assert_eq!(url, "http://127.0.0.1:8000/agent?q=a%3Db");
+        assert!(hidden.is_empty());
+        // A user without a password, and `%`-escaped names.
+        let (url, hidden) = redaction.url("http://bob@h/p?api%5Fkey=s");
+        assert_eq!(url, "http://bob@h/p?api%5Fkey=[redacted]");
+        assert_eq!(hidden, ["query api_key"]);
+    }
+
+    #[test]
+    fn run_input_tokens_are_hidden_in_place() {
+        let redaction = StoreRedaction {
+            params: Vec::new(),
+            fields: vec!["/state/session".into()],
+        };
+        let body = br#"{"threadId":"t","state":{"session":"S","n":1},"forwardedProps":{"apiKey":"K","nested":[{"access_token":"A"}],"model":"m","apiKey":"K2"}}"#;
+        let (stored, hidden) = redaction.body(body).expect("something hidden");
+        assert_eq!(
+            String::from_utf8(stored).expect("UTF-8"),
+            r#"{"threadId":"t","state":{"session":"[redacted]","n":1},"forwardedProps":{"apiKey":"[redacted]","nested":[{"access_token":"[redacted]"}],"model":"m","apiKey":"[redacted]"}}"#
+        );
+        assert_eq!(
+            hidden,
+            [
+                "/forwardedProps/apiKey",
+                "/forwardedProps/nested/0/access_token",
+                "/state/session"
+            ]
+        );
+        assert_eq!(redaction.body(br#"{"forwardedProps":{}}"#), None);
+        assert_eq!(redaction.body(b"not json"), None);
+    }
+}
