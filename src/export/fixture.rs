@@ -159,9 +159,36 @@ fn fixture_event(raw: &[u8]) -> Result<(Box<RawValue>, Option<String>), String> 
         .get("type")
         .and_then(Value::as_str)
         .map(str::to_owned);
-    let raw = RawValue::from_string(text.to_owned())
+    let raw = RawValue::from_string(without_whitespace(text))
         .map_err(|e| format!("it is not JSON ({e}), and a fixture's stream holds JSON objects"))?;
     Ok((raw, event_type))
+}
+
+/// JSON text without the whitespace between its tokens: members, their
+/// order and every string and number stay exactly as written, and an
+/// event spread over lines (a vector's) sits on one line of the fixture.
+fn without_whitespace(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_string = false;
+    let mut escaped = false;
+    for c in text.chars() {
+        if in_string {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if c == '"' {
+            in_string = true;
+            out.push(c);
+        } else if !matches!(c, ' ' | '\t' | '\n' | '\r') {
+            out.push(c);
+        }
+    }
+    out
 }
 
 fn json_kind(value: &Value) -> &'static str {
@@ -313,5 +340,19 @@ fn kill(
             "warn about or reject any event of this clean stream, or assemble its {num_messages} \
              messages or its state differently"
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_whitespace;
+
+    #[test]
+    fn whitespace_between_tokens_goes_and_strings_stay() {
+        let text = "{\n  \"b\" : [1, 2.50],\n\t\"a\": \"x \\\" y\\\\\", \"c\" : { }\r\n}";
+        assert_eq!(
+            without_whitespace(text),
+            r#"{"b":[1,2.50],"a":"x \" y\\","c":{}}"#
+        );
     }
 }

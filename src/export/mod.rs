@@ -105,8 +105,8 @@ pub enum ExportError {
     /// An event that cannot be a conformance fixture's event (it is not a
     /// JSON object).
     #[error(
-        "event {seq} cannot go into a conformance fixture: {reason} (export it as JSON lines or \
-         a vector instead, or leave it out with --from/--to)"
+        "event {seq} cannot go into a conformance fixture: {reason} (export JSON lines or a \
+         vector instead, or a scope without it)"
     )]
     NotFixture {
         /// The event's seq in the source.
