@@ -202,3 +202,33 @@ fn run(mut writer: RecordingWriter, commands: &Receiver<Command>) -> Result<(), 
     writer.finish()?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Issue 12, item 14: a writer thread that panicked was reported as a
+    // success by `finish`.
+    #[test]
+    fn a_panicked_writer_thread_is_an_error() {
+        let (commands, _receiver) = channel();
+        let thread = std::thread::Builder::new()
+            .name("recording writer".into())
+            .spawn(|| -> Result<(), StoreError> { panic!("the writer broke") })
+            .expect("a thread");
+        let writer = WriterThread {
+            path: "x.rec".into(),
+            handle: WriterHandle {
+                commands,
+                counts: Arc::new(Counts::default()),
+            },
+            thread,
+        };
+        match writer.finish() {
+            Err(StoreError::WriterPanicked { reason, .. }) => {
+                assert_eq!(reason, "the writer broke");
+            }
+            other => panic!("a panic must be an error: {other:?}"),
+        }
+    }
+}

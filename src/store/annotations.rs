@@ -59,8 +59,8 @@ impl Recording {
     /// The bookmarks of a session, by step (then in the order they were
     /// made). Rows written since the recording was opened are included.
     pub fn bookmarks(&self, session: SessionId) -> Result<Vec<Bookmark>, StoreError> {
-        let load = || -> rusqlite::Result<Vec<Bookmark>> {
-            let mut statement = self.connection().prepare_cached(
+        let load = |conn: &Connection| -> rusqlite::Result<Vec<Bookmark>> {
+            let mut statement = conn.prepare_cached(
                 "SELECT id, seq, label, created_at_unix_ms FROM bookmarks
                  WHERE session_id = ?1 ORDER BY seq, id",
             )?;
@@ -75,14 +75,15 @@ impl Recording {
             })?;
             rows.collect()
         };
-        load().map_err(|e| self.error("cannot read the bookmarks", e))
+        self.read_current(load)
+            .map_err(|e| self.error("cannot read the bookmarks", e))
     }
 
     /// The notes of a session, by step (then in the order they were made).
     /// Rows written since the recording was opened are included.
     pub fn notes(&self, session: SessionId) -> Result<Vec<Note>, StoreError> {
-        let load = || -> rusqlite::Result<Vec<Note>> {
-            let mut statement = self.connection().prepare_cached(
+        let load = |conn: &Connection| -> rusqlite::Result<Vec<Note>> {
+            let mut statement = conn.prepare_cached(
                 "SELECT id, seq, message_id, text, created_at_unix_ms FROM notes
                  WHERE session_id = ?1 ORDER BY seq, id",
             )?;
@@ -98,7 +99,8 @@ impl Recording {
             })?;
             rows.collect()
         };
-        load().map_err(|e| self.error("cannot read the notes", e))
+        self.read_current(load)
+            .map_err(|e| self.error("cannot read the notes", e))
     }
 }
 

@@ -4,8 +4,10 @@
 //! response of HTTP captures.
 //!
 //! [`RecordingWriter`] writes (WAL, batched transactions committed at least
-//! every 100 ms, crash-safe); [`Recording`] reads, opening the file
-//! read-only so that opening never modifies it, and can follow a recording
+//! every 100 ms, crash-safe, the log folded into the file every second so
+//! that a killed writer's file stands alone); [`Recording`] reads, opening
+//! the file read-only so that opening never modifies it (nor creates
+//! anything beside it), and can follow a recording
 //! that is still being written ([`Recording::refresh`],
 //! [`Recording::events_after`]). Bookmarks and notes ([`add_bookmark`],
 //! [`add_note`]…) are the only writes a reader makes, each in its own short

@@ -48,9 +48,19 @@ pub struct Recording {
     conn: Connection,
     path: PathBuf,
     sessions: Vec<SessionInfo>,
-    /// Opened immutable (a WAL-mode file without its `-wal`): reopened
-    /// normally by [`Self::refresh`] once a writer makes one.
+    /// Opened immutable (a WAL-mode file without its `-wal`): such a
+    /// connection does not see later changes, so [`Self::refresh`] reopens
+    /// it when the file changed or a writer made a `-wal`.
     immutable: bool,
+    /// The file's size and modification time when opened immutable.
+    stamp: Option<(u64, Option<std::time::SystemTime>)>,
+}
+
+/// The size and modification time of a file, to notice a change.
+fn stamp(path: &Path) -> Option<(u64, Option<std::time::SystemTime>)> {
+    std::fs::metadata(path)
+        .ok()
+        .map(|m| (m.len(), m.modified().ok()))
 }
 
 /// The largest step a session can hold (40 bits of the row id).
@@ -280,6 +290,7 @@ impl Recording {
             path: path.to_owned(),
             sessions: Vec::new(),
             immutable,
+            stamp: if immutable { stamp(path) } else { None },
         };
         recording.sessions = recording
             .read_sessions()
@@ -303,12 +314,15 @@ impl Recording {
     /// [`Self::events_after`] follows a live recording; each read sees the
     /// writer's last commit, never half of one.
     pub fn refresh(&mut self) -> Result<(), StoreError> {
-        if self.immutable && beside(&self.path, "-wal").exists() {
-            // A writer opened the file meanwhile: an immutable connection
-            // would not see what it writes.
+        if self.immutable
+            && (beside(&self.path, "-wal").exists() || stamp(&self.path) != self.stamp)
+        {
+            // A writer opened the file meanwhile, or changed it: an immutable
+            // connection would not see what it wrote.
             if let Ok((conn, immutable)) = open_connection(&self.path) {
                 self.conn = conn;
                 self.immutable = immutable;
+                self.stamp = if immutable { stamp(&self.path) } else { None };
             }
         }
         self.sessions = self
@@ -356,9 +370,20 @@ impl Recording {
             .ok()
     }
 
-    /// The connection, for the other readers of this module's folder.
-    pub(super) fn connection(&self) -> &Connection {
-        &self.conn
+    /// Runs `read` on a connection that sees what was written since the
+    /// recording was opened (bookmarks and notes saved meanwhile): its own,
+    /// or a fresh one for a file opened immutable, whose connection does
+    /// not see changes.
+    pub(super) fn read_current<T>(
+        &self,
+        read: impl FnOnce(&Connection) -> rusqlite::Result<T>,
+    ) -> rusqlite::Result<T> {
+        if self.immutable {
+            let (conn, _) = open_connection(&self.path)?;
+            read(&conn)
+        } else {
+            read(&self.conn)
+        }
     }
 
     pub(super) fn error(&self, context: &str, source: rusqlite::Error) -> StoreError {

@@ -1106,3 +1106,36 @@ async fn an_exchange_the_proxy_cannot_record_is_reported() {
         recording.describe_sessions()
     );
 }
+
+// Issue 12, item 6: a recording opened without its log (immutable) still
+// shows a bookmark saved into it afterwards.
+#[test]
+fn a_bookmark_saved_into_a_wal_recording_opened_alone_is_seen() {
+    let dir = TempDir::new("wal-bookmark");
+    let live = dir.join("live.rec");
+    let mut writer = RecordingWriter::create(&live, false).expect("a live recording");
+    writer
+        .begin_session(agui_replay::store::NewSession {
+            source: "proxy".into(),
+            format: "sse".into(),
+            ..Default::default()
+        })
+        .expect("a session");
+    for event in EVENTS {
+        writer.append(event.as_bytes()).expect("an event");
+    }
+    writer.flush().expect("committed");
+    writer.checkpoint().expect("folded into the file");
+    let copies = TempDir::new("wal-bookmark-copy");
+    let copy = copies.join("copy.rec");
+    std::fs::copy(&live, &copy).expect("copy the main file alone");
+    drop(writer);
+    let recording = Recording::open(&copy).expect("the copy opens");
+    let session = only_session(&recording).id;
+    assert!(recording.bookmarks(session).expect("bookmarks").is_empty());
+    agui_replay::store::add_bookmark(&copy, session, agui_replay::diagnostic::Seq(2), "here")
+        .expect("saved");
+    let bookmarks = recording.bookmarks(session).expect("bookmarks");
+    assert_eq!(bookmarks.len(), 1, "{bookmarks:?}");
+    assert_eq!(bookmarks[0].label, "here");
+}
