@@ -160,9 +160,9 @@ codes! {
     /// or step that is still open; fatal. (A closed message may be reopened:
     /// `reopen-closed-message-appends`.)
     LifecycleAlreadyActive = "lifecycle.already-active", Error;
-    /// §11 (`open-message-at-run-finished-fatal`): `RUN_FINISHED` while a text
-    /// message, tool call or reasoning message is open or a subagent is
-    /// active; fatal.
+    /// §11 (`open-message-at-run-finished-fatal`): `RUN_FINISHED` while a
+    /// step, text message, tool call or reasoning message is open or a
+    /// subagent is active (as the reference client verifies); fatal.
     LifecycleOpenAtRunFinished = "lifecycle.open-at-run-finished", Error;
     // Chunk streams (§11).
     /// §11 (`first-chunk-missing-id-fatal`, `custom-closes-chunk-stream-fatal`):
@@ -205,8 +205,8 @@ codes! {
     /// Ours: a start event for an id that is already open or already names a
     /// message; skipped.
     SequenceAlreadyOpen = "sequence.already-open", Warning;
-    /// Ours: a run ended with text messages, tool calls, reasoning or steps
-    /// still open; the protocol's verifier rejects this, a consumer closes them.
+    /// Ours: a run ended with reasoning phases (`REASONING_START`) still
+    /// open; noted and closed.
     SequenceLeftOpen = "sequence.left-open", Note;
     /// Ours: an empty `delta` on a content event (the protocol requires a
     /// non-empty string); applied as a no-op.

@@ -859,10 +859,21 @@ fn run_finished_with_an_open_text_message_is_fatal() {
         "{}",
         r.diagnostics()[0].message
     );
-    // An open step is only noted (sequence.left-open) and closed.
+    // An open step is fatal too, as the reference client verifies ...
     let r = replay(&[
         run_started(),
         json!({"type": "STEP_STARTED", "stepName": "s"}),
+        run_finished(),
+    ]);
+    assert_eq!(r.outcome(), Outcome::Failed);
+    assert_eq!(
+        diags(&r),
+        vec![(3, Code::LifecycleOpenAtRunFinished, Severity::Error)]
+    );
+    // ... while an open reasoning phase is only noted (sequence.left-open).
+    let r = replay(&[
+        run_started(),
+        json!({"type": "REASONING_START", "messageId": "p"}),
         run_finished(),
     ]);
     assert_eq!(r.outcome(), Outcome::Ok);

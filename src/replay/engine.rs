@@ -568,7 +568,7 @@ impl Replayer {
                 Some((
                     Code::LifecycleAfterRun,
                     format!(
-                        "'{}' after the run ended: The run has already {how}; only RUN_STARTED (or a late RUN_ERROR) may follow",
+                        "Cannot send event type '{}': The run has already {how}. Only RUN_STARTED (or a late RUN_ERROR) may follow",
                         t.as_str()
                     ),
                 ))

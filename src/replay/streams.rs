@@ -98,6 +98,7 @@ impl Streams {
                 ));
             }
         };
+        list("steps", &mut self.steps.iter());
         list("text messages", &mut self.text.keys());
         list("tool calls", &mut self.tool_calls.keys());
         list("reasoning messages", &mut self.reasoning.keys());
@@ -105,8 +106,8 @@ impl Streams {
         parts
     }
 
-    /// What a run may leave open with only a note: steps and reasoning
-    /// phases. Empty when nothing is.
+    /// What a run may leave open with only a note: reasoning phases. Empty
+    /// when nothing is.
     pub fn describe_open(&self) -> String {
         let mut parts = Vec::new();
         let mut list = |what: &str, ids: &mut dyn Iterator<Item = &String>| {
@@ -116,7 +117,6 @@ impl Streams {
             }
         };
         list("reasoning", &mut self.reasoning_phases.iter());
-        list("step", &mut self.steps.iter());
         parts.join("; ")
     }
 }
@@ -327,7 +327,16 @@ impl Replayer {
                         self.streams.steps.remove(i);
                         EventEffect::APPLIED
                     }
-                    None => self.not_started("STEP_FINISHED", "step", step_name),
+                    None => {
+                        self.diagnose(
+                            Code::LifecycleNotStarted,
+                            Some(step_name),
+                            format!(
+                                "Cannot send 'STEP_FINISHED' for step \"{step_name}\" that was not started: No active step found with ID '{step_name}'"
+                            ),
+                        );
+                        EventEffect::plain(Effect::Fatal)
+                    }
                 }
             }
             B::SubagentStarted { .. } => {
@@ -368,7 +377,7 @@ impl Replayer {
         self.diagnose(
             Code::LifecycleNotStarted,
             Some(id),
-            format!("{event}: No active {what} found with ID '{id}'"),
+            format!("Cannot send '{event}' event: No active {what} found with ID '{id}'"),
         );
         EventEffect::plain(Effect::Fatal)
     }
@@ -378,7 +387,9 @@ impl Replayer {
         self.diagnose(
             Code::LifecycleAlreadyActive,
             Some(id),
-            format!("{event}: A {what} with ID '{id}' is already active; it must end first"),
+            format!(
+                "Cannot send '{event}' event: A {what} with ID '{id}' is already in progress (active); it must end first"
+            ),
         );
         EventEffect::plain(Effect::Fatal)
     }
