@@ -132,6 +132,10 @@ codes! {
     EventUnparseable = "event.unparseable", Error;
     /// R42: an event of an unknown type; dropped.
     EventUnknownType = "event.unknown-type", Warning;
+    /// §10, §11 (`era-0-0-45-thinking-translated`): under
+    /// `ag-ui-client-1.0`, a retired `THINKING_*` event translated into
+    /// reasoning, as the reference client's compatibility boundary does.
+    EventLegacyTranslated = "event.legacy-translated", Warning;
     /// R42: an unknown member on a known event; stripped.
     EventUnknownProperty = "event.unknown-property", Warning;
     /// R42, §11 (`unknown-outcome-stripped`, `tool-result-parts-mint-tool-message`):

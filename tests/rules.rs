@@ -1607,3 +1607,52 @@ fn a_malformed_activity_event_is_fatal_on_the_timeline() {
         }
     );
 }
+
+// ---------------------------------------------------------------------------
+// Issue 11: the reference client's THINKING_* compatibility boundary
+
+#[test]
+fn client_profile_translates_retired_thinking_events_and_spec_drops_them() {
+    // §10, §11 (corpus `era-0-0-45-thinking-translated`): ag-ui-client-1.0
+    // translates THINKING_* into reasoning with a warning; spec drops them
+    // as unknown types (R42).
+    let events = [
+        run_started(),
+        json!({"type": "THINKING_START", "title": "Working"}),
+        json!({"type": "THINKING_TEXT_MESSAGE_START"}),
+        json!({"type": "THINKING_TEXT_MESSAGE_CONTENT", "delta": "Let me "}),
+        json!({"type": "THINKING_TEXT_MESSAGE_CONTENT", "delta": "check."}),
+        json!({"type": "THINKING_TEXT_MESSAGE_END"}),
+        json!({"type": "THINKING_END"}),
+        run_finished(),
+    ];
+    let translated = replay_with(client(), &events);
+    assert_eq!(translated.outcome(), Outcome::Ok);
+    assert_eq!(
+        messages(&translated),
+        json!([{"id": "thinking-3", "role": "reasoning", "content": "Let me check."}])
+    );
+    assert!(
+        translated
+            .diagnostics()
+            .iter()
+            .all(|d| d.code == Code::EventLegacyTranslated && d.severity == Severity::Warning)
+    );
+    assert!(
+        translated.diagnostics()[0]
+            .message
+            .contains("THINKING_START")
+    );
+    let spec = replay(&events);
+    assert_eq!(messages(&spec), json!([]));
+    assert_eq!(
+        diags(&spec)
+            .iter()
+            .filter(|(_, code, _)| *code == Code::EventUnknownType)
+            .count(),
+        6
+    );
+    // Before any run, a translated event is as fatal as its modern shape.
+    let early = replay_with(client(), &[json!({"type": "THINKING_START"})]);
+    assert_eq!(early.outcome(), Outcome::Failed);
+}

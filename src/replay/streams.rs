@@ -50,6 +50,24 @@ pub(super) struct Streams {
     reasoning_chunk: Option<ChunkLane>,
     steps: Vec<String>,
     subagents: BTreeSet<String>,
+    /// The reasoning message a translated `THINKING_TEXT_MESSAGE_START`
+    /// opened (`ag-ui-client-1.0` only).
+    thinking: Option<String>,
+}
+
+/// The retired `THINKING_*` types the reference client translates.
+const THINKING: [(&str, &str); 5] = [
+    ("THINKING_START", "REASONING_START"),
+    ("THINKING_TEXT_MESSAGE_START", "REASONING_MESSAGE_START"),
+    ("THINKING_TEXT_MESSAGE_CONTENT", "REASONING_MESSAGE_CONTENT"),
+    ("THINKING_TEXT_MESSAGE_END", "REASONING_MESSAGE_END"),
+    ("THINKING_END", "REASONING_END"),
+];
+
+/// Whether `type_name` is a retired `THINKING_*` type the reference client
+/// translates.
+pub(super) fn is_thinking(type_name: &str) -> bool {
+    THINKING.iter().any(|(old, _)| *old == type_name)
 }
 
 impl Streams {
@@ -181,6 +199,48 @@ impl Family {
 }
 
 impl Replayer {
+    /// `ag-ui-client-1.0` (§10, §11 `era-0-0-45-thinking-translated`): the
+    /// reference client's always-on compatibility boundary translates the
+    /// retired `THINKING_*` events into reasoning, with a warning; the text
+    /// of a thinking message becomes a reasoning message (its id invented,
+    /// `thinking-<seq>`, since the retired shape has none).
+    pub(super) fn thinking(&mut self, type_name: &str, delta: Option<&str>) -> EventEffect {
+        let modern = THINKING
+            .iter()
+            .find(|(old, _)| *old == type_name)
+            .map_or("", |(_, new)| *new);
+        self.diagnose(
+            Code::EventLegacyTranslated,
+            None,
+            format!(
+                "{type_name} is a retired pre-1.0 event; translated to {modern} (ag-ui-client-1.0's compatibility boundary)"
+            ),
+        );
+        match type_name {
+            "THINKING_TEXT_MESSAGE_START" => {
+                let id = format!("thinking-{}", self.seq);
+                if !self.conversation.contains(&id) {
+                    self.conversation
+                        .push(Message::Other(OtherMessage::empty_text(
+                            &id,
+                            Role::Reasoning,
+                        )));
+                }
+                self.streams.thinking = Some(id);
+            }
+            "THINKING_TEXT_MESSAGE_CONTENT" => {
+                if let (Some(id), Some(delta)) = (self.streams.thinking.clone(), delta)
+                    && let Some(Message::Other(message)) = self.conversation.get_mut(&id)
+                {
+                    message.append_content(delta);
+                }
+            }
+            "THINKING_TEXT_MESSAGE_END" => self.streams.thinking = None,
+            _ => {}
+        }
+        EventEffect::APPLIED
+    }
+
     pub(super) fn apply_stream_event(
         &mut self,
         body: &EventBody,
