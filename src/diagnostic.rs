@@ -203,11 +203,13 @@ codes! {
     /// Ours: `RUN_STARTED` while a run is still open. The protocol forbids
     /// it and the reference client fails the run, so it is fatal here too.
     LifecycleRunOverlap = "lifecycle.run-overlap", Error;
-    /// Ours: a content, end or chunk event for a text message, tool call,
-    /// reasoning message, step or subagent that is not open; skipped.
+    /// Ours: content or arguments for a message or tool call that is open
+    /// but that a `MESSAGES_SNAPSHOT` removed meanwhile; skipped. (Content
+    /// for something not open is `lifecycle.not-started`, §11.)
     SequenceNotOpen = "sequence.not-open", Warning;
-    /// Ours: a start event for an id that is already open or already names a
-    /// message; skipped.
+    /// Ours: a start event for an id that names a message of another kind,
+    /// or a closed tool call; skipped. (A start for something still open is
+    /// `lifecycle.already-active`, §11.)
     SequenceAlreadyOpen = "sequence.already-open", Warning;
     /// Ours: a run ended with reasoning phases (`REASONING_START`) still
     /// open; noted and closed.
