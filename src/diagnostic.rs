@@ -132,6 +132,10 @@ codes! {
     EventUnparseable = "event.unparseable", Error;
     /// R42: an event of an unknown type; dropped.
     EventUnknownType = "event.unknown-type", Warning;
+    /// §10, §11 (`era-0-0-45-thinking-translated`): under
+    /// `ag-ui-client-1.0`, a retired `THINKING_*` event translated into
+    /// reasoning, as the reference client's compatibility boundary does.
+    EventLegacyTranslated = "event.legacy-translated", Warning;
     /// R42: an unknown member on a known event; stripped.
     EventUnknownProperty = "event.unknown-property", Warning;
     /// R42, §11 (`unknown-outcome-stripped`, `tool-result-parts-mint-tool-message`):
@@ -160,9 +164,9 @@ codes! {
     /// or step that is still open; fatal. (A closed message may be reopened:
     /// `reopen-closed-message-appends`.)
     LifecycleAlreadyActive = "lifecycle.already-active", Error;
-    /// §11 (`open-message-at-run-finished-fatal`): `RUN_FINISHED` while a text
-    /// message, tool call or reasoning message is open or a subagent is
-    /// active; fatal.
+    /// §11 (`open-message-at-run-finished-fatal`): `RUN_FINISHED` while a
+    /// step, text message, tool call or reasoning message is open or a
+    /// subagent is active (as the reference client verifies); fatal.
     LifecycleOpenAtRunFinished = "lifecycle.open-at-run-finished", Error;
     // Chunk streams (§11).
     /// §11 (`first-chunk-missing-id-fatal`, `custom-closes-chunk-stream-fatal`):
@@ -199,14 +203,16 @@ codes! {
     /// Ours: `RUN_STARTED` while a run is still open. The protocol forbids
     /// it and the reference client fails the run, so it is fatal here too.
     LifecycleRunOverlap = "lifecycle.run-overlap", Error;
-    /// Ours: a content, end or chunk event for a text message, tool call,
-    /// reasoning message, step or subagent that is not open; skipped.
+    /// Ours: content or arguments for a message or tool call that is open
+    /// but that a `MESSAGES_SNAPSHOT` removed meanwhile; skipped. (Content
+    /// for something not open is `lifecycle.not-started`, §11.)
     SequenceNotOpen = "sequence.not-open", Warning;
-    /// Ours: a start event for an id that is already open or already names a
-    /// message; skipped.
+    /// Ours: a start event for an id that names a message of another kind,
+    /// or a closed tool call; skipped. (A start for something still open is
+    /// `lifecycle.already-active`, §11.)
     SequenceAlreadyOpen = "sequence.already-open", Warning;
-    /// Ours: a run ended with text messages, tool calls, reasoning or steps
-    /// still open; the protocol's verifier rejects this, a consumer closes them.
+    /// Ours: a run ended with reasoning phases (`REASONING_START`) still
+    /// open; noted and closed.
     SequenceLeftOpen = "sequence.left-open", Note;
     /// Ours: an empty `delta` on a content event (the protocol requires a
     /// non-empty string); applied as a no-op.

@@ -61,8 +61,9 @@ const DIFFERS: &[Differs] = &[
         ],
         rule: "§11: the era-* translation fixtures exercise the reference client's optional \
                compatibility shims for old peers (client.maxProtocolVersion: 0.0.39 content \
-               flattening, 0.0.45 THINKING_* translation, 0.0.57 subagent downgrade); this engine \
-               implements none, so their translation results are not asserted (their outcome is)",
+               flattening, 0.0.57 subagent downgrade), not implemented; the THINKING_* \
+               translation (0.0.45) is done by ag-ui-client-1.0 only (event.legacy-translated), \
+               spec drops the retired events (R42). Their outcome is still judged",
     },
     Differs {
         folder: "*",

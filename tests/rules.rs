@@ -859,10 +859,21 @@ fn run_finished_with_an_open_text_message_is_fatal() {
         "{}",
         r.diagnostics()[0].message
     );
-    // An open step is only noted (sequence.left-open) and closed.
+    // An open step is fatal too, as the reference client verifies ...
     let r = replay(&[
         run_started(),
         json!({"type": "STEP_STARTED", "stepName": "s"}),
+        run_finished(),
+    ]);
+    assert_eq!(r.outcome(), Outcome::Failed);
+    assert_eq!(
+        diags(&r),
+        vec![(3, Code::LifecycleOpenAtRunFinished, Severity::Error)]
+    );
+    // ... while an open reasoning phase is only noted (sequence.left-open).
+    let r = replay(&[
+        run_started(),
+        json!({"type": "REASONING_START", "messageId": "p"}),
         run_finished(),
     ]);
     assert_eq!(r.outcome(), Outcome::Ok);
@@ -1594,5 +1605,228 @@ fn a_malformed_activity_event_is_fatal_on_the_timeline() {
             effect: Effect::NotApplied,
             activity: None
         }
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Issue 11: the reference client's THINKING_* compatibility boundary
+
+#[test]
+fn client_profile_translates_retired_thinking_events_and_spec_drops_them() {
+    // §10, §11 (corpus `era-0-0-45-thinking-translated`): ag-ui-client-1.0
+    // translates THINKING_* into reasoning with a warning; spec drops them
+    // as unknown types (R42).
+    let events = [
+        run_started(),
+        json!({"type": "THINKING_START", "title": "Working"}),
+        json!({"type": "THINKING_TEXT_MESSAGE_START"}),
+        json!({"type": "THINKING_TEXT_MESSAGE_CONTENT", "delta": "Let me "}),
+        json!({"type": "THINKING_TEXT_MESSAGE_CONTENT", "delta": "check."}),
+        json!({"type": "THINKING_TEXT_MESSAGE_END"}),
+        json!({"type": "THINKING_END"}),
+        run_finished(),
+    ];
+    let translated = replay_with(client(), &events);
+    assert_eq!(translated.outcome(), Outcome::Ok);
+    assert_eq!(
+        messages(&translated),
+        json!([{"id": "thinking-3", "role": "reasoning", "content": "Let me check."}])
+    );
+    assert!(
+        translated
+            .diagnostics()
+            .iter()
+            .all(|d| d.code == Code::EventLegacyTranslated && d.severity == Severity::Warning)
+    );
+    assert!(
+        translated.diagnostics()[0]
+            .message
+            .contains("THINKING_START")
+    );
+    let spec = replay(&events);
+    assert_eq!(messages(&spec), json!([]));
+    assert_eq!(
+        diags(&spec)
+            .iter()
+            .filter(|(_, code, _)| *code == Code::EventUnknownType)
+            .count(),
+        6
+    );
+    // Before any run, a translated event is as fatal as its modern shape.
+    let early = replay_with(client(), &[json!({"type": "THINKING_START"})]);
+    assert_eq!(early.outcome(), Outcome::Failed);
+}
+
+// ---------------------------------------------------------------------------
+// Issue 11: what the corpus asserts beyond its visible fixtures
+
+#[test]
+fn metadata_lands_on_tool_calls_and_tool_messages() {
+    // R30 amended: metadata of the events that build a tool call lands on
+    // the call; a tool result's lands on its tool message.
+    let r = replay(&[
+        run_started(),
+        json!({"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "f",
+               "metadata": {"a": 1, "trace": ["x", "y"]}}),
+        json!({"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": "{}",
+               "metadata": {"trace": ["z"]}}),
+        json!({"type": "TOOL_CALL_END", "toolCallId": "c1", "metadata": {"b": null}}),
+        json!({"type": "TOOL_CALL_RESULT", "messageId": "t1", "toolCallId": "c1",
+               "content": "ok", "metadata": {"m": 1}}),
+        run_finished(),
+    ]);
+    assert_eq!(diags(&r), vec![]);
+    assert_eq!(
+        messages(&r)[0]["toolCalls"][0]["metadata"],
+        json!({"a": 1, "trace": ["z"], "b": null})
+    );
+    assert_eq!(messages(&r)[1]["metadata"], json!({"m": 1}));
+}
+
+#[test]
+fn tool_result_content_parts_are_kept_and_an_unknown_part_is_stripped() {
+    // §11 (`tool-result-parts-mint-tool-message`): parts arrive unchanged;
+    // an unknown part type is stripped with a warning naming its path.
+    let r = replay(&[
+        run_started(),
+        json!({"type": "TOOL_CALL_RESULT", "messageId": "t1", "toolCallId": "c1",
+               "content": [{"type": "text", "text": "a"}, {"type": "hologram"},
+                           {"type": "document", "source": {"type": "url", "value": "u"}}]}),
+        run_finished(),
+    ]);
+    assert_eq!(r.outcome(), Outcome::Ok);
+    let warnings: Vec<&Diagnostic> = r
+        .diagnostics()
+        .iter()
+        .filter(|d| d.severity == Severity::Warning)
+        .collect();
+    assert_eq!(warnings.len(), 1);
+    assert_eq!(warnings[0].code, Code::EventUnknownVariant);
+    assert_eq!(warnings[0].path.as_deref(), Some("/content/1"));
+    assert_eq!(
+        messages(&r)[0]["content"],
+        json!([{"type": "text", "text": "a"},
+               {"type": "document", "source": {"type": "url", "value": "u"}}])
+    );
+    // Content that is neither text nor parts is malformed.
+    let r = replay(&[
+        run_started(),
+        json!({"type": "TOOL_CALL_RESULT", "messageId": "t1", "toolCallId": "c1", "content": 5}),
+    ]);
+    assert_eq!(diags(&r), vec![(2, Code::EventMalformed, Severity::Error)]);
+}
+
+#[test]
+fn encrypted_value_type_is_known_in_1_1_and_stripped_by_a_1_0_consumer() {
+    // R42 amended, §11: `encryptedValueType` is 1.1 material.
+    let events = [
+        run_started(),
+        text_start("m1"),
+        text_end("m1"),
+        json!({"type": "REASONING_ENCRYPTED_VALUE", "subtype": "message", "entityId": "m1",
+               "encryptedValue": "zz", "encryptedValueType": "opaque"}),
+        run_finished(),
+    ];
+    let r = replay(&events);
+    assert_eq!(diags(&r), vec![]);
+    assert_eq!(messages(&r)[0]["encryptedValueType"], json!("opaque"));
+    let old = replay_with(
+        Options {
+            protocol: agui_replay::protocol::ProtocolVersion::V1_0,
+            ..Options::default()
+        },
+        &events,
+    );
+    assert_eq!(
+        diags(&old),
+        vec![(4, Code::EventUnknownProperty, Severity::Warning)]
+    );
+    assert_eq!(
+        old.diagnostics()[0].path.as_deref(),
+        Some("/encryptedValueType")
+    );
+    assert_eq!(messages(&old)[0].get("encryptedValueType"), None);
+    // The client profile is a 1.0 consumer whatever the setting says.
+    let client = replay_with(client(), &events);
+    assert_eq!(messages(&client)[0].get("encryptedValueType"), None);
+}
+
+#[test]
+fn version_declarations_are_judged_against_the_consumer() {
+    // §11: older or equal is quiet, not a version warns, not a string is
+    // malformed (a known member, R40).
+    let declare = |version: Value| {
+        replay(&[
+            json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r",
+                   "protocolVersion": version}),
+            run_finished(),
+        ])
+    };
+    assert_eq!(diags(&declare(json!("1.0"))), vec![]);
+    assert_eq!(diags(&declare(json!("1.1"))), vec![]);
+    let r = declare(json!("one point one"));
+    assert_eq!(
+        diags(&r),
+        vec![(1, Code::ProtocolVersionUninterpretable, Severity::Warning)]
+    );
+    assert!(r.diagnostics()[0].message.contains("cannot interpret"));
+    assert_eq!(
+        diags(&declare(json!(1.1))),
+        vec![(1, Code::EventMalformed, Severity::Error)]
+    );
+}
+
+#[test]
+fn run_finished_with_an_active_subagent_is_fatal() {
+    // §11 (issue 11): a subagent started in the run must finish first.
+    let r = replay(&[
+        run_started(),
+        json!({"type": "SUBAGENT_STARTED", "subagentRunId": "s1", "name": "n"}),
+        run_finished(),
+    ]);
+    assert_eq!(
+        diags(&r),
+        vec![(3, Code::LifecycleOpenAtRunFinished, Severity::Error)]
+    );
+    assert!(r.diagnostics()[0].message.contains("'s1'"));
+}
+
+#[test]
+fn a_tool_call_chunk_naming_another_tool_is_a_chunk_conflict() {
+    // §11 (`chunk-repeat-identical-accepted` and its converse).
+    let r = replay(&[
+        run_started(),
+        json!({"type": "TOOL_CALL_CHUNK", "toolCallId": "c1", "toolCallName": "f", "delta": "{"}),
+        json!({"type": "TOOL_CALL_CHUNK", "toolCallName": "g", "delta": "}"}),
+        run_finished(),
+    ]);
+    assert_eq!(diags(&r), vec![(3, Code::ChunkConflict, Severity::Error)]);
+    assert!(
+        r.diagnostics()[0]
+            .message
+            .contains("does not match the open stream's toolCallName")
+    );
+}
+
+#[test]
+fn text_continuations_keep_their_openers_subagent() {
+    // §11 (`subagent-attribution-mismatch-fatal`) for text: a continuation
+    // tagged with another subagent is fatal; the message carries its
+    // opener's subagentRunId.
+    let r = replay(&[
+        run_started(),
+        json!({"type": "TEXT_MESSAGE_START", "messageId": "m1", "subagentRunId": "s1"}),
+        json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "a"}),
+        json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "b",
+               "subagentRunId": "s2"}),
+    ]);
+    assert_eq!(
+        diags(&r),
+        vec![(4, Code::SubagentAttributionMismatch, Severity::Error)]
+    );
+    assert!(r.diagnostics()[0].message.contains("does not match"));
+    assert_eq!(
+        messages(&r),
+        json!([{"id": "m1", "role": "assistant", "content": "a", "subagentRunId": "s1"}])
     );
 }

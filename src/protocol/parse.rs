@@ -34,6 +34,10 @@ pub enum ParseOutcome {
     UnknownType {
         /// The `type` as sent.
         type_name: String,
+        /// The string `delta` of a retired `THINKING_*` event, kept for the
+        /// reference client's compatibility boundary (§11, corpus
+        /// `era-0-0-45-thinking-translated`); `None` for other types.
+        legacy_delta: Option<String>,
     },
     /// A known type with a malformed member (R40, fatal).
     Malformed {
@@ -135,7 +139,14 @@ pub fn parse_precisely(text: &str) -> ParseOutcome {
         }
     };
     let Some(event_type) = EventType::from_name(&type_name) else {
-        return ParseOutcome::UnknownType { type_name };
+        let legacy_delta = type_name
+            .starts_with("THINKING_")
+            .then(|| fields.peek_str("delta"))
+            .flatten();
+        return ParseOutcome::UnknownType {
+            type_name,
+            legacy_delta,
+        };
     };
     let mut issues = Vec::new();
     match read_event(event_type, &mut fields, &mut issues) {
@@ -707,7 +718,8 @@ mod tests {
         assert_eq!(
             parse_event_str(r#"{"type":"ACME_PING","n":1}"#),
             ParseOutcome::UnknownType {
-                type_name: "ACME_PING".to_owned()
+                type_name: "ACME_PING".to_owned(),
+                legacy_delta: None,
             }
         );
         let ParseOutcome::Event { issues, .. } =

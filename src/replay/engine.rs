@@ -390,7 +390,18 @@ impl Replayer {
                 );
                 EventEffect::plain(Effect::Fatal)
             }
-            ParseOutcome::UnknownType { type_name } => {
+            ParseOutcome::UnknownType {
+                type_name,
+                legacy_delta,
+            } if self.profile() == Profile::AgUiClient10
+                && super::streams::is_thinking(&type_name) =>
+            {
+                if !self.check_lifecycle(EventType::ReasoningStart, None) {
+                    return EventEffect::plain(Effect::Fatal);
+                }
+                self.thinking(&type_name, legacy_delta.as_deref())
+            }
+            ParseOutcome::UnknownType { type_name, .. } => {
                 let hint = if type_name.starts_with("THINKING_") {
                     " (THINKING_* events predate AG-UI 1.0, which uses REASONING_*)"
                 } else {
@@ -580,7 +591,7 @@ impl Replayer {
                 Some((
                     Code::LifecycleAfterRun,
                     format!(
-                        "'{}' after the run ended: The run has already {how}; only RUN_STARTED (or a late RUN_ERROR) may follow",
+                        "Cannot send event type '{}': The run has already {how}. Only RUN_STARTED (or a late RUN_ERROR) may follow",
                         t.as_str()
                     ),
                 ))

@@ -50,6 +50,24 @@ pub(super) struct Streams {
     reasoning_chunk: Option<ChunkLane>,
     steps: Vec<String>,
     subagents: BTreeSet<String>,
+    /// The reasoning message a translated `THINKING_TEXT_MESSAGE_START`
+    /// opened (`ag-ui-client-1.0` only).
+    thinking: Option<String>,
+}
+
+/// The retired `THINKING_*` types the reference client translates.
+const THINKING: [(&str, &str); 5] = [
+    ("THINKING_START", "REASONING_START"),
+    ("THINKING_TEXT_MESSAGE_START", "REASONING_MESSAGE_START"),
+    ("THINKING_TEXT_MESSAGE_CONTENT", "REASONING_MESSAGE_CONTENT"),
+    ("THINKING_TEXT_MESSAGE_END", "REASONING_MESSAGE_END"),
+    ("THINKING_END", "REASONING_END"),
+];
+
+/// Whether `type_name` is a retired `THINKING_*` type the reference client
+/// translates.
+pub(super) fn is_thinking(type_name: &str) -> bool {
+    THINKING.iter().any(|(old, _)| *old == type_name)
 }
 
 impl Streams {
@@ -98,6 +116,7 @@ impl Streams {
                 ));
             }
         };
+        list("steps", &mut self.steps.iter());
         list("text messages", &mut self.text.keys());
         list("tool calls", &mut self.tool_calls.keys());
         list("reasoning messages", &mut self.reasoning.keys());
@@ -105,8 +124,8 @@ impl Streams {
         parts
     }
 
-    /// What a run may leave open with only a note: steps and reasoning
-    /// phases. Empty when nothing is.
+    /// What a run may leave open with only a note: reasoning phases. Empty
+    /// when nothing is.
     pub fn describe_open(&self) -> String {
         let mut parts = Vec::new();
         let mut list = |what: &str, ids: &mut dyn Iterator<Item = &String>| {
@@ -116,7 +135,6 @@ impl Streams {
             }
         };
         list("reasoning", &mut self.reasoning_phases.iter());
-        list("step", &mut self.steps.iter());
         parts.join("; ")
     }
 }
@@ -181,6 +199,48 @@ impl Family {
 }
 
 impl Replayer {
+    /// `ag-ui-client-1.0` (§10, §11 `era-0-0-45-thinking-translated`): the
+    /// reference client's always-on compatibility boundary translates the
+    /// retired `THINKING_*` events into reasoning, with a warning; the text
+    /// of a thinking message becomes a reasoning message (its id invented,
+    /// `thinking-<seq>`, since the retired shape has none).
+    pub(super) fn thinking(&mut self, type_name: &str, delta: Option<&str>) -> EventEffect {
+        let modern = THINKING
+            .iter()
+            .find(|(old, _)| *old == type_name)
+            .map_or("", |(_, new)| *new);
+        self.diagnose(
+            Code::EventLegacyTranslated,
+            None,
+            format!(
+                "{type_name} is a retired pre-1.0 event; translated to {modern} (ag-ui-client-1.0's compatibility boundary)"
+            ),
+        );
+        match type_name {
+            "THINKING_TEXT_MESSAGE_START" => {
+                let id = format!("thinking-{}", self.seq);
+                if !self.conversation.contains(&id) {
+                    self.conversation
+                        .push(Message::Other(OtherMessage::empty_text(
+                            &id,
+                            Role::Reasoning,
+                        )));
+                }
+                self.streams.thinking = Some(id);
+            }
+            "THINKING_TEXT_MESSAGE_CONTENT" => {
+                if let (Some(id), Some(delta)) = (self.streams.thinking.clone(), delta)
+                    && let Some(Message::Other(message)) = self.conversation.get_mut(&id)
+                {
+                    message.append_content(delta);
+                }
+            }
+            "THINKING_TEXT_MESSAGE_END" => self.streams.thinking = None,
+            _ => {}
+        }
+        EventEffect::APPLIED
+    }
+
     pub(super) fn apply_stream_event(
         &mut self,
         body: &EventBody,
@@ -327,7 +387,16 @@ impl Replayer {
                         self.streams.steps.remove(i);
                         EventEffect::APPLIED
                     }
-                    None => self.not_started("STEP_FINISHED", "step", step_name),
+                    None => {
+                        self.diagnose(
+                            Code::LifecycleNotStarted,
+                            Some(step_name),
+                            format!(
+                                "Cannot send 'STEP_FINISHED' for step \"{step_name}\" that was not started: No active step found with ID '{step_name}'"
+                            ),
+                        );
+                        EventEffect::plain(Effect::Fatal)
+                    }
                 }
             }
             B::SubagentStarted { .. } => {
@@ -368,7 +437,7 @@ impl Replayer {
         self.diagnose(
             Code::LifecycleNotStarted,
             Some(id),
-            format!("{event}: No active {what} found with ID '{id}'"),
+            format!("Cannot send '{event}' event: No active {what} found with ID '{id}'"),
         );
         EventEffect::plain(Effect::Fatal)
     }
@@ -378,7 +447,9 @@ impl Replayer {
         self.diagnose(
             Code::LifecycleAlreadyActive,
             Some(id),
-            format!("{event}: A {what} with ID '{id}' is already active; it must end first"),
+            format!(
+                "Cannot send '{event}' event: A {what} with ID '{id}' is already in progress (active); it must end first"
+            ),
         );
         EventEffect::plain(Effect::Fatal)
     }

@@ -109,7 +109,7 @@ pub fn summary(parsed: &ParseOutcome, raw: &[u8]) -> String {
                 None => name.clone(),
             },
         },
-        ParseOutcome::UnknownType { type_name } => format!("unknown type {type_name:?}"),
+        ParseOutcome::UnknownType { type_name, .. } => format!("unknown type {type_name:?}"),
         ParseOutcome::Malformed { issue, .. } => issue.message.clone(),
         ParseOutcome::Unparseable { .. } => {
             let prefix = &raw[..raw.len().min(UNPARSEABLE_PREFIX_BYTES)];

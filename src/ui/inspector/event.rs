@@ -39,7 +39,7 @@ pub(super) fn current_event_ui(ui: &mut Ui, doc: &Doc, view: &CursorView) {
             ParseOutcome::Malformed { event_type, .. } => {
                 format!("{} (malformed)", event_type.as_str())
             }
-            ParseOutcome::UnknownType { type_name } => format!("{type_name} (unknown type)"),
+            ParseOutcome::UnknownType { type_name, .. } => format!("{type_name} (unknown type)"),
             ParseOutcome::Unparseable { .. } => "unparseable".to_owned(),
         };
         ui.label(format!("step {}:", view.step));
