@@ -3,18 +3,16 @@
 //! `tests/vectors` and from steps of the demo, through the binary; each
 //! file is checked against the fixture format (`fixture.ts`: the members it
 //! requires and their types, and the corpus gate's "a failure says which
-//! failure"), judged by replaying it ([`judge`]: outcome, fatal text,
-//! warnings, messages, state; REPLAY-RULES.md §11, C1) and compared with
-//! what `check` reports on the same events.
-//!
-//! [`judge`] stands in for the project's conformance judge: when that lands
-//! in the library, call it instead, with the same profile.
+//! failure"), judged by the project's conformance judge ([`judge`], the
+//! one `tests/conformance.rs` runs the AG-UI corpus through; §11, C1) and
+//! compared with what `check` reports on the same events.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use agui_replay::{Options, Outcome, Profile, Replayer, Severity};
-use serde_json::{Map, Value};
+use agui_replay::conformance::{Fixture, run_fixture, subset_match};
+use agui_replay::{Options, Profile};
+use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_agui-replay");
 
@@ -218,22 +216,10 @@ fn fixture_problems(fixture: &Value, file: &Path) -> Vec<String> {
 // ---------------------------------------------------------------------------
 // The judge: replay a fixture and hold it to its `expect` block.
 
-/// The format's subset match: arrays of the same length, element by
-/// element; objects on the keys the expectation names; anything else equal.
+/// The format's subset match (the library's: arrays of the same length,
+/// objects on the keys the expectation names).
 fn subset_matches(expected: &Value, actual: &Value) -> bool {
-    match (expected, actual) {
-        (Value::Array(expected), Value::Array(actual)) => {
-            expected.len() == actual.len()
-                && expected
-                    .iter()
-                    .zip(actual)
-                    .all(|(e, a)| subset_matches(e, a))
-        }
-        (Value::Object(expected), Value::Object(actual)) => expected
-            .iter()
-            .all(|(key, e)| actual.get(key).is_some_and(|a| subset_matches(e, a))),
-        _ => expected == actual,
-    }
+    subset_match(expected, actual).is_ok()
 }
 
 /// Replays a fixture's stream from its input under `profile` (no best
@@ -241,63 +227,24 @@ fn subset_matches(expected: &Value, actual: &Value) -> bool {
 /// its `expect` block that do not hold; a key the replay cannot show is
 /// listed as not judged.
 fn judge(fixture: &Value, profile: Profile) -> Vec<String> {
+    // The project's own conformance judge (src/conformance.rs), the one
+    // `tests/conformance.rs` runs the AG-UI corpus through.
+    let fixture = match Fixture::from_json(&fixture.to_string()) {
+        Ok(fixture) => fixture,
+        Err(error) => return vec![format!("not a fixture: {error}")],
+    };
     let options = Options {
         profile,
         ..Options::default()
     };
-    let mut replayer = match fixture.get("input") {
-        Some(input) => Replayer::with_run_input(options, input),
-        None => Replayer::new(options),
-    };
-    for event in fixture["stream"].as_array().into_iter().flatten() {
-        replayer.apply_bytes(event.to_string().as_bytes());
-    }
-    replayer.finish();
-    let warnings: Vec<&str> = replayer
-        .diagnostics()
-        .iter()
-        .filter(|d| d.severity == Severity::Warning)
-        .map(|d| d.message.as_str())
+    let result = run_fixture(&fixture, options);
+    let mut failures: Vec<String> = result
+        .failed()
+        .chain(result.not_judged())
+        .map(|key| format!("expect.{}: {:?}", key.key, key.verdict))
         .collect();
-    let messages = replayer.conversation().to_json();
-    let mut failures = Vec::new();
-    let empty = Map::new();
-    let expect = fixture["expect"].as_object().unwrap_or(&empty);
-    for (key, expected) in expect {
-        let holds = match key.as_str() {
-            "outcome" => {
-                let outcome = match replayer.outcome() {
-                    Outcome::Ok => "completed",
-                    Outcome::Failed => "failed",
-                };
-                expected.as_str() == Some(outcome)
-            }
-            "errorContains" => replayer.fatal().is_some_and(|fatal| {
-                expected
-                    .as_str()
-                    .is_some_and(|text| fatal.message.contains(text))
-            }),
-            "warnings" => expected.as_array().into_iter().flatten().all(|text| {
-                text.as_str()
-                    .is_some_and(|text| warnings.iter().any(|w| w.contains(text)))
-            }),
-            "noWarnings" => expected.as_bool() != Some(true) || warnings.is_empty(),
-            "messageCount" => expected.as_u64() == Some(replayer.conversation().len() as u64),
-            "messages" => subset_matches(expected, &messages),
-            "state" => subset_matches(expected, replayer.state()),
-            other => {
-                failures.push(format!("expect.{other}: not judged"));
-                continue;
-            }
-        };
-        if !holds {
-            failures.push(format!(
-                "expect.{key} = {expected} does not hold (fatal: {:?}, warnings: {warnings:?}, \
-                 messages: {messages}, state: {})",
-                replayer.fatal().map(|d| &d.message),
-                replayer.state()
-            ));
-        }
+    if result.judged() == 0 {
+        failures.push("nothing judged".to_owned());
     }
     failures
 }
@@ -655,9 +602,11 @@ fn the_judge_catches_a_fixture_that_does_not_hold() {
     assert!(!judge(&wrong, Profile::Spec).is_empty());
     let mut wrong = fixture;
     wrong["expect"]["eventTypes"] = serde_json::json!(["RUN_STARTED"]);
-    assert_eq!(
-        judge(&wrong, Profile::Spec),
-        ["expect.eventTypes: not judged"]
+    let failures = judge(&wrong, Profile::Spec);
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert!(
+        failures[0].starts_with("expect.eventTypes: Failed"),
+        "{failures:?}"
     );
     assert!(subset_matches(
         &serde_json::json!({"a": [1, {"b": 2}]}),

@@ -314,10 +314,11 @@ fn description(
     };
     format!(
         "exported from {}, {} events, replayed by agui-replay under the {} profile \
-         (events numbered from 1 in this stream): {seen}{warned}",
+         as a protocol {} consumer (events numbered from 1 in this stream): {seen}{warned}",
         context.source_name,
         selection.events.len(),
-        context.options.profile
+        context.options.profile,
+        context.options.consumer_version()
     )
 }
 
