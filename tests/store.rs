@@ -546,19 +546,19 @@ fn an_empty_or_missing_file_is_refused_naming_it() {
     assert!(!missing.path().exists(), "opening did not create it");
 }
 
-/// Text and binary files are streams to the command line (JSON lines by
-/// default): their bad lines are diagnostics and the run fails (exit 1);
-/// nothing crashes.
+/// Text and binary files in which nothing reads as an event are not
+/// streams (issue 12): one clear error naming the file (exit 2), saying
+/// what they look like; nothing crashes.
 #[test]
-fn check_on_text_or_binary_files_reports_diagnostics_not_a_crash() {
+fn check_on_text_or_binary_files_is_one_clear_error_not_a_crash() {
     let text = TempPath::with_bytes("check_text", "notes.rec", b"hello, these are my notes\n");
     let binary = TempPath::with_bytes("check_png", "picture.rec", &png_like_bytes());
     for file in [&text, &binary] {
         let output = run(&["check", p(file.path()), "--format", "json"]);
-        assert_eq!(code(&output), 1, "stderr: {}", stderr(&output));
-        let report = json_out(&output);
-        assert_eq!(report["outcome"], "failed");
-        assert_eq!(report["fatal"]["code"], "event.unparseable", "{report}");
+        assert_eq!(code(&output), 2, "stderr: {}", stderr(&output));
+        let message = stderr(&output);
+        assert!(message.contains("not an AG-UI event stream"), "{message}");
+        assert!(message.contains(p(file.path())), "{message}");
     }
 }
 

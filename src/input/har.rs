@@ -84,9 +84,6 @@ pub fn read_har(bytes: &[u8]) -> Result<Vec<HarExchange>, String> {
         let offset = bytes.len() - body.len() + e.valid_up_to();
         format!("not JSON: not valid UTF-8 (byte {offset})")
     })?;
-    if !is_object_text(text.as_bytes()) {
-        return Err("not a HAR file: not a JSON object with a `log.entries` array".into());
-    }
     let document: Document<'_> = serde_json::from_str(text).map_err(|e| {
         if e.is_data() {
             format!("not a HAR file: no `log.entries` array ({e})")
@@ -94,6 +91,10 @@ pub fn read_har(bytes: &[u8]) -> Result<Vec<HarExchange>, String> {
             format!("not JSON ({e})")
         }
     })?;
+    // serde reads a struct from an array too: `[[[]]]` is not a HAR file.
+    if !is_object_text(text.as_bytes()) {
+        return Err("not a HAR file: no `log.entries` array (a JSON array, not an object)".into());
+    }
     let mut exchanges = Vec::new();
     for (index, raw) in document.log.entries.into_iter().enumerate() {
         if is_event_stream_entry(raw) {

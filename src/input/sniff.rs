@@ -64,7 +64,7 @@ pub(super) fn is_damaged_sqlite(bytes: &[u8]) -> bool {
         && header[21..24] == [64, 32, 32]
         && matches!(header[18], 1 | 2)
         && matches!(header[19], 1 | 2)
-        && bytes.len() % page_size == 0
+        && bytes.len().is_multiple_of(page_size)
 }
 
 /// What the bytes look like, in words, for the error that says they are

@@ -68,7 +68,13 @@ impl Limit {
 /// member its name and a fixed overhead. Exact and additive, so a patch
 /// keeps it up to date from what each operation inserts and removes.
 pub fn document_bytes(value: &Value) -> usize {
-    // Iterative: a value built by code, not read, may be of any depth.
+    // A walk bounded in depth is the fast way for every document the
+    // replay holds; a value built by code may nest deeper.
+    measure(value, MAX_DOCUMENT_DEPTH).unwrap_or_else(|| weigh_iteratively(value))
+}
+
+/// [`document_bytes`] without recursion, for values of any depth.
+fn weigh_iteratively(value: &Value) -> usize {
     let mut total = 0usize;
     let mut stack = vec![value];
     while let Some(value) = stack.pop() {
@@ -123,7 +129,8 @@ mod tests {
     #[test]
     fn measure_agrees_with_document_bytes_and_stops_at_the_depth() {
         let value = json!({"a": [1, "xyz", {"b": null}], "cd": true});
-        assert_eq!(measure(&value, 3), Some(document_bytes(&value)));
+        assert_eq!(measure(&value, 3), Some(weigh_iteratively(&value)));
+        assert_eq!(document_bytes(&value), weigh_iteratively(&value));
         assert_eq!(measure(&value, 2), None);
         assert_eq!(measure(&json!(5), 0), Some(VALUE_BYTES));
         assert_eq!(measure(&json!([]), 0), None);

@@ -321,9 +321,9 @@ fn invalid<E>(_: E) -> PatchErrorKind {
     PatchErrorKind::InvalidPointer
 }
 
-/// The weight of a value already in the document (its depth is bounded).
+/// The weight of a value already in the document.
 fn weight(value: &Value) -> usize {
-    measure(value, MAX_DOCUMENT_DEPTH).unwrap_or_else(|| document_bytes(value))
+    document_bytes(value)
 }
 
 /// The most an insertion at `path` adds besides its value: a new member.

@@ -259,7 +259,11 @@ fn doubling_copies_stop_at_the_size_limit() {
     let content = &report["messages"][0]["content"];
     assert_eq!(content["after"], true);
     assert_eq!(content["a"].as_array().map(Vec::len), Some(100));
-    assert!(MAX_DOCUMENT_BYTES < 1 << 30);
+    let message = limited[0]["message"].as_str().expect("message");
+    assert!(
+        message.contains(&MAX_DOCUMENT_BYTES.to_string()),
+        "{message}"
+    );
 }
 
 // Issue 12, item 2: operations per patch are bounded.
@@ -587,4 +591,112 @@ fn an_imported_vector_replays_with_its_profile() {
         "spec",
     ]));
     assert_eq!(spec["diagnostics"][0]["severity"], "warning");
+}
+
+/// Serves one HTTP response (`content_type`, `body`) to the first request
+/// on a loopback port; returns the agent's URL.
+fn serve_once(content_type: &'static str, body: Vec<u8>) -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("binds");
+    let url = format!("http://{}/agent", listener.local_addr().expect("address"));
+    std::thread::spawn(move || {
+        let Ok((mut stream, _)) = listener.accept() else {
+            return;
+        };
+        // The request: headers, then as many body bytes as they announce.
+        let mut request = Vec::new();
+        let mut buffer = [0u8; 4096];
+        while let Ok(n) = stream.read(&mut buffer) {
+            if n == 0 {
+                break;
+            }
+            request.extend_from_slice(&buffer[..n]);
+            let text = String::from_utf8_lossy(&request).to_ascii_lowercase();
+            if let Some(end) = text.find("\r\n\r\n") {
+                let length = text
+                    .lines()
+                    .find_map(|l| l.strip_prefix("content-length:"))
+                    .and_then(|v| v.trim().parse::<usize>().ok())
+                    .unwrap_or(0);
+                if request.len() >= end + 4 + length {
+                    break;
+                }
+            }
+        }
+        let head =
+            format!("HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nConnection: close\r\n\r\n");
+        let _ = stream.write_all(head.as_bytes());
+        let _ = stream.write_all(&body);
+    });
+    url
+}
+
+/// Runs `run` against a server answering `body`; the recorded events'
+/// lengths and the session's status.
+fn run_against(name: &str, content_type: &'static str, body: Vec<u8>) -> (Vec<usize>, String) {
+    let dir = scratch(name);
+    let url = serve_once(content_type, body);
+    let input = write(
+        &dir,
+        "run.json",
+        json!({"threadId": "t", "runId": "r"}).to_string(),
+    );
+    let rec = dir.join("run.rec");
+    let output = run(&[
+        "run",
+        &url,
+        "--input",
+        input.to_str().expect("utf8"),
+        "--out",
+        rec.to_str().expect("utf8"),
+    ]);
+    assert!(output.status.code().is_some(), "{}", stderr(&output));
+    let conn = rusqlite::Connection::open(&rec).expect("opens");
+    let mut statement = conn
+        .prepare("SELECT length(raw) FROM events ORDER BY id")
+        .expect("prepares");
+    let lengths = statement
+        .query_map([], |row| row.get::<_, i64>(0))
+        .expect("queries")
+        .map(|n| usize::try_from(n.expect("row")).expect("length"))
+        .collect();
+    let status = conn
+        .query_row("SELECT status FROM sessions", [], |row| row.get(0))
+        .expect("session");
+    (lengths, status)
+}
+
+// Issue 12, item 4: `run` kept an SSE line that never ends, and a body that
+// is not an event stream, whole in memory. Both are bounded; the session
+// says it is not whole.
+#[test]
+fn run_bounds_what_it_records_of_a_response() {
+    let frame_limit = agui_replay::record::MAX_RECORDED_FRAME_BYTES;
+    let mut sse = b"data: ".to_vec();
+    sse.extend(std::iter::repeat_n(b'x', frame_limit + (4 << 20)));
+    sse.extend(b"\n\ndata: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n");
+    let (lengths, status) = run_against("run-sse", "text/event-stream", sse);
+    assert_eq!(lengths.len(), 2);
+    assert_eq!(lengths[0], frame_limit);
+    assert_eq!(status, "truncated");
+
+    let (lengths, status) = run_against("run-body", "text/plain", vec![b'y'; 6 << 20]);
+    assert_eq!(lengths, [4 << 20]);
+    assert_eq!(status, "truncated");
+}
+
+// Issue 12, item 4: the framer a live recording uses holds at most its
+// bound of a line that never ends.
+#[test]
+fn a_bounded_sse_framer_cuts_an_endless_line() {
+    let mut framer = agui_replay::input::SseFramer::with_max_frame_bytes(1 << 10);
+    let mut events: Vec<Vec<u8>> = Vec::new();
+    framer.push(b"data: ", &mut |e| events.push(e.to_vec()));
+    for _ in 0..1024 {
+        framer.push(&[b'z'; 1024], &mut |e| events.push(e.to_vec()));
+    }
+    framer.push(b"\n\n", &mut |e| events.push(e.to_vec()));
+    framer.finish(&mut |e| events.push(e.to_vec()));
+    assert_eq!(events, [vec![b'z'; 1 << 10]]);
+    assert_eq!(framer.num_truncated(), 1);
 }
