@@ -173,7 +173,9 @@ const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
 /// Picks the format from the extension, or from the first bytes.
 pub fn detect_format(bytes: &[u8], path: &Path) -> Result<Format, String> {
     if bytes.starts_with(SQLITE_MAGIC) {
-        return Err("an SQLite database; recording files are not supported by this build".into());
+        return Err(
+            "an SQLite database where a stream of events was expected (a recording is opened as a file of its own, with `--session N`)".into(),
+        );
     }
     if sniff::is_damaged_sqlite(bytes) {
         return Err(
