@@ -13,10 +13,10 @@ use agui_replay::{parse_event, read_bytes};
 
 /// Replays cost time per event; bigger logs are replayed without the
 /// step-by-step checks so that one input stays well under the timeout.
-const MAX_EVENTS_CHECKED: usize = 256;
+const MAX_EVENTS_CHECKED: usize = 128;
 
 /// How many steps the seek check compares, spread over the stream.
-const MAX_SEEKS: usize = 24;
+const MAX_SEEKS: usize = 12;
 
 /// Reads `bytes` as the file `name` (its extension picks the format).
 pub fn read(bytes: &[u8], name: &str) -> Option<Stream> {
