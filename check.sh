@@ -24,4 +24,6 @@ cargo clippy --no-default-features --all-targets --locked -- -D warnings
 
 echo "== cargo test --no-default-features (the engine and the command line, no app)"
 cargo test --no-default-features --locked
+echo "== fuzz/run 15: every fuzz target for 15 s, from its committed corpus (issue 12)"
+fuzz/run 15
 echo "ok"
