@@ -59,6 +59,10 @@ pub struct RecordingContent {
     pub arrival_nanos: Vec<u64>,
     /// When it ended (never "now": exports are deterministic).
     pub ended_at_unix_ms: Option<i64>,
+    /// The profile the recording declares: the one the export replayed
+    /// under, when it is not the default (a vector's profile survives a
+    /// round trip through a recording, issue 12).
+    pub declared_profile: Option<String>,
 }
 
 /// The start of what an export writes, for a user to check before writing.
@@ -318,6 +322,8 @@ fn recording_content(
         ended_at_unix_ms: session
             .and_then(|s| s.ended_at_unix_ms)
             .or(Some(session.map_or(0, |s| s.started_at_unix_ms))),
+        declared_profile: (context.options.profile != crate::replay::Profile::Spec)
+            .then(|| context.options.profile.as_str().to_owned()),
     })
 }
 
@@ -336,7 +342,10 @@ pub fn error_chain(error: &dyn std::error::Error) -> String {
 
 fn write_recording(content: &RecordingContent, out: &Path) -> Result<(), ExportError> {
     let mut writer = RecordingWriter::create(out, true)?;
-    writer.begin_session(content.session.clone())?;
+    let session = writer.begin_session(content.session.clone())?;
+    if let Some(profile) = &content.declared_profile {
+        writer.set_declared_profile(session, profile)?;
+    }
     for ((_, raw), arrival) in content.events.iter().zip(&content.arrival_nanos) {
         writer.append_at(raw, *arrival)?;
     }

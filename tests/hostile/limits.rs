@@ -591,6 +591,23 @@ fn an_imported_vector_replays_with_its_profile() {
         "spec",
     ]));
     assert_eq!(spec["diagnostics"][0]["severity"], "warning");
+
+    // A recording exported from it keeps the profile too.
+    let exported = dir.join("exported.rec");
+    let output = run(&[
+        "export",
+        rec.to_str().expect("utf8"),
+        "--out",
+        exported.to_str().expect("utf8"),
+    ]);
+    assert_eq!(code(&output), Some(0), "{}", stderr(&output));
+    let from_export = json_out(&run(&[
+        "check",
+        exported.to_str().expect("utf8"),
+        "--format",
+        "json",
+    ]));
+    assert_eq!(from_export["diagnostics"], from_vector["diagnostics"]);
 }
 
 /// Serves one HTTP response (`content_type`, `body`) to the first request
