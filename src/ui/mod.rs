@@ -22,6 +22,7 @@ pub mod rule_text;
 pub mod state;
 pub mod theme;
 pub mod time_axis;
+pub mod time_control;
 pub mod timeline;
 
 use std::path::PathBuf;
