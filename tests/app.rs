@@ -3,11 +3,10 @@
 //! interactions (issue 6).
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
 
 use agui_replay::diagnostic::{Code, Seq, Severity};
 use agui_replay::replay::Profile;
-use agui_replay::ui::ReplayApp;
+use agui_replay::ui::{Command, ReplayApp, TimeCommand};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 
@@ -145,31 +144,36 @@ fn switching_profile_replays_and_keeps_the_cursor() {
 
 #[test]
 fn playing_advances_the_cursor_and_pauses() {
+    // Issue 16: playback takes each frame's time from egui's input (a fixed
+    // 0.25 s a frame under kittest), not the wall clock, so this test does
+    // not depend on the machine's load. The demo's events arrive 137 ms
+    // apart, the first at 0.
     let mut harness = demo_harness();
     harness.key_press(egui::Key::Home);
     harness.run();
     harness
         .state_mut()
         .state
-        .apply(vec![agui_replay::ui::Command::SetSpeed(16.0)]);
+        .apply(vec![Command::Time(TimeCommand::Play)]);
+    assert!(harness.state().state.time().is_playing());
+    assert_eq!(step(&harness), 0, "play starts where the cursor is");
+    harness.step();
+    assert_eq!(step(&harness), 2, "0.25 s: the events at 0 and 137 ms");
+    harness
+        .state_mut()
+        .state
+        .apply(vec![Command::Time(TimeCommand::SetSpeed(2.0))]);
+    harness.step();
+    // 0.25 s + 0.5 s of recorded time: the events up to 685 ms.
+    assert_eq!(step(&harness), 6, "double speed");
+    // Space pauses (the frame of the key press still plays its 0.25 s).
     harness.key_press(egui::Key::Space);
     harness.step();
-    assert!(harness.state().state.playback.playing_since.is_some());
-    let started = Instant::now();
-    while step(&harness) < 5 {
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "playback stalled"
-        );
-        std::thread::sleep(Duration::from_millis(20));
+    assert!(!harness.state().state.time().is_playing());
+    let paused_at = step(&harness);
+    for _ in 0..5 {
         harness.step();
     }
-    harness.key_press(egui::Key::Space);
-    harness.step();
-    assert!(harness.state().state.playback.playing_since.is_none());
-    let paused_at = step(&harness);
-    std::thread::sleep(Duration::from_millis(200));
-    harness.step();
     assert_eq!(step(&harness), paused_at, "paused");
 }
 
@@ -234,8 +238,8 @@ fn the_diagnostics_panel_shows_the_rule_of_each_code() {
 fn hovering_a_code_in_the_inspector_shows_its_rule() {
     let mut harness = demo_harness();
     harness.state_mut().state.apply(vec![
-        agui_replay::ui::Command::SelectActivity(Some("search-1".into())),
-        agui_replay::ui::Command::SetStep(Seq(16)),
+        Command::SelectActivity(Some("search-1".into())),
+        Command::Time(TimeCommand::Set(Seq(16))),
     ]);
     harness.run();
     let r14 = agui_replay::rules::reference()
@@ -256,7 +260,7 @@ fn selecting_an_activity_shows_its_content_in_the_inspector() {
     harness
         .state_mut()
         .state
-        .apply(vec![agui_replay::ui::Command::SetStep(Seq(20))]);
+        .apply(vec![Command::Time(TimeCommand::Set(Seq(20)))]);
     harness.run();
     harness.get_by_label("Activity search-1").click();
     harness.run();

@@ -12,7 +12,7 @@ use agui_replay::diff::DiffScope;
 use agui_replay::store::{NewSession, Recording, RecordingWriter, SessionId, SessionStatus};
 use agui_replay::ui::find::Condition;
 use agui_replay::ui::state::{CentralTab, DiffScopeChoice};
-use agui_replay::ui::{Command, ReplayApp};
+use agui_replay::ui::{Command, ReplayApp, TimeCommand};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 
@@ -61,13 +61,13 @@ fn keys_a_and_b_mark_two_points_and_the_diff_shows_the_patch() {
         &mut harness,
         vec![
             Command::SelectActivity(Some("plan-1".into())),
-            Command::SetStep(Seq(26)),
+            Command::Time(TimeCommand::Set(Seq(26))),
         ],
     );
     press(&mut harness, egui::Key::A);
     assert_eq!(harness.state().state.marks, [Some(Seq(26)), None]);
     assert_eq!(harness.state().state.central_tab, CentralTab::Conversation);
-    apply(&mut harness, vec![Command::SetStep(Seq(27))]);
+    apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(27)))]);
     press(&mut harness, egui::Key::B);
     let state = &harness.state().state;
     assert_eq!(state.marks, [Some(Seq(26)), Some(Seq(27))]);
@@ -134,7 +134,7 @@ fn diff_with_previous_step_compares_the_cursor_with_the_step_before() {
         &mut harness,
         vec![
             Command::SetDiffScope(DiffScopeChoice::State),
-            Command::SetStep(Seq(20)),
+            Command::Time(TimeCommand::Set(Seq(20))),
         ],
     );
     press(&mut harness, egui::Key::D);
@@ -155,7 +155,7 @@ fn diff_with_previous_step_compares_the_cursor_with_the_step_before() {
     assert_eq!(patched, view.comparison.after);
 
     // The button does the same at the cursor.
-    apply(&mut harness, vec![Command::SetStep(Seq(2))]);
+    apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(2)))]);
     harness.get_by_label("Diff with previous step (d)").click();
     harness.run();
     assert_eq!(harness.state().state.marks, [Some(Seq(1)), Some(Seq(2))]);
@@ -222,7 +222,7 @@ fn the_export_dialog_writes_what_the_export_command_writes() {
         &mut harness,
         vec![
             Command::SelectActivity(Some("plan-1".into())),
-            Command::SetStep(Seq(40)),
+            Command::Time(TimeCommand::Set(Seq(40))),
         ],
     );
     harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::E);
@@ -282,7 +282,7 @@ fn the_export_dialog_writes_a_conformance_fixture() {
     let dir = scratch("conformance");
     let source = fixture("recordings/demo.jsonl");
     let mut harness = open(&source);
-    apply(&mut harness, vec![Command::SetStep(Seq(33))]);
+    apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(33)))]);
     let app = harness.state_mut();
     app.export_dialog.open_for(&app.state);
     harness.run();
@@ -344,7 +344,7 @@ fn the_export_dialog_writes_a_conformance_fixture() {
 fn the_export_dialog_redacts_values_at_pointers() {
     let dir = scratch("redact");
     let mut harness = open(&fixture("recordings/demo.jsonl"));
-    apply(&mut harness, vec![Command::SetStep(Seq(45))]);
+    apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(45)))]);
     let app = harness.state_mut();
     app.export_dialog.open_for(&app.state);
     let out = dir.join("whole.jsonl");
@@ -392,9 +392,9 @@ fn bookmarks_and_notes_are_saved_in_the_recording() {
         "opening writes nothing"
     );
 
-    apply(&mut harness, vec![Command::SetStep(Seq(16))]);
+    apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(16)))]);
     press(&mut harness, egui::Key::M);
-    apply(&mut harness, vec![Command::SetStep(Seq(30))]);
+    apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(30)))]);
     press(&mut harness, egui::Key::M);
     let saved = Recording::open(&path)
         .and_then(|r| r.bookmarks(SessionId(1)))
@@ -407,7 +407,7 @@ fn bookmarks_and_notes_are_saved_in_the_recording() {
     harness.get_by_label_contains("16  ACTIVITY_DELTA search-1");
 
     // [ and ] go to the previous and next bookmark.
-    apply(&mut harness, vec![Command::SetStep(Seq(20))]);
+    apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(20)))]);
     press(&mut harness, egui::Key::CloseBracket);
     assert_eq!(step(&harness), 30);
     press(&mut harness, egui::Key::OpenBracket);
@@ -479,7 +479,7 @@ fn bookmarks_on_a_plain_stream_file_stay_in_memory() {
     std::fs::copy(fixture("recordings/demo.jsonl"), &path).expect("copied");
     let before = std::fs::read(&path).expect("read");
     let mut harness = open(&path);
-    apply(&mut harness, vec![Command::SetStep(Seq(5))]);
+    apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(5)))]);
     press(&mut harness, egui::Key::M);
     let bookmarks = &harness.state().state.annotations.bookmarks;
     assert_eq!(bookmarks.len(), 1);
@@ -535,7 +535,7 @@ fn search_moves_the_playhead_to_the_first_next_and_previous_match() {
     harness.get_by_label("No match");
 
     // On the state: where the budget became 739, searching back from the end.
-    apply(&mut harness, vec![Command::SetStep(Seq(45))]);
+    apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(45)))]);
     {
         let form = &mut harness.state_mut().search_form;
         form.message = None;
@@ -628,7 +628,7 @@ fn a_recording_being_written_grows_and_the_playhead_follows_it() {
     assert_eq!(harness.state().state.doc.as_ref().unwrap().num_events(), 3);
     harness.get_by_label("LIVE");
     press(&mut harness, egui::Key::End);
-    assert!(harness.state().state.following, "End follows");
+    assert!(harness.state().state.time().is_following(), "End follows");
     assert_eq!(step(&harness), 3);
 
     let poll = |harness: &mut Harness<'static, ReplayApp>| {
@@ -660,7 +660,7 @@ fn a_recording_being_written_grows_and_the_playhead_follows_it() {
 
     // Stepping back stops following; the session ends.
     press(&mut harness, egui::Key::ArrowLeft);
-    assert!(!harness.state().state.following);
+    assert!(!harness.state().state.time().is_following());
     apply(
         &mut harness,
         vec![Command::SetEventFilter(agui_replay::ui::EventFilter {
@@ -739,7 +739,7 @@ fn another_session_starts_without_the_marks_and_selection_of_the_first() {
 #[test]
 fn bookmarks_kept_in_memory_survive_a_profile_switch() {
     let mut harness = open(&fixture("recordings/demo.jsonl"));
-    apply(&mut harness, vec![Command::SetStep(Seq(7))]);
+    apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(7)))]);
     press(&mut harness, egui::Key::M);
     apply(
         &mut harness,
@@ -805,7 +805,7 @@ fn a_failed_export_leaves_the_file_it_would_replace() {
         &mut harness,
         vec![
             Command::SelectActivity(Some("plan-1".into())),
-            Command::SetStep(Seq(2)),
+            Command::Time(TimeCommand::Set(Seq(2))),
         ],
     );
     let app = harness.state_mut();
@@ -926,7 +926,7 @@ fn a_bookmark_that_could_not_be_saved_is_kept_through_a_replay() {
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).expect("read-only");
     let before = std::fs::read(&path).expect("read");
     let mut harness = open(&path);
-    apply(&mut harness, vec![Command::SetStep(Seq(9))]);
+    apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(9)))]);
     press(&mut harness, egui::Key::M);
     {
         let state = &harness.state().state;
@@ -981,7 +981,7 @@ fn a_value_in_the_inspector_leads_to_the_steps_where_it_changes() {
         &mut harness,
         vec![
             Command::SelectActivity(Some("plan-1".into())),
-            Command::SetStep(Seq(27)),
+            Command::Time(TimeCommand::Set(Seq(27))),
         ],
     );
     // The value the event at 27 changed: `done` of the first item.
@@ -1043,7 +1043,7 @@ fn a_recording_opened_before_its_first_session_follows_that_session() {
     let doc = state.doc.as_ref().unwrap();
     assert_eq!(doc.session, Some(1));
     assert_eq!(doc.num_events(), 2);
-    assert!(state.following, "it follows the session");
+    assert!(state.time().is_following(), "it follows the session");
     assert_eq!(state.step(), Seq(2));
     drop(writer);
 }
@@ -1051,7 +1051,7 @@ fn a_recording_opened_before_its_first_session_follows_that_session() {
 #[test]
 fn bookmarks_kept_in_memory_come_back_with_their_exchange() {
     let mut harness = open(&fixture("tests/samples/two-streams.har"));
-    apply(&mut harness, vec![Command::SetStep(Seq(3))]);
+    apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(3)))]);
     press(&mut harness, egui::Key::M);
     assert_eq!(harness.state().state.annotations.bookmarks.len(), 1);
     apply(&mut harness, vec![Command::PickSession(2)]);

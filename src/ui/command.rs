@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use super::state::{EventFilter, TimelineRange};
+use super::time_control::TimeCommand;
 use crate::diagnostic::Seq;
 use crate::replay::Profile;
 use crate::search::Query;
@@ -53,23 +54,10 @@ pub enum SearchFrom {
 /// What a panel asks for.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Command {
-    /// Move the cursor to a step.
-    SetStep(Seq),
-    /// Move the cursor by a number of steps.
-    StepBy(i64),
-    /// Move the cursor by a page (a tenth of the visible timeline, at least
-    /// 10 steps), forward or back.
-    StepPage(bool),
-    /// To the next step with a diagnostic.
-    NextDiagnostic,
-    /// To the previous step with a diagnostic.
-    PreviousDiagnostic,
+    /// Move the cursor, play or pause: the time control's commands.
+    Time(TimeCommand),
     /// Select an activity for the inspector (and the timeline lane).
     SelectActivity(Option<String>),
-    /// Play or pause.
-    TogglePlay,
-    /// Playback speed.
-    SetSpeed(f32),
     /// Replay with another profile (the cursor stays).
     SetProfile(Profile),
     /// Replay with best effort on or off (the cursor stays).
@@ -132,7 +120,4 @@ pub enum Command {
         /// The pointer, into the message as `state --message` prints it.
         pointer: String,
     },
-    /// Keep the playhead at the end of a live recording as it grows (the End
-    /// key turns it on, moving the cursor back turns it off).
-    SetFollow(bool),
 }

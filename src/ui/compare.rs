@@ -6,6 +6,7 @@
 //! The comparison itself is the engine's ([`Comparison`]), the one the
 //! `diff` command prints.
 
+use crate::ui::TimeCommand;
 use std::sync::Arc;
 
 use egui::{RichText, Ui};
@@ -269,7 +270,7 @@ fn toolbar_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) {
                     .on_hover_text(format!("Move the cursor to step {seq}"))
                     .clicked()
             {
-                commands.push(Command::SetStep(seq));
+                commands.push(Command::Time(TimeCommand::Set(seq)));
             }
             ui.separator();
         }

@@ -9,7 +9,7 @@ use egui::{RichText, Ui};
 use serde_json::Value;
 
 use super::json_tree::compact_json;
-use super::state::{AppState, Command, SearchFrom};
+use super::state::{AppState, Command, SearchFrom, TimeCommand};
 use crate::diagnostic::Seq;
 use crate::search::{Predicate, Query, Search, SearchStatus, Target};
 
@@ -140,8 +140,8 @@ impl AppState {
                     step: found.step,
                     value: found.value,
                 });
-                self.following = false;
-                self.go_to(found.step);
+                self.time_command(TimeCommand::StopFollowing);
+                self.time_command(TimeCommand::SetClamped(found.step));
                 false
             }
             SearchStatus::NotFound => {

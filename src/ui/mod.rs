@@ -28,7 +28,7 @@ pub mod timeline;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use state::{AppState, Command, Doc, EventFilter};
+pub use state::{AppState, Command, Doc, EventFilter, TimeCommand};
 
 use crate::diagnostic::Severity;
 use crate::replay::Profile;
@@ -91,24 +91,16 @@ impl ReplayApp {
     /// One frame.
     pub fn ui(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
-        if self.state.poll_loading() {
+        // The work that draws nothing, once, before the panels draw. The
+        // frame's time comes from egui's input (the clock in the app, a
+        // fixed step in tests), so playback is the same under load.
+        let dt_seconds = f64::from(ctx.input(|i| i.stable_dt));
+        let repaint = self.state.logic_step(dt_seconds);
+        if repaint.now {
             ctx.request_repaint();
         }
-        if self.state.loading.is_some() {
-            ctx.request_repaint_after(Duration::from_millis(50));
-        }
-        if self.state.advance_playback() {
-            ctx.request_repaint();
-        }
-        if self.state.advance_search(find::EVENTS_PER_FRAME) {
-            ctx.request_repaint();
-        }
-        if self.state.poll_live() {
-            ctx.request_repaint();
-        }
-        if let Some(interval) = self.state.live_poll_interval() {
-            // New events and sessions of a recording still being written.
-            ctx.request_repaint_after(interval);
+        if let Some(after) = repaint.after {
+            ctx.request_repaint_after(after);
         }
         if let Some(limit) = self.exit_after {
             if self.started.elapsed() >= limit {
@@ -127,10 +119,6 @@ impl ReplayApp {
 
         egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui, &mut commands));
         egui::Panel::bottom("status").show(ui, |ui| status_bar_ui(ui, &self.state, &mut commands));
-        if self.state.current_notice().is_some() {
-            // To take the notice away when its time is up.
-            ctx.request_repaint_after(Duration::from_secs(1));
-        }
         egui::Panel::bottom("timeline")
             .resizable(true)
             .default_size(theme::TIMELINE_HEIGHT)
@@ -437,7 +425,7 @@ fn status_bar_ui(ui: &mut egui::Ui, state: &AppState, commands: &mut Vec<Command
             ui.separator();
             let mut text = if doc.session.is_none() {
                 "LIVE, waiting for the first session"
-            } else if state.following {
+            } else if state.time().is_following() {
                 "LIVE, following"
             } else {
                 "LIVE"
@@ -451,13 +439,17 @@ fn status_bar_ui(ui: &mut egui::Ui, state: &AppState, commands: &mut Vec<Command
                     "The session is still being written (or its writer stopped without ending \
                  it); End follows its last event",
                 );
-            let mut following = state.following;
+            let mut following = state.time().is_following();
             if ui
                 .checkbox(&mut following, "Follow (End)")
                 .on_hover_text("Keep the playhead on the last event as events arrive")
                 .changed()
             {
-                commands.push(Command::SetFollow(following));
+                commands.push(Command::Time(if following {
+                    TimeCommand::ToEndAndFollow
+                } else {
+                    TimeCommand::StopFollowing
+                }));
             }
         }
         if let Some(notice) = state.current_notice() {
@@ -509,15 +501,15 @@ fn keyboard(ctx: &egui::Context, commands: &mut Vec<Command>) -> bool {
                 continue;
             }
             let command = match key {
-                egui::Key::ArrowRight => Command::StepBy(1),
-                egui::Key::ArrowLeft => Command::StepBy(-1),
-                egui::Key::Home => Command::SetStep(crate::diagnostic::Seq::START),
-                egui::Key::End => Command::SetStep(crate::diagnostic::Seq(u64::MAX)),
-                egui::Key::PageDown => Command::StepPage(true),
-                egui::Key::PageUp => Command::StepPage(false),
-                egui::Key::N => Command::NextDiagnostic,
-                egui::Key::P => Command::PreviousDiagnostic,
-                egui::Key::Space => Command::TogglePlay,
+                egui::Key::ArrowRight => Command::Time(TimeCommand::Step(1)),
+                egui::Key::ArrowLeft => Command::Time(TimeCommand::Step(-1)),
+                egui::Key::Home => Command::Time(TimeCommand::ToStart),
+                egui::Key::End => Command::Time(TimeCommand::ToEndAndFollow),
+                egui::Key::PageDown => Command::Time(TimeCommand::Page(1)),
+                egui::Key::PageUp => Command::Time(TimeCommand::Page(-1)),
+                egui::Key::N => Command::Time(TimeCommand::ToNextDiagnostic),
+                egui::Key::P => Command::Time(TimeCommand::ToPreviousDiagnostic),
+                egui::Key::Space => Command::Time(TimeCommand::TogglePlay),
                 egui::Key::A => Command::MarkCursor(state::MarkSlot::A),
                 egui::Key::B => Command::MarkCursor(state::MarkSlot::B),
                 egui::Key::D => Command::DiffWithPrevious,

@@ -4,6 +4,7 @@
 //! renames or deletes one); for other files they last until the file is
 //! closed, and the panel says so.
 
+use crate::ui::TimeCommand;
 use std::path::PathBuf;
 
 use egui::{RichText, Ui};
@@ -348,7 +349,7 @@ fn bookmark_row_ui(
             .on_hover_text(format!("Go to step {}", bookmark.seq))
             .clicked()
         {
-            commands.push(Command::SetStep(bookmark.seq));
+            commands.push(Command::Time(TimeCommand::Set(bookmark.seq)));
         }
         if ui.small_button("Rename").clicked() {
             form.renaming = Some((bookmark.id, bookmark.label.clone()));
@@ -395,7 +396,7 @@ fn notes_section_ui(
                 head.push_str(&format!(" · {id}"));
             }
             if ui.link(head).clicked() {
-                commands.push(Command::SetStep(note.seq));
+                commands.push(Command::Time(TimeCommand::Set(note.seq)));
                 if let Some(id) = &note.message_id {
                     commands.push(Command::SelectActivity(Some(id.clone())));
                 }

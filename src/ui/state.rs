@@ -16,6 +16,7 @@ use super::document::{MAX_RECENT, save_recent};
 use super::find::SearchRun;
 use super::live::Live;
 use super::notes::Annotations;
+pub use super::time_control::{SPEEDS, TimeCommand, TimeContext, TimeControl, TimeResponse};
 use crate::diagnostic::{Seq, Severity};
 use crate::protocol::{ParseOutcome, parse_event};
 use crate::replay::{Options, Profile, Replayer};
@@ -54,30 +55,10 @@ pub struct Loading {
     /// When it started.
     pub started: Instant,
     receiver: Receiver<Result<Box<Doc>, String>>,
-    /// The step to restore once loaded (a profile switch keeps the cursor).
-    keep_step: Option<Seq>,
+    /// Where the cursor goes once loaded (a profile switch keeps it; the
+    /// first session of a recording opened empty follows its end).
+    keep_step: Option<TimeCommand>,
 }
-
-/// Playback at recorded timing.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Playback {
-    /// Speed factor (0.25 to 16).
-    pub speed: f32,
-    /// While playing: when play started, and the arrival time it started at.
-    pub playing_since: Option<(Instant, u64)>,
-}
-
-impl Default for Playback {
-    fn default() -> Self {
-        Self {
-            speed: 1.0,
-            playing_since: None,
-        }
-    }
-}
-
-/// The speeds offered.
-pub const SPEEDS: [f32; 7] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0];
 
 /// The visible range of the timeline, in steps (fractional when zoomed in).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -103,8 +84,8 @@ pub struct AppState {
     pub event_rows: Vec<Seq>,
     /// The diagnostics panel's filter.
     pub diagnostics_filter: String,
-    /// Playback.
-    pub playback: Playback,
+    /// The cursor and playback.
+    time: TimeControl,
     /// The timeline's visible range (`None`: the whole stream).
     pub timeline_range: Option<TimelineRange>,
     /// A background open in progress.
@@ -136,8 +117,6 @@ pub struct AppState {
     pub search: SearchRun,
     /// A search a JSON tree asked for, for the search tab to take.
     pub search_prefill: Option<(Option<String>, String)>,
-    /// A live recording: the playhead stays at the end as it grows.
-    pub following: bool,
     /// Polling a live recording.
     pub live: Live,
     /// A short message about the last action (saved, not found…).
@@ -148,13 +127,38 @@ pub struct AppState {
     pub generation: u64,
 }
 
+/// When to draw the next frame, as the logic step of a frame says.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Repaint {
+    /// Something changed or moves (playback, a search): draw again now.
+    pub now: bool,
+    /// Draw again within this long (an open in progress, a recording read
+    /// again, a notice to take away).
+    pub after: Option<std::time::Duration>,
+}
+
+impl Repaint {
+    fn within(&mut self, delay: std::time::Duration) {
+        self.after = Some(self.after.map_or(delay, |after| after.min(delay)));
+    }
+}
+
+/// How often a background open is looked at.
+const LOADING_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
 /// How long a notice shows.
 const NOTICE_FOR: std::time::Duration = std::time::Duration::from_secs(6);
 
 impl AppState {
     /// The current step (0 without a document).
     pub fn step(&self) -> Seq {
-        self.view.as_ref().map_or(Seq::START, |v| v.step)
+        self.time.step()
+    }
+
+    /// The cursor and playback: the step, playing or paused, the speed,
+    /// following the end.
+    pub fn time(&self) -> &TimeControl {
+        &self.time
     }
 
     /// Opens a file synchronously (tests, and small files).
@@ -171,7 +175,7 @@ impl AppState {
         &mut self,
         path: PathBuf,
         session: Option<i64>,
-        keep_step: Option<Seq>,
+        keep_step: Option<TimeCommand>,
     ) {
         let (sender, receiver) = channel();
         let options = self.options;
@@ -212,7 +216,13 @@ impl AppState {
         }
     }
 
-    fn install(&mut self, doc: Doc, keep_step: Option<Seq>) {
+    /// Shows a document already read (the panels' tests).
+    #[cfg(test)]
+    pub(crate) fn install_doc(&mut self, doc: Doc) {
+        self.install(doc, None);
+    }
+
+    fn install(&mut self, doc: Doc, keep_step: Option<TimeCommand>) {
         let path = doc.path.clone();
         // The same stream replayed again (another profile, best effort)
         // keeps what the user set; another file or session starts afresh.
@@ -230,14 +240,8 @@ impl AppState {
         for mark in self.marks.iter_mut().flatten() {
             *mark = Seq(mark.0.min(num_events));
         }
-        // A recording opened before its first session: follow that session.
-        let was_waiting = self
-            .doc
-            .as_ref()
-            .is_some_and(|d| d.recording.is_some() && d.session.is_none() && d.num_events() == 0);
         self.generation += 1;
         self.search = SearchRun::default();
-        self.following = was_waiting && doc.live;
         self.live = Live::default();
         // Bookmarks and notes kept in memory (not a recording, or a save
         // that failed) last while the app runs: set aside with their stream,
@@ -253,9 +257,12 @@ impl AppState {
             annotations.keep_unsaved_from(unsaved);
         }
         self.annotations = annotations;
-        let step = keep_step.unwrap_or(Seq(doc.num_events().min(1)));
-        self.playback.playing_since = None;
+        self.time
+            .reset(num_events, doc.live, Seq(num_events.min(1)));
         self.doc = Some(doc);
+        if let Some(command) = keep_step {
+            self.time_command(command);
+        }
         let path = std::fs::canonicalize(&path).unwrap_or(path);
         self.recent.retain(|p| p != &path);
         self.recent.insert(0, path);
@@ -266,7 +273,7 @@ impl AppState {
         self.refresh_rows();
         // The view at the kept step was computed from the replay replaced.
         self.view = None;
-        self.move_to(step);
+        self.sync_view();
         if self.selected_activity.is_none() {
             self.selected_activity = self
                 .doc
@@ -276,17 +283,32 @@ impl AppState {
         }
     }
 
-    /// Moves the cursor (clamped to the stream) and computes the view.
-    fn move_to(&mut self, step: Seq) {
+    /// Applies a command to the cursor and playback, then brings the view
+    /// to the step.
+    pub(super) fn time_command(&mut self, command: TimeCommand) -> TimeResponse {
+        let lists: Vec<&[Seq]> = match &self.doc {
+            Some(doc) => {
+                let index = doc.timeline.index();
+                Severity::ALL.iter().map(|&s| index.steps_with(s)).collect()
+            }
+            None => Vec::new(),
+        };
+        let context = TimeContext {
+            diagnostic_steps: &lists,
+            visible_steps: self.timeline_range.map(|r| r.last - r.first),
+        };
+        let response = self.time.apply(command, &context);
+        self.sync_view();
+        response
+    }
+
+    /// Computes the view at the cursor's step, unless it shows it already.
+    fn sync_view(&mut self) {
         let Some(doc) = &self.doc else {
             self.view = None;
             return;
         };
-        let step = Seq(step.0.min(doc.num_events()));
-        if step < doc.timeline.last_step() {
-            // Following a live recording keeps the cursor at its end.
-            self.following = false;
-        }
+        let step = self.time.step();
         if self.view.as_ref().is_some_and(|v| v.step == step) {
             return;
         }
@@ -331,41 +353,10 @@ impl AppState {
     fn apply_one(&mut self, command: Command) {
         let num_events = self.doc.as_ref().map_or(0, Doc::num_events);
         match command {
-            Command::SetStep(step) => {
-                self.playback.playing_since = None;
-                self.following = step.0 >= num_events && self.doc.as_ref().is_some_and(|d| d.live);
-                self.move_to(step);
-            }
-            Command::StepBy(delta) => {
-                self.playback.playing_since = None;
-                self.following = false;
-                let step = self.step().0.saturating_add_signed(delta).min(num_events);
-                self.move_to(Seq(step));
-            }
-            Command::StepPage(forward) => {
-                let visible = self
-                    .timeline_range
-                    .map_or(num_events as f64, |r| r.last - r.first);
-                let page = ((visible / 10.0) as i64).max(10);
-                self.apply_one(Command::StepBy(if forward { page } else { -page }));
-            }
-            Command::NextDiagnostic | Command::PreviousDiagnostic => {
-                let forward = command == Command::NextDiagnostic;
-                if let Some(step) = self.diagnostic_step(forward) {
-                    self.playback.playing_since = None;
-                    self.move_to(step);
-                }
+            Command::Time(command) => {
+                self.time_command(command);
             }
             Command::SelectActivity(id) => self.selected_activity = id,
-            Command::TogglePlay => self.toggle_play(),
-            Command::SetSpeed(speed) => {
-                let playing = self.playback.playing_since.is_some();
-                self.playback.speed = speed.clamp(0.25, 16.0);
-                if playing {
-                    self.playback.playing_since =
-                        Some((Instant::now(), self.arrival_at(self.step())));
-                }
-            }
             Command::SetProfile(profile) => {
                 self.options.profile = profile;
                 self.reopen();
@@ -421,9 +412,8 @@ impl AppState {
                 let forward = command == Command::NextBookmark;
                 match self.annotations.bookmark_step(self.step(), forward) {
                     Some(step) => {
-                        self.playback.playing_since = None;
                         self.notice = None;
-                        self.move_to(step);
+                        self.time_command(TimeCommand::Set(step));
                     }
                     None => {
                         let (which, side) = if forward {
@@ -446,13 +436,6 @@ impl AppState {
             Command::PrefillSearch { message, pointer } => {
                 self.search_prefill = Some((message, pointer));
             }
-            Command::SetFollow(follow) => {
-                self.following = follow;
-                if follow {
-                    self.playback.playing_since = None;
-                    self.move_to(Seq(num_events));
-                }
-            }
         }
     }
 
@@ -467,17 +450,17 @@ impl AppState {
         (since.elapsed() < NOTICE_FOR).then_some(message.as_str())
     }
 
-    /// Computes the view at `step` again, even if the cursor is there (the
-    /// replay changed under it).
-    pub(super) fn view_again_at(&mut self, step: Seq) {
+    /// The stream grew or ended under the cursor: the cursor follows its
+    /// end if asked to, and the view is computed again (the replay, and its
+    /// diagnostics, may have changed under it).
+    pub(super) fn stream_changed(&mut self) {
+        let (num_events, live) = self
+            .doc
+            .as_ref()
+            .map_or((0, false), |d| (d.num_events(), d.live));
+        self.time.set_num_steps(num_events, live);
         self.view = None;
-        self.move_to(step);
-    }
-
-    /// Moves the cursor (for the modules that drive it: search, live).
-    pub(super) fn go_to(&mut self, step: Seq) {
-        self.playback.playing_since = None;
-        self.move_to(step);
+        self.sync_view();
     }
 
     /// Replays the open document again with the current options, keeping
@@ -485,7 +468,7 @@ impl AppState {
     fn reopen(&mut self) {
         if let Some(doc) = &self.doc {
             let (path, session, step) = (doc.path.clone(), doc.session, self.step());
-            self.open_in_background(path, session, Some(step));
+            self.open_in_background(path, session, Some(TimeCommand::SetClamped(step)));
         }
     }
 
@@ -494,21 +477,8 @@ impl AppState {
         let doc = self.doc.as_ref()?;
         let current = self.step();
         let index = doc.timeline.index();
-        let candidates = Severity::ALL.iter().filter_map(|&severity| {
-            let steps = index.steps_with(severity);
-            if forward {
-                let i = steps.partition_point(|s| *s <= current);
-                steps.get(i).copied()
-            } else {
-                let i = steps.partition_point(|s| *s < current);
-                i.checked_sub(1).and_then(|i| steps.get(i)).copied()
-            }
-        });
-        if forward {
-            candidates.min()
-        } else {
-            candidates.max()
-        }
+        let lists = Severity::ALL.map(|s| index.steps_with(s));
+        super::time_control::next_step_in(&lists, current, forward)
     }
 
     /// The arrival time of a step's event (0 at step 0).
@@ -519,41 +489,39 @@ impl AppState {
             .unwrap_or(0)
     }
 
-    fn toggle_play(&mut self) {
-        self.following = false;
-        if self.playback.playing_since.is_some() {
-            self.playback.playing_since = None;
-            return;
+    /// The work of a frame that draws nothing, run once before the panels
+    /// draw: a background open finished, playback moved on by `dt_seconds`
+    /// (the frame's time), a slice of the search over time, the new events
+    /// of a live recording. Says when to draw again.
+    pub fn logic_step(&mut self, dt_seconds: f64) -> Repaint {
+        let mut repaint = Repaint::default();
+        repaint.now |= self.poll_loading();
+        if self.loading.is_some() {
+            repaint.within(LOADING_POLL);
         }
-        let Some(doc) = &self.doc else { return };
-        let mut step = self.step();
-        if step >= doc.timeline.last_step() {
-            step = Seq::START;
-            self.move_to(step);
+        repaint.now |= self.tick_playback(dt_seconds);
+        repaint.now |= self.advance_search(super::find::EVENTS_PER_FRAME);
+        repaint.now |= self.poll_live();
+        if let Some(interval) = self.live_poll_interval() {
+            // New events and sessions of a recording still being written.
+            repaint.within(interval);
         }
-        self.playback.playing_since = Some((Instant::now(), self.arrival_at(step)));
+        if self.current_notice().is_some() {
+            // To take the notice away when its time is up.
+            repaint.within(std::time::Duration::from_secs(1));
+        }
+        repaint
     }
 
-    /// Advances playback to the events whose (scaled) arrival time has come;
-    /// returns whether it is still playing.
-    pub fn advance_playback(&mut self) -> bool {
-        let Some((since, from)) = self.playback.playing_since else {
-            return false;
-        };
-        let Some(doc) = &self.doc else { return false };
-        let elapsed = since.elapsed().as_secs_f64() * f64::from(self.playback.speed);
-        let now = from.saturating_add((elapsed * 1e9) as u64);
-        let arrivals = &doc.arrival_nanos;
-        let reached = arrivals.partition_point(|&a| a <= now) as u64;
-        let last = doc.num_events();
-        if reached > self.step().0 {
-            self.move_to(Seq(reached.min(last)));
+    /// Moves playback on by a frame's time (seconds of the clock); returns
+    /// whether it is still playing.
+    pub fn tick_playback(&mut self, dt_seconds: f64) -> bool {
+        if let Some(doc) = &self.doc {
+            if self.time.tick(dt_seconds, &doc.arrival_nanos).step_changed {
+                self.sync_view();
+            }
         }
-        if reached >= last {
-            self.playback.playing_since = None;
-            return false;
-        }
-        true
+        self.time.is_playing()
     }
 }
 

@@ -9,6 +9,7 @@
 mod event;
 mod patch;
 
+use crate::ui::TimeCommand;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -229,7 +230,7 @@ fn lane_navigation_ui(
                 .on_hover_text("This activity's previous event")
                 .clicked()
         {
-            commands.push(Command::SetStep(seq));
+            commands.push(Command::Time(TimeCommand::Set(seq)));
         }
         if let Some(seq) = next
             && ui
@@ -237,7 +238,7 @@ fn lane_navigation_ui(
                 .on_hover_text("This activity's next event")
                 .clicked()
         {
-            commands.push(Command::SetStep(seq));
+            commands.push(Command::Time(TimeCommand::Set(seq)));
         }
     });
 }
@@ -362,7 +363,7 @@ mod tests {
         let mut state = AppState::default();
         state.open_now(&path, None);
         state.apply(vec![
-            Command::SetStep(Seq(step)),
+            Command::Time(TimeCommand::Set(Seq(step))),
             Command::SelectActivity(Some(selected.to_owned())),
         ]);
         state
