@@ -26,8 +26,8 @@ fn demo_harness() -> Harness<'static, ReplayApp> {
 fn the_bundled_demo_recording_opens_and_replays() {
     let harness = demo_harness();
     let state = &harness.state().state;
-    assert!(state.error.is_none(), "{:?}", state.error);
-    let doc = state.doc.as_ref().expect("the demo is open");
+    assert!(state.error().is_none(), "{:?}", state.error());
+    let doc = state.doc().expect("the demo is open");
     assert_eq!(doc.num_events(), 45);
     assert_eq!(doc.counts.get(Severity::Warning), 2);
     assert_eq!(doc.counts.get(Severity::Error), 0);
@@ -43,7 +43,7 @@ fn the_app_opens_a_file_in_the_background() {
     let mut harness = harness(ReplayApp::new(Some(demo())));
     wait_for_loading(&mut harness);
     assert_eq!(
-        harness.state().state.doc.as_ref().map(|d| d.num_events()),
+        harness.state().state.doc().map(|d| d.num_events()),
         Some(45)
     );
 }
@@ -53,11 +53,16 @@ fn an_unreadable_file_shows_an_error_and_keeps_running() {
     let missing = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("no-such-recording.rec");
     let mut harness = harness(ReplayApp::new(Some(missing)));
     wait_for_loading(&mut harness);
-    let error = harness.state().state.error.clone().expect("an error");
+    let error = harness
+        .state()
+        .state
+        .error()
+        .map(str::to_owned)
+        .expect("an error");
     assert!(error.contains("no-such-recording.rec"), "{error}");
     harness.get_by_label("Dismiss").click();
     harness.run();
-    assert!(harness.state().state.error.is_none());
+    assert!(harness.state().state.error().is_none());
 }
 
 #[test]
@@ -104,9 +109,9 @@ fn the_cursor_view_holds_the_state_at_the_step() {
     harness.key_press(egui::Key::P);
     harness.run();
     let state = &harness.state().state;
-    let view = state.view.as_ref().expect("a view");
+    let view = state.view().expect("a view");
     assert_eq!(view.step, Seq(39));
-    let doc = state.doc.as_ref().expect("doc");
+    let doc = state.doc().expect("doc");
     let expected = agui_replay::replay::replay_to(doc.timeline.events(), doc.options(), Seq(39));
     assert_eq!(view.at.document(), expected.document());
     let before = agui_replay::replay::replay_to(doc.timeline.events(), doc.options(), Seq(38));
@@ -128,10 +133,10 @@ fn switching_profile_replays_and_keeps_the_cursor() {
     harness.run();
     wait_for_loading(&mut harness);
     let state = &harness.state().state;
-    assert_eq!(state.options.profile, Profile::AgUiClient10);
+    assert_eq!(state.options().profile, Profile::AgUiClient10);
     assert_eq!(step(&harness), 17, "the cursor stays");
     // R12 under the reference client's profile: a note, not a warning.
-    let doc = state.doc.as_ref().expect("doc");
+    let doc = state.doc().expect("doc");
     let unknown = doc
         .timeline
         .diagnostics()
@@ -192,10 +197,7 @@ fn clicking_a_diagnostic_lands_on_its_event_and_selects_its_activity() {
         .click();
     harness.run();
     assert_eq!(step(&harness), 17);
-    assert_eq!(
-        harness.state().state.selected_activity.as_deref(),
-        Some("prices-7")
-    );
+    assert_eq!(harness.state().state.selected_activity(), Some("prices-7"));
 }
 
 /// Issue 11: the rules travel with the project. The diagnostics panel
@@ -264,10 +266,7 @@ fn selecting_an_activity_shows_its_content_in_the_inspector() {
     harness.run();
     harness.get_by_label("Activity search-1").click();
     harness.run();
-    assert_eq!(
-        harness.state().state.selected_activity.as_deref(),
-        Some("search-1")
-    );
+    assert_eq!(harness.state().state.selected_activity(), Some("search-1"));
     // The inspector (right panel) shows the activity's content at step 20.
     for member in ["results", "Ryanair, Sat 07:15", "stats"] {
         assert!(
@@ -288,14 +287,14 @@ fn in_right_panel(rect: egui::Rect) -> bool {
 #[test]
 fn filtering_the_event_list_keeps_the_matching_events() {
     let mut harness = demo_harness();
-    assert_eq!(harness.state().state.event_rows.len(), 45);
+    assert_eq!(harness.state().state.event_rows().len(), 45);
     harness.get_by_label("Filter text").focus();
     harness.run();
     harness.get_by_label("Filter text").type_text("hotels-1");
     harness.run();
-    let rows = harness.state().state.event_rows.clone();
+    let rows = harness.state().state.event_rows().to_vec();
     assert!(!rows.is_empty() && rows.len() < 45, "{rows:?}");
-    let doc = harness.state().state.doc.as_ref().expect("doc");
+    let doc = harness.state().state.doc().expect("doc");
     for seq in rows {
         let raw = String::from_utf8_lossy(doc.raw(seq).expect("raw")).into_owned();
         assert!(raw.contains("hotels-1"), "{raw}");
@@ -321,8 +320,8 @@ fn a_recording_with_several_sessions_opens_its_first_and_offers_the_others() {
     let mut harness = harness(ReplayApp::with_file(&recording));
     {
         let state = &harness.state().state;
-        assert!(state.error.is_none(), "{:?}", state.error);
-        let doc = state.doc.as_ref().expect("doc");
+        assert!(state.error().is_none(), "{:?}", state.error());
+        let doc = state.doc().expect("doc");
         assert_eq!(doc.sessions.len(), 2);
         assert_eq!(doc.session, Some(1));
         assert_eq!(doc.num_events(), 45);
@@ -332,7 +331,7 @@ fn a_recording_with_several_sessions_opens_its_first_and_offers_the_others() {
     harness.get_by_label_contains("search-agent.sse").click();
     harness.run();
     wait_for_loading(&mut harness);
-    let doc = harness.state().state.doc.as_ref().expect("doc");
+    let doc = harness.state().state.doc().expect("doc");
     assert_eq!(doc.session, Some(2));
     assert_eq!(doc.num_events(), 13);
     let _ = std::fs::remove_dir_all(&dir);

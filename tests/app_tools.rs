@@ -3,6 +3,7 @@
 //! and notes, search over time, and following a recording that is still
 //! being written.
 
+use agui_replay::ui::command::{MarkCommand, NoteCommand};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -35,9 +36,9 @@ fn scratch(name: &str) -> PathBuf {
 fn open(path: &Path) -> Harness<'static, ReplayApp> {
     let harness = harness(ReplayApp::with_file(path));
     assert!(
-        harness.state().state.error.is_none(),
+        harness.state().state.error().is_none(),
         "{:?}",
-        harness.state().state.error
+        harness.state().state.error()
     );
     harness
 }
@@ -65,18 +66,21 @@ fn keys_a_and_b_mark_two_points_and_the_diff_shows_the_patch() {
         ],
     );
     press(&mut harness, egui::Key::A);
-    assert_eq!(harness.state().state.marks, [Some(Seq(26)), None]);
-    assert_eq!(harness.state().state.central_tab, CentralTab::Conversation);
+    assert_eq!(harness.state().state.marks(), [Some(Seq(26)), None]);
+    assert_eq!(
+        harness.state().state.central_tab(),
+        CentralTab::Conversation
+    );
     apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(27)))]);
     press(&mut harness, egui::Key::B);
     let state = &harness.state().state;
-    assert_eq!(state.marks, [Some(Seq(26)), Some(Seq(27))]);
+    assert_eq!(state.marks(), [Some(Seq(26)), Some(Seq(27))]);
     assert_eq!(
-        state.central_tab,
+        state.central_tab(),
         CentralTab::Diff,
         "both marks: the diff shows"
     );
-    let view = state.comparison.as_ref().expect("a comparison");
+    let view = state.comparison().expect("a comparison");
     assert_eq!(view.comparison.scope, DiffScope::Message("plan-1".into()));
     let patch = serde_json::to_value(&view.comparison.patch).expect("JSON");
     assert_eq!(
@@ -115,12 +119,15 @@ fn keys_a_and_b_mark_two_points_and_the_diff_shows_the_patch() {
     harness.run();
     harness.get_by_label("the state").click();
     harness.run();
-    assert_eq!(harness.state().state.diff_scope, DiffScopeChoice::State);
+    assert_eq!(
+        harness.state().state.diff_scope_choice(),
+        DiffScopeChoice::State
+    );
     let view = harness
         .state()
         .state
-        .comparison
-        .clone()
+        .comparison()
+        .cloned()
         .expect("a comparison");
     assert_eq!(view.comparison.scope, DiffScope::State);
     assert!(view.comparison.is_unchanged());
@@ -141,8 +148,8 @@ fn diff_with_previous_step_compares_the_cursor_with_the_step_before() {
     let view = harness
         .state()
         .state
-        .comparison
-        .clone()
+        .comparison()
+        .cloned()
         .expect("a comparison");
     assert_eq!(
         (view.comparison.from, view.comparison.to),
@@ -158,12 +165,12 @@ fn diff_with_previous_step_compares_the_cursor_with_the_step_before() {
     apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(2)))]);
     harness.get_by_label("Diff with previous step (d)").click();
     harness.run();
-    assert_eq!(harness.state().state.marks, [Some(Seq(1)), Some(Seq(2))]);
+    assert_eq!(harness.state().state.marks(), [Some(Seq(1)), Some(Seq(2))]);
     let view = harness
         .state()
         .state
-        .comparison
-        .clone()
+        .comparison()
+        .cloned()
         .expect("a comparison");
     assert_eq!((view.comparison.from, view.comparison.to), (Seq(1), Seq(2)));
     assert_eq!(view.comparison.after["city"], "Lisbon");
@@ -201,13 +208,13 @@ fn a_right_drag_over_the_timeline_marks_a_range() {
     harness.event(button(egui::pos2(x2, y), false));
     harness.run();
     let state = &harness.state().state;
-    let [Some(a), Some(b)] = state.marks else {
-        panic!("both marks are set: {:?}", state.marks);
+    let [Some(a), Some(b)] = state.marks() else {
+        panic!("both marks are set: {:?}", state.marks());
     };
     assert!(a < b, "{a} < {b}");
     assert!((8..=14).contains(&a.0), "A near a quarter of 45 steps: {a}");
     assert!((30..=37).contains(&b.0), "B near three quarters: {b}");
-    assert_eq!(state.central_tab, CentralTab::Diff);
+    assert_eq!(state.central_tab(), CentralTab::Diff);
     assert_eq!(step(&harness), 1, "a right drag does not move the cursor");
 }
 
@@ -420,8 +427,11 @@ fn bookmarks_and_notes_are_saved_in_the_recording() {
     apply(
         &mut harness,
         vec![
-            Command::RenameBookmark(first, "the failed patch".into()),
-            Command::DeleteBookmark(saved[1].id),
+            Command::Note(NoteCommand::RenameBookmark(
+                first,
+                "the failed patch".into(),
+            )),
+            Command::Note(NoteCommand::DeleteBookmark(saved[1].id)),
         ],
     );
     let saved = Recording::open(&path)
@@ -468,8 +478,8 @@ fn bookmarks_and_notes_are_saved_in_the_recording() {
 
     // Opened again, they are there.
     let harness = open(&path);
-    assert_eq!(harness.state().state.annotations.bookmarks.len(), 1);
-    assert_eq!(harness.state().state.annotations.notes.len(), 1);
+    assert_eq!(harness.state().state.annotations().bookmarks.len(), 1);
+    assert_eq!(harness.state().state.annotations().notes.len(), 1);
 }
 
 #[test]
@@ -481,7 +491,7 @@ fn bookmarks_on_a_plain_stream_file_stay_in_memory() {
     let mut harness = open(&path);
     apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(5)))]);
     press(&mut harness, egui::Key::M);
-    let bookmarks = &harness.state().state.annotations.bookmarks;
+    let bookmarks = &harness.state().state.annotations().bookmarks;
     assert_eq!(bookmarks.len(), 1);
     assert_eq!(bookmarks[0].seq, Seq(5));
     harness.get_by_label_contains("Kept until the app closes");
@@ -490,7 +500,7 @@ fn bookmarks_on_a_plain_stream_file_stay_in_memory() {
         before,
         "the file is untouched"
     );
-    assert!(harness.state().state.error.is_none());
+    assert!(harness.state().state.error().is_none());
 }
 
 // ----------------------------------------------------------------- search
@@ -498,7 +508,7 @@ fn bookmarks_on_a_plain_stream_file_stay_in_memory() {
 /// Runs frames until the search has finished (bounded).
 fn finish_search(harness: &mut Harness<'static, ReplayApp>) {
     let started = Instant::now();
-    while harness.state().state.search.progress().is_some() {
+    while harness.state().state.search().progress().is_some() {
         assert!(
             started.elapsed() < Duration::from_secs(20),
             "searching took too long"
@@ -559,8 +569,8 @@ fn a_bad_pointer_is_explained_and_nothing_runs() {
     harness.get_by_label("Next").click();
     harness.run();
     let state = &harness.state().state;
-    assert!(state.search.progress().is_none(), "nothing runs");
-    assert!(state.search.outcome.is_none());
+    assert!(state.search().progress().is_none(), "nothing runs");
+    assert!(state.search().outcome.is_none());
     assert_eq!(state.step(), Seq(1));
 }
 
@@ -625,7 +635,7 @@ fn a_recording_being_written_grows_and_the_playhead_follows_it() {
 
     let mut harness = open(&path);
     assert!(harness.state().state.is_live());
-    assert_eq!(harness.state().state.doc.as_ref().unwrap().num_events(), 3);
+    assert_eq!(harness.state().state.doc().unwrap().num_events(), 3);
     harness.get_by_label("LIVE");
     press(&mut harness, egui::Key::End);
     assert!(harness.state().state.time().is_following(), "End follows");
@@ -638,7 +648,7 @@ fn a_recording_being_written_grows_and_the_playhead_follows_it() {
     to_writer.send("more").unwrap();
     test_inbox.recv().unwrap();
     poll(&mut harness);
-    let doc = harness.state().state.doc.as_ref().unwrap();
+    let doc = harness.state().state.doc().unwrap();
     assert_eq!(doc.num_events(), 10, "the timeline grew");
     assert_eq!(doc.arrival_nanos.len(), 10);
     assert_eq!(step(&harness), 10, "the playhead followed");
@@ -652,7 +662,7 @@ fn a_recording_being_written_grows_and_the_playhead_follows_it() {
     test_inbox.recv().unwrap();
     poll(&mut harness);
     assert_eq!(
-        harness.state().state.doc.as_ref().unwrap().sessions.len(),
+        harness.state().state.doc().unwrap().sessions.len(),
         2,
         "the new session is in the picker"
     );
@@ -669,7 +679,7 @@ fn a_recording_being_written_grows_and_the_playhead_follows_it() {
         })],
     );
     assert!(
-        harness.state().state.event_rows.is_empty(),
+        harness.state().state.event_rows().is_empty(),
         "no warning yet"
     );
     to_writer.send("end").unwrap();
@@ -680,7 +690,7 @@ fn a_recording_being_written_grows_and_the_playhead_follows_it() {
     assert_eq!(step(&harness), 9);
     // Ended without RUN_FINISHED: the end-of-stream check, on the last
     // event, shown in the filtered list and counted.
-    let doc = state.doc.as_ref().unwrap();
+    let doc = state.doc().unwrap();
     assert!(
         doc.timeline
             .diagnostics()
@@ -689,7 +699,7 @@ fn a_recording_being_written_grows_and_the_playhead_follows_it() {
         "{:?}",
         doc.timeline.diagnostics()
     );
-    assert_eq!(state.event_rows, vec![Seq(10)]);
+    assert_eq!(state.event_rows(), vec![Seq(10)]);
     assert_eq!(
         doc.counts.get(agui_replay::diagnostic::Severity::Warning),
         1
@@ -724,16 +734,16 @@ fn another_session_starts_without_the_marks_and_selection_of_the_first() {
         &mut harness,
         vec![
             Command::SelectActivity(Some("plan-1".into())),
-            Command::SetMarks(Seq(20), Seq(40)),
+            Command::Mark(MarkCommand::SetBoth(Seq(20), Seq(40))),
             Command::PickSession(2),
         ],
     );
     wait_for_loading(&mut harness);
     let state = &harness.state().state;
-    assert_eq!(state.doc.as_ref().unwrap().session, Some(2));
-    assert_eq!(state.marks, [None, None]);
-    assert_ne!(state.selected_activity.as_deref(), Some("plan-1"));
-    assert_eq!(state.central_tab, CentralTab::Conversation);
+    assert_eq!(state.doc().unwrap().session, Some(2));
+    assert_eq!(state.marks(), [None, None]);
+    assert_ne!(state.selected_activity(), Some("plan-1"));
+    assert_eq!(state.central_tab(), CentralTab::Conversation);
 }
 
 #[test]
@@ -750,11 +760,11 @@ fn bookmarks_kept_in_memory_survive_a_profile_switch() {
     wait_for_loading(&mut harness);
     let state = &harness.state().state;
     assert_eq!(
-        state.options.profile,
+        state.options().profile,
         agui_replay::replay::Profile::AgUiClient10
     );
     assert_eq!(state.step(), Seq(7), "the cursor stays");
-    assert_eq!(state.annotations.bookmarks.len(), 1, "the bookmark stays");
+    assert_eq!(state.annotations().bookmarks.len(), 1, "the bookmark stays");
 }
 
 #[test]
@@ -872,8 +882,7 @@ fn a_session_whose_writer_died_long_ago_is_not_live_and_gets_the_end_checks() {
     let state = &harness.state().state;
     assert!(!state.is_live());
     let codes: Vec<&str> = state
-        .doc
-        .as_ref()
+        .doc()
         .unwrap()
         .timeline
         .diagnostics()
@@ -900,7 +909,7 @@ fn a_session_whose_writer_died_long_ago_is_not_live_and_gets_the_end_checks() {
 fn a_har_file_with_several_streams_offers_each_exchange() {
     let mut harness = open(&fixture("tests/samples/two-streams.har"));
     {
-        let doc = harness.state().state.doc.as_ref().unwrap();
+        let doc = harness.state().state.doc().unwrap();
         assert_eq!(doc.session, Some(1));
         assert_eq!(doc.num_events(), 7);
         assert_eq!(doc.source.exchanges.len(), 2);
@@ -912,7 +921,7 @@ fn a_har_file_with_several_streams_offers_each_exchange() {
         .click();
     harness.run();
     wait_for_loading(&mut harness);
-    let doc = harness.state().state.doc.as_ref().unwrap();
+    let doc = harness.state().state.doc().unwrap();
     assert_eq!(doc.session, Some(2));
     assert_eq!(doc.num_events(), 9);
 }
@@ -930,16 +939,19 @@ fn a_bookmark_that_could_not_be_saved_is_kept_through_a_replay() {
     press(&mut harness, egui::Key::M);
     {
         let state = &harness.state().state;
-        let error = state.error.clone().expect("the save failed, and says so");
+        let error = state
+            .error()
+            .map(str::to_owned)
+            .expect("the save failed, and says so");
         assert!(error.contains("kept until the app closes"), "{error}");
-        assert_eq!(state.annotations.bookmarks.len(), 1);
+        assert_eq!(state.annotations().bookmarks.len(), 1);
     }
     apply(&mut harness, vec![Command::SetBestEffort(true)]);
     wait_for_loading(&mut harness);
     let state = &harness.state().state;
-    assert!(state.options.best_effort);
-    assert_eq!(state.annotations.bookmarks.len(), 1, "still kept");
-    assert_eq!(state.annotations.bookmarks[0].seq, Seq(9));
+    assert!(state.options().best_effort);
+    assert_eq!(state.annotations().bookmarks.len(), 1, "still kept");
+    assert_eq!(state.annotations().bookmarks[0].seq, Seq(9));
     assert_eq!(std::fs::read(&path).expect("read"), before);
 }
 
@@ -960,7 +972,7 @@ fn a_session_taken_for_dead_that_grows_again_is_followed() {
     harness.state_mut().state.poll_live_now();
     wait_for_loading(&mut harness);
     let state = &harness.state().state;
-    let doc = state.doc.as_ref().unwrap();
+    let doc = state.doc().unwrap();
     assert_eq!(doc.num_events(), 5);
     assert!(state.is_live(), "followed again");
     assert!(
@@ -1021,9 +1033,9 @@ fn a_recording_opened_before_its_first_session_follows_that_session() {
     let mut harness = open(&path);
     {
         let state = &harness.state().state;
-        assert!(state.error.is_none(), "{:?}", state.error);
+        assert!(state.error().is_none(), "{:?}", state.error());
         assert!(state.is_live());
-        assert_eq!(state.doc.as_ref().unwrap().session, None);
+        assert_eq!(state.doc().unwrap().session, None);
     }
     harness.get_by_label("LIVE, waiting for the first session");
     writer
@@ -1040,7 +1052,7 @@ fn a_recording_opened_before_its_first_session_follows_that_session() {
     harness.state_mut().state.poll_live_now();
     wait_for_loading(&mut harness);
     let state = &harness.state().state;
-    let doc = state.doc.as_ref().unwrap();
+    let doc = state.doc().unwrap();
     assert_eq!(doc.session, Some(1));
     assert_eq!(doc.num_events(), 2);
     assert!(state.time().is_following(), "it follows the session");
@@ -1053,17 +1065,17 @@ fn bookmarks_kept_in_memory_come_back_with_their_exchange() {
     let mut harness = open(&fixture("tests/samples/two-streams.har"));
     apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(3)))]);
     press(&mut harness, egui::Key::M);
-    assert_eq!(harness.state().state.annotations.bookmarks.len(), 1);
+    assert_eq!(harness.state().state.annotations().bookmarks.len(), 1);
     apply(&mut harness, vec![Command::PickSession(2)]);
     wait_for_loading(&mut harness);
-    assert_eq!(harness.state().state.doc.as_ref().unwrap().session, Some(2));
+    assert_eq!(harness.state().state.doc().unwrap().session, Some(2));
     assert!(
-        harness.state().state.annotations.bookmarks.is_empty(),
+        harness.state().state.annotations().bookmarks.is_empty(),
         "another stream's"
     );
     apply(&mut harness, vec![Command::PickSession(1)]);
     wait_for_loading(&mut harness);
-    let bookmarks = &harness.state().state.annotations.bookmarks;
+    let bookmarks = &harness.state().state.annotations().bookmarks;
     assert_eq!(bookmarks.len(), 1, "back with its exchange");
     assert_eq!(bookmarks[0].seq, Seq(3));
 }

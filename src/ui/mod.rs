@@ -25,6 +25,7 @@ pub mod time_axis;
 pub mod time_control;
 pub mod timeline;
 
+use crate::ui::command::{MarkCommand, NoteCommand};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -510,17 +511,19 @@ fn keyboard(ctx: &egui::Context, commands: &mut Vec<Command>) -> bool {
                 egui::Key::N => Command::Time(TimeCommand::ToNextDiagnostic),
                 egui::Key::P => Command::Time(TimeCommand::ToPreviousDiagnostic),
                 egui::Key::Space => Command::Time(TimeCommand::TogglePlay),
-                egui::Key::A => Command::MarkCursor(state::MarkSlot::A),
-                egui::Key::B => Command::MarkCursor(state::MarkSlot::B),
-                egui::Key::D => Command::DiffWithPrevious,
-                egui::Key::M => Command::AddBookmark(None),
-                egui::Key::OpenBracket => Command::PreviousBookmark,
-                egui::Key::CloseBracket => Command::NextBookmark,
+                egui::Key::A => Command::Mark(MarkCommand::AtCursor(state::MarkSlot::A)),
+                egui::Key::B => Command::Mark(MarkCommand::AtCursor(state::MarkSlot::B)),
+                egui::Key::D => Command::Mark(MarkCommand::DiffWithPrevious),
+                egui::Key::M => Command::Note(NoteCommand::AddBookmark(None)),
+                egui::Key::OpenBracket => Command::Note(NoteCommand::PreviousBookmark),
+                egui::Key::CloseBracket => Command::Note(NoteCommand::NextBookmark),
                 _ => continue,
             };
             bookmark_key |= matches!(
                 command,
-                Command::AddBookmark(_) | Command::PreviousBookmark | Command::NextBookmark
+                Command::Note(NoteCommand::AddBookmark(_))
+                    | Command::Note(NoteCommand::PreviousBookmark)
+                    | Command::Note(NoteCommand::NextBookmark)
             );
             commands.push(command);
         }
@@ -567,8 +570,7 @@ pub fn run_app(path: Option<PathBuf>, exit_after: Option<Duration>) -> anyhow::R
     };
     let mut app = ReplayApp::new(path);
     app.exit_after = exit_after;
-    app.state.remember_recent = true;
-    app.state.recent = state::load_recent();
+    app.state.remember_recent(state::load_recent());
     let theme = document::load_theme().and_then(|name| theme_of_name(&name));
     eframe::run_native(
         "agui-replay",

@@ -9,7 +9,10 @@ use std::sync::Arc;
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
 use std::time::Instant;
 
-pub use super::command::{CentralTab, Command, DiffScopeChoice, MarkSlot, SearchFrom};
+pub use super::command::{
+    CentralTab, Command, DiffScopeChoice, MarkCommand, MarkSlot, NoteCommand, SearchCommand,
+    SearchFrom,
+};
 use super::compare::CompareView;
 pub use super::document::{Doc, load, load_recent};
 use super::document::{MAX_RECENT, save_recent};
@@ -73,58 +76,58 @@ pub struct TimelineRange {
 #[derive(Default)]
 pub struct AppState {
     /// The opened stream, if any.
-    pub doc: Option<Doc>,
+    pub(super) doc: Option<Doc>,
     /// The state at the cursor.
-    pub view: Option<CursorView>,
+    pub(super) view: Option<CursorView>,
     /// The activity the inspector shows.
-    pub selected_activity: Option<String>,
+    pub(super) selected_activity: Option<String>,
     /// The event list's filter.
-    pub event_filter: EventFilter,
+    pub(super) event_filter: EventFilter,
     /// The events the list shows (seqs), for the current filter.
-    pub event_rows: Vec<Seq>,
+    pub(super) event_rows: Vec<Seq>,
     /// The diagnostics panel's filter.
-    pub diagnostics_filter: String,
+    pub(super) diagnostics_filter: String,
     /// The cursor and playback.
     time: TimeControl,
     /// The timeline's visible range (`None`: the whole stream).
-    pub timeline_range: Option<TimelineRange>,
+    pub(super) timeline_range: Option<TimelineRange>,
     /// A background open in progress.
-    pub loading: Option<Loading>,
+    pub(super) loading: Option<Loading>,
     /// The last error, shown in a banner.
-    pub error: Option<String>,
+    pub(super) error: Option<String>,
     /// Recently opened files, most recent first.
-    pub recent: Vec<PathBuf>,
+    pub(super) recent: Vec<PathBuf>,
     /// Replay options for the next open.
-    pub options: Options,
+    pub(super) options: Options,
     /// Whether the recent files are kept between runs (the app does; tests
     /// do not touch the user's files).
-    pub remember_recent: bool,
+    pub(super) remember_recent: bool,
     /// Marks A and B (the diff's two points).
-    pub marks: [Option<Seq>; 2],
+    pub(super) marks: [Option<Seq>; 2],
     /// What the diff compares.
-    pub diff_scope: DiffScopeChoice,
+    pub(super) diff_scope: DiffScopeChoice,
     /// The centre's tab.
-    pub central_tab: CentralTab,
+    pub(super) central_tab: CentralTab,
     /// The diff tab takes the whole width (the side panels hidden).
-    pub wide_diff: bool,
+    pub(super) wide_diff: bool,
     /// The diff of marks A and B, when the diff tab shows.
-    pub comparison: Option<Arc<CompareView>>,
+    pub(super) comparison: Option<Arc<CompareView>>,
     /// Bookmarks and notes.
-    pub annotations: Annotations,
+    pub(super) annotations: Annotations,
     /// Bookmarks and notes kept in memory for the streams not open now.
-    pub unsaved: std::collections::BTreeMap<(PathBuf, Option<i64>), Annotations>,
+    pub(super) unsaved: std::collections::BTreeMap<(PathBuf, Option<i64>), Annotations>,
     /// The search over time, running or done.
-    pub search: SearchRun,
+    pub(super) search: SearchRun,
     /// A search a JSON tree asked for, for the search tab to take.
-    pub search_prefill: Option<(Option<String>, String)>,
+    pub(super) search_prefill: Option<(Option<String>, String)>,
     /// Polling a live recording.
-    pub live: Live,
+    pub(super) live: Live,
     /// A short message about the last action (saved, not found…).
-    pub notice: Option<(String, Instant)>,
+    pub(super) notice: Option<(String, Instant)>,
     /// Counts the documents installed (a replay again counts): views cached
     /// on the document compare it. Events a live recording appends do not
     /// change what earlier steps show, so they do not count.
-    pub generation: u64,
+    pub(super) generation: u64,
 }
 
 /// When to draw the next frame, as the logic step of a frame says.
@@ -153,6 +156,77 @@ impl AppState {
     /// The current step (0 without a document).
     pub fn step(&self) -> Seq {
         self.time.step()
+    }
+
+    /// The opened stream, if any.
+    pub fn doc(&self) -> Option<&Doc> {
+        self.doc.as_ref()
+    }
+
+    /// The state at the cursor.
+    pub fn view(&self) -> Option<&CursorView> {
+        self.view.as_ref()
+    }
+
+    /// The last error, shown in a banner.
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    /// Whether a background open is in progress.
+    pub fn is_loading(&self) -> bool {
+        self.loading.is_some()
+    }
+
+    /// The activity the inspector shows.
+    pub fn selected_activity(&self) -> Option<&str> {
+        self.selected_activity.as_deref()
+    }
+
+    /// The events the event list shows, for its filter.
+    pub fn event_rows(&self) -> &[Seq] {
+        &self.event_rows
+    }
+
+    /// The replay options.
+    pub fn options(&self) -> Options {
+        self.options
+    }
+
+    /// Marks A and B.
+    pub fn marks(&self) -> [Option<Seq>; 2] {
+        self.marks
+    }
+
+    /// What the diff compares.
+    pub fn diff_scope_choice(&self) -> DiffScopeChoice {
+        self.diff_scope
+    }
+
+    /// The centre's tab.
+    pub fn central_tab(&self) -> CentralTab {
+        self.central_tab
+    }
+
+    /// The diff of marks A and B, when the diff tab shows.
+    pub fn comparison(&self) -> Option<&Arc<CompareView>> {
+        self.comparison.as_ref()
+    }
+
+    /// Bookmarks and notes.
+    pub fn annotations(&self) -> &Annotations {
+        &self.annotations
+    }
+
+    /// The search over time, running or done.
+    pub fn search(&self) -> &SearchRun {
+        &self.search
+    }
+
+    /// Keeps the recent files (and the theme) between runs, from `recent`.
+    pub fn remember_recent(&mut self, recent: Vec<PathBuf>) {
+        self.remember_recent = true;
+        self.recent = recent;
     }
 
     /// The cursor and playback: the step, playing or paused, the speed,
@@ -382,21 +456,21 @@ impl AppState {
                 self.error = None;
                 self.notice = None;
             }
-            Command::SetMark(slot, step) => {
+            Command::Mark(MarkCommand::Set(slot, step)) => {
                 self.marks[slot as usize] = step.map(|s| Seq(s.0.min(num_events)));
             }
-            Command::MarkCursor(slot) => {
+            Command::Mark(MarkCommand::AtCursor(slot)) => {
                 self.marks[slot as usize] = Some(self.step());
                 if self.marks.iter().all(Option::is_some) {
                     self.central_tab = CentralTab::Diff;
                 }
             }
-            Command::SetMarks(a, b) => {
+            Command::Mark(MarkCommand::SetBoth(a, b)) => {
                 let (a, b) = (a.min(b), a.max(b));
                 self.marks = [Some(a), Some(Seq(b.0.min(num_events)))];
                 self.central_tab = CentralTab::Diff;
             }
-            Command::DiffWithPrevious => {
+            Command::Mark(MarkCommand::DiffWithPrevious) => {
                 let step = self.step();
                 self.marks = [Some(Seq(step.0.saturating_sub(1))), Some(step)];
                 self.central_tab = CentralTab::Diff;
@@ -405,11 +479,14 @@ impl AppState {
             Command::ShowCentral(tab) => self.central_tab = tab,
             Command::SetWideDiff(wide) => self.wide_diff = wide,
             Command::Notify(message) => self.notify(message),
-            Command::AddBookmark(label) => self.add_bookmark(label),
-            Command::RenameBookmark(id, label) => self.rename_bookmark(id, &label),
-            Command::DeleteBookmark(id) => self.delete_bookmark(id),
-            Command::NextBookmark | Command::PreviousBookmark => {
-                let forward = command == Command::NextBookmark;
+            Command::Note(NoteCommand::AddBookmark(label)) => self.add_bookmark(label),
+            Command::Note(NoteCommand::RenameBookmark(id, label)) => {
+                self.rename_bookmark(id, &label)
+            }
+            Command::Note(NoteCommand::DeleteBookmark(id)) => self.delete_bookmark(id),
+            Command::Note(NoteCommand::NextBookmark)
+            | Command::Note(NoteCommand::PreviousBookmark) => {
+                let forward = command == Command::Note(NoteCommand::NextBookmark);
                 match self.annotations.bookmark_step(self.step(), forward) {
                     Some(step) => {
                         self.notice = None;
@@ -428,12 +505,12 @@ impl AppState {
                     }
                 }
             }
-            Command::AddNote(text) => self.add_note(&text),
-            Command::EditNote(id, text) => self.edit_note(id, &text),
-            Command::DeleteNote(id) => self.delete_note(id),
-            Command::StartSearch(query, from) => self.start_search(query, from),
-            Command::CancelSearch => self.search.cancel(),
-            Command::PrefillSearch { message, pointer } => {
+            Command::Note(NoteCommand::AddNote(text)) => self.add_note(&text),
+            Command::Note(NoteCommand::EditNote(id, text)) => self.edit_note(id, &text),
+            Command::Note(NoteCommand::DeleteNote(id)) => self.delete_note(id),
+            Command::Search(SearchCommand::Start(query, from)) => self.start_search(query, from),
+            Command::Search(SearchCommand::Cancel) => self.search.cancel(),
+            Command::Search(SearchCommand::Prefill { message, pointer }) => {
                 self.search_prefill = Some((message, pointer));
             }
         }
@@ -516,10 +593,10 @@ impl AppState {
     /// Moves playback on by a frame's time (seconds of the clock); returns
     /// whether it is still playing.
     pub fn tick_playback(&mut self, dt_seconds: f64) -> bool {
-        if let Some(doc) = &self.doc {
-            if self.time.tick(dt_seconds, &doc.arrival_nanos).step_changed {
-                self.sync_view();
-            }
+        if let Some(doc) = &self.doc
+            && self.time.tick(dt_seconds, &doc.arrival_nanos).step_changed
+        {
+            self.sync_view();
         }
         self.time.is_playing()
     }

@@ -17,7 +17,6 @@ mod cards;
 mod rows;
 mod virtual_rows;
 
-use crate::ui::TimeCommand;
 use std::hash::{Hash, Hasher};
 
 use egui::Ui;
@@ -145,6 +144,7 @@ pub fn cursor_key(doc: &Doc, view: &CursorView) -> u64 {
 mod tests {
     use super::*;
     use crate::diagnostic::Seq;
+    use crate::ui::TimeCommand;
     use egui_kittest::Harness;
     use egui_kittest::kittest::Queryable;
 

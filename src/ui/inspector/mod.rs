@@ -10,6 +10,7 @@ mod event;
 mod patch;
 
 use crate::ui::TimeCommand;
+use crate::ui::command::SearchCommand;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -175,10 +176,10 @@ fn activity_ui(ui: &mut Ui, doc: &Doc, view: &CursorView, id: &str, commands: &m
 /// search tab.
 fn search_picked(pointer: Option<String>, id: &str, commands: &mut Vec<Command>) {
     if let Some(pointer) = pointer {
-        commands.push(Command::PrefillSearch {
+        commands.push(Command::Search(SearchCommand::Prefill {
             message: Some(id.to_owned()),
             pointer,
-        });
+        }));
     }
 }
 
