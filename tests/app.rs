@@ -3,11 +3,10 @@
 //! interactions (issue 6).
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
 
 use agui_replay::diagnostic::{Code, Seq, Severity};
 use agui_replay::replay::Profile;
-use agui_replay::ui::ReplayApp;
+use agui_replay::ui::{Command, ReplayApp, TimeCommand};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 
@@ -27,8 +26,8 @@ fn demo_harness() -> Harness<'static, ReplayApp> {
 fn the_bundled_demo_recording_opens_and_replays() {
     let harness = demo_harness();
     let state = &harness.state().state;
-    assert!(state.error.is_none(), "{:?}", state.error);
-    let doc = state.doc.as_ref().expect("the demo is open");
+    assert!(state.error().is_none(), "{:?}", state.error());
+    let doc = state.doc().expect("the demo is open");
     assert_eq!(doc.num_events(), 45);
     assert_eq!(doc.counts.get(Severity::Warning), 2);
     assert_eq!(doc.counts.get(Severity::Error), 0);
@@ -44,7 +43,7 @@ fn the_app_opens_a_file_in_the_background() {
     let mut harness = harness(ReplayApp::new(Some(demo())));
     wait_for_loading(&mut harness);
     assert_eq!(
-        harness.state().state.doc.as_ref().map(|d| d.num_events()),
+        harness.state().state.doc().map(|d| d.num_events()),
         Some(45)
     );
 }
@@ -54,11 +53,16 @@ fn an_unreadable_file_shows_an_error_and_keeps_running() {
     let missing = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("no-such-recording.rec");
     let mut harness = harness(ReplayApp::new(Some(missing)));
     wait_for_loading(&mut harness);
-    let error = harness.state().state.error.clone().expect("an error");
+    let error = harness
+        .state()
+        .state
+        .error()
+        .map(str::to_owned)
+        .expect("an error");
     assert!(error.contains("no-such-recording.rec"), "{error}");
     harness.get_by_label("Dismiss").click();
     harness.run();
-    assert!(harness.state().state.error.is_none());
+    assert!(harness.state().state.error().is_none());
 }
 
 #[test]
@@ -105,9 +109,9 @@ fn the_cursor_view_holds_the_state_at_the_step() {
     harness.key_press(egui::Key::P);
     harness.run();
     let state = &harness.state().state;
-    let view = state.view.as_ref().expect("a view");
+    let view = state.view().expect("a view");
     assert_eq!(view.step, Seq(39));
-    let doc = state.doc.as_ref().expect("doc");
+    let doc = state.doc().expect("doc");
     let expected = agui_replay::replay::replay_to(doc.timeline.events(), doc.options(), Seq(39));
     assert_eq!(view.at.document(), expected.document());
     let before = agui_replay::replay::replay_to(doc.timeline.events(), doc.options(), Seq(38));
@@ -129,10 +133,10 @@ fn switching_profile_replays_and_keeps_the_cursor() {
     harness.run();
     wait_for_loading(&mut harness);
     let state = &harness.state().state;
-    assert_eq!(state.options.profile, Profile::AgUiClient10);
+    assert_eq!(state.options().profile, Profile::AgUiClient10);
     assert_eq!(step(&harness), 17, "the cursor stays");
     // R12 under the reference client's profile: a note, not a warning.
-    let doc = state.doc.as_ref().expect("doc");
+    let doc = state.doc().expect("doc");
     let unknown = doc
         .timeline
         .diagnostics()
@@ -145,31 +149,36 @@ fn switching_profile_replays_and_keeps_the_cursor() {
 
 #[test]
 fn playing_advances_the_cursor_and_pauses() {
+    // Issue 16: playback takes each frame's time from egui's input (a fixed
+    // 0.25 s a frame under kittest), not the wall clock, so this test does
+    // not depend on the machine's load. The demo's events arrive 137 ms
+    // apart, the first at 0.
     let mut harness = demo_harness();
     harness.key_press(egui::Key::Home);
     harness.run();
     harness
         .state_mut()
         .state
-        .apply(vec![agui_replay::ui::Command::SetSpeed(16.0)]);
+        .apply(vec![Command::Time(TimeCommand::Play)]);
+    assert!(harness.state().state.time().is_playing());
+    assert_eq!(step(&harness), 0, "play starts where the cursor is");
+    harness.step();
+    assert_eq!(step(&harness), 2, "0.25 s: the events at 0 and 137 ms");
+    harness
+        .state_mut()
+        .state
+        .apply(vec![Command::Time(TimeCommand::SetSpeed(2.0))]);
+    harness.step();
+    // 0.25 s + 0.5 s of recorded time: the events up to 685 ms.
+    assert_eq!(step(&harness), 6, "double speed");
+    // Space pauses (the frame of the key press still plays its 0.25 s).
     harness.key_press(egui::Key::Space);
     harness.step();
-    assert!(harness.state().state.playback.playing_since.is_some());
-    let started = Instant::now();
-    while step(&harness) < 5 {
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "playback stalled"
-        );
-        std::thread::sleep(Duration::from_millis(20));
+    assert!(!harness.state().state.time().is_playing());
+    let paused_at = step(&harness);
+    for _ in 0..5 {
         harness.step();
     }
-    harness.key_press(egui::Key::Space);
-    harness.step();
-    assert!(harness.state().state.playback.playing_since.is_none());
-    let paused_at = step(&harness);
-    std::thread::sleep(Duration::from_millis(200));
-    harness.step();
     assert_eq!(step(&harness), paused_at, "paused");
 }
 
@@ -188,10 +197,7 @@ fn clicking_a_diagnostic_lands_on_its_event_and_selects_its_activity() {
         .click();
     harness.run();
     assert_eq!(step(&harness), 17);
-    assert_eq!(
-        harness.state().state.selected_activity.as_deref(),
-        Some("prices-7")
-    );
+    assert_eq!(harness.state().state.selected_activity(), Some("prices-7"));
 }
 
 /// Issue 11: the rules travel with the project. The diagnostics panel
@@ -234,8 +240,8 @@ fn the_diagnostics_panel_shows_the_rule_of_each_code() {
 fn hovering_a_code_in_the_inspector_shows_its_rule() {
     let mut harness = demo_harness();
     harness.state_mut().state.apply(vec![
-        agui_replay::ui::Command::SelectActivity(Some("search-1".into())),
-        agui_replay::ui::Command::SetStep(Seq(16)),
+        Command::SelectActivity(Some("search-1".into())),
+        Command::Time(TimeCommand::Set(Seq(16))),
     ]);
     harness.run();
     let r14 = agui_replay::rules::reference()
@@ -256,14 +262,11 @@ fn selecting_an_activity_shows_its_content_in_the_inspector() {
     harness
         .state_mut()
         .state
-        .apply(vec![agui_replay::ui::Command::SetStep(Seq(20))]);
+        .apply(vec![Command::Time(TimeCommand::Set(Seq(20)))]);
     harness.run();
     harness.get_by_label("Activity search-1").click();
     harness.run();
-    assert_eq!(
-        harness.state().state.selected_activity.as_deref(),
-        Some("search-1")
-    );
+    assert_eq!(harness.state().state.selected_activity(), Some("search-1"));
     // The inspector (right panel) shows the activity's content at step 20.
     for member in ["results", "Ryanair, Sat 07:15", "stats"] {
         assert!(
@@ -284,14 +287,14 @@ fn in_right_panel(rect: egui::Rect) -> bool {
 #[test]
 fn filtering_the_event_list_keeps_the_matching_events() {
     let mut harness = demo_harness();
-    assert_eq!(harness.state().state.event_rows.len(), 45);
+    assert_eq!(harness.state().state.event_rows().len(), 45);
     harness.get_by_label("Filter text").focus();
     harness.run();
     harness.get_by_label("Filter text").type_text("hotels-1");
     harness.run();
-    let rows = harness.state().state.event_rows.clone();
+    let rows = harness.state().state.event_rows().to_vec();
     assert!(!rows.is_empty() && rows.len() < 45, "{rows:?}");
-    let doc = harness.state().state.doc.as_ref().expect("doc");
+    let doc = harness.state().state.doc().expect("doc");
     for seq in rows {
         let raw = String::from_utf8_lossy(doc.raw(seq).expect("raw")).into_owned();
         assert!(raw.contains("hotels-1"), "{raw}");
@@ -317,8 +320,8 @@ fn a_recording_with_several_sessions_opens_its_first_and_offers_the_others() {
     let mut harness = harness(ReplayApp::with_file(&recording));
     {
         let state = &harness.state().state;
-        assert!(state.error.is_none(), "{:?}", state.error);
-        let doc = state.doc.as_ref().expect("doc");
+        assert!(state.error().is_none(), "{:?}", state.error());
+        let doc = state.doc().expect("doc");
         assert_eq!(doc.sessions.len(), 2);
         assert_eq!(doc.session, Some(1));
         assert_eq!(doc.num_events(), 45);
@@ -328,7 +331,7 @@ fn a_recording_with_several_sessions_opens_its_first_and_offers_the_others() {
     harness.get_by_label_contains("search-agent.sse").click();
     harness.run();
     wait_for_loading(&mut harness);
-    let doc = harness.state().state.doc.as_ref().expect("doc");
+    let doc = harness.state().state.doc().expect("doc");
     assert_eq!(doc.session, Some(2));
     assert_eq!(doc.num_events(), 13);
     let _ = std::fs::remove_dir_all(&dir);

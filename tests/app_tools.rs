@@ -3,6 +3,7 @@
 //! and notes, search over time, and following a recording that is still
 //! being written.
 
+use agui_replay::ui::command::{MarkCommand, NoteCommand};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -12,7 +13,7 @@ use agui_replay::diff::DiffScope;
 use agui_replay::store::{NewSession, Recording, RecordingWriter, SessionId, SessionStatus};
 use agui_replay::ui::find::Condition;
 use agui_replay::ui::state::{CentralTab, DiffScopeChoice};
-use agui_replay::ui::{Command, ReplayApp};
+use agui_replay::ui::{Command, ReplayApp, TimeCommand};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 
@@ -35,9 +36,9 @@ fn scratch(name: &str) -> PathBuf {
 fn open(path: &Path) -> Harness<'static, ReplayApp> {
     let harness = harness(ReplayApp::with_file(path));
     assert!(
-        harness.state().state.error.is_none(),
+        harness.state().state.error().is_none(),
         "{:?}",
-        harness.state().state.error
+        harness.state().state.error()
     );
     harness
 }
@@ -61,22 +62,25 @@ fn keys_a_and_b_mark_two_points_and_the_diff_shows_the_patch() {
         &mut harness,
         vec![
             Command::SelectActivity(Some("plan-1".into())),
-            Command::SetStep(Seq(26)),
+            Command::Time(TimeCommand::Set(Seq(26))),
         ],
     );
     press(&mut harness, egui::Key::A);
-    assert_eq!(harness.state().state.marks, [Some(Seq(26)), None]);
-    assert_eq!(harness.state().state.central_tab, CentralTab::Conversation);
-    apply(&mut harness, vec![Command::SetStep(Seq(27))]);
+    assert_eq!(harness.state().state.marks(), [Some(Seq(26)), None]);
+    assert_eq!(
+        harness.state().state.central_tab(),
+        CentralTab::Conversation
+    );
+    apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(27)))]);
     press(&mut harness, egui::Key::B);
     let state = &harness.state().state;
-    assert_eq!(state.marks, [Some(Seq(26)), Some(Seq(27))]);
+    assert_eq!(state.marks(), [Some(Seq(26)), Some(Seq(27))]);
     assert_eq!(
-        state.central_tab,
+        state.central_tab(),
         CentralTab::Diff,
         "both marks: the diff shows"
     );
-    let view = state.comparison.as_ref().expect("a comparison");
+    let view = state.comparison().expect("a comparison");
     assert_eq!(view.comparison.scope, DiffScope::Message("plan-1".into()));
     let patch = serde_json::to_value(&view.comparison.patch).expect("JSON");
     assert_eq!(
@@ -115,12 +119,15 @@ fn keys_a_and_b_mark_two_points_and_the_diff_shows_the_patch() {
     harness.run();
     harness.get_by_label("the state").click();
     harness.run();
-    assert_eq!(harness.state().state.diff_scope, DiffScopeChoice::State);
+    assert_eq!(
+        harness.state().state.diff_scope_choice(),
+        DiffScopeChoice::State
+    );
     let view = harness
         .state()
         .state
-        .comparison
-        .clone()
+        .comparison()
+        .cloned()
         .expect("a comparison");
     assert_eq!(view.comparison.scope, DiffScope::State);
     assert!(view.comparison.is_unchanged());
@@ -134,15 +141,15 @@ fn diff_with_previous_step_compares_the_cursor_with_the_step_before() {
         &mut harness,
         vec![
             Command::SetDiffScope(DiffScopeChoice::State),
-            Command::SetStep(Seq(20)),
+            Command::Time(TimeCommand::Set(Seq(20))),
         ],
     );
     press(&mut harness, egui::Key::D);
     let view = harness
         .state()
         .state
-        .comparison
-        .clone()
+        .comparison()
+        .cloned()
         .expect("a comparison");
     assert_eq!(
         (view.comparison.from, view.comparison.to),
@@ -155,15 +162,15 @@ fn diff_with_previous_step_compares_the_cursor_with_the_step_before() {
     assert_eq!(patched, view.comparison.after);
 
     // The button does the same at the cursor.
-    apply(&mut harness, vec![Command::SetStep(Seq(2))]);
+    apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(2)))]);
     harness.get_by_label("Diff with previous step (d)").click();
     harness.run();
-    assert_eq!(harness.state().state.marks, [Some(Seq(1)), Some(Seq(2))]);
+    assert_eq!(harness.state().state.marks(), [Some(Seq(1)), Some(Seq(2))]);
     let view = harness
         .state()
         .state
-        .comparison
-        .clone()
+        .comparison()
+        .cloned()
         .expect("a comparison");
     assert_eq!((view.comparison.from, view.comparison.to), (Seq(1), Seq(2)));
     assert_eq!(view.comparison.after["city"], "Lisbon");
@@ -201,13 +208,13 @@ fn a_right_drag_over_the_timeline_marks_a_range() {
     harness.event(button(egui::pos2(x2, y), false));
     harness.run();
     let state = &harness.state().state;
-    let [Some(a), Some(b)] = state.marks else {
-        panic!("both marks are set: {:?}", state.marks);
+    let [Some(a), Some(b)] = state.marks() else {
+        panic!("both marks are set: {:?}", state.marks());
     };
     assert!(a < b, "{a} < {b}");
     assert!((8..=14).contains(&a.0), "A near a quarter of 45 steps: {a}");
     assert!((30..=37).contains(&b.0), "B near three quarters: {b}");
-    assert_eq!(state.central_tab, CentralTab::Diff);
+    assert_eq!(state.central_tab(), CentralTab::Diff);
     assert_eq!(step(&harness), 1, "a right drag does not move the cursor");
 }
 
@@ -222,7 +229,7 @@ fn the_export_dialog_writes_what_the_export_command_writes() {
         &mut harness,
         vec![
             Command::SelectActivity(Some("plan-1".into())),
-            Command::SetStep(Seq(40)),
+            Command::Time(TimeCommand::Set(Seq(40))),
         ],
     );
     harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::E);
@@ -282,7 +289,7 @@ fn the_export_dialog_writes_a_conformance_fixture() {
     let dir = scratch("conformance");
     let source = fixture("recordings/demo.jsonl");
     let mut harness = open(&source);
-    apply(&mut harness, vec![Command::SetStep(Seq(33))]);
+    apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(33)))]);
     let app = harness.state_mut();
     app.export_dialog.open_for(&app.state);
     harness.run();
@@ -344,7 +351,7 @@ fn the_export_dialog_writes_a_conformance_fixture() {
 fn the_export_dialog_redacts_values_at_pointers() {
     let dir = scratch("redact");
     let mut harness = open(&fixture("recordings/demo.jsonl"));
-    apply(&mut harness, vec![Command::SetStep(Seq(45))]);
+    apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(45)))]);
     let app = harness.state_mut();
     app.export_dialog.open_for(&app.state);
     let out = dir.join("whole.jsonl");
@@ -392,9 +399,9 @@ fn bookmarks_and_notes_are_saved_in_the_recording() {
         "opening writes nothing"
     );
 
-    apply(&mut harness, vec![Command::SetStep(Seq(16))]);
+    apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(16)))]);
     press(&mut harness, egui::Key::M);
-    apply(&mut harness, vec![Command::SetStep(Seq(30))]);
+    apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(30)))]);
     press(&mut harness, egui::Key::M);
     let saved = Recording::open(&path)
         .and_then(|r| r.bookmarks(SessionId(1)))
@@ -407,7 +414,7 @@ fn bookmarks_and_notes_are_saved_in_the_recording() {
     harness.get_by_label_contains("16  ACTIVITY_DELTA search-1");
 
     // [ and ] go to the previous and next bookmark.
-    apply(&mut harness, vec![Command::SetStep(Seq(20))]);
+    apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(20)))]);
     press(&mut harness, egui::Key::CloseBracket);
     assert_eq!(step(&harness), 30);
     press(&mut harness, egui::Key::OpenBracket);
@@ -420,8 +427,11 @@ fn bookmarks_and_notes_are_saved_in_the_recording() {
     apply(
         &mut harness,
         vec![
-            Command::RenameBookmark(first, "the failed patch".into()),
-            Command::DeleteBookmark(saved[1].id),
+            Command::Note(NoteCommand::RenameBookmark(
+                first,
+                "the failed patch".into(),
+            )),
+            Command::Note(NoteCommand::DeleteBookmark(saved[1].id)),
         ],
     );
     let saved = Recording::open(&path)
@@ -468,8 +478,8 @@ fn bookmarks_and_notes_are_saved_in_the_recording() {
 
     // Opened again, they are there.
     let harness = open(&path);
-    assert_eq!(harness.state().state.annotations.bookmarks.len(), 1);
-    assert_eq!(harness.state().state.annotations.notes.len(), 1);
+    assert_eq!(harness.state().state.annotations().bookmarks.len(), 1);
+    assert_eq!(harness.state().state.annotations().notes.len(), 1);
 }
 
 #[test]
@@ -479,9 +489,9 @@ fn bookmarks_on_a_plain_stream_file_stay_in_memory() {
     std::fs::copy(fixture("recordings/demo.jsonl"), &path).expect("copied");
     let before = std::fs::read(&path).expect("read");
     let mut harness = open(&path);
-    apply(&mut harness, vec![Command::SetStep(Seq(5))]);
+    apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(5)))]);
     press(&mut harness, egui::Key::M);
-    let bookmarks = &harness.state().state.annotations.bookmarks;
+    let bookmarks = &harness.state().state.annotations().bookmarks;
     assert_eq!(bookmarks.len(), 1);
     assert_eq!(bookmarks[0].seq, Seq(5));
     harness.get_by_label_contains("Kept until the app closes");
@@ -490,7 +500,7 @@ fn bookmarks_on_a_plain_stream_file_stay_in_memory() {
         before,
         "the file is untouched"
     );
-    assert!(harness.state().state.error.is_none());
+    assert!(harness.state().state.error().is_none());
 }
 
 // ----------------------------------------------------------------- search
@@ -498,7 +508,7 @@ fn bookmarks_on_a_plain_stream_file_stay_in_memory() {
 /// Runs frames until the search has finished (bounded).
 fn finish_search(harness: &mut Harness<'static, ReplayApp>) {
     let started = Instant::now();
-    while harness.state().state.search.progress().is_some() {
+    while harness.state().state.search().progress().is_some() {
         assert!(
             started.elapsed() < Duration::from_secs(20),
             "searching took too long"
@@ -535,7 +545,7 @@ fn search_moves_the_playhead_to_the_first_next_and_previous_match() {
     harness.get_by_label("No match");
 
     // On the state: where the budget became 739, searching back from the end.
-    apply(&mut harness, vec![Command::SetStep(Seq(45))]);
+    apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(45)))]);
     {
         let form = &mut harness.state_mut().search_form;
         form.message = None;
@@ -559,8 +569,8 @@ fn a_bad_pointer_is_explained_and_nothing_runs() {
     harness.get_by_label("Next").click();
     harness.run();
     let state = &harness.state().state;
-    assert!(state.search.progress().is_none(), "nothing runs");
-    assert!(state.search.outcome.is_none());
+    assert!(state.search().progress().is_none(), "nothing runs");
+    assert!(state.search().outcome.is_none());
     assert_eq!(state.step(), Seq(1));
 }
 
@@ -625,10 +635,10 @@ fn a_recording_being_written_grows_and_the_playhead_follows_it() {
 
     let mut harness = open(&path);
     assert!(harness.state().state.is_live());
-    assert_eq!(harness.state().state.doc.as_ref().unwrap().num_events(), 3);
+    assert_eq!(harness.state().state.doc().unwrap().num_events(), 3);
     harness.get_by_label("LIVE");
     press(&mut harness, egui::Key::End);
-    assert!(harness.state().state.following, "End follows");
+    assert!(harness.state().state.time().is_following(), "End follows");
     assert_eq!(step(&harness), 3);
 
     let poll = |harness: &mut Harness<'static, ReplayApp>| {
@@ -638,7 +648,7 @@ fn a_recording_being_written_grows_and_the_playhead_follows_it() {
     to_writer.send("more").unwrap();
     test_inbox.recv().unwrap();
     poll(&mut harness);
-    let doc = harness.state().state.doc.as_ref().unwrap();
+    let doc = harness.state().state.doc().unwrap();
     assert_eq!(doc.num_events(), 10, "the timeline grew");
     assert_eq!(doc.arrival_nanos.len(), 10);
     assert_eq!(step(&harness), 10, "the playhead followed");
@@ -652,7 +662,7 @@ fn a_recording_being_written_grows_and_the_playhead_follows_it() {
     test_inbox.recv().unwrap();
     poll(&mut harness);
     assert_eq!(
-        harness.state().state.doc.as_ref().unwrap().sessions.len(),
+        harness.state().state.doc().unwrap().sessions.len(),
         2,
         "the new session is in the picker"
     );
@@ -660,7 +670,7 @@ fn a_recording_being_written_grows_and_the_playhead_follows_it() {
 
     // Stepping back stops following; the session ends.
     press(&mut harness, egui::Key::ArrowLeft);
-    assert!(!harness.state().state.following);
+    assert!(!harness.state().state.time().is_following());
     apply(
         &mut harness,
         vec![Command::SetEventFilter(agui_replay::ui::EventFilter {
@@ -669,7 +679,7 @@ fn a_recording_being_written_grows_and_the_playhead_follows_it() {
         })],
     );
     assert!(
-        harness.state().state.event_rows.is_empty(),
+        harness.state().state.event_rows().is_empty(),
         "no warning yet"
     );
     to_writer.send("end").unwrap();
@@ -680,7 +690,7 @@ fn a_recording_being_written_grows_and_the_playhead_follows_it() {
     assert_eq!(step(&harness), 9);
     // Ended without RUN_FINISHED: the end-of-stream check, on the last
     // event, shown in the filtered list and counted.
-    let doc = state.doc.as_ref().unwrap();
+    let doc = state.doc().unwrap();
     assert!(
         doc.timeline
             .diagnostics()
@@ -689,7 +699,7 @@ fn a_recording_being_written_grows_and_the_playhead_follows_it() {
         "{:?}",
         doc.timeline.diagnostics()
     );
-    assert_eq!(state.event_rows, vec![Seq(10)]);
+    assert_eq!(state.event_rows(), vec![Seq(10)]);
     assert_eq!(
         doc.counts.get(agui_replay::diagnostic::Severity::Warning),
         1
@@ -724,22 +734,22 @@ fn another_session_starts_without_the_marks_and_selection_of_the_first() {
         &mut harness,
         vec![
             Command::SelectActivity(Some("plan-1".into())),
-            Command::SetMarks(Seq(20), Seq(40)),
+            Command::Mark(MarkCommand::SetBoth(Seq(20), Seq(40))),
             Command::PickSession(2),
         ],
     );
     wait_for_loading(&mut harness);
     let state = &harness.state().state;
-    assert_eq!(state.doc.as_ref().unwrap().session, Some(2));
-    assert_eq!(state.marks, [None, None]);
-    assert_ne!(state.selected_activity.as_deref(), Some("plan-1"));
-    assert_eq!(state.central_tab, CentralTab::Conversation);
+    assert_eq!(state.doc().unwrap().session, Some(2));
+    assert_eq!(state.marks(), [None, None]);
+    assert_ne!(state.selected_activity(), Some("plan-1"));
+    assert_eq!(state.central_tab(), CentralTab::Conversation);
 }
 
 #[test]
 fn bookmarks_kept_in_memory_survive_a_profile_switch() {
     let mut harness = open(&fixture("recordings/demo.jsonl"));
-    apply(&mut harness, vec![Command::SetStep(Seq(7))]);
+    apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(7)))]);
     press(&mut harness, egui::Key::M);
     apply(
         &mut harness,
@@ -750,11 +760,11 @@ fn bookmarks_kept_in_memory_survive_a_profile_switch() {
     wait_for_loading(&mut harness);
     let state = &harness.state().state;
     assert_eq!(
-        state.options.profile,
+        state.options().profile,
         agui_replay::replay::Profile::AgUiClient10
     );
     assert_eq!(state.step(), Seq(7), "the cursor stays");
-    assert_eq!(state.annotations.bookmarks.len(), 1, "the bookmark stays");
+    assert_eq!(state.annotations().bookmarks.len(), 1, "the bookmark stays");
 }
 
 #[test]
@@ -805,7 +815,7 @@ fn a_failed_export_leaves_the_file_it_would_replace() {
         &mut harness,
         vec![
             Command::SelectActivity(Some("plan-1".into())),
-            Command::SetStep(Seq(2)),
+            Command::Time(TimeCommand::Set(Seq(2))),
         ],
     );
     let app = harness.state_mut();
@@ -872,8 +882,7 @@ fn a_session_whose_writer_died_long_ago_is_not_live_and_gets_the_end_checks() {
     let state = &harness.state().state;
     assert!(!state.is_live());
     let codes: Vec<&str> = state
-        .doc
-        .as_ref()
+        .doc()
         .unwrap()
         .timeline
         .diagnostics()
@@ -900,7 +909,7 @@ fn a_session_whose_writer_died_long_ago_is_not_live_and_gets_the_end_checks() {
 fn a_har_file_with_several_streams_offers_each_exchange() {
     let mut harness = open(&fixture("tests/samples/two-streams.har"));
     {
-        let doc = harness.state().state.doc.as_ref().unwrap();
+        let doc = harness.state().state.doc().unwrap();
         assert_eq!(doc.session, Some(1));
         assert_eq!(doc.num_events(), 7);
         assert_eq!(doc.source.exchanges.len(), 2);
@@ -912,7 +921,7 @@ fn a_har_file_with_several_streams_offers_each_exchange() {
         .click();
     harness.run();
     wait_for_loading(&mut harness);
-    let doc = harness.state().state.doc.as_ref().unwrap();
+    let doc = harness.state().state.doc().unwrap();
     assert_eq!(doc.session, Some(2));
     assert_eq!(doc.num_events(), 9);
 }
@@ -926,20 +935,23 @@ fn a_bookmark_that_could_not_be_saved_is_kept_through_a_replay() {
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).expect("read-only");
     let before = std::fs::read(&path).expect("read");
     let mut harness = open(&path);
-    apply(&mut harness, vec![Command::SetStep(Seq(9))]);
+    apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(9)))]);
     press(&mut harness, egui::Key::M);
     {
         let state = &harness.state().state;
-        let error = state.error.clone().expect("the save failed, and says so");
+        let error = state
+            .error()
+            .map(str::to_owned)
+            .expect("the save failed, and says so");
         assert!(error.contains("kept until the app closes"), "{error}");
-        assert_eq!(state.annotations.bookmarks.len(), 1);
+        assert_eq!(state.annotations().bookmarks.len(), 1);
     }
     apply(&mut harness, vec![Command::SetBestEffort(true)]);
     wait_for_loading(&mut harness);
     let state = &harness.state().state;
-    assert!(state.options.best_effort);
-    assert_eq!(state.annotations.bookmarks.len(), 1, "still kept");
-    assert_eq!(state.annotations.bookmarks[0].seq, Seq(9));
+    assert!(state.options().best_effort);
+    assert_eq!(state.annotations().bookmarks.len(), 1, "still kept");
+    assert_eq!(state.annotations().bookmarks[0].seq, Seq(9));
     assert_eq!(std::fs::read(&path).expect("read"), before);
 }
 
@@ -960,7 +972,7 @@ fn a_session_taken_for_dead_that_grows_again_is_followed() {
     harness.state_mut().state.poll_live_now();
     wait_for_loading(&mut harness);
     let state = &harness.state().state;
-    let doc = state.doc.as_ref().unwrap();
+    let doc = state.doc().unwrap();
     assert_eq!(doc.num_events(), 5);
     assert!(state.is_live(), "followed again");
     assert!(
@@ -981,7 +993,7 @@ fn a_value_in_the_inspector_leads_to_the_steps_where_it_changes() {
         &mut harness,
         vec![
             Command::SelectActivity(Some("plan-1".into())),
-            Command::SetStep(Seq(27)),
+            Command::Time(TimeCommand::Set(Seq(27))),
         ],
     );
     // The value the event at 27 changed: `done` of the first item.
@@ -1021,9 +1033,9 @@ fn a_recording_opened_before_its_first_session_follows_that_session() {
     let mut harness = open(&path);
     {
         let state = &harness.state().state;
-        assert!(state.error.is_none(), "{:?}", state.error);
+        assert!(state.error().is_none(), "{:?}", state.error());
         assert!(state.is_live());
-        assert_eq!(state.doc.as_ref().unwrap().session, None);
+        assert_eq!(state.doc().unwrap().session, None);
     }
     harness.get_by_label("LIVE, waiting for the first session");
     writer
@@ -1040,10 +1052,10 @@ fn a_recording_opened_before_its_first_session_follows_that_session() {
     harness.state_mut().state.poll_live_now();
     wait_for_loading(&mut harness);
     let state = &harness.state().state;
-    let doc = state.doc.as_ref().unwrap();
+    let doc = state.doc().unwrap();
     assert_eq!(doc.session, Some(1));
     assert_eq!(doc.num_events(), 2);
-    assert!(state.following, "it follows the session");
+    assert!(state.time().is_following(), "it follows the session");
     assert_eq!(state.step(), Seq(2));
     drop(writer);
 }
@@ -1051,19 +1063,19 @@ fn a_recording_opened_before_its_first_session_follows_that_session() {
 #[test]
 fn bookmarks_kept_in_memory_come_back_with_their_exchange() {
     let mut harness = open(&fixture("tests/samples/two-streams.har"));
-    apply(&mut harness, vec![Command::SetStep(Seq(3))]);
+    apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(3)))]);
     press(&mut harness, egui::Key::M);
-    assert_eq!(harness.state().state.annotations.bookmarks.len(), 1);
+    assert_eq!(harness.state().state.annotations().bookmarks.len(), 1);
     apply(&mut harness, vec![Command::PickSession(2)]);
     wait_for_loading(&mut harness);
-    assert_eq!(harness.state().state.doc.as_ref().unwrap().session, Some(2));
+    assert_eq!(harness.state().state.doc().unwrap().session, Some(2));
     assert!(
-        harness.state().state.annotations.bookmarks.is_empty(),
+        harness.state().state.annotations().bookmarks.is_empty(),
         "another stream's"
     );
     apply(&mut harness, vec![Command::PickSession(1)]);
     wait_for_loading(&mut harness);
-    let bookmarks = &harness.state().state.annotations.bookmarks;
+    let bookmarks = &harness.state().state.annotations().bookmarks;
     assert_eq!(bookmarks.len(), 1, "back with its exchange");
     assert_eq!(bookmarks[0].seq, Seq(3));
 }

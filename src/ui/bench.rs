@@ -1,6 +1,7 @@
 //! `agui-replay bench ui`: the app driven headless through frames of
 //! scrubbing on a large recording, timed.
 
+use crate::ui::TimeCommand;
 use std::path::Path;
 use std::time::Instant;
 
@@ -68,7 +69,8 @@ pub fn ui_figures(recording: &Path, frames: usize, seed: u64) -> anyhow::Result<
             step.saturating_add_signed(delta).min(events)
         };
         let started = Instant::now();
-        app.state.apply(vec![Command::SetStep(Seq(step))]);
+        app.state
+            .apply(vec![Command::Time(TimeCommand::Set(Seq(step)))]);
         frame(&mut app);
         millis.push(started.elapsed().as_secs_f64() * 1e3);
     }

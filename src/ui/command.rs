@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use super::state::{EventFilter, TimelineRange};
+use super::time_control::TimeCommand;
 use crate::diagnostic::Seq;
 use crate::replay::Profile;
 use crate::search::Query;
@@ -53,23 +54,10 @@ pub enum SearchFrom {
 /// What a panel asks for.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Command {
-    /// Move the cursor to a step.
-    SetStep(Seq),
-    /// Move the cursor by a number of steps.
-    StepBy(i64),
-    /// Move the cursor by a page (a tenth of the visible timeline, at least
-    /// 10 steps), forward or back.
-    StepPage(bool),
-    /// To the next step with a diagnostic.
-    NextDiagnostic,
-    /// To the previous step with a diagnostic.
-    PreviousDiagnostic,
+    /// Move the cursor, play or pause: the time control's commands.
+    Time(TimeCommand),
     /// Select an activity for the inspector (and the timeline lane).
     SelectActivity(Option<String>),
-    /// Play or pause.
-    TogglePlay,
-    /// Playback speed.
-    SetSpeed(f32),
     /// Replay with another profile (the cursor stays).
     SetProfile(Profile),
     /// Replay with best effort on or off (the cursor stays).
@@ -88,22 +76,38 @@ pub enum Command {
     DismissError,
     /// A short message in the status bar (copied, saved…).
     Notify(String),
-    /// Put mark A (or B) at a step; `None` removes it.
-    SetMark(MarkSlot, Option<Seq>),
-    /// Put a mark at the cursor; with both marks set, the diff shows.
-    MarkCursor(MarkSlot),
-    /// Put both marks (a drag over a range of the timeline), and show the
-    /// diff.
-    SetMarks(Seq, Seq),
-    /// Marks A at the step before the cursor and B at the cursor, and shows
-    /// the diff.
-    DiffWithPrevious,
+    /// Marks A and B: the diff's two points.
+    Mark(MarkCommand),
     /// What the diff compares.
     SetDiffScope(DiffScopeChoice),
     /// The centre's tab.
     ShowCentral(CentralTab),
     /// The diff over the whole window (the side panels hidden), or not.
     SetWideDiff(bool),
+    /// Bookmarks and notes.
+    Note(NoteCommand),
+    /// Search over time.
+    Search(SearchCommand),
+}
+
+/// What the marks A and B (the diff's two points) are asked.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MarkCommand {
+    /// Put mark A (or B) at a step; `None` removes it.
+    Set(MarkSlot, Option<Seq>),
+    /// Put a mark at the cursor; with both marks set, the diff shows.
+    AtCursor(MarkSlot),
+    /// Put both marks (a drag over a range of the timeline), and show the
+    /// diff.
+    SetBoth(Seq, Seq),
+    /// Marks A at the step before the cursor and B at the cursor, and shows
+    /// the diff.
+    DiffWithPrevious,
+}
+
+/// What the bookmarks and notes are asked.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NoteCommand {
     /// A bookmark at the cursor (labelled with the step, or the text given).
     AddBookmark(Option<String>),
     /// A new label for a bookmark.
@@ -120,19 +124,21 @@ pub enum Command {
     EditNote(i64, String),
     /// Removes a note.
     DeleteNote(i64),
-    /// Starts a search over time (the running one, if any, stops).
-    StartSearch(Query, SearchFrom),
+}
+
+/// What the search over time is asked.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SearchCommand {
+    /// Starts a search (the running one, if any, stops).
+    Start(Query, SearchFrom),
     /// Stops the running search.
-    CancelSearch,
+    Cancel,
     /// Fills the search tab (a message, or the state; a pointer) and shows
     /// it: "find the steps where this changes" from a JSON tree.
-    PrefillSearch {
+    Prefill {
         /// The message searched (`None`: the state).
         message: Option<String>,
         /// The pointer, into the message as `state --message` prints it.
         pointer: String,
     },
-    /// Keep the playhead at the end of a live recording as it grows (the End
-    /// key turns it on, moving the cursor back turns it off).
-    SetFollow(bool),
 }

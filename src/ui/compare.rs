@@ -6,6 +6,8 @@
 //! The comparison itself is the engine's ([`Comparison`]), the one the
 //! `diff` command prints.
 
+use crate::ui::TimeCommand;
+use crate::ui::command::{MarkCommand, SearchCommand};
 use std::sync::Arc;
 
 use egui::{RichText, Ui};
@@ -164,7 +166,7 @@ pub fn diff_view_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) 
             strip.cell(|ui| patch_ui(ui, view, commands));
         });
     if let (Some(message), Some(pointer)) = (searched, picked) {
-        commands.push(Command::PrefillSearch { message, pointer });
+        commands.push(Command::Search(SearchCommand::Prefill { message, pointer }));
     }
 }
 
@@ -261,7 +263,7 @@ fn toolbar_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) {
                 .on_hover_text(format!("Put mark {name} at step {step}"))
                 .clicked()
             {
-                commands.push(Command::SetMark(slot, Some(step)));
+                commands.push(Command::Mark(MarkCommand::Set(slot, Some(step))));
             }
             if let Some(seq) = current
                 && ui
@@ -269,7 +271,7 @@ fn toolbar_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) {
                     .on_hover_text(format!("Move the cursor to step {seq}"))
                     .clicked()
             {
-                commands.push(Command::SetStep(seq));
+                commands.push(Command::Time(TimeCommand::Set(seq)));
             }
             ui.separator();
         }
@@ -279,11 +281,11 @@ fn toolbar_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) {
             .on_hover_text("A = the step before the cursor, B = the cursor")
             .clicked()
         {
-            commands.push(Command::DiffWithPrevious);
+            commands.push(Command::Mark(MarkCommand::DiffWithPrevious));
         }
         if state.marks.iter().any(Option::is_some) && ui.button("Clear marks").clicked() {
-            commands.push(Command::SetMark(MarkSlot::A, None));
-            commands.push(Command::SetMark(MarkSlot::B, None));
+            commands.push(Command::Mark(MarkCommand::Set(MarkSlot::A, None)));
+            commands.push(Command::Mark(MarkCommand::Set(MarkSlot::B, None)));
         }
         ui.separator();
         let mut wide = state.wide_diff;

@@ -8,6 +8,7 @@
 //! rows on screen are laid out, so a group of a million costs no more than
 //! one of fifty.
 
+use crate::ui::TimeCommand;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -328,7 +329,7 @@ fn row_ui(
         });
     }
     if response.clicked() {
-        commands.push(Command::SetStep(diagnostic.seq));
+        commands.push(Command::Time(TimeCommand::Set(diagnostic.seq)));
         if let Some(id) = &diagnostic.message_id {
             commands.push(Command::SelectActivity(Some(id.clone())));
         }

@@ -3,13 +3,14 @@
 //! The engine's [`Search`] runs a slice per frame, so a search over a long
 //! stream shows its progress and can be stopped; a match moves the playhead.
 
+use crate::ui::command::SearchCommand;
 use std::time::Instant;
 
 use egui::{RichText, Ui};
 use serde_json::Value;
 
 use super::json_tree::compact_json;
-use super::state::{AppState, Command, SearchFrom};
+use super::state::{AppState, Command, SearchFrom, TimeCommand};
 use crate::diagnostic::Seq;
 use crate::search::{Predicate, Query, Search, SearchStatus, Target};
 
@@ -140,8 +141,8 @@ impl AppState {
                     step: found.step,
                     value: found.value,
                 });
-                self.following = false;
-                self.go_to(found.step);
+                self.time_command(TimeCommand::StopFollowing);
+                self.time_command(TimeCommand::SetClamped(found.step));
                 false
             }
             SearchStatus::NotFound => {
@@ -330,7 +331,9 @@ pub fn search_ui(
         }
     });
     match (&query, submit) {
-        (Ok(query), Some(from)) => commands.push(Command::StartSearch(query.clone(), from)),
+        (Ok(query), Some(from)) => {
+            commands.push(Command::Search(SearchCommand::Start(query.clone(), from)))
+        }
         // Said once something is typed.
         (Err(error), _) if !form.pointer.is_empty() || !form.value.is_empty() => {
             ui.colored_label(ui.visuals().error_fg_color, error);
@@ -345,7 +348,7 @@ pub fn search_ui(
                     .show_percentage(),
             );
             if ui.button("Stop").clicked() {
-                commands.push(Command::CancelSearch);
+                commands.push(Command::Search(SearchCommand::Cancel));
             }
         });
         if let Some(running) = &state.search.running {

@@ -8,8 +8,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::state::AppState;
-use crate::diagnostic::Seq;
+use super::state::{AppState, TimeCommand};
 use crate::store::{SessionId, SessionInfo};
 
 /// How often a session being written is read again.
@@ -92,7 +91,7 @@ impl AppState {
         if doc.session.is_none() && !doc.sessions.is_empty() {
             // The first session of a recording opened empty: open it.
             let path = doc.path.clone();
-            self.open_in_background(path, Some(1), Some(Seq(u64::MAX)));
+            self.open_in_background(path, Some(1), Some(TimeCommand::ToEndAndFollow));
             return true;
         }
         let session = SessionId(doc.session.unwrap_or(1));
@@ -103,7 +102,7 @@ impl AppState {
             // again (its end-of-stream checks ran too early), keeping the
             // cursor.
             let (path, session, step) = (doc.path.clone(), doc.session, self.step());
-            self.open_in_background(path, session, Some(step));
+            self.open_in_background(path, session, Some(TimeCommand::SetClamped(step)));
             return true;
         }
         if !doc.live {
@@ -140,7 +139,6 @@ impl AppState {
         if appended {
             self.live.last_growth = Some(Instant::now());
         }
-        let last = doc.timeline.last_step();
         if ended {
             // The end-of-stream checks may mark events listed already.
             self.refresh_rows();
@@ -150,9 +148,9 @@ impl AppState {
                 super::event_list::filter_rows_after(doc, &self.event_filter, last_before);
             self.event_rows.extend(new_rows);
         }
-        // The view's replay (and its diagnostics) may have changed under it.
-        let step = if self.following { last } else { self.step() };
-        self.view_again_at(step);
+        // The view's replay (and its diagnostics) may have changed under it;
+        // a cursor following the end goes to the new end.
+        self.stream_changed();
         true
     }
 

@@ -22,12 +22,14 @@ pub mod rule_text;
 pub mod state;
 pub mod theme;
 pub mod time_axis;
+pub mod time_control;
 pub mod timeline;
 
+use crate::ui::command::{MarkCommand, NoteCommand};
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use state::{AppState, Command, Doc, EventFilter};
+pub use state::{AppState, Command, Doc, EventFilter, TimeCommand};
 
 use crate::diagnostic::Severity;
 use crate::replay::Profile;
@@ -90,24 +92,16 @@ impl ReplayApp {
     /// One frame.
     pub fn ui(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
-        if self.state.poll_loading() {
+        // The work that draws nothing, once, before the panels draw. The
+        // frame's time comes from egui's input (the clock in the app, a
+        // fixed step in tests), so playback is the same under load.
+        let dt_seconds = f64::from(ctx.input(|i| i.stable_dt));
+        let repaint = self.state.logic_step(dt_seconds);
+        if repaint.now {
             ctx.request_repaint();
         }
-        if self.state.loading.is_some() {
-            ctx.request_repaint_after(Duration::from_millis(50));
-        }
-        if self.state.advance_playback() {
-            ctx.request_repaint();
-        }
-        if self.state.advance_search(find::EVENTS_PER_FRAME) {
-            ctx.request_repaint();
-        }
-        if self.state.poll_live() {
-            ctx.request_repaint();
-        }
-        if let Some(interval) = self.state.live_poll_interval() {
-            // New events and sessions of a recording still being written.
-            ctx.request_repaint_after(interval);
+        if let Some(after) = repaint.after {
+            ctx.request_repaint_after(after);
         }
         if let Some(limit) = self.exit_after {
             if self.started.elapsed() >= limit {
@@ -126,10 +120,6 @@ impl ReplayApp {
 
         egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui, &mut commands));
         egui::Panel::bottom("status").show(ui, |ui| status_bar_ui(ui, &self.state, &mut commands));
-        if self.state.current_notice().is_some() {
-            // To take the notice away when its time is up.
-            ctx.request_repaint_after(Duration::from_secs(1));
-        }
         egui::Panel::bottom("timeline")
             .resizable(true)
             .default_size(theme::TIMELINE_HEIGHT)
@@ -436,7 +426,7 @@ fn status_bar_ui(ui: &mut egui::Ui, state: &AppState, commands: &mut Vec<Command
             ui.separator();
             let mut text = if doc.session.is_none() {
                 "LIVE, waiting for the first session"
-            } else if state.following {
+            } else if state.time().is_following() {
                 "LIVE, following"
             } else {
                 "LIVE"
@@ -450,13 +440,17 @@ fn status_bar_ui(ui: &mut egui::Ui, state: &AppState, commands: &mut Vec<Command
                     "The session is still being written (or its writer stopped without ending \
                  it); End follows its last event",
                 );
-            let mut following = state.following;
+            let mut following = state.time().is_following();
             if ui
                 .checkbox(&mut following, "Follow (End)")
                 .on_hover_text("Keep the playhead on the last event as events arrive")
                 .changed()
             {
-                commands.push(Command::SetFollow(following));
+                commands.push(Command::Time(if following {
+                    TimeCommand::ToEndAndFollow
+                } else {
+                    TimeCommand::StopFollowing
+                }));
             }
         }
         if let Some(notice) = state.current_notice() {
@@ -508,26 +502,28 @@ fn keyboard(ctx: &egui::Context, commands: &mut Vec<Command>) -> bool {
                 continue;
             }
             let command = match key {
-                egui::Key::ArrowRight => Command::StepBy(1),
-                egui::Key::ArrowLeft => Command::StepBy(-1),
-                egui::Key::Home => Command::SetStep(crate::diagnostic::Seq::START),
-                egui::Key::End => Command::SetStep(crate::diagnostic::Seq(u64::MAX)),
-                egui::Key::PageDown => Command::StepPage(true),
-                egui::Key::PageUp => Command::StepPage(false),
-                egui::Key::N => Command::NextDiagnostic,
-                egui::Key::P => Command::PreviousDiagnostic,
-                egui::Key::Space => Command::TogglePlay,
-                egui::Key::A => Command::MarkCursor(state::MarkSlot::A),
-                egui::Key::B => Command::MarkCursor(state::MarkSlot::B),
-                egui::Key::D => Command::DiffWithPrevious,
-                egui::Key::M => Command::AddBookmark(None),
-                egui::Key::OpenBracket => Command::PreviousBookmark,
-                egui::Key::CloseBracket => Command::NextBookmark,
+                egui::Key::ArrowRight => Command::Time(TimeCommand::Step(1)),
+                egui::Key::ArrowLeft => Command::Time(TimeCommand::Step(-1)),
+                egui::Key::Home => Command::Time(TimeCommand::ToStart),
+                egui::Key::End => Command::Time(TimeCommand::ToEndAndFollow),
+                egui::Key::PageDown => Command::Time(TimeCommand::Page(1)),
+                egui::Key::PageUp => Command::Time(TimeCommand::Page(-1)),
+                egui::Key::N => Command::Time(TimeCommand::ToNextDiagnostic),
+                egui::Key::P => Command::Time(TimeCommand::ToPreviousDiagnostic),
+                egui::Key::Space => Command::Time(TimeCommand::TogglePlay),
+                egui::Key::A => Command::Mark(MarkCommand::AtCursor(state::MarkSlot::A)),
+                egui::Key::B => Command::Mark(MarkCommand::AtCursor(state::MarkSlot::B)),
+                egui::Key::D => Command::Mark(MarkCommand::DiffWithPrevious),
+                egui::Key::M => Command::Note(NoteCommand::AddBookmark(None)),
+                egui::Key::OpenBracket => Command::Note(NoteCommand::PreviousBookmark),
+                egui::Key::CloseBracket => Command::Note(NoteCommand::NextBookmark),
                 _ => continue,
             };
             bookmark_key |= matches!(
                 command,
-                Command::AddBookmark(_) | Command::PreviousBookmark | Command::NextBookmark
+                Command::Note(NoteCommand::AddBookmark(_))
+                    | Command::Note(NoteCommand::PreviousBookmark)
+                    | Command::Note(NoteCommand::NextBookmark)
             );
             commands.push(command);
         }
@@ -574,8 +570,7 @@ pub fn run_app(path: Option<PathBuf>, exit_after: Option<Duration>) -> anyhow::R
     };
     let mut app = ReplayApp::new(path);
     app.exit_after = exit_after;
-    app.state.remember_recent = true;
-    app.state.recent = state::load_recent();
+    app.state.remember_recent(state::load_recent());
     let theme = document::load_theme().and_then(|name| theme_of_name(&name));
     eframe::run_native(
         "agui-replay",

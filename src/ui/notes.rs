@@ -4,6 +4,8 @@
 //! renames or deletes one); for other files they last until the file is
 //! closed, and the panel says so.
 
+use crate::ui::TimeCommand;
+use crate::ui::command::NoteCommand;
 use std::path::PathBuf;
 
 use egui::{RichText, Ui};
@@ -290,7 +292,9 @@ pub fn notes_ui(ui: &mut Ui, state: &AppState, form: &mut NotesForm, commands: &
             .clicked()
             || entered
         {
-            commands.push(Command::AddBookmark(Some(std::mem::take(&mut form.label))));
+            commands.push(Command::Note(NoteCommand::AddBookmark(Some(
+                std::mem::take(&mut form.label),
+            ))));
         }
     });
     ui.horizontal(|ui| {
@@ -299,10 +303,10 @@ pub fn notes_ui(ui: &mut Ui, state: &AppState, form: &mut NotesForm, commands: &
             .add_enabled(any, egui::Button::new("Previous ([)"))
             .clicked()
         {
-            commands.push(Command::PreviousBookmark);
+            commands.push(Command::Note(NoteCommand::PreviousBookmark));
         }
         if ui.add_enabled(any, egui::Button::new("Next (])")).clicked() {
-            commands.push(Command::NextBookmark);
+            commands.push(Command::Note(NoteCommand::NextBookmark));
         }
     });
     ui.separator();
@@ -337,7 +341,10 @@ fn bookmark_row_ui(
             }
             let done = field.lost_focus() || ui.button("Save").clicked();
             if done {
-                commands.push(Command::RenameBookmark(*id, label.clone()));
+                commands.push(Command::Note(NoteCommand::RenameBookmark(
+                    *id,
+                    label.clone(),
+                )));
                 form.renaming = None;
             }
             return;
@@ -348,13 +355,13 @@ fn bookmark_row_ui(
             .on_hover_text(format!("Go to step {}", bookmark.seq))
             .clicked()
         {
-            commands.push(Command::SetStep(bookmark.seq));
+            commands.push(Command::Time(TimeCommand::Set(bookmark.seq)));
         }
         if ui.small_button("Rename").clicked() {
             form.renaming = Some((bookmark.id, bookmark.label.clone()));
         }
         if ui.small_button("Delete").clicked() {
-            commands.push(Command::DeleteBookmark(bookmark.id));
+            commands.push(Command::Note(NoteCommand::DeleteBookmark(bookmark.id)));
         }
     });
 }
@@ -386,7 +393,9 @@ fn notes_section_ui(
         )
         .clicked()
     {
-        commands.push(Command::AddNote(std::mem::take(&mut form.note)));
+        commands.push(Command::Note(NoteCommand::AddNote(std::mem::take(
+            &mut form.note,
+        ))));
     }
     for note in &state.annotations.notes {
         ui.horizontal_wrapped(|ui| {
@@ -395,7 +404,7 @@ fn notes_section_ui(
                 head.push_str(&format!(" · {id}"));
             }
             if ui.link(head).clicked() {
-                commands.push(Command::SetStep(note.seq));
+                commands.push(Command::Time(TimeCommand::Set(note.seq)));
                 if let Some(id) = &note.message_id {
                     commands.push(Command::SelectActivity(Some(id.clone())));
                 }
@@ -406,7 +415,7 @@ fn notes_section_ui(
                 ui.add(egui::TextEdit::multiline(text).desired_rows(2))
                     .on_hover_text("The note's new text");
                 if ui.small_button("Save").clicked() {
-                    commands.push(Command::EditNote(*id, text.clone()));
+                    commands.push(Command::Note(NoteCommand::EditNote(*id, text.clone())));
                     form.editing = None;
                 } else if ui.small_button("Cancel").clicked() {
                     form.editing = None;
@@ -418,7 +427,7 @@ fn notes_section_ui(
                 form.editing = Some((note.id, note.text.clone()));
             }
             if ui.small_button("Delete").clicked() {
-                commands.push(Command::DeleteNote(note.id));
+                commands.push(Command::Note(NoteCommand::DeleteNote(note.id)));
             }
         });
     }

@@ -9,13 +9,17 @@ use std::sync::Arc;
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
 use std::time::Instant;
 
-pub use super::command::{CentralTab, Command, DiffScopeChoice, MarkSlot, SearchFrom};
+pub use super::command::{
+    CentralTab, Command, DiffScopeChoice, MarkCommand, MarkSlot, NoteCommand, SearchCommand,
+    SearchFrom,
+};
 use super::compare::CompareView;
 pub use super::document::{Doc, load, load_recent};
 use super::document::{MAX_RECENT, save_recent};
 use super::find::SearchRun;
 use super::live::Live;
 use super::notes::Annotations;
+pub use super::time_control::{SPEEDS, TimeCommand, TimeContext, TimeControl, TimeResponse};
 use crate::diagnostic::{Seq, Severity};
 use crate::protocol::{ParseOutcome, parse_event};
 use crate::replay::{Options, Profile, Replayer};
@@ -54,30 +58,10 @@ pub struct Loading {
     /// When it started.
     pub started: Instant,
     receiver: Receiver<Result<Box<Doc>, String>>,
-    /// The step to restore once loaded (a profile switch keeps the cursor).
-    keep_step: Option<Seq>,
+    /// Where the cursor goes once loaded (a profile switch keeps it; the
+    /// first session of a recording opened empty follows its end).
+    keep_step: Option<TimeCommand>,
 }
-
-/// Playback at recorded timing.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Playback {
-    /// Speed factor (0.25 to 16).
-    pub speed: f32,
-    /// While playing: when play started, and the arrival time it started at.
-    pub playing_since: Option<(Instant, u64)>,
-}
-
-impl Default for Playback {
-    fn default() -> Self {
-        Self {
-            speed: 1.0,
-            playing_since: None,
-        }
-    }
-}
-
-/// The speeds offered.
-pub const SPEEDS: [f32; 7] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0];
 
 /// The visible range of the timeline, in steps (fractional when zoomed in).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -92,61 +76,78 @@ pub struct TimelineRange {
 #[derive(Default)]
 pub struct AppState {
     /// The opened stream, if any.
-    pub doc: Option<Doc>,
+    pub(super) doc: Option<Doc>,
     /// The state at the cursor.
-    pub view: Option<CursorView>,
+    pub(super) view: Option<CursorView>,
     /// The activity the inspector shows.
-    pub selected_activity: Option<String>,
+    pub(super) selected_activity: Option<String>,
     /// The event list's filter.
-    pub event_filter: EventFilter,
+    pub(super) event_filter: EventFilter,
     /// The events the list shows (seqs), for the current filter.
-    pub event_rows: Vec<Seq>,
+    pub(super) event_rows: Vec<Seq>,
     /// The diagnostics panel's filter.
-    pub diagnostics_filter: String,
-    /// Playback.
-    pub playback: Playback,
+    pub(super) diagnostics_filter: String,
+    /// The cursor and playback.
+    time: TimeControl,
     /// The timeline's visible range (`None`: the whole stream).
-    pub timeline_range: Option<TimelineRange>,
+    pub(super) timeline_range: Option<TimelineRange>,
     /// A background open in progress.
-    pub loading: Option<Loading>,
+    pub(super) loading: Option<Loading>,
     /// The last error, shown in a banner.
-    pub error: Option<String>,
+    pub(super) error: Option<String>,
     /// Recently opened files, most recent first.
-    pub recent: Vec<PathBuf>,
+    pub(super) recent: Vec<PathBuf>,
     /// Replay options for the next open.
-    pub options: Options,
+    pub(super) options: Options,
     /// Whether the recent files are kept between runs (the app does; tests
     /// do not touch the user's files).
-    pub remember_recent: bool,
+    pub(super) remember_recent: bool,
     /// Marks A and B (the diff's two points).
-    pub marks: [Option<Seq>; 2],
+    pub(super) marks: [Option<Seq>; 2],
     /// What the diff compares.
-    pub diff_scope: DiffScopeChoice,
+    pub(super) diff_scope: DiffScopeChoice,
     /// The centre's tab.
-    pub central_tab: CentralTab,
+    pub(super) central_tab: CentralTab,
     /// The diff tab takes the whole width (the side panels hidden).
-    pub wide_diff: bool,
+    pub(super) wide_diff: bool,
     /// The diff of marks A and B, when the diff tab shows.
-    pub comparison: Option<Arc<CompareView>>,
+    pub(super) comparison: Option<Arc<CompareView>>,
     /// Bookmarks and notes.
-    pub annotations: Annotations,
+    pub(super) annotations: Annotations,
     /// Bookmarks and notes kept in memory for the streams not open now.
-    pub unsaved: std::collections::BTreeMap<(PathBuf, Option<i64>), Annotations>,
+    pub(super) unsaved: std::collections::BTreeMap<(PathBuf, Option<i64>), Annotations>,
     /// The search over time, running or done.
-    pub search: SearchRun,
+    pub(super) search: SearchRun,
     /// A search a JSON tree asked for, for the search tab to take.
-    pub search_prefill: Option<(Option<String>, String)>,
-    /// A live recording: the playhead stays at the end as it grows.
-    pub following: bool,
+    pub(super) search_prefill: Option<(Option<String>, String)>,
     /// Polling a live recording.
-    pub live: Live,
+    pub(super) live: Live,
     /// A short message about the last action (saved, not found…).
-    pub notice: Option<(String, Instant)>,
+    pub(super) notice: Option<(String, Instant)>,
     /// Counts the documents installed (a replay again counts): views cached
     /// on the document compare it. Events a live recording appends do not
     /// change what earlier steps show, so they do not count.
-    pub generation: u64,
+    pub(super) generation: u64,
 }
+
+/// When to draw the next frame, as the logic step of a frame says.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Repaint {
+    /// Something changed or moves (playback, a search): draw again now.
+    pub now: bool,
+    /// Draw again within this long (an open in progress, a recording read
+    /// again, a notice to take away).
+    pub after: Option<std::time::Duration>,
+}
+
+impl Repaint {
+    fn within(&mut self, delay: std::time::Duration) {
+        self.after = Some(self.after.map_or(delay, |after| after.min(delay)));
+    }
+}
+
+/// How often a background open is looked at.
+const LOADING_POLL: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// How long a notice shows.
 const NOTICE_FOR: std::time::Duration = std::time::Duration::from_secs(6);
@@ -154,7 +155,84 @@ const NOTICE_FOR: std::time::Duration = std::time::Duration::from_secs(6);
 impl AppState {
     /// The current step (0 without a document).
     pub fn step(&self) -> Seq {
-        self.view.as_ref().map_or(Seq::START, |v| v.step)
+        self.time.step()
+    }
+
+    /// The opened stream, if any.
+    pub fn doc(&self) -> Option<&Doc> {
+        self.doc.as_ref()
+    }
+
+    /// The state at the cursor.
+    pub fn view(&self) -> Option<&CursorView> {
+        self.view.as_ref()
+    }
+
+    /// The last error, shown in a banner.
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    /// Whether a background open is in progress.
+    pub fn is_loading(&self) -> bool {
+        self.loading.is_some()
+    }
+
+    /// The activity the inspector shows.
+    pub fn selected_activity(&self) -> Option<&str> {
+        self.selected_activity.as_deref()
+    }
+
+    /// The events the event list shows, for its filter.
+    pub fn event_rows(&self) -> &[Seq] {
+        &self.event_rows
+    }
+
+    /// The replay options.
+    pub fn options(&self) -> Options {
+        self.options
+    }
+
+    /// Marks A and B.
+    pub fn marks(&self) -> [Option<Seq>; 2] {
+        self.marks
+    }
+
+    /// What the diff compares.
+    pub fn diff_scope_choice(&self) -> DiffScopeChoice {
+        self.diff_scope
+    }
+
+    /// The centre's tab.
+    pub fn central_tab(&self) -> CentralTab {
+        self.central_tab
+    }
+
+    /// The diff of marks A and B, when the diff tab shows.
+    pub fn comparison(&self) -> Option<&Arc<CompareView>> {
+        self.comparison.as_ref()
+    }
+
+    /// Bookmarks and notes.
+    pub fn annotations(&self) -> &Annotations {
+        &self.annotations
+    }
+
+    /// The search over time, running or done.
+    pub fn search(&self) -> &SearchRun {
+        &self.search
+    }
+
+    /// Keeps the recent files (and the theme) between runs, from `recent`.
+    pub fn remember_recent(&mut self, recent: Vec<PathBuf>) {
+        self.remember_recent = true;
+        self.recent = recent;
+    }
+
+    /// The cursor and playback: the step, playing or paused, the speed,
+    /// following the end.
+    pub fn time(&self) -> &TimeControl {
+        &self.time
     }
 
     /// Opens a file synchronously (tests, and small files).
@@ -171,7 +249,7 @@ impl AppState {
         &mut self,
         path: PathBuf,
         session: Option<i64>,
-        keep_step: Option<Seq>,
+        keep_step: Option<TimeCommand>,
     ) {
         let (sender, receiver) = channel();
         let options = self.options;
@@ -212,7 +290,13 @@ impl AppState {
         }
     }
 
-    fn install(&mut self, doc: Doc, keep_step: Option<Seq>) {
+    /// Shows a document already read (the panels' tests).
+    #[cfg(test)]
+    pub(crate) fn install_doc(&mut self, doc: Doc) {
+        self.install(doc, None);
+    }
+
+    fn install(&mut self, doc: Doc, keep_step: Option<TimeCommand>) {
         let path = doc.path.clone();
         // The same stream replayed again (another profile, best effort)
         // keeps what the user set; another file or session starts afresh.
@@ -230,14 +314,8 @@ impl AppState {
         for mark in self.marks.iter_mut().flatten() {
             *mark = Seq(mark.0.min(num_events));
         }
-        // A recording opened before its first session: follow that session.
-        let was_waiting = self
-            .doc
-            .as_ref()
-            .is_some_and(|d| d.recording.is_some() && d.session.is_none() && d.num_events() == 0);
         self.generation += 1;
         self.search = SearchRun::default();
-        self.following = was_waiting && doc.live;
         self.live = Live::default();
         // Bookmarks and notes kept in memory (not a recording, or a save
         // that failed) last while the app runs: set aside with their stream,
@@ -253,9 +331,12 @@ impl AppState {
             annotations.keep_unsaved_from(unsaved);
         }
         self.annotations = annotations;
-        let step = keep_step.unwrap_or(Seq(doc.num_events().min(1)));
-        self.playback.playing_since = None;
+        self.time
+            .reset(num_events, doc.live, Seq(num_events.min(1)));
         self.doc = Some(doc);
+        if let Some(command) = keep_step {
+            self.time_command(command);
+        }
         let path = std::fs::canonicalize(&path).unwrap_or(path);
         self.recent.retain(|p| p != &path);
         self.recent.insert(0, path);
@@ -266,7 +347,7 @@ impl AppState {
         self.refresh_rows();
         // The view at the kept step was computed from the replay replaced.
         self.view = None;
-        self.move_to(step);
+        self.sync_view();
         if self.selected_activity.is_none() {
             self.selected_activity = self
                 .doc
@@ -276,17 +357,32 @@ impl AppState {
         }
     }
 
-    /// Moves the cursor (clamped to the stream) and computes the view.
-    fn move_to(&mut self, step: Seq) {
+    /// Applies a command to the cursor and playback, then brings the view
+    /// to the step.
+    pub(super) fn time_command(&mut self, command: TimeCommand) -> TimeResponse {
+        let lists: Vec<&[Seq]> = match &self.doc {
+            Some(doc) => {
+                let index = doc.timeline.index();
+                Severity::ALL.iter().map(|&s| index.steps_with(s)).collect()
+            }
+            None => Vec::new(),
+        };
+        let context = TimeContext {
+            diagnostic_steps: &lists,
+            visible_steps: self.timeline_range.map(|r| r.last - r.first),
+        };
+        let response = self.time.apply(command, &context);
+        self.sync_view();
+        response
+    }
+
+    /// Computes the view at the cursor's step, unless it shows it already.
+    fn sync_view(&mut self) {
         let Some(doc) = &self.doc else {
             self.view = None;
             return;
         };
-        let step = Seq(step.0.min(doc.num_events()));
-        if step < doc.timeline.last_step() {
-            // Following a live recording keeps the cursor at its end.
-            self.following = false;
-        }
+        let step = self.time.step();
         if self.view.as_ref().is_some_and(|v| v.step == step) {
             return;
         }
@@ -331,41 +427,10 @@ impl AppState {
     fn apply_one(&mut self, command: Command) {
         let num_events = self.doc.as_ref().map_or(0, Doc::num_events);
         match command {
-            Command::SetStep(step) => {
-                self.playback.playing_since = None;
-                self.following = step.0 >= num_events && self.doc.as_ref().is_some_and(|d| d.live);
-                self.move_to(step);
-            }
-            Command::StepBy(delta) => {
-                self.playback.playing_since = None;
-                self.following = false;
-                let step = self.step().0.saturating_add_signed(delta).min(num_events);
-                self.move_to(Seq(step));
-            }
-            Command::StepPage(forward) => {
-                let visible = self
-                    .timeline_range
-                    .map_or(num_events as f64, |r| r.last - r.first);
-                let page = ((visible / 10.0) as i64).max(10);
-                self.apply_one(Command::StepBy(if forward { page } else { -page }));
-            }
-            Command::NextDiagnostic | Command::PreviousDiagnostic => {
-                let forward = command == Command::NextDiagnostic;
-                if let Some(step) = self.diagnostic_step(forward) {
-                    self.playback.playing_since = None;
-                    self.move_to(step);
-                }
+            Command::Time(command) => {
+                self.time_command(command);
             }
             Command::SelectActivity(id) => self.selected_activity = id,
-            Command::TogglePlay => self.toggle_play(),
-            Command::SetSpeed(speed) => {
-                let playing = self.playback.playing_since.is_some();
-                self.playback.speed = speed.clamp(0.25, 16.0);
-                if playing {
-                    self.playback.playing_since =
-                        Some((Instant::now(), self.arrival_at(self.step())));
-                }
-            }
             Command::SetProfile(profile) => {
                 self.options.profile = profile;
                 self.reopen();
@@ -391,21 +456,21 @@ impl AppState {
                 self.error = None;
                 self.notice = None;
             }
-            Command::SetMark(slot, step) => {
+            Command::Mark(MarkCommand::Set(slot, step)) => {
                 self.marks[slot as usize] = step.map(|s| Seq(s.0.min(num_events)));
             }
-            Command::MarkCursor(slot) => {
+            Command::Mark(MarkCommand::AtCursor(slot)) => {
                 self.marks[slot as usize] = Some(self.step());
                 if self.marks.iter().all(Option::is_some) {
                     self.central_tab = CentralTab::Diff;
                 }
             }
-            Command::SetMarks(a, b) => {
+            Command::Mark(MarkCommand::SetBoth(a, b)) => {
                 let (a, b) = (a.min(b), a.max(b));
                 self.marks = [Some(a), Some(Seq(b.0.min(num_events)))];
                 self.central_tab = CentralTab::Diff;
             }
-            Command::DiffWithPrevious => {
+            Command::Mark(MarkCommand::DiffWithPrevious) => {
                 let step = self.step();
                 self.marks = [Some(Seq(step.0.saturating_sub(1))), Some(step)];
                 self.central_tab = CentralTab::Diff;
@@ -414,16 +479,18 @@ impl AppState {
             Command::ShowCentral(tab) => self.central_tab = tab,
             Command::SetWideDiff(wide) => self.wide_diff = wide,
             Command::Notify(message) => self.notify(message),
-            Command::AddBookmark(label) => self.add_bookmark(label),
-            Command::RenameBookmark(id, label) => self.rename_bookmark(id, &label),
-            Command::DeleteBookmark(id) => self.delete_bookmark(id),
-            Command::NextBookmark | Command::PreviousBookmark => {
-                let forward = command == Command::NextBookmark;
+            Command::Note(NoteCommand::AddBookmark(label)) => self.add_bookmark(label),
+            Command::Note(NoteCommand::RenameBookmark(id, label)) => {
+                self.rename_bookmark(id, &label)
+            }
+            Command::Note(NoteCommand::DeleteBookmark(id)) => self.delete_bookmark(id),
+            Command::Note(NoteCommand::NextBookmark)
+            | Command::Note(NoteCommand::PreviousBookmark) => {
+                let forward = command == Command::Note(NoteCommand::NextBookmark);
                 match self.annotations.bookmark_step(self.step(), forward) {
                     Some(step) => {
-                        self.playback.playing_since = None;
                         self.notice = None;
-                        self.move_to(step);
+                        self.time_command(TimeCommand::Set(step));
                     }
                     None => {
                         let (which, side) = if forward {
@@ -438,20 +505,13 @@ impl AppState {
                     }
                 }
             }
-            Command::AddNote(text) => self.add_note(&text),
-            Command::EditNote(id, text) => self.edit_note(id, &text),
-            Command::DeleteNote(id) => self.delete_note(id),
-            Command::StartSearch(query, from) => self.start_search(query, from),
-            Command::CancelSearch => self.search.cancel(),
-            Command::PrefillSearch { message, pointer } => {
+            Command::Note(NoteCommand::AddNote(text)) => self.add_note(&text),
+            Command::Note(NoteCommand::EditNote(id, text)) => self.edit_note(id, &text),
+            Command::Note(NoteCommand::DeleteNote(id)) => self.delete_note(id),
+            Command::Search(SearchCommand::Start(query, from)) => self.start_search(query, from),
+            Command::Search(SearchCommand::Cancel) => self.search.cancel(),
+            Command::Search(SearchCommand::Prefill { message, pointer }) => {
                 self.search_prefill = Some((message, pointer));
-            }
-            Command::SetFollow(follow) => {
-                self.following = follow;
-                if follow {
-                    self.playback.playing_since = None;
-                    self.move_to(Seq(num_events));
-                }
             }
         }
     }
@@ -467,17 +527,17 @@ impl AppState {
         (since.elapsed() < NOTICE_FOR).then_some(message.as_str())
     }
 
-    /// Computes the view at `step` again, even if the cursor is there (the
-    /// replay changed under it).
-    pub(super) fn view_again_at(&mut self, step: Seq) {
+    /// The stream grew or ended under the cursor: the cursor follows its
+    /// end if asked to, and the view is computed again (the replay, and its
+    /// diagnostics, may have changed under it).
+    pub(super) fn stream_changed(&mut self) {
+        let (num_events, live) = self
+            .doc
+            .as_ref()
+            .map_or((0, false), |d| (d.num_events(), d.live));
+        self.time.set_num_steps(num_events, live);
         self.view = None;
-        self.move_to(step);
-    }
-
-    /// Moves the cursor (for the modules that drive it: search, live).
-    pub(super) fn go_to(&mut self, step: Seq) {
-        self.playback.playing_since = None;
-        self.move_to(step);
+        self.sync_view();
     }
 
     /// Replays the open document again with the current options, keeping
@@ -485,7 +545,7 @@ impl AppState {
     fn reopen(&mut self) {
         if let Some(doc) = &self.doc {
             let (path, session, step) = (doc.path.clone(), doc.session, self.step());
-            self.open_in_background(path, session, Some(step));
+            self.open_in_background(path, session, Some(TimeCommand::SetClamped(step)));
         }
     }
 
@@ -494,21 +554,8 @@ impl AppState {
         let doc = self.doc.as_ref()?;
         let current = self.step();
         let index = doc.timeline.index();
-        let candidates = Severity::ALL.iter().filter_map(|&severity| {
-            let steps = index.steps_with(severity);
-            if forward {
-                let i = steps.partition_point(|s| *s <= current);
-                steps.get(i).copied()
-            } else {
-                let i = steps.partition_point(|s| *s < current);
-                i.checked_sub(1).and_then(|i| steps.get(i)).copied()
-            }
-        });
-        if forward {
-            candidates.min()
-        } else {
-            candidates.max()
-        }
+        let lists = Severity::ALL.map(|s| index.steps_with(s));
+        super::time_control::next_step_in(&lists, current, forward)
     }
 
     /// The arrival time of a step's event (0 at step 0).
@@ -519,41 +566,39 @@ impl AppState {
             .unwrap_or(0)
     }
 
-    fn toggle_play(&mut self) {
-        self.following = false;
-        if self.playback.playing_since.is_some() {
-            self.playback.playing_since = None;
-            return;
+    /// The work of a frame that draws nothing, run once before the panels
+    /// draw: a background open finished, playback moved on by `dt_seconds`
+    /// (the frame's time), a slice of the search over time, the new events
+    /// of a live recording. Says when to draw again.
+    pub fn logic_step(&mut self, dt_seconds: f64) -> Repaint {
+        let mut repaint = Repaint::default();
+        repaint.now |= self.poll_loading();
+        if self.loading.is_some() {
+            repaint.within(LOADING_POLL);
         }
-        let Some(doc) = &self.doc else { return };
-        let mut step = self.step();
-        if step >= doc.timeline.last_step() {
-            step = Seq::START;
-            self.move_to(step);
+        repaint.now |= self.tick_playback(dt_seconds);
+        repaint.now |= self.advance_search(super::find::EVENTS_PER_FRAME);
+        repaint.now |= self.poll_live();
+        if let Some(interval) = self.live_poll_interval() {
+            // New events and sessions of a recording still being written.
+            repaint.within(interval);
         }
-        self.playback.playing_since = Some((Instant::now(), self.arrival_at(step)));
+        if self.current_notice().is_some() {
+            // To take the notice away when its time is up.
+            repaint.within(std::time::Duration::from_secs(1));
+        }
+        repaint
     }
 
-    /// Advances playback to the events whose (scaled) arrival time has come;
-    /// returns whether it is still playing.
-    pub fn advance_playback(&mut self) -> bool {
-        let Some((since, from)) = self.playback.playing_since else {
-            return false;
-        };
-        let Some(doc) = &self.doc else { return false };
-        let elapsed = since.elapsed().as_secs_f64() * f64::from(self.playback.speed);
-        let now = from.saturating_add((elapsed * 1e9) as u64);
-        let arrivals = &doc.arrival_nanos;
-        let reached = arrivals.partition_point(|&a| a <= now) as u64;
-        let last = doc.num_events();
-        if reached > self.step().0 {
-            self.move_to(Seq(reached.min(last)));
+    /// Moves playback on by a frame's time (seconds of the clock); returns
+    /// whether it is still playing.
+    pub fn tick_playback(&mut self, dt_seconds: f64) -> bool {
+        if let Some(doc) = &self.doc
+            && self.time.tick(dt_seconds, &doc.arrival_nanos).step_changed
+        {
+            self.sync_view();
         }
-        if reached >= last {
-            self.playback.playing_since = None;
-            return false;
-        }
-        true
+        self.time.is_playing()
     }
 }
 

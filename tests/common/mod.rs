@@ -19,7 +19,7 @@ pub fn harness(app: ReplayApp) -> Harness<'static, ReplayApp> {
 /// session) has finished (bounded).
 pub fn wait_for_loading(harness: &mut Harness<'static, ReplayApp>) {
     let started = Instant::now();
-    while harness.state().state.loading.is_some() {
+    while harness.state().state.is_loading() {
         assert!(
             started.elapsed() < Duration::from_secs(20),
             "opening took too long"

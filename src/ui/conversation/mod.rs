@@ -144,6 +144,7 @@ pub fn cursor_key(doc: &Doc, view: &CursorView) -> u64 {
 mod tests {
     use super::*;
     use crate::diagnostic::Seq;
+    use crate::ui::TimeCommand;
     use egui_kittest::Harness;
     use egui_kittest::kittest::Queryable;
 
@@ -151,7 +152,7 @@ mod tests {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("recordings/demo.jsonl");
         let mut state = AppState::default();
         state.open_now(&path, None);
-        state.apply(vec![Command::SetStep(Seq(step))]);
+        state.apply(vec![Command::Time(TimeCommand::Set(Seq(step)))]);
         state
     }
 
@@ -189,7 +190,9 @@ mod tests {
         let mut harness = harness(demo_state(13));
         harness.run();
         harness.get_by_label("new");
-        harness.state_mut().apply(vec![Command::SetStep(Seq(14))]);
+        harness
+            .state_mut()
+            .apply(vec![Command::Time(TimeCommand::Set(Seq(14)))]);
         harness.run();
         harness.get_by_label("changed");
         assert!(harness.query_by_label("new").is_none());

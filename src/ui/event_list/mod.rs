@@ -13,6 +13,7 @@
 mod filter;
 mod summary;
 
+use crate::ui::TimeCommand;
 use egui::{Align, Label, Layout, RichText};
 use egui_extras::{Column, TableBuilder};
 
@@ -150,7 +151,7 @@ fn table_ui(ui: &mut egui::Ui, doc: &Doc, state: &AppState, commands: &mut Vec<C
                 }
                 if response.clicked() {
                     clicked = Some(seq);
-                    commands.push(Command::SetStep(seq));
+                    commands.push(Command::Time(TimeCommand::Set(seq)));
                     let is_activity = matches!(
                         kind,
                         Some(EventKind::Known(
@@ -257,12 +258,9 @@ pub(crate) mod tests {
 
     /// An app state with `lines` open, at step 1.
     pub(crate) fn state_of(lines: &[&str]) -> AppState {
-        let mut state = AppState {
-            doc: Some(doc_of(lines)),
-            ..AppState::default()
-        };
-        state.refresh_rows();
-        state.apply(vec![Command::SetStep(Seq(1))]);
+        let mut state = AppState::default();
+        state.install_doc(doc_of(lines));
+        state.apply(vec![Command::Time(TimeCommand::Set(Seq(1)))]);
         state
     }
 

@@ -9,6 +9,8 @@
 mod event;
 mod patch;
 
+use crate::ui::TimeCommand;
+use crate::ui::command::SearchCommand;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -174,10 +176,10 @@ fn activity_ui(ui: &mut Ui, doc: &Doc, view: &CursorView, id: &str, commands: &m
 /// search tab.
 fn search_picked(pointer: Option<String>, id: &str, commands: &mut Vec<Command>) {
     if let Some(pointer) = pointer {
-        commands.push(Command::PrefillSearch {
+        commands.push(Command::Search(SearchCommand::Prefill {
             message: Some(id.to_owned()),
             pointer,
-        });
+        }));
     }
 }
 
@@ -229,7 +231,7 @@ fn lane_navigation_ui(
                 .on_hover_text("This activity's previous event")
                 .clicked()
         {
-            commands.push(Command::SetStep(seq));
+            commands.push(Command::Time(TimeCommand::Set(seq)));
         }
         if let Some(seq) = next
             && ui
@@ -237,7 +239,7 @@ fn lane_navigation_ui(
                 .on_hover_text("This activity's next event")
                 .clicked()
         {
-            commands.push(Command::SetStep(seq));
+            commands.push(Command::Time(TimeCommand::Set(seq)));
         }
     });
 }
@@ -362,7 +364,7 @@ mod tests {
         let mut state = AppState::default();
         state.open_now(&path, None);
         state.apply(vec![
-            Command::SetStep(Seq(step)),
+            Command::Time(TimeCommand::Set(Seq(step))),
             Command::SelectActivity(Some(selected.to_owned())),
         ]);
         state

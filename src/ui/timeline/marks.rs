@@ -3,6 +3,7 @@
 //! bookmark; a drag with the secondary (right) button over the plot puts
 //! both marks.
 
+use crate::ui::command::MarkCommand;
 use std::ops::RangeInclusive;
 
 use egui::{Align2, FontId, PointerButton, Rect, Response, Stroke};
@@ -42,7 +43,10 @@ pub fn drag_range(
     if response.drag_stopped_by(PointerButton::Secondary) || !response.dragged() {
         ui.ctx().data_mut(|d| d.remove::<Seq>(id));
         if start != end {
-            commands.push(Command::SetMarks(start.min(end), start.max(end)));
+            commands.push(Command::Mark(MarkCommand::SetBoth(
+                start.min(end),
+                start.max(end),
+            )));
         }
         return None;
     }

@@ -96,6 +96,7 @@ pub fn timeline_ui(ui: &mut egui::Ui, state: &AppState, commands: &mut Vec<Comma
 
 #[cfg(test)]
 mod tests {
+    use crate::ui::TimeCommand;
     use egui_kittest::Harness;
     use egui_kittest::kittest::Queryable;
 
@@ -126,7 +127,8 @@ mod tests {
     fn buttons_step_and_every_widget_is_named() {
         let mut h = harness();
         h.run();
-        h.state_mut().apply(vec![Command::SetStep(Seq(3))]);
+        h.state_mut()
+            .apply(vec![Command::Time(TimeCommand::Set(Seq(3)))]);
         h.run();
         h.get_by_label("Next step").click();
         h.run();

@@ -3,6 +3,7 @@
 //! the marks over them. Click or drag to scrub; Ctrl + wheel zooms around
 //! the pointer; the wheel, Shift + drag or a middle drag pans.
 
+use crate::ui::TimeCommand;
 use std::ops::RangeInclusive;
 
 use egui::{PointerButton, Rangef, Rect, Sense, Shape, Stroke};
@@ -131,7 +132,7 @@ pub(super) fn plot_ui(
     {
         let step = step_at(&axis, pos.x, num_events);
         if step != playhead {
-            commands.push(Command::SetStep(step));
+            commands.push(Command::Time(TimeCommand::Set(step)));
             playhead = step;
         }
     }
@@ -142,14 +143,14 @@ pub(super) fn plot_ui(
         if let Some((lane, mark)) = lanes.hit(pos) {
             let id = doc.timeline.index().lanes()[lane].message_id.clone();
             commands.push(Command::SelectActivity(Some(id)));
-            commands.push(Command::SetStep(mark.seq));
+            commands.push(Command::Time(TimeCommand::Set(mark.seq)));
             playhead = mark.seq;
         } else if let Some(tick) = tick_at(&ticks, ticks_rect, pos) {
-            commands.push(Command::SetStep(tick.step));
+            commands.push(Command::Time(TimeCommand::Set(tick.step)));
             playhead = tick.step;
         }
     }
-    if state.playback.playing_since.is_some() && new_range == range {
+    if state.time().is_playing() && new_range == range {
         new_range = follow_playhead(range, playhead, num_events);
     }
     if new_range != range {

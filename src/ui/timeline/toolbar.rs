@@ -3,6 +3,7 @@
 
 use super::range::{MIN_SPAN_STEPS, full_range, zoom_range};
 use crate::diagnostic::Seq;
+use crate::ui::TimeCommand;
 use crate::ui::state::{AppState, Command, Doc, SPEEDS, TimelineRange};
 
 /// Playback, speed, the step, navigation and zoom.
@@ -19,12 +20,12 @@ pub(super) fn toolbar_ui(
     let at_end = step.0 >= num_events;
     ui.horizontal_wrapped(|ui| {
         if icon_button(ui, !at_start, "|◂", "First step", "First step (Home)") {
-            commands.push(Command::SetStep(Seq::START));
+            commands.push(Command::Time(TimeCommand::ToStart));
         }
         if icon_button(ui, !at_start, "◂", "Previous step", "Previous step (←)") {
-            commands.push(Command::StepBy(-1));
+            commands.push(Command::Time(TimeCommand::Step(-1)));
         }
-        let playing = state.playback.playing_since.is_some();
+        let playing = state.time().is_playing();
         let (icon, name, hover) = if playing {
             ("▮▮", "Pause", "Pause (Space)")
         } else {
@@ -36,16 +37,16 @@ pub(super) fn toolbar_ui(
             .accessible_name(name)
             .clicked()
         {
-            commands.push(Command::TogglePlay);
+            commands.push(Command::Time(TimeCommand::TogglePlay));
         }
         if icon_button(ui, !at_end, "▸", "Next step", "Next step (→)") {
-            commands.push(Command::StepBy(1));
+            commands.push(Command::Time(TimeCommand::Step(1)));
         }
         if icon_button(ui, !at_end, "▸|", "Last step", "Last step (End)") {
-            commands.push(Command::SetStep(Seq(num_events)));
+            commands.push(Command::Time(TimeCommand::ToEndAndFollow));
         }
         ui.separator();
-        speed_ui(ui, state.playback.speed, commands);
+        speed_ui(ui, state.time().speed(), commands);
         ui.separator();
         let label = ui.label("Step");
         let mut value = step.0;
@@ -59,7 +60,7 @@ pub(super) fn toolbar_ui(
             .on_hover_text("Type a step, or drag")
             .changed()
         {
-            commands.push(Command::SetStep(Seq(value)));
+            commands.push(Command::Time(TimeCommand::Set(Seq(value))));
         }
         ui.label(format!("of {num_events}"));
         let seconds = state.arrival_at(step) as f64 / 1e9;
@@ -76,7 +77,7 @@ pub(super) fn toolbar_ui(
             .accessible_name("Previous diagnostic")
             .clicked()
         {
-            commands.push(Command::PreviousDiagnostic);
+            commands.push(Command::Time(TimeCommand::ToPreviousDiagnostic));
         }
         let next = state.diagnostic_step(true);
         if ui
@@ -88,7 +89,7 @@ pub(super) fn toolbar_ui(
             .accessible_name("Next diagnostic")
             .clicked()
         {
-            commands.push(Command::NextDiagnostic);
+            commands.push(Command::Time(TimeCommand::ToNextDiagnostic));
         }
         ui.separator();
         zoom_buttons_ui(ui, step, range, num_events, commands);
@@ -122,7 +123,7 @@ fn speed_ui(ui: &mut egui::Ui, speed: f32, commands: &mut Vec<Command>) {
                     .clicked()
                     && candidate != speed
                 {
-                    commands.push(Command::SetSpeed(candidate));
+                    commands.push(Command::Time(TimeCommand::SetSpeed(candidate)));
                 }
             }
         })
