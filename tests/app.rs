@@ -148,6 +148,56 @@ fn switching_profile_replays_and_keeps_the_cursor() {
 }
 
 #[test]
+fn the_protocol_version_is_a_setting_of_the_spec_profile() {
+    // Issue 11, C4: the version the consumer implements is chosen in the
+    // app as with `--protocol`; a 1.0 consumer warns on a 1.1 declaration.
+    let dir = std::env::temp_dir().join(format!("agui-replay-app-protocol-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("declares-1.1.jsonl");
+    std::fs::write(
+        &file,
+        "{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\",\"protocolVersion\":\"1.1\"}\n\
+         {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\"}\n",
+    )
+    .unwrap();
+    let mut harness = harness(ReplayApp::with_file(&file));
+    let codes = |harness: &Harness<'static, ReplayApp>| -> Vec<Code> {
+        let doc = harness.state().state.doc().expect("doc");
+        doc.timeline.diagnostics().iter().map(|d| d.code).collect()
+    };
+    assert_eq!(
+        codes(&harness),
+        Vec::<Code>::new(),
+        "a 1.1 consumer by default"
+    );
+    harness.get_by_label("Protocol").click();
+    harness.run();
+    harness.get_by_label("AG-UI 1.0").click();
+    harness.run();
+    wait_for_loading(&mut harness);
+    assert_eq!(
+        harness.state().state.options().protocol,
+        agui_replay::protocol::ProtocolVersion::V1_0
+    );
+    assert_eq!(codes(&harness), [Code::ProtocolVersionNewer]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_vector_opens_under_the_profile_it_declares() {
+    // Issue 12, item 12: a vector's declared profile decides its replay in
+    // the app as on the command line.
+    let vector = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/vectors/client-profile-merges-metadata-on-failed-patch.json");
+    let mut harness = harness(ReplayApp::with_file(&vector));
+    wait_for_loading(&mut harness);
+    assert_eq!(
+        harness.state().state.options().profile,
+        Profile::AgUiClient10
+    );
+}
+
+#[test]
 fn playing_advances_the_cursor_and_pauses() {
     // Issue 16: playback takes each frame's time from egui's input (a fixed
     // 0.25 s a frame under kittest), not the wall clock, so this test does

@@ -46,6 +46,7 @@ pub fn replay_checked(log: &EventLog, run_input: Option<&serde_json::Value>) {
             let options = Options {
                 profile,
                 best_effort,
+                ..Options::default()
             };
             let whole = replay_from(start(options, run_input), log);
             let _ = whole.document();

@@ -66,6 +66,7 @@ fn through_the_engine(doc: &Value, ops: &Value) {
             Options {
                 profile,
                 best_effort: true,
+                ..Options::default()
             },
         );
         let _ = replayer.document();

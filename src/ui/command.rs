@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use super::state::{EventFilter, TimelineRange};
 use super::time_control::TimeCommand;
 use crate::diagnostic::Seq;
+use crate::protocol::ProtocolVersion;
 use crate::replay::Profile;
 use crate::search::Query;
 
@@ -60,6 +61,9 @@ pub enum Command {
     SelectActivity(Option<String>),
     /// Replay with another profile (the cursor stays).
     SetProfile(Profile),
+    /// Replay as a consumer of another protocol version (the cursor stays;
+    /// `spec` only: the client profile is a 1.0 consumer, P6).
+    SetProtocol(ProtocolVersion),
     /// Replay with best effort on or off (the cursor stays).
     SetBestEffort(bool),
     /// Open a file.

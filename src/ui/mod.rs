@@ -32,6 +32,7 @@ use std::time::Duration;
 pub use state::{AppState, Command, Doc, EventFilter, TimeCommand};
 
 use crate::diagnostic::Severity;
+use crate::protocol::ProtocolVersion;
 use crate::replay::Profile;
 
 /// Which tab the right panel shows.
@@ -303,6 +304,36 @@ impl ReplayApp {
                     commands.push(Command::SetProfile(candidate));
                 }
             }
+            // The protocol version the consumer implements (C4, P6): a
+            // setting of `spec`; the client profile is a 1.0 consumer.
+            let options = self.state.options;
+            let consumer = options.consumer_version();
+            ui.add_enabled_ui(profile == Profile::Spec, |ui| {
+                let label = ui.label("Protocol");
+                egui::ComboBox::from_id_salt("protocol")
+                    .selected_text(format!("AG-UI {consumer}"))
+                    .show_ui(ui, |ui| {
+                        for version in ProtocolVersion::ALL {
+                            if ui
+                                .selectable_label(consumer == version, format!("AG-UI {version}"))
+                                .clicked()
+                                && options.protocol != version
+                            {
+                                commands.push(Command::SetProtocol(version));
+                            }
+                        }
+                    })
+                    .response
+                    .labelled_by(label.id)
+                    .on_hover_text(
+                        "The protocol version the consumer implements (C4): a stream \
+                         declaring a newer one is warned about and read by this version's \
+                         schema",
+                    )
+                    .on_disabled_hover_text(
+                        "The @ag-ui/client 1.0.0 profile is a protocol 1.0 consumer (P6)",
+                    );
+            });
             let mut best_effort = self.state.options.best_effort;
             let why = "Keep applying events after a fatal error (R43)";
             let checkbox = ui.checkbox(&mut best_effort, "Best effort");

@@ -355,6 +355,20 @@ impl AppState {
                 .and_then(|d| d.timeline.index().lanes().first())
                 .map(|lane| lane.message_id.clone());
         }
+        // A vector, or a session imported from one, declares the profile it
+        // is replayed under, as on the command line (issue 12, item 12);
+        // switching profile afterwards is the user's choice.
+        if !same_stream
+            && let Some(declared) = self
+                .doc
+                .as_ref()
+                .and_then(|d| d.source.declared_profile.as_deref())
+                .and_then(|name| name.parse::<Profile>().ok())
+            && declared != self.options.profile
+        {
+            self.options.profile = declared;
+            self.reopen();
+        }
     }
 
     /// Applies a command to the cursor and playback, then brings the view
@@ -433,6 +447,10 @@ impl AppState {
             Command::SelectActivity(id) => self.selected_activity = id,
             Command::SetProfile(profile) => {
                 self.options.profile = profile;
+                self.reopen();
+            }
+            Command::SetProtocol(protocol) => {
+                self.options.protocol = protocol;
                 self.reopen();
             }
             Command::SetBestEffort(best_effort) => {
