@@ -34,6 +34,9 @@ pub struct ReplayFigures {
     /// Reading, validating and applying every event, building the indices and
     /// checkpoints (what opening a stream costs).
     pub replay_events_per_sec: f64,
+    /// `replay_events_per_sec / parse_events_per_sec`, both measured in this
+    /// run: the figure that holds on a noisy machine (budget ≥ 0.9).
+    pub replay_to_parse_ratio: f64,
     /// Seeks to random steps: the state of every activity at that step.
     pub seeks: usize,
     /// Median seek time.
@@ -193,6 +196,11 @@ pub fn replay_figures(config: GenConfig, num_seeks: usize) -> ReplayFigures {
         stream_bytes,
         parse_events_per_sec: per_sec(num_events, parse_secs),
         replay_events_per_sec: per_sec(num_events, replay_secs),
+        replay_to_parse_ratio: if replay_secs > 0.0 {
+            (parse_secs / replay_secs * 1000.0).round() / 1000.0
+        } else {
+            0.0
+        },
         seeks: num_seeks,
         seek_p50_ms: percentile(&seek_millis, 0.50),
         seek_p99_ms: percentile(&seek_millis, 0.99),
