@@ -187,6 +187,27 @@ fn every_fixture_passes_under_both_profiles_except_the_table() {
                     "{folder}/{} [{profile}]: nothing judged",
                     fixture.name
                 );
+                // Only what a replay cannot see (the request a client sends)
+                // or what asserts nothing (an empty list, `noWarnings:
+                // false`) goes unjudged: a key the judge does not know,
+                // a typo included, fails here.
+                for key in result.not_judged() {
+                    assert!(
+                        [
+                            "request",
+                            "requestAbsentPaths",
+                            "warnings",
+                            "noWarnings",
+                            "eventTypesAbsent",
+                            "eventAbsentPaths",
+                        ]
+                        .contains(&key.key.as_str()),
+                        "{folder}/{} [{profile}]: {} not judged: {:?}",
+                        fixture.name,
+                        key.key,
+                        key.verdict
+                    );
+                }
                 if result.passed() {
                     continue;
                 }

@@ -38,7 +38,11 @@ pub fn temporary_beside(out: &Path) -> PathBuf {
     let name = out
         .file_name()
         .map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
-    out.with_file_name(format!(".{name}.{}.partial", std::process::id()))
+    // The process and a counter: two writes to one `out` from one process
+    // (the app's threads) never share a partial file.
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    out.with_file_name(format!(".{name}.{}-{n}.partial", std::process::id()))
 }
 
 /// Removes a file and the SQLite files beside it.

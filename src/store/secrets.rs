@@ -156,7 +156,14 @@ impl StoreRedaction {
                                 out.push_str(REDACTED);
                                 hidden.push("url password".to_owned());
                             }
-                            _ => out.push_str(userinfo),
+                            Some(_) => out.push_str(userinfo),
+                            // A user name alone is how tokens ride in URLs
+                            // (`https://TOKEN@host/`): hidden whole.
+                            None if !userinfo.is_empty() => {
+                                out.push_str(REDACTED);
+                                hidden.push("url user".to_owned());
+                            }
+                            None => {}
                         }
                         out.push_str(&authority[at_sign..]);
                     }
@@ -241,12 +248,27 @@ impl StoreRedaction {
         hidden.dedup();
         let (url, url_hidden) = self.url(&request.url);
         hidden.extend(url_hidden);
-        let body = match request.body.as_deref().and_then(|body| self.body(body)) {
-            Some((body, pointers)) => {
-                hidden.extend(pointers.into_iter().map(|p| format!("body {p}")));
-                Some(body)
+        let body = match request.body.as_deref() {
+            None => None,
+            Some(raw) if raw.iter().all(u8::is_ascii_whitespace) => Some(raw.to_vec()),
+            // A body that does not read as JSON cannot be searched for
+            // secrets: it is withheld rather than stored unchecked.
+            Some(raw)
+                if std::str::from_utf8(raw)
+                    .ok()
+                    .and_then(raw_json::parse)
+                    .is_none() =>
+            {
+                hidden.push("body (not JSON: withheld, not checked for secrets)".to_owned());
+                Some(NOT_JSON_BODY.to_vec())
             }
-            None => request.body.clone(),
+            Some(raw) => match self.body(raw) {
+                Some((body, pointers)) => {
+                    hidden.extend(pointers.into_iter().map(|p| format!("body {p}")));
+                    Some(body)
+                }
+                None => Some(raw.to_vec()),
+            },
         };
         let stored = HttpRequest {
             method: request.method.clone(),
@@ -261,6 +283,10 @@ impl StoreRedaction {
 /// The members under `value` (at `pointer`) whose names are secret, each
 /// with its pointer; a secret member's value is hidden whole, so the search
 /// does not go inside it.
+/// What is stored for a request body that is not JSON (it cannot be
+/// searched for secrets, so it is not stored).
+pub const NOT_JSON_BODY: &[u8] = b"[REDACTED: the request body is not JSON, so it was not stored]";
+
 fn secret_members<'a>(
     value: &'a serde_json::value::RawValue,
     pointer: &str,
@@ -268,6 +294,8 @@ fn secret_members<'a>(
     found: &mut Vec<(String, &'a serde_json::value::RawValue)>,
 ) {
     if depth >= MAX_FIELD_DEPTH {
+        // Too deep to search: hidden whole rather than stored unchecked.
+        found.push((pointer.to_owned(), value));
         return;
     }
     let escape = |token: &str| token.replace('~', "~0").replace('/', "~1");
@@ -315,10 +343,65 @@ mod tests {
         let (url, hidden) = redaction.url("http://127.0.0.1:8000/agent?q=a%3Db");
         assert_eq!(url, "http://127.0.0.1:8000/agent?q=a%3Db");
         assert!(hidden.is_empty());
-        // A user without a password, and `%`-escaped names.
+        // A user without a password (as a token rides: hidden whole), and
+        // `%`-escaped names.
         let (url, hidden) = redaction.url("http://bob@h/p?api%5Fkey=s");
-        assert_eq!(url, "http://bob@h/p?api%5Fkey=[redacted]");
-        assert_eq!(hidden, ["query api_key"]);
+        assert_eq!(url, "http://[redacted]@h/p?api%5Fkey=[redacted]");
+        assert_eq!(hidden, ["url user", "query api_key"]);
+    }
+
+    #[test]
+    fn a_token_as_url_user_is_hidden_whole() {
+        // Review of issue 12, item 9: `https://TOKEN@host/` carries a secret
+        // without a colon.
+        let (url, hidden) = StoreRedaction::default().url("https://ghp_abc123@agent.example/run");
+        assert_eq!(url, "https://[redacted]@agent.example/run");
+        assert_eq!(hidden, ["url user"]);
+    }
+
+    #[test]
+    fn a_request_body_that_is_not_json_is_withheld() {
+        // Review of issue 12, item 9: what cannot be searched for secrets is
+        // not stored unchecked.
+        let request = HttpRequest {
+            method: "POST".into(),
+            url: "http://agent.example/run".into(),
+            headers: Vec::new(),
+            body: Some(b"api_key=K1&prompt=hi".to_vec()),
+        };
+        let (stored, hidden) = StoreRedaction::default().request(&request);
+        assert_eq!(stored.body.as_deref(), Some(NOT_JSON_BODY));
+        assert!(
+            hidden.iter().any(|h| h.starts_with("body (not JSON")),
+            "{hidden:?}"
+        );
+        let empty = HttpRequest {
+            body: Some(Vec::new()),
+            ..request
+        };
+        assert_eq!(
+            StoreRedaction::default().request(&empty).0.body,
+            Some(Vec::new())
+        );
+    }
+
+    #[test]
+    fn forwarded_props_too_deep_to_search_are_hidden_whole() {
+        let mut body = String::from(r#"{"forwardedProps":"#);
+        for _ in 0..200 {
+            body.push_str(r#"{"a":"#);
+        }
+        body.push_str(r#""apiKey-deep""#);
+        for _ in 0..200 {
+            body.push('}');
+        }
+        body.push('}');
+        let (stored, hidden) = StoreRedaction::default()
+            .body(body.as_bytes())
+            .expect("something hidden");
+        let stored = String::from_utf8(stored).expect("UTF-8");
+        assert!(!stored.contains("apiKey-deep"), "{stored}");
+        assert_eq!(hidden.len(), 1, "{hidden:?}");
     }
 
     #[test]

@@ -725,6 +725,14 @@ fn export_redacted(events: &[&str], pointer: &str) -> String {
             "{secret} was written:\n{written}"
         );
     }
+    // Replaced, not dropped: every event is written, and each copy of the
+    // secret became the replacement.
+    assert_eq!(written.lines().count(), events.len(), "{written}");
+    let copies = events
+        .iter()
+        .map(|e| e.matches("-copy-secret").count())
+        .sum::<usize>();
+    assert_eq!(written.matches("[REDACTED]").count(), copies, "{written}");
     written
 }
 
