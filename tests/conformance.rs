@@ -43,67 +43,47 @@ struct Differs {
     rule: &'static str,
 }
 
+/// What the era fixtures may fail on: what their shims would translate.
+const ERA_KEYS: &[&str] = &[
+    "warnings",
+    "noWarnings",
+    "messages",
+    "messageCount",
+    "eventTypes",
+    "eventTypesAbsent",
+    "eventPaths",
+    "eventAbsentPaths",
+];
+
+/// Why the era fixtures differ.
+const ERA_RULE: &str = "§11: the era-* translation fixtures exercise the reference client's optional \
+               compatibility shims for old peers (client.maxProtocolVersion: 0.0.39 content \
+               flattening, 0.0.57 subagent downgrade), not implemented; the THINKING_* \
+               translation (0.0.45) is done by ag-ui-client-1.0 only (event.legacy-translated), \
+               spec drops the retired events (R42). Their outcome is still judged";
+
 /// The one table of deliberate differences: only what §11 excuses.
 const DIFFERS: &[Differs] = &[
     Differs {
         folder: "*",
         fixture: "era-0-0-39-flattens-content",
         profiles: Profiles::Both,
-        keys: &[
-            "warnings",
-            "noWarnings",
-            "messages",
-            "messageCount",
-            "eventTypes",
-            "eventTypesAbsent",
-            "eventPaths",
-            "eventAbsentPaths",
-        ],
-        rule: "§11: the era-* translation fixtures exercise the reference client's optional \
-               compatibility shims for old peers (client.maxProtocolVersion: 0.0.39 content \
-               flattening, 0.0.57 subagent downgrade), not implemented; the THINKING_* \
-               translation (0.0.45) is done by ag-ui-client-1.0 only (event.legacy-translated), \
-               spec drops the retired events (R42). Their outcome is still judged",
+        keys: ERA_KEYS,
+        rule: ERA_RULE,
     },
     Differs {
         folder: "*",
         fixture: "era-0-0-57-subagent-dropped-with-warning",
         profiles: Profiles::Both,
-        keys: &[
-            "warnings",
-            "noWarnings",
-            "messages",
-            "messageCount",
-            "eventTypes",
-            "eventTypesAbsent",
-            "eventPaths",
-            "eventAbsentPaths",
-        ],
-        rule: "§11: the era-* translation fixtures exercise the reference client's optional \
-               compatibility shims for old peers (client.maxProtocolVersion: 0.0.39 content \
-               flattening, 0.0.57 subagent downgrade), not implemented; the THINKING_* \
-               translation (0.0.45) is done by ag-ui-client-1.0 only (event.legacy-translated), \
-               spec drops the retired events (R42). Their outcome is still judged",
+        keys: ERA_KEYS,
+        rule: ERA_RULE,
     },
     Differs {
         folder: "*",
         fixture: "era-0-0-45-thinking-translated",
         profiles: Profiles::Spec,
-        keys: &[
-            "warnings",
-            "noWarnings",
-            "messages",
-            "messageCount",
-            "eventTypes",
-            "eventTypesAbsent",
-            "eventPaths",
-            "eventAbsentPaths",
-        ],
-        rule: "§11: the era-* translation fixtures exercise the reference client's optional \
-               compatibility shims for old peers (client.maxProtocolVersion: 0.0.39 content \
-               flattening, 0.0.57 subagent downgrade), not implemented; the THINKING_* \
-               translation (0.0.45) is done by ag-ui-client-1.0 only (event.legacy-translated), \
-               spec drops the retired events (R42). Their outcome is still judged",
+        keys: ERA_KEYS,
+        rule: ERA_RULE,
     },
     Differs {
         folder: "*",
