@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
-use agui_replay::record::{PROTOBUF_CONTENT_TYPE, ProxyState, WriterThread, serve};
+use agui_replay::record::PROTOBUF_CONTENT_TYPE;
 use agui_replay::store::{Recording, SessionInfo, SessionStatus};
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -23,7 +23,6 @@ use futures_util::StreamExt;
 use futures_util::stream::{self, BoxStream};
 use serde_json::Value;
 use tokio::net::TcpListener;
-use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 const BIN: &str = env!("CARGO_BIN_EXE_agui-replay");
@@ -33,6 +32,11 @@ const FIRST_PAUSE: Duration = Duration::from_millis(400);
 /// The pause between the later frames of `/agent`.
 const GAP: Duration = Duration::from_millis(50);
 /// The bound of every wait in these tests.
+#[path = "support/proxy.rs"]
+mod proxy;
+
+use proxy::{Proxy, client};
+
 const WAIT: Duration = Duration::from_secs(10);
 
 const RUN_INPUT: &str = r#"{"threadId":"thread-7","runId":"run-7","state":{},"messages":[{"id":"u-1","role":"user","content":"search egui timeline"}],"tools":[],"context":[],"forwardedProps":{}}"#;
@@ -326,83 +330,8 @@ async fn agent_stall(State(state): State<AgentState>, request: Request) -> Respo
 }
 
 // ---------------------------------------------------------------------------
-// The proxy, in-process
+// The client side
 // ---------------------------------------------------------------------------
-
-struct Proxy {
-    addr: SocketAddr,
-    stop: watch::Sender<bool>,
-    server: JoinHandle<std::io::Result<()>>,
-    writer: WriterThread,
-    out: PathBuf,
-}
-
-impl Proxy {
-    async fn start(upstream: &str, out: PathBuf) -> Self {
-        let writer = WriterThread::start(&out).expect("start the writer thread");
-        let (stop, stopped) = watch::channel(false);
-        let state = ProxyState::new(upstream, writer.handle(), stopped).expect("proxy state");
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind proxy");
-        let addr = listener.local_addr().expect("proxy address");
-        let server = tokio::spawn(serve(listener, state));
-        Self {
-            addr,
-            stop,
-            server,
-            writer,
-            out,
-        }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.addr)
-    }
-
-    /// Stops the proxy (the server must return within `within`), finishes
-    /// the recording and opens it.
-    async fn stop_within(self, within: Duration) -> Recording {
-        let Self {
-            stop,
-            server,
-            writer,
-            out,
-            ..
-        } = self;
-        stop.send(true)
-            .expect("the proxy listens for the stop signal");
-        let served = tokio::time::timeout(within, server)
-            .await
-            .unwrap_or_else(|_| panic!("the proxy did not stop within {within:?}"))
-            .expect("the proxy task");
-        served.expect("the proxy served without error");
-        finish_writer(writer).await;
-        Recording::open(&out).expect("the recording opens")
-    }
-
-    async fn stop(self) -> Recording {
-        self.stop_within(WAIT).await
-    }
-}
-
-/// Finishes the writer thread, bounded in time.
-async fn finish_writer(writer: WriterThread) {
-    let (done, finished) = tokio::sync::oneshot::channel();
-    std::thread::spawn(move || {
-        let _ = done.send(writer.finish());
-    });
-    tokio::time::timeout(WAIT, finished)
-        .await
-        .expect("the writer finished in time (every handle dropped)")
-        .expect("the writer thread answered")
-        .expect("the recording was finished without error");
-}
-
-fn client() -> reqwest::Client {
-    reqwest::Client::builder()
-        .no_proxy()
-        .build()
-        .expect("an HTTP client")
-}
 
 /// A response body read chunk by chunk, each with the time it arrived.
 struct ClientBody {

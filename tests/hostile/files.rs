@@ -31,6 +31,8 @@ use tokio::sync::watch;
 const BIN: &str = env!("CARGO_BIN_EXE_agui-replay");
 
 /// The bound of every wait.
+use crate::proxy::{Proxy, client};
+
 const WAIT: Duration = Duration::from_secs(20);
 
 /// The events every test stream carries, in order.
@@ -367,70 +369,6 @@ async fn agent_echo(State(log): State<AgentLog>, request: Request) -> Response {
     event_stream()
         .body(Body::from_stream(stream::iter(frames)))
         .expect("a response")
-}
-
-// ---------------------------------------------------------------------------
-// The proxy, in process
-// ---------------------------------------------------------------------------
-
-struct Proxy {
-    addr: SocketAddr,
-    stop: watch::Sender<bool>,
-    server: tokio::task::JoinHandle<std::io::Result<()>>,
-    writer: WriterThread,
-    out: PathBuf,
-}
-
-impl Proxy {
-    async fn start(upstream: &str, out: PathBuf) -> Self {
-        let writer = WriterThread::start(&out).expect("start the writer thread");
-        let (stop, stopped) = watch::channel(false);
-        let state = ProxyState::new(upstream, writer.handle(), stopped).expect("proxy state");
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind proxy");
-        let addr = listener.local_addr().expect("proxy address");
-        let server = tokio::spawn(serve(listener, state));
-        Self {
-            addr,
-            stop,
-            server,
-            writer,
-            out,
-        }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.addr)
-    }
-
-    /// Stops the proxy, finishes the recording and opens it.
-    async fn stop(self) -> Recording {
-        let Self {
-            stop,
-            server,
-            writer,
-            out,
-            ..
-        } = self;
-        stop.send(true).expect("the proxy listens for its stop");
-        tokio::time::timeout(WAIT, server)
-            .await
-            .expect("the proxy stopped in time")
-            .expect("the proxy task")
-            .expect("the proxy served");
-        tokio::time::timeout(WAIT, tokio::task::spawn_blocking(move || writer.finish()))
-            .await
-            .expect("the writer finished in time")
-            .expect("the writer task")
-            .expect("the recording was finished");
-        Recording::open(&out).expect("the recording opens")
-    }
-}
-
-fn client() -> reqwest::Client {
-    reqwest::Client::builder()
-        .no_proxy()
-        .build()
-        .expect("an HTTP client")
 }
 
 /// Posts a run input and reads the whole response: its headers and bytes.

@@ -4,3 +4,5 @@
 
 mod files;
 mod limits;
+#[path = "../support/proxy.rs"]
+mod proxy;
