@@ -545,10 +545,16 @@ fn patch(f: &mut Fields<'_>, name: &str, issues: &mut Vec<Issue>) -> Result<Patc
         issues.push(Issue {
             code: Code::PatchOpUnknown,
             path: Some(format!("{base}/{}", dropped.index)),
-            message: format!(
-                "operation {base}/{} has unknown op {:?}; dropped, the rest of the patch applies",
-                dropped.index, dropped.op
-            ),
+            message: match &dropped.op {
+                Some(op) => format!(
+                    "operation {base}/{} has unknown op {op:?}; dropped, the rest of the patch applies",
+                    dropped.index
+                ),
+                None => format!(
+                    "operation {base}/{} has no string `op`; dropped, the rest of the patch applies",
+                    dropped.index
+                ),
+            },
         });
     }
     Ok(patch)

@@ -34,13 +34,14 @@ pub fn op_name(op: &PatchOperation) -> &'static str {
     }
 }
 
-/// An operation dropped because its `op` is not one RFC 6902 defines (R17).
+/// An operation dropped because its `op` is not one RFC 6902 defines (R17),
+/// or is no string at all (absent, a number, `null`: R17 as amended, E9).
 #[derive(Clone, Debug, PartialEq)]
 pub struct DroppedOp {
     /// 0-based index in the patch as sent.
     pub index: usize,
-    /// The unknown `op` name.
-    pub op: String,
+    /// The unknown `op` name; `None` when the operation has no string `op`.
+    pub op: Option<String>,
     /// The operation as sent.
     pub value: Value,
 }
@@ -88,10 +89,17 @@ pub(crate) fn parse_patch(elements: &[&RawValue], base: &str) -> Result<Patch, M
                 ),
             )
         })?;
-        let name = fields.required_string("op")?;
-        let op = match name.as_str() {
-            "add" | "remove" | "replace" | "move" | "copy" | "test" => {
-                parse_known_op(&mut fields, &name)?
+        // E9 (issue 18): `op` is the discriminator of the union of RFC 6902
+        // operations; an element whose `op` is absent or not a string is
+        // an unrecognised member of that union like an unknown name (R17,
+        // corpus `state-delta-unknown-op-dropped`): dropped with a warning.
+        let name = match fields.value("op")? {
+            Some(Value::String(name)) => Some(name),
+            _ => None,
+        };
+        let op = match name.as_deref() {
+            Some(known @ ("add" | "remove" | "replace" | "move" | "copy" | "test")) => {
+                parse_known_op(&mut fields, known)?
             }
             _ => {
                 let value = serde_json::from_str(raw.get()).unwrap_or(Value::Null);
@@ -184,7 +192,25 @@ mod tests {
         );
         assert_eq!(patch.original_index(1), 2);
         assert_eq!(patch.dropped.len(), 1);
-        assert_eq!(patch.dropped[0].op, "frobnicate");
+        assert_eq!(patch.dropped[0].op.as_deref(), Some("frobnicate"));
+    }
+
+    #[test]
+    fn e9_an_operation_without_a_string_op_is_dropped_not_fatal() {
+        // issue 18: the reference client drops it as unrecognised material.
+        for element in [
+            r#"{"path":"/m","value":2}"#,
+            r#"{"op":7,"path":"/m"}"#,
+            r#"{"op":null}"#,
+        ] {
+            let text = format!(r#"[{element},{{"op":"add","path":"/k","value":3}}]"#);
+            let patch = parse(&text).expect("dropped, not malformed");
+            assert_eq!(patch.ops.len(), 1, "{element}");
+            assert_eq!(patch.original_index(0), 1);
+            assert_eq!(patch.dropped.len(), 1);
+            assert_eq!(patch.dropped[0].index, 0);
+            assert_eq!(patch.dropped[0].op, None);
+        }
     }
 
     #[test]
@@ -199,8 +225,6 @@ mod tests {
         assert_eq!(err.path, "/patch/0/from");
         let err = parse(r#"[{"op":"add","path":"a","value":1}]"#).expect_err("bad pointer");
         assert_eq!(err.path, "/patch/0/path");
-        let err = parse(r#"[{"op":7,"path":"/a"}]"#).expect_err("op not a string");
-        assert_eq!(err.path, "/patch/0/op");
     }
 
     #[test]

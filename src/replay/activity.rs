@@ -12,6 +12,7 @@ use super::conversation::{ActivityMessage, Message, Role};
 use super::engine::{ActivityChange, Effect, EventEffect, Replayer};
 use super::limits::document_bytes;
 use super::patch::apply_patch_weighed;
+use super::patch_client::apply_patch_client;
 use crate::diagnostic::{Code, Diagnostic, Severity};
 use crate::protocol::{Envelope, Patch};
 
@@ -183,11 +184,33 @@ impl Replayer {
             return EventEffect::activity(Effect::Fatal, ActivityChange::Fatal);
         }
         // R11, R14: atomic; a failure skips the whole event (D3).
-        match apply_patch_weighed(
-            Arc::make_mut(&mut activity.content),
-            &mut activity.content_bytes,
-            patch,
-        ) {
+        let applied = match profile {
+            Profile::Spec => apply_patch_weighed(
+                Arc::make_mut(&mut activity.content),
+                &mut activity.content_bytes,
+                patch,
+            ),
+            // P8 (issue 18): the client patches `content ?? {}`, with its
+            // own library (P7).
+            Profile::AgUiClient10 if activity.content.is_null() => {
+                let mut content = Value::Object(Map::new());
+                let mut bytes = document_bytes(&content);
+                apply_patch_client(&mut content, &mut bytes, patch)
+                    .map(|()| {
+                        activity.content = Arc::new(content);
+                        activity.content_bytes = bytes;
+                    })
+                    .map_err(|failed| failed.failure)
+            }
+            // P7: the client's patch library.
+            Profile::AgUiClient10 => apply_patch_client(
+                Arc::make_mut(&mut activity.content),
+                &mut activity.content_bytes,
+                patch,
+            )
+            .map_err(|failed| failed.failure),
+        };
+        match applied {
             Ok(()) => {
                 let retyped = activity.activity_type != activity_type;
                 let old_type = if retyped {

@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use super::conversation::{Conversation, Message};
 use super::limits::document_bytes;
 use super::patch::apply_patch_weighed;
+use super::patch_client::apply_patch_client;
 use super::streams::Streams;
 use super::{Options, Profile};
 use crate::diagnostic::{Code, Diagnostic, Seq, Severity};
@@ -521,7 +522,31 @@ impl Replayer {
             B::StateDelta { delta } => {
                 // Atomic (R11): on failure the state is exactly as before.
                 let state = Arc::make_mut(&mut self.state);
-                match apply_patch_weighed(state, &mut self.state_bytes, &delta) {
+                let applied = match self.options.profile {
+                    Profile::Spec => apply_patch_weighed(state, &mut self.state_bytes, &delta),
+                    // P7 (issue 18): the client's own patch library.
+                    Profile::AgUiClient10 => {
+                        match apply_patch_client(state, &mut self.state_bytes, &delta) {
+                            Ok(()) => Ok(()),
+                            Err(failed) if failed.uncloneable => {
+                                // The client clones the new state outside
+                                // any `catch`: the run fails.
+                                self.diagnose_as(
+                                    Code::StatePatchFailed,
+                                    Severity::Error,
+                                    None,
+                                    format!(
+                                        "STATE_DELTA: {} (ag-ui-client-1.0 fails the run)",
+                                        failed.failure
+                                    ),
+                                );
+                                return EventEffect::plain(Effect::Fatal);
+                            }
+                            Err(failed) => Err(failed.failure),
+                        }
+                    }
+                };
+                match applied {
                     Ok(()) => EventEffect::APPLIED,
                     Err(failure) => {
                         let code = failure

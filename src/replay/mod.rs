@@ -14,6 +14,7 @@ mod engine;
 mod frozen;
 mod limits;
 mod patch;
+mod patch_client;
 mod streams;
 
 use std::fmt;

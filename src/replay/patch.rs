@@ -317,6 +317,47 @@ impl Undo<'_> {
     }
 }
 
+/// RFC 6902 §4.6 equality: numbers by their value, not their text (`1`,
+/// `1.0` and `1e2`/`100` are equal; so are `0` and `-0`), arrays element by
+/// element, objects member by member whatever their order (issue 18).
+/// Integers compare exactly (no rounding through a double); an integer
+/// equals a float only if the float is exactly that integer.
+pub(crate) fn json_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => number_equal(x, y),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| json_equal(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(key, x)| y.get(key).is_some_and(|y| json_equal(x, y)))
+        }
+        (x, y) => x == y,
+    }
+}
+
+fn number_equal(x: &serde_json::Number, y: &serde_json::Number) -> bool {
+    let integer = |n: &serde_json::Number| {
+        n.as_u64()
+            .map(i128::from)
+            .or_else(|| n.as_i64().map(i128::from))
+    };
+    match (integer(x), integer(y)) {
+        (Some(x), Some(y)) => x == y,
+        (Some(i), None) => float_is_integer(y.as_f64(), i),
+        (None, Some(i)) => float_is_integer(x.as_f64(), i),
+        (None, None) => x.as_f64() == y.as_f64(),
+    }
+}
+
+/// Whether the float is exactly the integer `i` (|i| < 2^64, so a float
+/// that is an integer of that size converts to i128 exactly).
+fn float_is_integer(float: Option<f64>, i: i128) -> bool {
+    const LIMIT: f64 = 18_446_744_073_709_551_616.0; // 2^64
+    float.is_some_and(|f| f.fract() == 0.0 && f.abs() < LIMIT && f as i128 == i)
+}
+
 fn invalid<E>(_: E) -> PatchErrorKind {
     PatchErrorKind::InvalidPointer
 }
@@ -387,7 +428,7 @@ fn apply_op<'a>(
         }
         PatchOperation::Test(test) => {
             let target = test.path.resolve(doc).map_err(invalid)?;
-            if *target == test.value {
+            if json_equal(target, &test.value) {
                 Ok(Undo::Nothing)
             } else {
                 Err(PatchErrorKind::TestFailed.into())

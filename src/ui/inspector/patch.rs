@@ -109,7 +109,8 @@ fn op_rows(patch: &Patch) -> BTreeMap<usize, OpRow<'_>> {
         rows.insert(
             dropped.index,
             OpRow {
-                op: &dropped.op,
+                // E9: an operation with no string `op` is dropped too.
+                op: dropped.op.as_deref().unwrap_or("(no op)"),
                 path: text("path").unwrap_or_default(),
                 from: text("from"),
                 value: dropped.value.get("value"),

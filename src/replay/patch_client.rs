@@ -1,0 +1,1362 @@
+//! How the reference client applies a patch (P7, issue 18): `@ag-ui/client`
+//! 1.0.0 calls `fast-json-patch` 3.1.1 as `applyPatch(document, patch,
+//! true, false)` (operations validated, the document cloned first,
+//! `__proto__` banned), and that library departs from RFC 6902 in ways a
+//! deployed UI showed. This module reproduces them on JSON documents, so
+//! that the `ag-ui-client-1.0` profile shows what the user saw; the `spec`
+//! profile keeps [`super::patch`].
+//!
+//! What is reproduced (docs/RULES.md P7): a pointer token is looked up as a
+//! JavaScript property, so the names JavaScript objects inherit
+//! (`toString`, `constructor`, `hasOwnProperty`…) resolve as if present;
+//! a `move` checks its target in the document before the source is
+//! removed, has no "inside itself" check and no bounds check; `remove ""`
+//! leaves `null`; writing below a primitive is a silent no-op; an array
+//! index is any run of digits, the empty token included, taken modulo 2^32;
+//! `__proto__` and `constructor/prototype` fail; `test` compares as
+//! JavaScript does (numbers as doubles). A patch that would place a
+//! JavaScript function (a `move` or `copy` from an inherited name) fails,
+//! as the client's clone of the result does.
+
+use std::borrow::Cow;
+
+use json_patch::PatchOperation;
+use serde_json::{Map, Value};
+
+use super::limits::{
+    Limit, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_PATCH_OPS, document_bytes, measure,
+};
+use super::patch::PatchFailure;
+use crate::protocol::{Patch, op_name};
+
+/// Why the client's applier rejected an operation.
+#[derive(Debug)]
+pub(super) enum ClientError {
+    /// The library threw: the client logs it and skips the delta.
+    Thrown(String),
+    /// The result holds a JavaScript function, which the client cannot
+    /// clone (`structuredClone` throws). An activity delta is skipped; a
+    /// state delta fails the run (the clone happens outside any `catch`).
+    Uncloneable(&'static str),
+    /// A limit of [`super::limits`] (L1–L3).
+    Limit(Limit, String),
+}
+
+/// Why a patch failed under the client, with [`ClientError::Uncloneable`]
+/// told apart.
+pub(super) struct ClientFailure {
+    /// The failure in the form the diagnostics take.
+    pub failure: PatchFailure,
+    /// Whether the client could not clone the result (see [`ClientError`]).
+    pub uncloneable: bool,
+}
+
+/// Applies `patch` to `doc` as `fast-json-patch` 3.1.1 does when
+/// `@ag-ui/client` 1.0.0 calls it; on failure `doc` is unchanged (the
+/// client patched a clone). `bytes` is the document's weight, kept up to
+/// date.
+pub(super) fn apply_patch_client(
+    doc: &mut Value,
+    bytes: &mut usize,
+    patch: &Patch,
+) -> Result<(), ClientFailure> {
+    if patch.ops.is_empty() {
+        return Ok(());
+    }
+    let fail = |index: usize, error: ClientError| {
+        let op = &patch.ops[index.min(patch.ops.len() - 1)];
+        let (reason, limit, uncloneable) = match error {
+            ClientError::Thrown(reason) => (reason, None, false),
+            ClientError::Uncloneable(name) => (
+                format!(
+                    "the client moved or copied the JavaScript function `{name}` into the document, which it cannot clone"
+                ),
+                None,
+                true,
+            ),
+            ClientError::Limit(limit, reason) => (reason, Some(limit), false),
+        };
+        ClientFailure {
+            failure: PatchFailure {
+                index: patch.original_index(index.min(patch.ops.len() - 1)),
+                op: op_name(op),
+                path: op.path().to_string(),
+                reason,
+                limit,
+            },
+            uncloneable,
+        }
+    };
+    if patch.ops.len() > MAX_PATCH_OPS {
+        let reason = format!(
+            "the patch has {} operations, more than the {MAX_PATCH_OPS} a patch may apply",
+            patch.ops.len()
+        );
+        return Err(fail(MAX_PATCH_OPS, ClientError::Limit(Limit::Ops, reason)));
+    }
+    let mut work = doc.clone();
+    let mut budget = Budget {
+        bound: *bytes,
+        copied: 0,
+    };
+    for (index, op) in patch.ops.iter().enumerate() {
+        apply_op(&mut work, op, &mut budget).map_err(|error| fail(index, error))?;
+    }
+    *bytes = document_bytes(&work);
+    *doc = work;
+    Ok(())
+}
+
+/// An upper bound of the document's weight, made exact when it passes the
+/// limit, and what the patch copied.
+struct Budget {
+    bound: usize,
+    copied: usize,
+}
+
+impl Budget {
+    fn insert(&mut self, doc: &Value, value: &Value, depth: usize) -> Result<(), ClientError> {
+        let room = MAX_DOCUMENT_DEPTH.checked_sub(depth);
+        let Some(weight) = room.and_then(|room| measure(value, room)) else {
+            return Err(ClientError::Limit(
+                Limit::Depth,
+                format!(
+                    "the value would nest the document deeper than the {MAX_DOCUMENT_DEPTH} arrays and objects a document may have"
+                ),
+            ));
+        };
+        self.bound = self.bound.saturating_add(weight + 64);
+        if self.bound > MAX_DOCUMENT_BYTES {
+            self.bound = document_bytes(doc).saturating_add(weight + 64);
+            if self.bound > MAX_DOCUMENT_BYTES {
+                return Err(ClientError::Limit(
+                    Limit::Bytes,
+                    format!(
+                        "it would make the document weigh more than the {MAX_DOCUMENT_BYTES} bytes (64 MiB) a patch may build"
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn copy(&mut self, value: &Value) -> Result<(), ClientError> {
+        self.copied = self.copied.saturating_add(document_bytes(value));
+        if self.copied > MAX_DOCUMENT_BYTES {
+            return Err(ClientError::Limit(
+                Limit::Bytes,
+                format!(
+                    "the patch copies more than the {MAX_DOCUMENT_BYTES} bytes (64 MiB) a patch may copy"
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The names every JavaScript object inherits (`Object.prototype`).
+const OBJECT_PROTO: [&str; 12] = [
+    "constructor",
+    "__defineGetter__",
+    "__defineSetter__",
+    "hasOwnProperty",
+    "__lookupGetter__",
+    "__lookupSetter__",
+    "isPrototypeOf",
+    "propertyIsEnumerable",
+    "toString",
+    "valueOf",
+    "__proto__",
+    "toLocaleString",
+];
+
+/// What arrays add (`Array.prototype`, Node 20).
+const ARRAY_PROTO: [&str; 40] = [
+    "at",
+    "concat",
+    "copyWithin",
+    "fill",
+    "find",
+    "findIndex",
+    "findLast",
+    "findLastIndex",
+    "lastIndexOf",
+    "pop",
+    "push",
+    "reverse",
+    "shift",
+    "unshift",
+    "slice",
+    "sort",
+    "splice",
+    "includes",
+    "indexOf",
+    "join",
+    "keys",
+    "entries",
+    "values",
+    "forEach",
+    "filter",
+    "flat",
+    "flatMap",
+    "map",
+    "every",
+    "some",
+    "reduce",
+    "reduceRight",
+    "toLocaleString",
+    "toString",
+    "toReversed",
+    "toSorted",
+    "toSpliced",
+    "with",
+    "constructor",
+    "length",
+];
+
+/// What strings add (`String.prototype`, Node 20; `length` apart).
+const STRING_PROTO: [&str; 50] = [
+    "anchor",
+    "at",
+    "big",
+    "blink",
+    "bold",
+    "charAt",
+    "charCodeAt",
+    "codePointAt",
+    "concat",
+    "endsWith",
+    "fontcolor",
+    "fontsize",
+    "fixed",
+    "includes",
+    "indexOf",
+    "isWellFormed",
+    "italics",
+    "lastIndexOf",
+    "link",
+    "localeCompare",
+    "match",
+    "matchAll",
+    "normalize",
+    "padEnd",
+    "padStart",
+    "repeat",
+    "replace",
+    "replaceAll",
+    "search",
+    "slice",
+    "small",
+    "split",
+    "strike",
+    "sub",
+    "substr",
+    "substring",
+    "sup",
+    "startsWith",
+    "toWellFormed",
+    "trim",
+    "trimStart",
+    "trimLeft",
+    "trimEnd",
+    "trimRight",
+    "toLocaleLowerCase",
+    "toLocaleUpperCase",
+    "toLowerCase",
+    "toUpperCase",
+    "toString",
+    "valueOf",
+];
+
+/// What numbers add (`Number.prototype`).
+const NUMBER_PROTO: [&str; 3] = ["toExponential", "toFixed", "toPrecision"];
+
+/// `obj[key]` in JavaScript, for a JSON value.
+enum Js<'a> {
+    Undefined,
+    Json(Cow<'a, Value>),
+    /// An inherited method: a function, which JSON has no word for.
+    Function(&'static str),
+}
+
+impl Js<'_> {
+    fn is_undefined(&self) -> bool {
+        matches!(self, Js::Undefined)
+    }
+}
+
+fn thrown(message: &str, name: &str) -> ClientError {
+    ClientError::Thrown(format!("{message} ({name})"))
+}
+
+fn type_error(message: String) -> ClientError {
+    ClientError::Thrown(format!("TypeError: {message}"))
+}
+
+fn inherited(key: &str, table: &[&'static str]) -> Option<&'static str> {
+    table
+        .iter()
+        .chain(OBJECT_PROTO.iter())
+        .copied()
+        .find(|name| *name == key)
+}
+
+/// The canonical array index `key` names (`"1"`, not `"01"`), if any.
+fn canonical_index(key: &str) -> Option<usize> {
+    let index: usize = key.parse().ok()?;
+    (index.to_string() == key && index < u32::MAX as usize).then_some(index)
+}
+
+/// `obj[key]`: an own member, else an inherited name. `null` throws.
+fn lookup<'a>(obj: &'a Value, key: &str) -> Result<Js<'a>, ClientError> {
+    Ok(match obj {
+        Value::Null => {
+            return Err(type_error(format!(
+                "Cannot read properties of null (reading '{key}')"
+            )));
+        }
+        Value::Object(map) => match map.get(key) {
+            Some(value) => Js::Json(Cow::Borrowed(value)),
+            None => inherited(key, &[]).map_or(Js::Undefined, Js::Function),
+        },
+        Value::Array(items) => match canonical_index(key) {
+            Some(i) if i < items.len() => Js::Json(Cow::Borrowed(&items[i])),
+            Some(_) => Js::Undefined,
+            None if key == "length" => Js::Json(Cow::Owned(Value::from(items.len()))),
+            None => inherited(key, &ARRAY_PROTO).map_or(Js::Undefined, Js::Function),
+        },
+        Value::String(text) => {
+            let units = text.encode_utf16().count();
+            match canonical_index(key) {
+                Some(i) if i < units => {
+                    let unit: Vec<u16> = text.encode_utf16().skip(i).take(1).collect();
+                    Js::Json(Cow::Owned(Value::String(String::from_utf16_lossy(&unit))))
+                }
+                Some(_) => Js::Undefined,
+                None if key == "length" => Js::Json(Cow::Owned(Value::from(units))),
+                None => inherited(key, &STRING_PROTO).map_or(Js::Undefined, Js::Function),
+            }
+        }
+        Value::Number(_) => inherited(key, &NUMBER_PROTO).map_or(Js::Undefined, Js::Function),
+        Value::Bool(_) => inherited(key, &[]).map_or(Js::Undefined, Js::Function),
+    })
+}
+
+/// `helpers.isInteger`: every character an ASCII digit, the empty string
+/// included.
+fn is_integer(key: &str) -> bool {
+    key.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// `~~key` for a string of digits: JavaScript's ToInt32 of the number.
+fn to_int32(key: &str) -> i64 {
+    let number: f64 = if key.is_empty() {
+        0.0
+    } else {
+        key.parse().unwrap_or(0.0)
+    };
+    if !number.is_finite() {
+        return 0;
+    }
+    let wrapped = number.trunc().rem_euclid(4_294_967_296.0);
+    let wrapped = wrapped as i64;
+    if wrapped >= 1 << 31 {
+        wrapped - (1 << 32)
+    } else {
+        wrapped
+    }
+}
+
+/// `unescapePathComponent`.
+fn unescape(token: &str) -> Cow<'_, str> {
+    if token.contains('~') {
+        Cow::Owned(token.replace("~1", "/").replace("~0", "~"))
+    } else {
+        Cow::Borrowed(token)
+    }
+}
+
+/// The `__proto__` / `constructor/prototype` ban (`banPrototypeModifications`).
+fn banned(keys: &[&str], t: usize, key: &str) -> Result<(), ClientError> {
+    if key == "__proto__" || (key == "prototype" && t > 0 && keys[t - 1] == "constructor") {
+        return Err(type_error(
+            "JSON-Patch: modifying `__proto__` or `constructor/prototype` prop is banned for security reasons"
+                .to_owned(),
+        ));
+    }
+    Ok(())
+}
+
+/// The kind of an operation as the library's tables know it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Add,
+    Remove,
+    Replace,
+    Move,
+    Copy,
+    Test,
+    Get,
+}
+
+fn kind(op: &PatchOperation) -> Kind {
+    match op {
+        PatchOperation::Add(_) => Kind::Add,
+        PatchOperation::Remove(_) => Kind::Remove,
+        PatchOperation::Replace(_) => Kind::Replace,
+        PatchOperation::Move(_) => Kind::Move,
+        PatchOperation::Copy(_) => Kind::Copy,
+        PatchOperation::Test(_) => Kind::Test,
+    }
+}
+
+/// Where a validated walk of a path ends: the steps to the parent and the
+/// last key, as JavaScript would use them.
+struct Target {
+    /// Concrete steps from the root to the parent.
+    steps: Vec<Step>,
+    /// The last key: an array position, or a property name.
+    last: Last,
+}
+
+#[derive(Clone)]
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+enum Last {
+    /// A position in an array parent (`-` resolved to the length).
+    Index(i64),
+    /// A property of an object or primitive parent.
+    Key(String),
+}
+
+/// The validator's document checks, run once a path's existing part is
+/// known (`existingPathFragment`).
+fn validate_with_document(
+    kind: Kind,
+    path: &str,
+    from: Option<&str>,
+    doc: &Value,
+    existing: &str,
+) -> Result<(), ClientError> {
+    match kind {
+        Kind::Add => {
+            let path_len = path.split('/').count();
+            let existing_len = existing.split('/').count();
+            if path_len != existing_len + 1 && path_len != existing_len {
+                return Err(thrown(
+                    "Cannot perform an `add` operation at the desired path",
+                    "OPERATION_PATH_CANNOT_ADD",
+                ));
+            }
+        }
+        Kind::Replace | Kind::Remove | Kind::Get => {
+            if path != existing {
+                return Err(thrown(
+                    "Cannot perform the operation at a path that does not exist",
+                    "OPERATION_PATH_UNRESOLVABLE",
+                ));
+            }
+        }
+        Kind::Move | Kind::Copy => {
+            // `validate([{op: "_get", path: from}], document)`: only an
+            // unresolvable `from` counts; its other errors are ignored.
+            let from = from.unwrap_or_default();
+            if !from.is_empty() {
+                match walk(doc, from, Kind::Get, None) {
+                    Ok(_) => {}
+                    Err(Walk::Unresolvable) => {
+                        return Err(thrown(
+                            "Cannot perform the operation from a path that does not exist",
+                            "OPERATION_FROM_UNRESOLVABLE",
+                        ));
+                    }
+                    Err(Walk::Error(ClientError::Thrown(text)))
+                        if text.starts_with("TypeError") =>
+                    {
+                        return Err(ClientError::Thrown(text));
+                    }
+                    Err(Walk::Error(_)) => {}
+                }
+            }
+        }
+        Kind::Test => {}
+    }
+    Ok(())
+}
+
+/// Why a validated walk stopped.
+enum Walk {
+    /// `OPERATION_PATH_UNRESOLVABLE`, which `validate` tells apart.
+    Unresolvable,
+    Error(ClientError),
+}
+
+impl From<ClientError> for Walk {
+    fn from(error: ClientError) -> Self {
+        Walk::Error(error)
+    }
+}
+
+/// The walk of `applyOperation` with validation, for a path other than `""`.
+fn walk(doc: &Value, path: &str, kind: Kind, from: Option<&str>) -> Result<Target, Walk> {
+    let keys: Vec<&str> = path.split('/').collect();
+    let len = keys.len();
+    let mut here: &Value = doc;
+    let mut steps = Vec::new();
+    let mut existing_found = false;
+    let mut t = 1;
+    loop {
+        let key = unescape(keys[t]);
+        banned(&keys, t, &key)?;
+        if !existing_found {
+            let fragment = if lookup(here, &key)?.is_undefined() {
+                Some(keys[..t].join("/"))
+            } else if t == len - 1 {
+                Some(path.to_owned())
+            } else {
+                None
+            };
+            if let Some(fragment) = fragment {
+                existing_found = true;
+                validate_with_document(kind, path, from, doc, &fragment).map_err(|e| match e {
+                    ClientError::Thrown(text) if text.contains("OPERATION_PATH_UNRESOLVABLE") => {
+                        Walk::Unresolvable
+                    }
+                    other => Walk::Error(other),
+                })?;
+            }
+        }
+        t += 1;
+        let next = if let Value::Array(items) = here {
+            let index = if key == "-" {
+                items.len() as i64
+            } else if !is_integer(&key) {
+                return Err(thrown(
+                    "Expected an unsigned base-10 integer value, making the new referenced value the array element with the zero-based index",
+                    "OPERATION_PATH_ILLEGAL_ARRAY_INDEX",
+                )
+                .into());
+            } else {
+                to_int32(&key)
+            };
+            if t >= len {
+                if kind == Kind::Add && index > items.len() as i64 {
+                    return Err(thrown(
+                        "The specified index MUST NOT be greater than the number of elements in the array",
+                        "OPERATION_VALUE_OUT_OF_BOUNDS",
+                    )
+                    .into());
+                }
+                return Ok(Target {
+                    steps,
+                    last: Last::Index(index),
+                });
+            }
+            let next = usize::try_from(index).ok().filter(|i| *i < items.len());
+            next.map(|i| (Step::Index(i), &items[i]))
+        } else {
+            if t >= len {
+                return Ok(Target {
+                    steps,
+                    last: Last::Key(key.into_owned()),
+                });
+            }
+            match lookup(here, &key)? {
+                Js::Json(Cow::Borrowed(value)) => Some((Step::Key(key.into_owned()), value)),
+                _ => None,
+            }
+        };
+        // `!obj || typeof obj !== "object"` with more keys to go: throws.
+        match next {
+            Some((step, value)) if value.is_object() || value.is_array() => {
+                steps.push(step);
+                here = value;
+            }
+            _ => return Err(Walk::Unresolvable),
+        }
+    }
+}
+
+/// The value the steps lead to.
+fn resolve<'a>(doc: &'a Value, steps: &[Step]) -> Option<&'a Value> {
+    let mut here = doc;
+    for step in steps {
+        here = match (step, here) {
+            (Step::Key(key), Value::Object(map)) => map.get(key)?,
+            (Step::Index(i), Value::Array(items)) => items.get(*i)?,
+            _ => return None,
+        };
+    }
+    Some(here)
+}
+
+fn resolve_mut<'a>(doc: &'a mut Value, steps: &[Step]) -> Option<&'a mut Value> {
+    let mut here = doc;
+    for step in steps {
+        here = match (step, here) {
+            (Step::Key(key), Value::Object(map)) => map.get_mut(key)?,
+            (Step::Index(i), Value::Array(items)) => items.get_mut(*i)?,
+            _ => return None,
+        };
+    }
+    Some(here)
+}
+
+/// JavaScript's `splice` start for a position `index` in an array of `len`.
+fn splice_start(index: i64, len: usize) -> usize {
+    if index < 0 {
+        (len as i64 + index).max(0) as usize
+    } else {
+        (index as usize).min(len)
+    }
+}
+
+fn apply_op(doc: &mut Value, op: &PatchOperation, budget: &mut Budget) -> Result<(), ClientError> {
+    let path = op.path().as_str();
+    let kind = kind(op);
+    let from = match op {
+        PatchOperation::Move(m) => Some(m.from.as_str()),
+        PatchOperation::Copy(c) => Some(c.from.as_str()),
+        _ => None,
+    };
+    if path.is_empty() {
+        // The library's root operations.
+        match op {
+            PatchOperation::Add(a) => {
+                budget.insert(doc, &a.value, 0)?;
+                *doc = a.value.clone();
+            }
+            PatchOperation::Replace(r) => {
+                budget.insert(doc, &r.value, 0)?;
+                *doc = r.value.clone();
+            }
+            PatchOperation::Move(_) | PatchOperation::Copy(_) => {
+                // No check that `from` resolves: a missing one leaves the
+                // client `undefined`, which it later treats as `null`.
+                let value = match get_by_pointer(doc, from.unwrap_or_default())? {
+                    Js::Json(value) => value.into_owned(),
+                    Js::Undefined => Value::Null,
+                    Js::Function(name) => return Err(ClientError::Uncloneable(name)),
+                };
+                if kind == Kind::Copy {
+                    budget.copy(&value)?;
+                }
+                *doc = value;
+            }
+            PatchOperation::Test(test) => {
+                if !js_equal(&Js::Json(Cow::Borrowed(doc)), &test.value)? {
+                    return Err(thrown("Test operation failed", "TEST_OPERATION_FAILED"));
+                }
+            }
+            // `remove ""` leaves `null` (RFC 6902 has no such result).
+            PatchOperation::Remove(_) => *doc = Value::Null,
+        }
+        return Ok(());
+    }
+    let target = walk(doc, path, kind, from).map_err(|walk| match walk {
+        Walk::Unresolvable => thrown(
+            "Cannot perform the operation at a path that does not exist",
+            "OPERATION_PATH_UNRESOLVABLE",
+        ),
+        Walk::Error(error) => error,
+    })?;
+    let depth = path.split('/').count() - 1;
+    match op {
+        PatchOperation::Add(a) => {
+            budget.insert(doc, &a.value, depth)?;
+            add(doc, &target, a.value.clone())
+        }
+        PatchOperation::Replace(r) => {
+            budget.insert(doc, &r.value, depth)?;
+            replace(doc, &target, r.value.clone());
+            Ok(())
+        }
+        PatchOperation::Remove(_) => {
+            remove(doc, &target)?;
+            Ok(())
+        }
+        PatchOperation::Test(test) => {
+            let parent = resolve(doc, &target.steps);
+            let found = match (parent, &target.last) {
+                (Some(Value::Array(items)), Last::Index(i)) => usize::try_from(*i)
+                    .ok()
+                    .and_then(|i| items.get(i))
+                    .map_or(Js::Undefined, |v| Js::Json(Cow::Borrowed(v))),
+                (Some(parent), Last::Key(key)) => lookup(parent, key)?,
+                _ => Js::Undefined,
+            };
+            if js_equal(&found, &test.value)? {
+                Ok(())
+            } else {
+                Err(thrown("Test operation failed", "TEST_OPERATION_FAILED"))
+            }
+        }
+        PatchOperation::Move(m) => {
+            // `objOps.move`: the target was checked above, in the document
+            // before the source is removed; the removal and the insertion
+            // are not checked at all.
+            let value = match remove_unchecked(doc, m.from.as_str())? {
+                Js::Json(value) => value.into_owned(),
+                Js::Undefined => Value::Null,
+                Js::Function(name) => return Err(ClientError::Uncloneable(name)),
+            };
+            if depth > m.from.as_str().split('/').count() - 1 {
+                budget.insert(doc, &value, depth)?;
+            }
+            add_unchecked(doc, path, value)
+        }
+        PatchOperation::Copy(c) => {
+            let value = match get_by_pointer(doc, c.from.as_str())? {
+                Js::Json(value) => value.into_owned(),
+                // `_deepClone(undefined)` is `null`.
+                Js::Undefined => Value::Null,
+                Js::Function(name) => return Err(ClientError::Uncloneable(name)),
+            };
+            budget.copy(&value)?;
+            budget.insert(doc, &value, depth)?;
+            add_unchecked(doc, path, value)
+        }
+    }
+}
+
+/// `objOps.add` / `arrOps.add` at a resolved target.
+fn add(doc: &mut Value, target: &Target, value: Value) -> Result<(), ClientError> {
+    match (resolve_mut(doc, &target.steps), &target.last) {
+        (Some(Value::Array(items)), Last::Index(i)) => {
+            let start = splice_start(*i, items.len());
+            items.insert(start, value);
+        }
+        (Some(Value::Object(map)), Last::Key(key)) => {
+            map.insert(key.clone(), value);
+        }
+        // Below a primitive the assignment is a silent no-op.
+        (Some(_), _) => {}
+        (None, _) => {
+            return Err(type_error("Cannot set properties of undefined".to_owned()));
+        }
+    }
+    Ok(())
+}
+
+/// `objOps.replace` / `arrOps.replace` at a resolved (and existing) target.
+fn replace(doc: &mut Value, target: &Target, value: Value) {
+    match (resolve_mut(doc, &target.steps), &target.last) {
+        (Some(Value::Array(items)), Last::Index(i)) => {
+            if let Some(slot) = usize::try_from(*i).ok().and_then(|i| items.get_mut(i)) {
+                *slot = value;
+            }
+        }
+        (Some(Value::Object(map)), Last::Key(key)) => {
+            // An inherited name becomes an own member.
+            map.insert(key.clone(), value);
+        }
+        _ => {}
+    }
+}
+
+/// `objOps.remove` / `arrOps.remove`: an inherited name is "removed" by
+/// doing nothing.
+fn remove(doc: &mut Value, target: &Target) -> Result<Js<'static>, ClientError> {
+    Ok(match (resolve_mut(doc, &target.steps), &target.last) {
+        (Some(Value::Array(items)), Last::Index(i)) => {
+            let start = splice_start(*i, items.len());
+            if start < items.len() {
+                Js::Json(Cow::Owned(items.remove(start)))
+            } else {
+                Js::Undefined
+            }
+        }
+        (Some(Value::Object(map)), Last::Key(key)) => match map.remove(key) {
+            Some(value) => Js::Json(Cow::Owned(value)),
+            None => inherited(key, &[]).map_or(Js::Undefined, Js::Function),
+        },
+        (Some(parent), Last::Key(key)) => match lookup(parent, key)? {
+            Js::Json(v) => Js::Json(Cow::Owned(v.into_owned())),
+            Js::Function(name) => Js::Function(name),
+            Js::Undefined => Js::Undefined,
+        },
+        _ => Js::Undefined,
+    })
+}
+
+/// The walk of `applyOperation` without validation (what `move` and `copy`
+/// call): `null` or `undefined` on the way throws, primitives are read.
+fn walk_unchecked(doc: &Value, path: &str) -> Result<Target, ClientError> {
+    let keys: Vec<&str> = path.split('/').collect();
+    let len = keys.len();
+    let mut here: Option<&Value> = Some(doc);
+    let mut steps = Vec::new();
+    for t in 1..len {
+        let key = unescape(keys[t]);
+        banned(&keys, t, &key)?;
+        let Some(obj) = here else {
+            return Err(type_error(format!(
+                "Cannot read properties of undefined (reading '{key}')"
+            )));
+        };
+        let last = t + 1 >= len;
+        if let Value::Array(items) = obj {
+            let index = if key == "-" {
+                items.len() as i64
+            } else if is_integer(&key) {
+                to_int32(&key)
+            } else {
+                // `arr.length = …` and the like: not reproduced.
+                return Err(ClientError::Thrown(format!(
+                    "the client addresses the array property {key:?} here, which this replay does not reproduce"
+                )));
+            };
+            if last {
+                return Ok(Target {
+                    steps,
+                    last: Last::Index(index),
+                });
+            }
+            here = usize::try_from(index).ok().and_then(|i| items.get(i));
+            if here.is_some() {
+                steps.push(Step::Index(index as usize));
+            }
+        } else {
+            if last {
+                if obj.is_null() {
+                    return Err(type_error(format!(
+                        "Cannot read properties of null (reading '{key}')"
+                    )));
+                }
+                return Ok(Target {
+                    steps,
+                    last: Last::Key(key.into_owned()),
+                });
+            }
+            here = match lookup(obj, &key)? {
+                Js::Json(Cow::Borrowed(v)) => {
+                    steps.push(Step::Key(key.into_owned()));
+                    Some(v)
+                }
+                Js::Undefined => None,
+                // A primitive's property or an inherited method: reading
+                // on into it is not reproduced.
+                _ => {
+                    return Err(ClientError::Thrown(format!(
+                        "the client reads into the JavaScript property {key:?} here, which this replay does not reproduce"
+                    )));
+                }
+            };
+        }
+    }
+    Ok(Target {
+        steps,
+        last: Last::Key(String::new()),
+    })
+}
+
+/// `getValueByPointer`.
+fn get_by_pointer<'a>(doc: &'a Value, pointer: &str) -> Result<Js<'a>, ClientError> {
+    if pointer.is_empty() {
+        return Ok(Js::Json(Cow::Borrowed(doc)));
+    }
+    let target = walk_unchecked(doc, pointer)?;
+    let Some(parent) = resolve(doc, &target.steps) else {
+        return Ok(Js::Undefined);
+    };
+    Ok(match (&target.last, parent) {
+        (Last::Index(i), Value::Array(items)) => usize::try_from(*i)
+            .ok()
+            .and_then(|i| items.get(i))
+            .map_or(Js::Undefined, |v| Js::Json(Cow::Borrowed(v))),
+        (Last::Key(key), parent) => lookup(parent, key)?,
+        _ => Js::Undefined,
+    })
+}
+
+/// `applyOperation(document, {op: "remove", path})`, unchecked.
+fn remove_unchecked(doc: &mut Value, pointer: &str) -> Result<Js<'static>, ClientError> {
+    if pointer.is_empty() {
+        // A root removal inside a move: the value would be the document
+        // itself, moved into itself. Not reproduced.
+        return Err(ClientError::Thrown(
+            "the client moves the whole document into itself here, which this replay does not reproduce"
+                .to_owned(),
+        ));
+    }
+    let target = walk_unchecked(doc, pointer)?;
+    remove(doc, &target)
+}
+
+/// `applyOperation(document, {op: "add", path, value})`, unchecked: no
+/// bounds check, a missing parent throws, a primitive parent ignores it.
+fn add_unchecked(doc: &mut Value, pointer: &str, value: Value) -> Result<(), ClientError> {
+    if pointer.is_empty() {
+        *doc = value;
+        return Ok(());
+    }
+    let target = walk_unchecked(doc, pointer)?;
+    add(doc, &target, value)
+}
+
+/// The library's `_areEquals(documentValue, operationValue)`: numbers as
+/// JavaScript doubles; an operation value holding its own
+/// `hasOwnProperty` member makes the comparison throw.
+fn js_equal(found: &Js<'_>, expected: &Value) -> Result<bool, ClientError> {
+    match found {
+        Js::Json(value) => json_equal_js(value, expected),
+        Js::Undefined | Js::Function(_) => Ok(false),
+    }
+}
+
+fn json_equal_js(a: &Value, b: &Value) -> Result<bool, ClientError> {
+    Ok(match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => {
+            if x.len() != y.len() {
+                return Ok(false);
+            }
+            // From the end, as the library does.
+            for (x, y) in x.iter().zip(y).rev() {
+                if !json_equal_js(x, y)? {
+                    return Ok(false);
+                }
+            }
+            true
+        }
+        (Value::Object(x), Value::Object(y)) => object_equal_js(x, y)?,
+        (Value::Object(_), Value::Array(_)) | (Value::Array(_), Value::Object(_)) => false,
+        (x, y) => x == y,
+    })
+}
+
+fn object_equal_js(a: &Map<String, Value>, b: &Map<String, Value>) -> Result<bool, ClientError> {
+    if a.len() != b.len() {
+        return Ok(false);
+    }
+    if a.is_empty() {
+        return Ok(true);
+    }
+    if b.contains_key("hasOwnProperty") {
+        return Err(type_error("b.hasOwnProperty is not a function".to_owned()));
+    }
+    if !a.keys().all(|key| b.contains_key(key)) {
+        return Ok(false);
+    }
+    for (key, x) in a {
+        if !json_equal_js(x, &b[key])? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::diagnostic::{Code, Severity};
+    use crate::replay::patch::apply_patch;
+    use crate::replay::{Message, Options, Profile, Replayer};
+
+    /// A patch parsed from its JSON text, as a delta carries it (numbers
+    /// keep their representation: `1.0` stays a float).
+    fn patch(text: &str) -> Patch {
+        let event = format!(r#"{{"type":"STATE_DELTA","delta":{text}}}"#);
+        let crate::protocol::ParseOutcome::Event { event, .. } =
+            crate::protocol::parse_event_str(&event)
+        else {
+            panic!("not an event: {text}");
+        };
+        let crate::protocol::EventBody::StateDelta { delta } = event.body else {
+            panic!("not a delta");
+        };
+        delta
+    }
+
+    fn doc(text: &str) -> Value {
+        serde_json::from_str(text).expect("json")
+    }
+
+    /// The document after the patch under each profile, or the failure.
+    fn both(document: &str, ops: &str) -> (Result<Value, String>, Result<Value, String>) {
+        let patch = patch(ops);
+        let mut spec = doc(document);
+        let spec = apply_patch(&mut spec, &patch)
+            .map(|()| spec)
+            .map_err(|f| f.to_string());
+        let mut client = doc(document);
+        let mut bytes = document_bytes(&client);
+        let client = apply_patch_client(&mut client, &mut bytes, &patch)
+            .map(|()| {
+                assert_eq!(bytes, document_bytes(&client), "weight kept up to date");
+                client
+            })
+            .map_err(|f| f.failure.to_string());
+        (spec, client)
+    }
+
+    #[test]
+    fn test_compares_numbers_by_value_under_both_profiles() {
+        // issue 18, item 1: RFC 6902 §4.6.
+        for (document, value) in [
+            ("1", "1.0"),
+            ("100", "1e2"),
+            ("0", "-0"),
+            ("-0.0", "0"),
+            ("[1, {\"a\": 2.50}]", "[1.0, {\"a\": 2.5}]"),
+            ("{\"a\": [100], \"b\": 0}", "{\"b\": -0, \"a\": [1E2]}"),
+            ("9007199254740992", "9007199254740992.0"),
+        ] {
+            let ops = format!(r#"[{{"op":"test","path":"/v","value":{value}}}]"#);
+            let document = format!(r#"{{"v":{document}}}"#);
+            let (spec, client) = both(&document, &ops);
+            assert_eq!(spec, Ok(doc(&document)), "spec: {document} vs {value}");
+            assert_eq!(client, Ok(doc(&document)), "client: {document} vs {value}");
+        }
+        for (document, value) in [
+            ("1", "1.5"),
+            ("[1]", "[1, 1]"),
+            ("{\"a\": 1}", "{\"b\": 1}"),
+        ] {
+            let ops = format!(r#"[{{"op":"test","path":"/v","value":{value}}}]"#);
+            let document = format!(r#"{{"v":{document}}}"#);
+            let (spec, client) = both(&document, &ops);
+            assert!(spec.is_err() && client.is_err(), "{document} vs {value}");
+        }
+    }
+
+    #[test]
+    fn test_keeps_large_integers_exact_under_spec_and_doubles_under_the_client() {
+        // issue 18, item 1: 2^53 + 1 and 2^53 are one double in JavaScript.
+        for (document, value) in [
+            ("9007199254740993", "9007199254740992"),
+            ("18446744073709551615", "18446744073709551616.0"),
+            ("-9223372036854775808", "-9223372036854775807"),
+        ] {
+            let ops = format!(r#"[{{"op":"test","path":"/v","value":{value}}}]"#);
+            let document = format!(r#"{{"v":{document}}}"#);
+            let (spec, client) = both(&document, &ops);
+            assert!(spec.is_err(), "spec: {document} vs {value} differ");
+            assert_eq!(client, Ok(doc(&document)), "client: {document} vs {value}");
+        }
+    }
+
+    #[test]
+    fn client_move_checks_the_target_before_removing_the_source() {
+        // issue 18, item 8. A valid RFC move the client rejects: its target
+        // /arr/1 is a number until the source is removed.
+        let (spec, client) = both(
+            r#"{"arr":[{},5,{}]}"#,
+            r#"[{"op":"move","from":"/arr/0","path":"/arr/1/k"}]"#,
+        );
+        assert_eq!(spec, Ok(json!({"arr": [5, {"k": {}}]})));
+        assert!(client.unwrap_err().contains("OPERATION_PATH_UNRESOLVABLE"));
+        // An invalid one (into itself) that runs and loses the value.
+        let (spec, client) = both(
+            r#"{"arr":[{},5]}"#,
+            r#"[{"op":"move","from":"/arr/0","path":"/arr/0/k"}]"#,
+        );
+        assert!(spec.unwrap_err().contains("inside itself"));
+        assert_eq!(client, Ok(json!({"arr": [5]})));
+        // An invalid one past the end that appends.
+        let (spec, client) = both(
+            r#"{"arr":["a","b"]}"#,
+            r#"[{"op":"move","from":"/arr/0","path":"/arr/2"}]"#,
+        );
+        assert!(spec.unwrap_err().contains("out of range"));
+        assert_eq!(client, Ok(json!({"arr": ["b", "a"]})));
+        // And one that throws half way: nothing is kept.
+        let (spec, client) = both(
+            r#"{"a":{"b":{}}}"#,
+            r#"[{"op":"move","from":"/a","path":"/a/b/c"}]"#,
+        );
+        assert!(spec.is_err());
+        assert!(client.unwrap_err().contains("reading 'b'"));
+    }
+
+    #[test]
+    fn client_remove_of_the_root_leaves_null() {
+        // issue 18, item 8.
+        let (spec, client) = both(r#"{"n":1}"#, r#"[{"op":"remove","path":""}]"#);
+        assert!(spec.unwrap_err().contains("whole document"));
+        assert_eq!(client, Ok(Value::Null));
+    }
+
+    #[test]
+    fn client_resolves_inherited_javascript_names_as_if_present() {
+        // issue 18, item 8: `obj[key]` finds Object.prototype's members.
+        let (spec, client) = both(
+            r#"{"n":1}"#,
+            r#"[{"op":"replace","path":"/toString","value":1}]"#,
+        );
+        assert!(spec.is_err());
+        assert_eq!(client, Ok(json!({"n": 1, "toString": 1})));
+        let (spec, client) = both(
+            r#"{"n":1}"#,
+            r#"[{"op":"remove","path":"/constructor"},{"op":"add","path":"/ok","value":1}]"#,
+        );
+        assert!(spec.is_err());
+        assert_eq!(client, Ok(json!({"n": 1, "ok": 1})));
+        // A test against an inherited function never matches JSON.
+        let (spec, client) = both(
+            r#"{"n":1}"#,
+            r#"[{"op":"test","path":"/hasOwnProperty","value":{}}]"#,
+        );
+        assert!(spec.is_err());
+        assert!(client.unwrap_err().contains("TEST_OPERATION_FAILED"));
+        // Moving or copying one would put a function in the document.
+        for ops in [
+            r#"[{"op":"move","from":"/toString","path":"/x"}]"#,
+            r#"[{"op":"copy","from":"/valueOf","path":"/x"}]"#,
+        ] {
+            let (spec, client) = both(r#"{"n":1}"#, ops);
+            assert!(spec.is_err());
+            assert!(client.unwrap_err().contains("cannot clone"), "{ops}");
+        }
+        // An own member under an inherited name is an ordinary member.
+        let (spec, client) = both(
+            r#"{"toString":"mine"}"#,
+            r#"[{"op":"remove","path":"/toString"}]"#,
+        );
+        assert_eq!(spec, Ok(json!({})));
+        assert_eq!(client, Ok(json!({})));
+    }
+
+    #[test]
+    fn client_bans_proto_paths_that_spec_applies() {
+        // issue 18, item 8: banPrototypeModifications (the default).
+        let (spec, client) = both(
+            r#"{"n":1}"#,
+            r#"[{"op":"add","path":"/__proto__","value":1}]"#,
+        );
+        assert_eq!(spec, Ok(json!({"n": 1, "__proto__": 1})));
+        assert!(client.unwrap_err().contains("banned"));
+        let (spec, client) = both(
+            r#"{"__proto__":1}"#,
+            r#"[{"op":"replace","path":"/__proto__","value":2}]"#,
+        );
+        assert_eq!(spec, Ok(json!({"__proto__": 2})));
+        assert!(client.unwrap_err().contains("banned"));
+    }
+
+    #[test]
+    fn client_add_below_a_primitive_is_a_no_op() {
+        // issue 18, item 8: `5["x"] = 1` is silently ignored.
+        for document in ["5", "\"abc\"", "true"] {
+            let (spec, client) = both(document, r#"[{"op":"add","path":"/x","value":1}]"#);
+            assert!(spec.is_err(), "{document}");
+            assert_eq!(client, Ok(doc(document)), "{document}");
+        }
+        // A string's length and characters are there to test.
+        let (_, client) = both(
+            "\"abc\"",
+            r#"[{"op":"test","path":"/length","value":3},{"op":"test","path":"/0","value":"a"}]"#,
+        );
+        assert_eq!(client, Ok(json!("abc")));
+        // Below null it throws.
+        let (_, client) = both("null", r#"[{"op":"add","path":"/x","value":1}]"#);
+        assert!(client.unwrap_err().contains("null"));
+    }
+
+    #[test]
+    fn client_array_indices_are_runs_of_digits_taken_modulo_2_32() {
+        // issue 18, item 8: `isInteger` then `~~key`.
+        let cases = [
+            (
+                r#"[{"op":"add","path":"/arr/01","value":"x"}]"#,
+                json!(["a", "x", "b"]),
+            ),
+            (
+                r#"[{"op":"add","path":"/arr/","value":"x"}]"#,
+                json!(["x", "a", "b"]),
+            ),
+            (
+                r#"[{"op":"add","path":"/arr/4294967295","value":"x"}]"#,
+                json!(["a", "x", "b"]),
+            ),
+            (
+                r#"[{"op":"test","path":"/arr/01","value":"b"}]"#,
+                json!(["a", "b"]),
+            ),
+        ];
+        for (ops, arr) in cases {
+            let (spec, client) = both(r#"{"arr":["a","b"]}"#, ops);
+            assert!(spec.is_err(), "{ops}");
+            assert_eq!(client, Ok(json!({ "arr": arr })), "{ops}");
+        }
+        // replace needs the member to exist under its own name.
+        let (_, client) = both(
+            r#"{"arr":["a","b"]}"#,
+            r#"[{"op":"replace","path":"/arr/01","value":"x"}]"#,
+        );
+        assert!(client.unwrap_err().contains("does not exist"));
+    }
+
+    #[test]
+    fn client_failure_keeps_the_document_and_limits_still_hold() {
+        let original = doc(r#"{"a":1}"#);
+        let mut document = original.clone();
+        let mut bytes = document_bytes(&document);
+        let failed = apply_patch_client(
+            &mut document,
+            &mut bytes,
+            &patch(r#"[{"op":"add","path":"/b","value":2},{"op":"remove","path":"/zz"}]"#),
+        )
+        .expect_err("fails");
+        assert_eq!(document, original);
+        assert_eq!(failed.failure.index, 1);
+        let deep = (0..MAX_DOCUMENT_DEPTH + 1).fold(json!(1), |v, _| json!([v]));
+        let too_deep = Patch {
+            ops: vec![PatchOperation::Add(json_patch::AddOperation {
+                path: json_patch::jsonptr::PointerBuf::parse("/d").expect("pointer"),
+                value: deep,
+            })],
+            ..Patch::default()
+        };
+        let failed =
+            apply_patch_client(&mut document, &mut bytes, &too_deep).expect_err("too deep");
+        assert_eq!(failed.failure.limit, Some(Limit::Depth));
+        assert_eq!(document, original);
+    }
+
+    fn replay(profile: Profile, events: &[Value]) -> Replayer {
+        let mut replayer = Replayer::new(Options::for_profile(profile));
+        for event in events {
+            replayer.apply_bytes(event.to_string().as_bytes());
+        }
+        replayer.finish();
+        replayer
+    }
+
+    fn content(replayer: &Replayer) -> Value {
+        match replayer.conversation().get("a") {
+            Some(Message::Activity(a)) => (*a.content).clone(),
+            other => panic!("no activity: {other:?}"),
+        }
+    }
+
+    fn stream(middle: &[Value]) -> Vec<Value> {
+        let mut events = vec![json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r"})];
+        events.extend_from_slice(middle);
+        events.push(json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}));
+        events
+    }
+
+    fn snapshot(content: Value) -> Value {
+        json!({"type": "ACTIVITY_SNAPSHOT", "messageId": "a", "activityType": "x", "content": content})
+    }
+
+    fn delta_text(ops: &str) -> Value {
+        let patch: Value = serde_json::from_str(ops).expect("json");
+        json!({"type": "ACTIVITY_DELTA", "messageId": "a", "activityType": "x", "patch": patch})
+    }
+
+    fn codes(replayer: &Replayer) -> Vec<(Code, Severity)> {
+        replayer
+            .diagnostics()
+            .iter()
+            .map(|d| (d.code, d.severity))
+            .collect()
+    }
+
+    #[test]
+    fn client_delta_on_null_content_patches_an_empty_object() {
+        // issue 18, item 5: the client patches `content ?? {}`; spec keeps
+        // R10–R15 (a pointer into null does not resolve: R14).
+        let events = stream(&[
+            snapshot(json!({"n": 1})),
+            delta_text(r#"[{"op":"replace","path":"","value":null}]"#),
+            delta_text(r#"[{"op":"add","path":"/x","value":1}]"#),
+        ]);
+        let client = replay(Profile::AgUiClient10, &events);
+        assert_eq!(content(&client), json!({"x": 1}));
+        let spec = replay(Profile::Spec, &events);
+        assert_eq!(content(&spec), Value::Null);
+        assert!(codes(&spec).contains(&(Code::PatchFailed, Severity::Warning)));
+        // An empty patch on null content leaves `{}` under the client.
+        let events = stream(&[
+            snapshot(json!({"n": 1})),
+            delta_text(r#"[{"op":"replace","path":"","value":null}]"#),
+            delta_text("[]"),
+        ]);
+        assert_eq!(content(&replay(Profile::AgUiClient10, &events)), json!({}));
+        assert_eq!(content(&replay(Profile::Spec, &events)), Value::Null);
+    }
+
+    #[test]
+    fn activity_and_state_tests_compare_numbers_by_value() {
+        // issue 18, item 1, end to end: the text `1.0` reaches the test.
+        for profile in Profile::ALL {
+            let events = stream(&[
+                snapshot(json!({"n": 1})),
+                delta_text(
+                    r#"[{"op":"test","path":"/n","value":1.0},{"op":"add","path":"/ok","value":true}]"#,
+                ),
+                json!({"type": "STATE_SNAPSHOT", "snapshot": {"n": 100}}),
+            ]);
+            let mut events = events;
+            let state_delta: Value = serde_json::from_str(
+                r#"{"type":"STATE_DELTA","delta":[{"op":"test","path":"/n","value":1e2},{"op":"add","path":"/ok","value":true}]}"#,
+            )
+            .expect("json");
+            events.insert(4, state_delta);
+            let replayer = replay(profile, &events);
+            assert_eq!(content(&replayer), json!({"n": 1, "ok": true}), "{profile}");
+            assert_eq!(
+                replayer.state(),
+                &json!({"n": 100, "ok": true}),
+                "{profile}"
+            );
+            assert!(
+                replayer.diagnostics().is_empty(),
+                "{profile}: {:?}",
+                replayer.diagnostics()
+            );
+        }
+    }
+
+    #[test]
+    fn an_operation_without_a_string_op_is_dropped_under_both_profiles() {
+        // issue 18, item 7 (E9): the reference drops it as unrecognised
+        // material; so does the corpus for an unknown op.
+        for profile in Profile::ALL {
+            let events = stream(&[
+                snapshot(json!({"n": 1})),
+                delta_text(r#"[{"path":"/m","value":2},{"op":"add","path":"/k","value":3}]"#),
+                json!({"type": "STATE_DELTA", "delta": [{"op": 7, "path": "/m"}, {"op": "add", "path": "/k", "value": 3}]}),
+            ]);
+            let replayer = replay(profile, &events);
+            assert_eq!(replayer.fatal(), None, "{profile}");
+            assert_eq!(content(&replayer), json!({"n": 1, "k": 3}), "{profile}");
+            assert_eq!(replayer.state(), &json!({"k": 3}), "{profile}");
+            let dropped: Vec<_> = replayer
+                .diagnostics()
+                .iter()
+                .filter(|d| d.code == Code::PatchOpUnknown)
+                .map(|d| d.path.clone())
+                .collect();
+            assert_eq!(
+                dropped,
+                [Some("/patch/0".to_owned()), Some("/delta/0".to_owned())],
+                "{profile}"
+            );
+        }
+    }
+
+    #[test]
+    fn client_state_delta_placing_a_function_fails_the_run() {
+        // issue 18, item 8: the client clones the new state outside any
+        // catch, and a function cannot be cloned; spec skips the delta.
+        let events = stream(&[
+            json!({"type": "STATE_SNAPSHOT", "snapshot": {"n": 1}}),
+            json!({"type": "STATE_DELTA", "delta": [{"op": "move", "from": "/toString", "path": "/x"}]}),
+        ]);
+        let client = replay(Profile::AgUiClient10, &events);
+        let fatal = client.fatal().expect("fatal");
+        assert_eq!(fatal.code, Code::StatePatchFailed);
+        let spec = replay(Profile::Spec, &events);
+        assert_eq!(spec.fatal(), None);
+        assert!(codes(&spec).contains(&(Code::StatePatchFailed, Severity::Warning)));
+        assert_eq!(spec.state(), &json!({"n": 1}));
+    }
+}
