@@ -196,9 +196,11 @@ impl Replayer {
                 let mut content = Value::Object(Map::new());
                 let mut bytes = document_bytes(&content);
                 apply_patch_client(&mut content, &mut bytes, patch)
-                    .map(|()| {
-                        activity.content = Arc::new(content);
-                        activity.content_bytes = bytes;
+                    .map(|applied| {
+                        if !applied.undefined {
+                            activity.content = Arc::new(content);
+                            activity.content_bytes = bytes;
+                        }
                     })
                     .map_err(|failed| failed.failure)
             }
@@ -208,6 +210,14 @@ impl Replayer {
                 &mut activity.content_bytes,
                 patch,
             )
+            .map(|applied| {
+                if applied.undefined {
+                    // The client's content is `undefined`: shown as `null`,
+                    // which its next delta patches as `{}` alike (P7, P8).
+                    activity.content = Arc::new(Value::Null);
+                    activity.content_bytes = document_bytes(&activity.content);
+                }
+            })
             .map_err(|failed| failed.failure),
         };
         match applied {

@@ -527,7 +527,19 @@ impl Replayer {
                     // P7 (issue 18): the client's own patch library.
                     Profile::AgUiClient10 => {
                         match apply_patch_client(state, &mut self.state_bytes, &delta) {
-                            Ok(()) => Ok(()),
+                            Ok(applied) if applied.undefined => {
+                                // The client's state is `undefined`, which it
+                                // does not publish: it keeps showing the
+                                // state before this delta (P7).
+                                self.diagnose_as(
+                                    Code::StatePatchFailed,
+                                    Severity::Note,
+                                    None,
+                                    "STATE_DELTA left the client's state undefined (a move or copy to \"\" from a path that does not resolve); ag-ui-client-1.0 keeps showing the state before it".to_owned(),
+                                );
+                                return EventEffect::APPLIED;
+                            }
+                            Ok(_) => Ok(()),
                             Err(failed) if failed.uncloneable => {
                                 // The client clones the new state outside
                                 // any `catch`: the run fails.

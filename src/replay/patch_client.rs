@@ -51,6 +51,15 @@ pub(super) struct ClientFailure {
     pub uncloneable: bool,
 }
 
+/// What an applied patch left besides the document.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Applied {
+    /// The client's document is `undefined` (a `move` or `copy` to `""`
+    /// from a path that does not resolve): `doc` is left as it was, for the
+    /// caller to decide what the client shows.
+    pub undefined: bool,
+}
+
 /// Applies `patch` to `doc` as `fast-json-patch` 3.1.1 does when
 /// `@ag-ui/client` 1.0.0 calls it; on failure `doc` is unchanged (the
 /// client patched a clone). `bytes` is the document's weight, kept up to
@@ -59,9 +68,9 @@ pub(super) fn apply_patch_client(
     doc: &mut Value,
     bytes: &mut usize,
     patch: &Patch,
-) -> Result<(), ClientFailure> {
+) -> Result<Applied, ClientFailure> {
     if patch.ops.is_empty() {
-        return Ok(());
+        return Ok(Applied::default());
     }
     let fail = |index: usize, error: ClientError| {
         let op = &patch.ops[index.min(patch.ops.len() - 1)];
@@ -98,13 +107,25 @@ pub(super) fn apply_patch_client(
     let mut budget = Budget {
         bound: *bytes,
         copied: 0,
+        functions: false,
+        undefined: false,
     };
     for (index, op) in patch.ops.iter().enumerate() {
         apply_op(&mut work, op, &mut budget).map_err(|error| fail(index, error))?;
     }
+    // The client clones the result: a function left in it cannot be.
+    if budget.functions
+        && let Some(name) = find_function(&work)
+    {
+        return Err(fail(patch.ops.len() - 1, ClientError::Uncloneable(name)));
+    }
+    if budget.undefined {
+        // Left to the caller: the client holds `undefined`, not `null`.
+        return Ok(Applied { undefined: true });
+    }
     *bytes = document_bytes(&work);
     *doc = work;
-    Ok(())
+    Ok(Applied { undefined: false })
 }
 
 /// An upper bound of the document's weight, made exact when it passes the
@@ -112,6 +133,10 @@ pub(super) fn apply_patch_client(
 struct Budget {
     bound: usize,
     copied: usize,
+    /// Whether an operation put a function in the document.
+    functions: bool,
+    /// Whether the document is `undefined` (held as `null`).
+    undefined: bool,
 }
 
 impl Budget {
@@ -271,6 +296,55 @@ const STRING_PROTO: [&str; 50] = [
 /// What numbers add (`Number.prototype`).
 const NUMBER_PROTO: [&str; 3] = ["toExponential", "toFixed", "toPrecision"];
 
+/// How a JavaScript function that a `move` or `copy` put in the document
+/// is held while the patch applies: a string no JSON text carries by
+/// accident (NUL-delimited), read back as the function it stands for.
+const FUNCTION_MARK: &str = "\u{0}fast-json-patch function ";
+
+/// The stand-in for the inherited function `name`.
+fn function_value(name: &str) -> Value {
+    Value::String(format!("{FUNCTION_MARK}{name}\u{0}"))
+}
+
+/// The function a stand-in names.
+fn function_name(value: &Value) -> Option<&'static str> {
+    let name = value
+        .as_str()?
+        .strip_prefix(FUNCTION_MARK)?
+        .strip_suffix('\u{0}')?;
+    let known = OBJECT_PROTO
+        .iter()
+        .chain(&ARRAY_PROTO)
+        .chain(&STRING_PROTO)
+        .chain(&NUMBER_PROTO)
+        .find(|known| **known == name);
+    Some(known.copied().unwrap_or("function"))
+}
+
+/// The first function stand-in left in the document.
+fn find_function(value: &Value) -> Option<&'static str> {
+    match value {
+        Value::String(_) => function_name(value),
+        Value::Array(items) => items.iter().find_map(find_function),
+        Value::Object(map) => map.values().find_map(find_function),
+        _ => None,
+    }
+}
+
+/// A value moved or copied into the document.
+fn placed(found: Js<'_>, budget: &mut Budget) -> Value {
+    match found {
+        Js::Json(value) => value.into_owned(),
+        // `_deepClone(undefined)` is `null`; a moved `undefined` is shown
+        // as `null` too.
+        Js::Undefined => Value::Null,
+        Js::Function(name) => {
+            budget.functions = true;
+            function_value(name)
+        }
+    }
+}
+
 /// `obj[key]` in JavaScript, for a JSON value.
 enum Js<'a> {
     Undefined,
@@ -316,11 +390,11 @@ fn lookup<'a>(obj: &'a Value, key: &str) -> Result<Js<'a>, ClientError> {
             )));
         }
         Value::Object(map) => match map.get(key) {
-            Some(value) => Js::Json(Cow::Borrowed(value)),
+            Some(value) => as_js(value),
             None => inherited(key, &[]).map_or(Js::Undefined, Js::Function),
         },
         Value::Array(items) => match canonical_index(key) {
-            Some(i) if i < items.len() => Js::Json(Cow::Borrowed(&items[i])),
+            Some(i) if i < items.len() => as_js(&items[i]),
             Some(_) => Js::Undefined,
             None if key == "length" => Js::Json(Cow::Owned(Value::from(items.len()))),
             None => inherited(key, &ARRAY_PROTO).map_or(Js::Undefined, Js::Function),
@@ -340,6 +414,14 @@ fn lookup<'a>(obj: &'a Value, key: &str) -> Result<Js<'a>, ClientError> {
         Value::Number(_) => inherited(key, &NUMBER_PROTO).map_or(Js::Undefined, Js::Function),
         Value::Bool(_) => inherited(key, &[]).map_or(Js::Undefined, Js::Function),
     })
+}
+
+/// A member as JavaScript sees it: a stand-in is its function.
+fn as_js(value: &Value) -> Js<'_> {
+    match function_name(value) {
+        Some(name) => Js::Function(name),
+        None => Js::Json(Cow::Borrowed(value)),
+    }
 }
 
 /// `helpers.isInteger`: every character an ASCII digit, the empty string
@@ -430,6 +512,9 @@ enum Last {
     Index(i64),
     /// A property of an object or primitive parent.
     Key(String),
+    /// A name that is no index, in an array parent, on the unchecked walk
+    /// `move` and `copy` take (`arr.splice("constructor", 1)`…).
+    Prop(String),
 }
 
 /// The validator's document checks, run once a path's existing part is
@@ -614,6 +699,52 @@ fn splice_start(index: i64, len: usize) -> usize {
     }
 }
 
+/// JavaScript's `Number(text)` for a string: `NaN` where it is no number.
+fn js_number(text: &str) -> f64 {
+    let text = text.trim();
+    if text.is_empty() {
+        return 0.0;
+    }
+    let radix = |digits: &str, radix: u32| {
+        u128::from_str_radix(digits, radix).map_or(f64::NAN, |n| n as f64)
+    };
+    if let Some(digits) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        return radix(digits, 16);
+    }
+    if let Some(digits) = text.strip_prefix("0o").or_else(|| text.strip_prefix("0O")) {
+        return radix(digits, 8);
+    }
+    if let Some(digits) = text.strip_prefix("0b").or_else(|| text.strip_prefix("0B")) {
+        return radix(digits, 2);
+    }
+    match text {
+        "Infinity" | "+Infinity" => return f64::INFINITY,
+        "-Infinity" => return f64::NEG_INFINITY,
+        _ => {}
+    }
+    if text
+        .bytes()
+        .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'))
+    {
+        text.parse().unwrap_or(f64::NAN)
+    } else {
+        f64::NAN
+    }
+}
+
+/// `splice`'s start for a number: `NaN` is 0, negatives count from the end.
+fn splice_start_of(number: f64, len: usize) -> usize {
+    if number.is_nan() {
+        return 0;
+    }
+    let number = number.trunc();
+    if number < 0.0 {
+        (len as f64 + number).max(0.0) as usize
+    } else {
+        number.min(len as f64) as usize
+    }
+}
+
 fn apply_op(doc: &mut Value, op: &PatchOperation, budget: &mut Budget) -> Result<(), ClientError> {
     let path = op.path().as_str();
     let kind = kind(op);
@@ -624,6 +755,7 @@ fn apply_op(doc: &mut Value, op: &PatchOperation, budget: &mut Budget) -> Result
     };
     if path.is_empty() {
         // The library's root operations.
+        let was_undefined = std::mem::take(&mut budget.undefined);
         match op {
             PatchOperation::Add(a) => {
                 budget.insert(doc, &a.value, 0)?;
@@ -636,18 +768,22 @@ fn apply_op(doc: &mut Value, op: &PatchOperation, budget: &mut Budget) -> Result
             PatchOperation::Move(_) | PatchOperation::Copy(_) => {
                 // No check that `from` resolves: a missing one leaves the
                 // client `undefined`, which it later treats as `null`.
-                let value = match get_by_pointer(doc, from.unwrap_or_default())? {
-                    Js::Json(value) => value.into_owned(),
-                    Js::Undefined => Value::Null,
-                    Js::Function(name) => return Err(ClientError::Uncloneable(name)),
-                };
+                let found = get_by_pointer(doc, from.unwrap_or_default())?;
+                budget.undefined = found.is_undefined();
+                let value = placed(found, budget);
                 if kind == Kind::Copy {
                     budget.copy(&value)?;
                 }
                 *doc = value;
             }
             PatchOperation::Test(test) => {
-                if !js_equal(&Js::Json(Cow::Borrowed(doc)), &test.value)? {
+                budget.undefined = was_undefined;
+                let found = if was_undefined {
+                    Js::Undefined
+                } else {
+                    as_js(doc)
+                };
+                if !js_equal(&found, &test.value)? {
                     return Err(thrown("Test operation failed", "TEST_OPERATION_FAILED"));
                 }
             }
@@ -684,7 +820,7 @@ fn apply_op(doc: &mut Value, op: &PatchOperation, budget: &mut Budget) -> Result
                 (Some(Value::Array(items)), Last::Index(i)) => usize::try_from(*i)
                     .ok()
                     .and_then(|i| items.get(i))
-                    .map_or(Js::Undefined, |v| Js::Json(Cow::Borrowed(v))),
+                    .map_or(Js::Undefined, as_js),
                 (Some(parent), Last::Key(key)) => lookup(parent, key)?,
                 _ => Js::Undefined,
             };
@@ -698,23 +834,16 @@ fn apply_op(doc: &mut Value, op: &PatchOperation, budget: &mut Budget) -> Result
             // `objOps.move`: the target was checked above, in the document
             // before the source is removed; the removal and the insertion
             // are not checked at all.
-            let value = match remove_unchecked(doc, m.from.as_str())? {
-                Js::Json(value) => value.into_owned(),
-                Js::Undefined => Value::Null,
-                Js::Function(name) => return Err(ClientError::Uncloneable(name)),
-            };
+            let found = remove_unchecked(doc, m.from.as_str())?;
+            let value = placed(found, budget);
             if depth > m.from.as_str().split('/').count() - 1 {
                 budget.insert(doc, &value, depth)?;
             }
             add_unchecked(doc, path, value)
         }
         PatchOperation::Copy(c) => {
-            let value = match get_by_pointer(doc, c.from.as_str())? {
-                Js::Json(value) => value.into_owned(),
-                // `_deepClone(undefined)` is `null`.
-                Js::Undefined => Value::Null,
-                Js::Function(name) => return Err(ClientError::Uncloneable(name)),
-            };
+            let found = get_by_pointer(doc, c.from.as_str())?;
+            let value = placed(found, budget);
             budget.copy(&value)?;
             budget.insert(doc, &value, depth)?;
             add_unchecked(doc, path, value)
@@ -732,7 +861,14 @@ fn add(doc: &mut Value, target: &Target, value: Value) -> Result<(), ClientError
         (Some(Value::Object(map)), Last::Key(key)) => {
             map.insert(key.clone(), value);
         }
-        // Below a primitive the assignment is a silent no-op.
+        (Some(Value::Array(_)), Last::Prop(key)) if key == "length" => {
+            return Err(ClientError::Thrown(
+                "the client sets an array's length here, which this replay does not reproduce"
+                    .to_owned(),
+            ));
+        }
+        // A named property of an array is no JSON, and below a primitive
+        // the assignment is a silent no-op.
         (Some(_), _) => {}
         (None, _) => {
             return Err(type_error("Cannot set properties of undefined".to_owned()));
@@ -769,11 +905,20 @@ fn remove(doc: &mut Value, target: &Target) -> Result<Js<'static>, ClientError> 
                 Js::Undefined
             }
         }
+        (Some(Value::Array(items)), Last::Prop(key)) => {
+            // `arr.splice(key, 1)`: the name becomes a start position.
+            let start = splice_start_of(js_number(key), items.len());
+            if start < items.len() {
+                Js::Json(Cow::Owned(items.remove(start)))
+            } else {
+                Js::Undefined
+            }
+        }
         (Some(Value::Object(map)), Last::Key(key)) => match map.remove(key) {
             Some(value) => Js::Json(Cow::Owned(value)),
             None => inherited(key, &[]).map_or(Js::Undefined, Js::Function),
         },
-        (Some(parent), Last::Key(key)) => match lookup(parent, key)? {
+        (Some(parent), Last::Key(key) | Last::Prop(key)) => match lookup(parent, key)? {
             Js::Json(v) => Js::Json(Cow::Owned(v.into_owned())),
             Js::Function(name) => Js::Function(name),
             Js::Undefined => Js::Undefined,
@@ -803,10 +948,15 @@ fn walk_unchecked(doc: &Value, path: &str) -> Result<Target, ClientError> {
                 items.len() as i64
             } else if is_integer(&key) {
                 to_int32(&key)
+            } else if last {
+                return Ok(Target {
+                    steps,
+                    last: Last::Prop(key.into_owned()),
+                });
             } else {
-                // `arr.length = …` and the like: not reproduced.
+                // Reading on into an array's own JavaScript property.
                 return Err(ClientError::Thrown(format!(
-                    "the client addresses the array property {key:?} here, which this replay does not reproduce"
+                    "the client reads into the array property {key:?} here, which this replay does not reproduce"
                 )));
             };
             if last {
@@ -856,7 +1006,7 @@ fn walk_unchecked(doc: &Value, path: &str) -> Result<Target, ClientError> {
 /// `getValueByPointer`.
 fn get_by_pointer<'a>(doc: &'a Value, pointer: &str) -> Result<Js<'a>, ClientError> {
     if pointer.is_empty() {
-        return Ok(Js::Json(Cow::Borrowed(doc)));
+        return Ok(as_js(doc));
     }
     let target = walk_unchecked(doc, pointer)?;
     let Some(parent) = resolve(doc, &target.steps) else {
@@ -866,8 +1016,8 @@ fn get_by_pointer<'a>(doc: &'a Value, pointer: &str) -> Result<Js<'a>, ClientErr
         (Last::Index(i), Value::Array(items)) => usize::try_from(*i)
             .ok()
             .and_then(|i| items.get(i))
-            .map_or(Js::Undefined, |v| Js::Json(Cow::Borrowed(v))),
-        (Last::Key(key), parent) => lookup(parent, key)?,
+            .map_or(Js::Undefined, as_js),
+        (Last::Key(key) | Last::Prop(key), parent) => lookup(parent, key)?,
         _ => Js::Undefined,
     })
 }
@@ -987,7 +1137,7 @@ mod tests {
         let mut client = doc(document);
         let mut bytes = document_bytes(&client);
         let client = apply_patch_client(&mut client, &mut bytes, &patch)
-            .map(|()| {
+            .map(|_| {
                 assert_eq!(bytes, document_bytes(&client), "weight kept up to date");
                 client
             })
@@ -1358,5 +1508,63 @@ mod tests {
         assert_eq!(spec.fatal(), None);
         assert!(codes(&spec).contains(&(Code::StatePatchFailed, Severity::Warning)));
         assert_eq!(spec.state(), &json!({"n": 1}));
+    }
+
+    #[test]
+    fn client_function_in_the_result_fails_only_if_it_stays() {
+        // issue 18, item 8: the client clones the result at the end.
+        let (_, client) = both(
+            r#"{"n":1}"#,
+            r#"[{"op":"move","from":"/toString","path":"/x"},{"op":"remove","path":"/x"}]"#,
+        );
+        assert_eq!(client, Ok(json!({"n": 1})));
+        let (_, client) = both(
+            r#"{"arr":["a","b"]}"#,
+            r#"[{"op":"copy","from":"/arr/constructor","path":"/x"},{"op":"remove","path":"/x"}]"#,
+        );
+        assert_eq!(client, Ok(json!({"arr": ["a", "b"]})));
+        // A later operation that fails is an ordinary failure, even for
+        // the state: the run goes on.
+        let events = stream(&[
+            json!({"type": "STATE_SNAPSHOT", "snapshot": {"n": 1}}),
+            json!({"type": "STATE_DELTA", "delta": [
+                {"op": "move", "from": "/valueOf", "path": "/x"},
+                {"op": "test", "path": "/n", "value": 2}]}),
+        ]);
+        let client = replay(Profile::AgUiClient10, &events);
+        assert_eq!(client.fatal(), None);
+        assert_eq!(client.state(), &json!({"n": 1}));
+        assert!(codes(&client).contains(&(Code::StatePatchFailed, Severity::Warning)));
+    }
+
+    #[test]
+    fn client_move_from_an_array_name_splices_from_the_start() {
+        // issue 18, item 8: `arr.splice("length", 1)` removes element 0.
+        let (spec, client) = both(
+            r#"{"arr":["a","b"]}"#,
+            r#"[{"op":"move","from":"/arr/length","path":"/x"}]"#,
+        );
+        assert!(spec.is_err());
+        assert_eq!(client, Ok(json!({"arr": ["b"], "x": "a"})));
+    }
+
+    #[test]
+    fn client_move_to_the_root_from_nowhere_leaves_undefined() {
+        // issue 18, item 8: no check that `from` resolves for a root move.
+        let events = stream(&[
+            snapshot(json!({"n": 1})),
+            delta_text(r#"[{"op":"move","from":"/zz","path":""}]"#),
+            json!({"type": "STATE_SNAPSHOT", "snapshot": {"n": 1}}),
+            json!({"type": "STATE_DELTA", "delta": [{"op": "move", "from": "/zz", "path": ""}]}),
+        ]);
+        let client = replay(Profile::AgUiClient10, &events);
+        // The activity shows no content; the state the client publishes
+        // stays as it was.
+        assert_eq!(content(&client), Value::Null);
+        assert_eq!(client.state(), &json!({"n": 1}));
+        assert!(codes(&client).contains(&(Code::StatePatchFailed, Severity::Note)));
+        let spec = replay(Profile::Spec, &events);
+        assert_eq!(content(&spec), json!({"n": 1}));
+        assert!(codes(&spec).contains(&(Code::PatchFailed, Severity::Warning)));
     }
 }
