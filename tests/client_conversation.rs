@@ -422,3 +422,90 @@ fn the_client_owner_map_drifts_from_the_reducer_as_the_reference_verifier() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------
+// P13: profile.divergence
+
+fn lockstep(options: Options, events: &[Value]) -> Vec<agui_replay::Diagnostic> {
+    let mut log = agui_replay::EventLog::default();
+    for event in events {
+        log.push(event.to_string().as_bytes());
+    }
+    let (_, divergences) = agui_replay::replay::replay_comparing(
+        Replayer::new(options),
+        Replayer::new(agui_replay::replay::Lockstep::other_options(options)),
+        &log,
+    );
+    divergences
+}
+
+#[test]
+fn divergences_name_the_event_and_what_the_client_shows() {
+    // issue 18 (item 9): an info at each event after which the profiles
+    // disagree on what it touched, from either side.
+    let events = [
+        run_started("r1"),
+        json!({"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"}),
+        json!({"type": "TEXT_MESSAGE_END", "messageId": "m1"}),
+        // P3 against R9: the client overwrites the text message.
+        snapshot("m1", None, None),
+        // Agreement: a plain activity.
+        snapshot("a", Some("s1"), None),
+        delta("a", None),
+        // P12 against R13: fatal under the client only.
+        json!({"type": "MESSAGES_SNAPSHOT",
+               "messages": [{"id": "a", "role": "user", "content": "u"}]}),
+        delta("a", Some("s2")),
+        run_finished("r1"),
+    ];
+    for options in [spec(), client()] {
+        let found = lockstep(options, &events);
+        let seqs: Vec<(u64, Option<&str>)> = found
+            .iter()
+            .map(|d| (d.seq.0, d.message_id.as_deref()))
+            .collect();
+        // 4: m1 differs; 7: the lists differ (m1 survives as an activity
+        // under the client only); 8: the outcome parts, then nothing more.
+        assert_eq!(
+            seqs,
+            [(4, Some("m1")), (7, None), (8, Some("a"))],
+            "{:?}",
+            options.profile
+        );
+        for d in &found {
+            assert_eq!(d.code, Code::ProfileDivergence);
+            assert_eq!(d.severity, Severity::Info);
+            assert!(
+                d.message
+                    .starts_with("your client (ag-ui-client-1.0) shows ")
+            );
+        }
+        assert!(
+            found[0].message.contains("activity \"m1\""),
+            "{}",
+            found[0].message
+        );
+        assert!(found[0].message.contains("R9"), "{}", found[0].message);
+        assert!(
+            found[2].message.contains("the run failing"),
+            "{}",
+            found[2].message
+        );
+        assert!(found[2].message.contains("subagent.owner-mismatch (R22)"));
+    }
+}
+
+#[test]
+fn streams_where_the_profiles_agree_have_no_divergence() {
+    // issue 18 (item 9): nothing reported where both show the same.
+    let events = [
+        run_started("r1"),
+        snapshot("a", None, None),
+        delta("a", None),
+        json!({"type": "STATE_SNAPSHOT", "snapshot": {"n": 1}}),
+        json!({"type": "STATE_DELTA", "delta": [{"op": "add", "path": "/m", "value": 2}]}),
+        run_finished("r1"),
+    ];
+    assert!(lockstep(spec(), &events).is_empty());
+    assert!(lockstep(client(), &events).is_empty());
+}

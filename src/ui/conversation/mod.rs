@@ -85,22 +85,26 @@ pub fn conversation_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command
 
     let selected = state.selected_activity.as_deref();
     virtual_rows_ui(ui, list_id, num_rows, target, |ui, i| {
-        let (message, change) = match row(i) {
+        let (message, change, input) = match row(i) {
             Row::At(i) => match at.at(i) {
-                Some(message) => (message, change_of(before, message)),
+                Some(message) => (
+                    message,
+                    change_of(before, message),
+                    at.from_input(message.id()),
+                ),
                 None => return,
             },
             Row::Removed(j) => match before.at(j) {
-                Some(message) => (message, Change::Removed),
+                Some(message) => (message, Change::Removed, before.from_input(message.id())),
                 None => return,
             },
         };
         ui.push_id(message.id(), |ui| match message {
             Message::Activity(activity) => {
                 let is_selected = selected == Some(activity.id.as_str());
-                activity_card_ui(ui, activity, change, is_selected, commands);
+                activity_card_ui(ui, activity, change, input, is_selected, commands);
             }
-            Message::Other(other) => other_message_ui(ui, other, change),
+            Message::Other(other) => other_message_ui(ui, other, change, input),
         });
     });
 }
