@@ -203,6 +203,30 @@ mod tests {
     }
 
     #[test]
+    fn messages_joined_from_the_run_input_are_marked() {
+        // issue 18 (E11): RUN_STARTED.input's messages join, labelled "input".
+        let path = std::env::temp_dir().join(format!(
+            "agui-replay-input-label-{}.jsonl",
+            std::process::id()
+        ));
+        let stream = [
+            r#"{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","state":{},"tools":[],"context":[],"forwardedProps":{},"messages":[{"id":"u1","role":"user","content":"hello"}]}}"#,
+            r#"{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}"#,
+            r#"{"type":"TEXT_MESSAGE_END","messageId":"m1"}"#,
+            r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#,
+        ];
+        std::fs::write(&path, stream.join("\n")).expect("temp file");
+        let mut state = AppState::default();
+        state.open_now(&path, None);
+        state.apply(vec![Command::Time(TimeCommand::Set(Seq(3)))]);
+        let _ = std::fs::remove_file(&path);
+        let mut harness = harness(state);
+        harness.run();
+        harness.get_by_label("hello");
+        assert_eq!(harness.query_all_by_label("input").count(), 1);
+    }
+
+    #[test]
     fn without_a_document_a_hint_is_shown() {
         let mut harness = harness(AppState::default());
         harness.run();
