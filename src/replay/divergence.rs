@@ -208,8 +208,7 @@ impl Lockstep {
             if agree {
                 self.diverged.remove(&key);
             } else if self.diverged.insert(key.clone()) {
-                let (primary, shadow) =
-                    (describe(&self.primary, &key), describe(&self.shadow, &key));
+                let (primary, shadow) = describe_pair(&self.primary, &self.shadow, &key);
                 let id = match &key {
                     Key::Message(id) => Some(id.clone()),
                     _ => None,
@@ -266,6 +265,45 @@ impl Lockstep {
         diagnostic.message_id = message_id.map(str::to_owned);
         self.found.push(diagnostic);
     }
+}
+
+/// What each replay shows for `key`, in a few words: for a message both
+/// hold, only the members that differ (and its position when that does).
+fn describe_pair(a: &Replayer, b: &Replayer, key: &Key) -> (String, String) {
+    let whole = || (describe(a, key), describe(b, key));
+    let Key::Message(id) = key else {
+        return whole();
+    };
+    let (Some(ma), Some(mb)) = (a.conversation.get(id), b.conversation.get(id)) else {
+        return whole();
+    };
+    let (ja, jb) = (ma.to_json(), mb.to_json());
+    let (Some(oa), Some(ob)) = (ja.as_object(), jb.as_object()) else {
+        return whole();
+    };
+    let mut names: Vec<&String> = oa.keys().chain(ob.keys()).collect();
+    names.sort_unstable();
+    names.dedup();
+    let differing: Vec<&String> = names
+        .into_iter()
+        .filter(|name| oa.get(*name) != ob.get(*name))
+        .collect();
+    let moved = a.conversation.position(id) != b.conversation.position(id);
+    let side = |r: &Replayer, m: &Message, o: &serde_json::Map<String, Value>| {
+        let mut parts: Vec<String> = differing
+            .iter()
+            .map(|name| match o.get(*name) {
+                Some(value) => format!("{name} {}", brief(value)),
+                None => format!("no {name}"),
+            })
+            .collect();
+        if moved {
+            let at = r.conversation.position(id).unwrap_or_default();
+            parts.push(format!("at position {at}"));
+        }
+        format!("{} {id:?} with {}", kind(m), parts.join(", "))
+    };
+    (side(a, ma, oa), side(b, mb, ob))
 }
 
 /// What one replay shows for `key`, in a few words.
