@@ -195,6 +195,12 @@ codes! {
     /// §11: `RUN_STARTED.protocolVersion` is not a version this consumer can
     /// interpret.
     ProtocolVersionUninterpretable = "protocol.version.uninterpretable", Warning;
+    // Profiles (§10).
+    /// P13 (issue 18): the `spec` and `ag-ui-client-1.0` replays disagree
+    /// after this event on something it touched (the outcome, a message or
+    /// activity, the message list, the state); names what the deployed
+    /// client shows instead, and why.
+    ProfileDivergence = "profile.divergence", Info;
     // State (R11 applied to state).
     /// A `STATE_DELTA` whose patch does not apply; state unchanged.
     StatePatchFailed = "state.patch.failed", Warning;

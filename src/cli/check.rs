@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::{CheckArgs, EXIT_OK, EXIT_RUN_FAILED, OutputFormat, open_stream};
 use crate::diagnostic::{Diagnostic, Severity, SeverityCounts};
-use crate::replay::{Outcome, replay_from};
+use crate::replay::{Lockstep, Outcome, merge_divergences, replay_comparing};
 
 /// The `check --format json` object, in the contract's member order.
 #[derive(Debug, Serialize)]
@@ -18,7 +18,8 @@ pub struct CheckReport {
     pub outcome: &'static str,
     /// The diagnostic that failed the run, or `null`.
     pub fatal: Option<Diagnostic>,
-    /// Every diagnostic: the reader's (seq 0), then the replay's, in order.
+    /// Every diagnostic: the reader's (seq 0), then the replay's, in order,
+    /// each event's `profile.divergence` (P13) after its own.
     pub diagnostics: Vec<Diagnostic>,
     /// The AG-UI messages at the last applied step.
     pub messages: Value,
@@ -28,9 +29,15 @@ pub struct CheckReport {
 
 pub(super) fn run(args: &CheckArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
     let (source, options) = open_stream(&args.stream)?;
-    let replayer = replay_from(source.start(options), &source.events);
+    // P13: the other profile replays in lockstep; where the two part, an
+    // `info` `profile.divergence` follows the event's own diagnostics.
+    let (replayer, divergences) = replay_comparing(
+        source.start(options),
+        source.start(Lockstep::other_options(options)),
+        &source.events,
+    );
     let mut diagnostics = source.diagnostics.clone();
-    diagnostics.extend_from_slice(replayer.diagnostics());
+    diagnostics.extend(merge_divergences(replayer.diagnostics(), &divergences));
     let outcome = replayer.outcome();
     let report = CheckReport {
         events: source.events.len(),

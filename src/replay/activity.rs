@@ -28,6 +28,15 @@ impl Replayer {
         let profile = self.profile();
         let owner = envelope.subagent_run_id.as_deref();
         let metadata = envelope.metadata.as_ref();
+        let client = profile == Profile::AgUiClient10;
+        // P12: the reference's verifier, which runs before its reducer, owns
+        // the owner map under `ag-ui-client-1.0`: an id it has no owner for,
+        // or a replacing snapshot, records the snapshot's tag, whatever the
+        // reducer then does with the message.
+        let established = self.owners.get(message_id).cloned();
+        if client && (established.is_none() || replace) {
+            Arc::make_mut(&mut self.owners).insert(message_id.to_owned(), owner.map(str::to_owned));
+        }
         match self.conversation.get_mut(message_id) {
             // R2: create at the position of arrival, whatever `replace` says.
             None => {
@@ -39,8 +48,10 @@ impl Replayer {
                     subagent_run_id: owner.map(str::to_owned),
                     metadata: metadata.cloned(),
                 }));
-                Arc::make_mut(&mut self.owners)
-                    .insert(message_id.to_owned(), owner.map(str::to_owned));
+                if !client {
+                    Arc::make_mut(&mut self.owners)
+                        .insert(message_id.to_owned(), owner.map(str::to_owned));
+                }
                 EventEffect::activity(Effect::Applied, ActivityChange::Created)
             }
             Some(Message::Other(other)) => {
@@ -68,8 +79,6 @@ impl Replayer {
                                 subagent_run_id: owner.map(str::to_owned),
                                 metadata: metadata.cloned(),
                             }));
-                        Arc::make_mut(&mut self.owners)
-                            .insert(message_id.to_owned(), owner.map(str::to_owned));
                         self.diagnose_as(
                             Code::SnapshotIdCollision,
                             Severity::Note,
@@ -100,8 +109,10 @@ impl Replayer {
                 activity.activity_type = activity_type.to_owned();
                 activity.subagent_run_id = owner.map(str::to_owned);
                 activity.merge_metadata(metadata);
-                Arc::make_mut(&mut self.owners)
-                    .insert(message_id.to_owned(), owner.map(str::to_owned));
+                if !client {
+                    Arc::make_mut(&mut self.owners)
+                        .insert(message_id.to_owned(), owner.map(str::to_owned));
+                }
                 EventEffect::activity(Effect::Applied, ActivityChange::Replaced)
             }
             Some(Message::Activity(activity)) => {
@@ -115,7 +126,6 @@ impl Replayer {
                     ),
                 );
                 // R7: the established owner stays.
-                let established = self.owners.get(message_id).cloned();
                 if let (Some(established), Some(owner)) = (established, owner)
                     && established.as_deref() != Some(owner)
                 {
@@ -141,7 +151,14 @@ impl Replayer {
         patch: &Patch,
     ) -> EventEffect {
         let profile = self.profile();
-        let activity = match self.conversation.get_mut(message_id) {
+        // P12: under `ag-ui-client-1.0` the verifier checks the tag against
+        // its owner map before the reducer looks for the message, so a
+        // mismatch is fatal even where the reducer would have skipped the
+        // delta (an id a snapshot dropped, or that stopped being an activity).
+        if profile == Profile::AgUiClient10 && self.owner_mismatch(envelope, message_id) {
+            return EventEffect::activity(Effect::Fatal, ActivityChange::Fatal);
+        }
+        match self.conversation.get(message_id) {
             None => {
                 // R12; the reference client skips silently, the debugger notes it.
                 let severity = match profile {
@@ -168,21 +185,15 @@ impl Replayer {
                 );
                 return EventEffect::activity(Effect::Skipped, ActivityChange::DeltaSkipped);
             }
-            Some(Message::Activity(activity)) => activity,
-        };
+            Some(Message::Activity(_)) => {}
+        }
         // R22: a tagged delta must come from the owner known in this run.
-        if let (Some(tag), Some(owner)) = (
-            envelope.subagent_run_id.as_deref(),
-            self.owners.get(message_id),
-        ) && owner.as_deref() != Some(tag)
-        {
-            let message = format!(
-                "ACTIVITY_DELTA from subagent {tag:?} for activity {message_id:?} owned by {}; rejected",
-                owner_name(owner.as_deref())
-            );
-            self.diagnose(Code::SubagentOwnerMismatch, Some(message_id), message);
+        if profile == Profile::Spec && self.owner_mismatch(envelope, message_id) {
             return EventEffect::activity(Effect::Fatal, ActivityChange::Fatal);
         }
+        let Some(Message::Activity(activity)) = self.conversation.get_mut(message_id) else {
+            return EventEffect::activity(Effect::Skipped, ActivityChange::DeltaSkipped);
+        };
         // R11, R14: atomic; a failure skips the whole event (D3).
         let applied = match profile {
             Profile::Spec => apply_patch_weighed(
@@ -278,11 +289,19 @@ impl Replayer {
     }
 
     /// R51: reconcile with a `MESSAGES_SNAPSHOT`.
+    ///
+    /// Under `ag-ui-client-1.0` (issue 18, P11) the reconciliation is the
+    /// reference client's: every held message whose id the snapshot names
+    /// is replaced (by the last copy of that id), every snapshot message
+    /// whose id is not held afterwards is appended, duplicates included,
+    /// and a snapshot that carries a reasoning message drops the absent
+    /// reasoning messages as one carrying an activity drops activities.
     pub(super) fn messages_snapshot(
         &mut self,
         snapshot: &[Map<String, Value>],
         metadata: Option<&Map<String, Value>>,
     ) -> EventEffect {
+        let client = self.profile() == Profile::AgUiClient10;
         let incoming: Vec<Arc<Message>> = snapshot
             .iter()
             .filter_map(Message::from_json)
@@ -291,6 +310,11 @@ impl Replayer {
         // With duplicate ids in the snapshot, the last one wins.
         let by_id: FxHashMap<&str, &Arc<Message>> = incoming.iter().map(|m| (m.id(), m)).collect();
         let declares_activities = incoming.iter().any(|m| matches!(**m, Message::Activity(_)));
+        // P11: the reference treats reasoning like activities; R51 keeps them.
+        let declares_reasoning = client
+            && incoming
+                .iter()
+                .any(|m| matches!(&**m, Message::Other(o) if o.role == Role::Reasoning));
         let droppable = self.droppable_activity_types(declares_activities, metadata);
 
         let mut result: Vec<Arc<Message>> = Vec::with_capacity(incoming.len());
@@ -298,26 +322,40 @@ impl Replayer {
         for message in self.conversation.shared() {
             let id = message.id();
             if let Some(replacement) = by_id.get(id) {
-                // Replaced in place: the position is kept.
-                if placed.insert(id) {
+                // Replaced in place: the position is kept. The reference
+                // replaces every held copy of a duplicated id.
+                if placed.insert(id) || client {
                     result.push(Arc::clone(replacement));
                 }
                 continue;
             }
             let survives = match &**message {
                 Message::Activity(a) => !droppable.drops(&a.activity_type),
-                Message::Other(m) => m.role == Role::Reasoning,
+                Message::Other(m) => m.role == Role::Reasoning && !declares_reasoning,
             };
-            if survives && placed.insert(id) {
+            if survives && (placed.insert(id) || client) {
                 result.push(Arc::clone(message));
             }
         }
-        for message in &incoming {
-            if placed.insert(message.id()) {
-                result.push(Arc::clone(by_id.get(message.id()).unwrap_or(&message)));
+        if client {
+            // P11: whatever is not held after the filter is appended, each
+            // copy of a duplicated id included, in snapshot order.
+            let held = placed.clone();
+            for message in &incoming {
+                if !held.contains(message.id()) {
+                    result.push(Arc::clone(message));
+                }
+            }
+        } else {
+            for message in &incoming {
+                if placed.insert(message.id()) {
+                    result.push(Arc::clone(by_id.get(message.id()).unwrap_or(&message)));
+                }
             }
         }
-        // A snapshot re-mints the owners of the activities it carries.
+        // A snapshot re-mints the owners of the activities it carries (the
+        // reference's verifier seeds them the same way, and never forgets
+        // the owners of the activities the snapshot drops: P12).
         for message in &incoming {
             if let Message::Activity(a) = &**message {
                 Arc::make_mut(&mut self.owners).insert(a.id.clone(), a.subagent_run_id.clone());
@@ -335,7 +373,10 @@ impl Replayer {
     }
 
     /// Which absent activity messages a snapshot drops: R51, or under
-    /// `ag-ui-client-1.0` the `authoritativeActivityTypes` the snapshot names.
+    /// `ag-ui-client-1.0` the `authoritativeActivityTypes` the snapshot
+    /// names (P5). A declaration the reference cannot read (the
+    /// `@ag-ui/client` member not an object, the list neither `null` nor an
+    /// array of strings) owns no type: nothing is dropped (P5, issue 18).
     fn droppable_activity_types(
         &self,
         declares_activities: bool,
@@ -349,22 +390,46 @@ impl Replayer {
         if self.profile() != Profile::AgUiClient10 {
             return spec;
         }
-        let authoritative = metadata
-            .and_then(|m| m.get("@ag-ui/client"))
-            .and_then(Value::as_object)
-            .and_then(|client| client.get("authoritativeActivityTypes"));
-        match authoritative {
+        let Some(declaration) = metadata.and_then(|m| m.get("@ag-ui/client")) else {
+            return spec;
+        };
+        let Some(declaration) = declaration.as_object() else {
+            return Droppable::None;
+        };
+        match declaration.get("authoritativeActivityTypes") {
             None => spec,
             Some(Value::Null) => Droppable::All,
-            Some(Value::Array(types)) => Droppable::Types(
+            Some(Value::Array(types)) if types.iter().all(Value::is_string) => Droppable::Types(
                 types
                     .iter()
                     .filter_map(Value::as_str)
                     .map(str::to_owned)
                     .collect(),
             ),
-            Some(_) => spec,
+            Some(_) => Droppable::None,
         }
+    }
+}
+
+impl Replayer {
+    /// R22: whether a tagged delta names another owner than the one known
+    /// in this run (reported, fatal).
+    fn owner_mismatch(&mut self, envelope: &Envelope, message_id: &str) -> bool {
+        let (Some(tag), Some(owner)) = (
+            envelope.subagent_run_id.as_deref(),
+            self.owners.get(message_id),
+        ) else {
+            return false;
+        };
+        if owner.as_deref() == Some(tag) {
+            return false;
+        }
+        let message = format!(
+            "ACTIVITY_DELTA from subagent {tag:?} for activity {message_id:?} owned by {}; rejected",
+            owner_name(owner.as_deref())
+        );
+        self.diagnose(Code::SubagentOwnerMismatch, Some(message_id), message);
+        true
     }
 }
 

@@ -250,7 +250,19 @@ type IdIndex =
 pub struct Conversation {
     messages: imbl::Vector<Arc<Message>>,
     by_id: IdIndex,
+    /// The messages that joined from a recorded run input (R50, E11), by
+    /// id: the step that brought them (0 for the request body, the seq of
+    /// the `RUN_STARTED` whose `input` carried them).
+    from_input: InputIndex,
 }
+
+/// Message id to the step of the run input it joined from.
+type InputIndex = imbl::GenericHashMap<
+    String,
+    crate::diagnostic::Seq,
+    FxBuildHasher,
+    imbl::shared_ptr::DefaultSharedPtr,
+>;
 
 impl PartialEq for Conversation {
     fn eq(&self, other: &Self) -> bool {
@@ -324,6 +336,46 @@ impl Conversation {
         self.messages.push_back(message);
     }
 
+    /// Inserts a message at position `i` (at the end if `i` is past it),
+    /// moving the later ones down by one. The index keeps pointing at the
+    /// first message of each id.
+    pub fn insert(&mut self, i: usize, message: Message) {
+        if i >= self.messages.len() {
+            self.push(message);
+            return;
+        }
+        self.messages.insert(i, Arc::new(message));
+        for k in i + 1..self.messages.len() {
+            let id = self.messages[k].id();
+            if let Some(at) = self.by_id.get_mut(id)
+                && *at == k - 1
+            {
+                *at = k;
+            }
+        }
+        let id = self.messages[i].id().to_owned();
+        match self.by_id.get_mut(&id) {
+            Some(at) if *at > i => *at = i,
+            Some(_) => {}
+            None => {
+                self.by_id.insert(id, i);
+            }
+        }
+    }
+
+    /// Marks the message with this id as joined from a run input at
+    /// `step` (R50, E11).
+    pub fn mark_from_input(&mut self, id: &str, step: crate::diagnostic::Seq) {
+        self.from_input.insert(id.to_owned(), step);
+    }
+
+    /// The step of the run input this message joined from, if it joined
+    /// from one (R50, E11): 0 for the recorded request body, otherwise the
+    /// seq of the `RUN_STARTED` that carried it.
+    pub fn from_input(&self, id: &str) -> Option<crate::diagnostic::Seq> {
+        self.from_input.get(id).copied()
+    }
+
     /// Replaces the message with `message`'s id in place.
     pub fn replace(&mut self, message: Message) {
         match self.by_id.get(message.id()) {
@@ -349,6 +401,10 @@ impl Conversation {
         self.by_id = IdIndex::default();
         for message in messages {
             self.push_shared(message);
+        }
+        if !self.from_input.is_empty() {
+            let by_id = &self.by_id;
+            self.from_input.retain(|id, _| by_id.contains_key(id));
         }
     }
 

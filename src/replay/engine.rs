@@ -217,9 +217,14 @@ impl Replayer {
             for message in &list {
                 replayer.register_tool_calls(message);
             }
+            let ids: Vec<String> = list.iter().map(|m| m.id().to_owned()).collect();
             replayer
                 .conversation
                 .set_messages(list.into_iter().map(Arc::new).collect());
+            // E11: the app shows them as the run input.
+            for id in ids {
+                replayer.conversation.mark_from_input(&id, Seq::START);
+            }
         }
         if let Some(state) = input.get("state") {
             replayer.state_bytes = document_bytes(state);
@@ -655,8 +660,46 @@ impl Replayer {
         }
         if let Some(input) = input {
             self.check_run_input(input);
+            self.join_run_input(input);
         }
         EventEffect::APPLIED
+    }
+
+    /// §1, R50, E11: the messages of `RUN_STARTED.input` that the
+    /// conversation does not hold yet join it at this step, in their order
+    /// (the first of a repeated id), activity messages included, and are
+    /// marked as run input. An activity that joins is owned by its own
+    /// `subagentRunId` (R21); under `ag-ui-client-1.0` the owner map is the
+    /// reference verifier's, which records the owner of every input
+    /// activity it has none for, held or not (P12).
+    fn join_run_input(&mut self, input: &Value) {
+        let Some(Value::Array(messages)) = input.get("messages") else {
+            return;
+        };
+        let client = self.profile() == Profile::AgUiClient10;
+        for object in messages.iter().filter_map(Value::as_object) {
+            let Some(message) = Message::from_json(object) else {
+                continue;
+            };
+            if client
+                && let Message::Activity(activity) = &message
+                && !self.owners.contains_key(&activity.id)
+            {
+                Arc::make_mut(&mut self.owners)
+                    .insert(activity.id.clone(), activity.subagent_run_id.clone());
+            }
+            if self.conversation.contains(message.id()) {
+                continue;
+            }
+            if let (false, Message::Activity(activity)) = (client, &message) {
+                Arc::make_mut(&mut self.owners)
+                    .insert(activity.id.clone(), activity.subagent_run_id.clone());
+            }
+            self.register_tool_calls(&message);
+            let id = message.id().to_owned();
+            self.conversation.push(message);
+            self.conversation.mark_from_input(&id, self.seq);
+        }
     }
 
     /// §11: a declared version newer than the consumer's is served with a

@@ -10,6 +10,7 @@
 
 mod activity;
 mod conversation;
+mod divergence;
 mod engine;
 mod frozen;
 mod limits;
@@ -23,6 +24,7 @@ use std::str::FromStr;
 use crate::protocol::ProtocolVersion;
 
 pub use conversation::{ActivityMessage, Conversation, Message, OtherMessage, Role};
+pub use divergence::{Lockstep, merge_divergences, replay_comparing};
 pub use engine::{
     ActivityChange, Effect, EventEffect, Outcome, Replayer, RunPhase, replay_from, replay_from_to,
     replay_log, replay_to,

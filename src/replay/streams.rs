@@ -1047,12 +1047,37 @@ impl Replayer {
             fields.insert("subagentRunId".into(), Value::String(owner.clone()));
         }
         merge_metadata(&mut fields, envelope.metadata.as_ref());
-        self.conversation.push(Message::Other(OtherMessage {
+        let message = Message::Other(OtherMessage {
             id: message_id.to_owned(),
             role: Role::Tool,
             fields,
-        }));
+        });
+        // E12: right after the assistant message that holds the call and
+        // the tool messages already following it; at the end when no
+        // assistant message holds it.
+        match self.tool_result_position(tool_call_id) {
+            Some(at) => self.conversation.insert(at, message),
+            None => self.conversation.push(message),
+        }
         EventEffect::APPLIED
+    }
+
+    /// E12: where a tool result for `tool_call_id` goes: after the
+    /// assistant message holding the call and the tool messages that
+    /// follow it (as `tool-result-parts-mint-tool-message` places it and
+    /// the reference client does).
+    fn tool_result_position(&self, tool_call_id: &str) -> Option<usize> {
+        let holder = self.tool_call_messages.get(tool_call_id)?;
+        let at = self.conversation.position(holder)?;
+        let is_role = |i: usize, role: Role| matches!(self.conversation.at(i), Some(Message::Other(m)) if m.role == role);
+        if !is_role(at, Role::Assistant) {
+            return None;
+        }
+        let mut after = at + 1;
+        while is_role(after, Role::Tool) {
+            after += 1;
+        }
+        Some(after)
     }
 
     fn encrypted_value(

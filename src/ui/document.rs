@@ -35,6 +35,10 @@ pub struct Doc {
     pub recording: Option<Recording>,
     /// Whether the session is still being written (the timeline grows).
     pub live: bool,
+    /// Where the other profile shows something else (P13, issue 18): the
+    /// `profile.divergence` diagnostics, in seq order. Found once when a
+    /// finished stream opens; empty for a live one.
+    pub divergences: Vec<Diagnostic>,
 }
 
 impl Doc {
@@ -168,6 +172,18 @@ pub fn load(path: &Path, session: Option<i64>, options: Options) -> Result<Box<D
         None
     };
     let start = source.start(options);
+    // P13: the two profiles in lockstep, once, for the timeline's marks and
+    // the inspector (not for a live session, whose events keep coming).
+    let divergences = if live {
+        Vec::new()
+    } else {
+        crate::replay::replay_comparing(
+            source.start(options),
+            source.start(crate::replay::Lockstep::other_options(options)),
+            &source.events,
+        )
+        .1
+    };
     // The timeline keeps the events; the source keeps the rest.
     let events = std::mem::take(&mut source.events);
     let timeline = if live {
@@ -189,6 +205,7 @@ pub fn load(path: &Path, session: Option<i64>, options: Options) -> Result<Box<D
         arrival_nanos,
         recording,
         live,
+        divergences,
     }))
 }
 
@@ -272,5 +289,6 @@ fn waiting_for_a_session(path: &Path, recording: Recording, options: Options) ->
         counts: SeverityCounts::default(),
         recording: Some(recording),
         live: true,
+        divergences: Vec::new(),
     }
 }

@@ -9,6 +9,7 @@ use egui::{Align, Id, Layout, RichText, Sense, TextFormat, Ui};
 use serde_json::{Map, Value};
 
 use super::Change;
+use crate::diagnostic::Seq;
 use crate::replay::{ActivityMessage, OtherMessage, Role};
 use crate::ui::json_tree::compact_json;
 use crate::ui::state::Command;
@@ -54,6 +55,19 @@ fn change_badge_ui(ui: &mut Ui, change: Change) {
     ui.label(RichText::new(text).small().strong());
 }
 
+/// A small "input" label on a message that joined from a recorded run
+/// input (E11, issue 18): the request body (step 0) or a `RUN_STARTED`.
+fn input_badge_ui(ui: &mut Ui, input: Option<Seq>) {
+    let Some(step) = input else { return };
+    let from = if step == Seq::START {
+        "the recorded request body (step 0)".to_owned()
+    } else {
+        format!("the input of RUN_STARTED at step {step}")
+    };
+    ui.label(RichText::new("input").small().weak().italics())
+        .on_hover_text(format!("Joined the conversation from {from} (E11)"));
+}
+
 /// Struck through when the message is gone.
 fn struck(text: RichText, change: Change) -> RichText {
     if change == Change::Removed {
@@ -68,6 +82,7 @@ pub(super) fn activity_card_ui(
     ui: &mut Ui,
     activity: &ActivityMessage,
     change: Change,
+    input: Option<Seq>,
     selected: bool,
     commands: &mut Vec<Command>,
 ) {
@@ -83,6 +98,7 @@ pub(super) fn activity_card_ui(
                 change,
             ));
             change_badge_ui(ui, change);
+            input_badge_ui(ui, input);
             ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
                 ui.label(RichText::new(owner_label(activity)).small().weak());
             });
@@ -155,7 +171,12 @@ pub fn content_preview(content: &Value, max_keys: usize, max_value_chars: usize)
 }
 
 /// A text, tool or reasoning message.
-pub(super) fn other_message_ui(ui: &mut Ui, message: &OtherMessage, change: Change) {
+pub(super) fn other_message_ui(
+    ui: &mut Ui,
+    message: &OtherMessage,
+    change: Change,
+    input: Option<Seq>,
+) {
     message_frame(ui, change, false).show(ui, |ui| {
         ui.set_width(ui.available_width());
         ui.horizontal(|ui| {
@@ -179,6 +200,7 @@ pub(super) fn other_message_ui(ui: &mut Ui, message: &OtherMessage, change: Chan
                 change,
             ));
             change_badge_ui(ui, change);
+            input_badge_ui(ui, input);
         });
         let text = text_of(message.fields.get("content"));
         match message.role {

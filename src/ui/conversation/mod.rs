@@ -85,22 +85,26 @@ pub fn conversation_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command
 
     let selected = state.selected_activity.as_deref();
     virtual_rows_ui(ui, list_id, num_rows, target, |ui, i| {
-        let (message, change) = match row(i) {
+        let (message, change, input) = match row(i) {
             Row::At(i) => match at.at(i) {
-                Some(message) => (message, change_of(before, message)),
+                Some(message) => (
+                    message,
+                    change_of(before, message),
+                    at.from_input(message.id()),
+                ),
                 None => return,
             },
             Row::Removed(j) => match before.at(j) {
-                Some(message) => (message, Change::Removed),
+                Some(message) => (message, Change::Removed, before.from_input(message.id())),
                 None => return,
             },
         };
         ui.push_id(message.id(), |ui| match message {
             Message::Activity(activity) => {
                 let is_selected = selected == Some(activity.id.as_str());
-                activity_card_ui(ui, activity, change, is_selected, commands);
+                activity_card_ui(ui, activity, change, input, is_selected, commands);
             }
-            Message::Other(other) => other_message_ui(ui, other, change),
+            Message::Other(other) => other_message_ui(ui, other, change, input),
         });
     });
 }
@@ -196,6 +200,30 @@ mod tests {
         harness.run();
         harness.get_by_label("changed");
         assert!(harness.query_by_label("new").is_none());
+    }
+
+    #[test]
+    fn messages_joined_from_the_run_input_are_marked() {
+        // issue 18 (E11): RUN_STARTED.input's messages join, labelled "input".
+        let path = std::env::temp_dir().join(format!(
+            "agui-replay-input-label-{}.jsonl",
+            std::process::id()
+        ));
+        let stream = [
+            r#"{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","state":{},"tools":[],"context":[],"forwardedProps":{},"messages":[{"id":"u1","role":"user","content":"hello"}]}}"#,
+            r#"{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}"#,
+            r#"{"type":"TEXT_MESSAGE_END","messageId":"m1"}"#,
+            r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#,
+        ];
+        std::fs::write(&path, stream.join("\n")).expect("temp file");
+        let mut state = AppState::default();
+        state.open_now(&path, None);
+        state.apply(vec![Command::Time(TimeCommand::Set(Seq(3)))]);
+        let _ = std::fs::remove_file(&path);
+        let mut harness = harness(state);
+        harness.run();
+        harness.get_by_label("hello");
+        assert_eq!(harness.query_all_by_label("input").count(), 1);
     }
 
     #[test]

@@ -213,12 +213,27 @@ fn step_diagnostics_ui(ui: &mut Ui, doc: &Doc, step: Seq) {
     } else {
         &[]
     };
-    if here.is_empty() && reader.is_empty() {
+    let divergences = &doc.divergences;
+    let parted = &divergences[divergences.partition_point(|d| d.seq < step)
+        ..divergences.partition_point(|d| d.seq <= step)];
+    if here.is_empty() && reader.is_empty() && parted.is_empty() {
         ui.weak("none");
         return;
     }
     for diagnostic in reader.iter().chain(here) {
         diagnostic_ui(ui, diagnostic);
+    }
+    // P13: what the deployed client shows instead, and why.
+    if !parted.is_empty() {
+        ui.add_space(4.0);
+        let other = match doc.options().profile {
+            crate::replay::Profile::Spec => "Your client shows something else here",
+            crate::replay::Profile::AgUiClient10 => "The spec shows something else here",
+        };
+        ui.label(RichText::new(other).strong());
+        for diagnostic in parted {
+            diagnostic_ui(ui, diagnostic);
+        }
     }
 }
 

@@ -403,6 +403,44 @@ mod tests {
     }
 
     #[test]
+    fn where_the_profiles_part_the_inspector_says_what_the_client_shows() {
+        // issue 18 (P13): a snapshot on a text message's id (R9 against P3).
+        let path = std::env::temp_dir().join(format!(
+            "agui-replay-divergence-{}.jsonl",
+            std::process::id()
+        ));
+        let stream = [
+            r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#,
+            r#"{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}"#,
+            r#"{"type":"TEXT_MESSAGE_END","messageId":"m1"}"#,
+            r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"m1","activityType":"p","content":{}}"#,
+            r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#,
+        ];
+        std::fs::write(&path, stream.join("\n")).expect("temp file");
+        let mut state = AppState::default();
+        state.open_now(&path, None);
+        let _ = std::fs::remove_file(&path);
+        let divergences = &state.doc.as_ref().expect("opened").divergences;
+        assert_eq!(divergences.len(), 1);
+        assert_eq!(divergences[0].seq, Seq(4));
+        state.apply(vec![Command::Time(TimeCommand::Set(Seq(4)))]);
+        let mut harness = harness(state);
+        harness.run();
+        harness.get_by_label("Your client shows something else here");
+        harness.get_by_label("info profile.divergence");
+        // Not at another step.
+        harness
+            .state_mut()
+            .apply(vec![Command::Time(TimeCommand::Set(Seq(3)))]);
+        harness.run();
+        assert!(
+            harness
+                .query_by_label("Your client shows something else here")
+                .is_none()
+        );
+    }
+
+    #[test]
     fn lane_buttons_move_the_cursor() {
         let mut harness = harness(demo_state(15, "search-1"));
         harness.run();

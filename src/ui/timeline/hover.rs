@@ -43,6 +43,23 @@ impl Hover<'_> {
             ui.weak("[ and ] go from one bookmark to the next");
             return;
         }
+        // Where the two profiles part (P13), just below the ticks.
+        if let Some(divergence) = super::marks::divergence_at(
+            self.axis,
+            &self.doc.divergences,
+            self.ticks_rect.center().y,
+            pos,
+            super::HIT_RADIUS,
+        ) {
+            step_line_ui(ui, index, divergence.seq);
+            ui.colored_label(
+                super::marks::divergence_color(ui.visuals()),
+                "The two profiles part here",
+            );
+            ui.label(&divergence.message);
+            ui.weak("Click to go there; the inspector explains it");
+            return;
+        }
         if let Some((lane, mark)) = self.lanes.hit(pos) {
             let lane = &index.lanes()[lane];
             step_line_ui(ui, index, mark.seq);

@@ -109,3 +109,57 @@ pub fn paint_marks(
         painter.vline(x, y - 8.0..=y + 6.0, Stroke::new(1.5, flag));
     }
 }
+
+/// The color of the marks where the two profiles part (P13).
+pub fn divergence_color(visuals: &egui::Visuals) -> egui::Color32 {
+    if visuals.dark_mode {
+        egui::Color32::from_rgb(0xc0, 0x8a, 0xf0)
+    } else {
+        egui::Color32::from_rgb(0x80, 0x40, 0xb0)
+    }
+}
+
+/// A small hollow diamond on the diagnostics row at each event where the
+/// deployed client shows something else than the spec (P13, issue 18); one
+/// per pixel column.
+pub fn paint_divergences(
+    ui: &egui::Ui,
+    painter: &egui::Painter,
+    axis: &TimeAxis,
+    divergences: &[crate::diagnostic::Diagnostic],
+    rows: &MarkRows,
+) {
+    let color = divergence_color(ui.visuals());
+    let y = rows.flags_y - 5.0;
+    let mut last_x = f32::NEG_INFINITY;
+    for divergence in divergences {
+        let x = axis.x_from_step(divergence.seq.0 as f64);
+        if x - last_x < 2.0 {
+            continue;
+        }
+        last_x = x;
+        let points = vec![
+            egui::pos2(x, y - 3.5),
+            egui::pos2(x + 3.5, y),
+            egui::pos2(x, y + 3.5),
+            egui::pos2(x - 3.5, y),
+        ];
+        painter.add(egui::Shape::closed_line(points, Stroke::new(1.2, color)));
+    }
+}
+
+/// The first divergence whose mark is within `radius` of `pos`.
+pub fn divergence_at<'a>(
+    axis: &TimeAxis,
+    divergences: &'a [crate::diagnostic::Diagnostic],
+    rows_y: f32,
+    pos: egui::Pos2,
+    radius: f32,
+) -> Option<&'a crate::diagnostic::Diagnostic> {
+    if (pos.y - (rows_y - 5.0)).abs() > radius {
+        return None;
+    }
+    divergences
+        .iter()
+        .find(|d| (axis.x_from_step(d.seq.0 as f64) - pos.x).abs() <= radius)
+}

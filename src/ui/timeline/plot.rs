@@ -148,6 +148,15 @@ pub(super) fn plot_ui(
         } else if let Some(tick) = tick_at(&ticks, ticks_rect, pos) {
             commands.push(Command::Time(TimeCommand::Set(tick.step)));
             playhead = tick.step;
+        } else if let Some(divergence) = marks::divergence_at(
+            &axis,
+            &doc.divergences,
+            ticks_rect.center().y,
+            pos,
+            super::HIT_RADIUS,
+        ) {
+            commands.push(Command::Time(TimeCommand::Set(divergence.seq)));
+            playhead = divergence.seq;
         }
     }
     if state.time().is_playing() && new_range == range {
@@ -169,6 +178,7 @@ pub(super) fn plot_ui(
         flags_y: ticks_rect.center().y,
     };
     marks::paint_marks(ui, &painter, &axis, state, dragging, &rows);
+    marks::paint_divergences(ui, &painter, &axis, &doc.divergences, &rows);
     paint_playhead(ui, &painter, &axis, playhead, rect.top()..=bottom);
 
     if !response.dragged() {

@@ -1,0 +1,421 @@
+//! Where the two consumer profiles part (P13, issue 18): the same stream
+//! replayed under `spec` and under `ag-ui-client-1.0` in lockstep, and an
+//! `info` diagnostic `profile.divergence` at every event after which they
+//! disagree on something that event touched (the outcome, a message or an
+//! activity, the message list, the state), naming what the other consumer
+//! shows there and why.
+//!
+//! Cheap by construction: after each event only what the event names is
+//! compared (its message, its tool call's message, the state for a state
+//! event, the whole list only for the events that rebuild it: a
+//! `MESSAGES_SNAPSHOT` or a `RUN_STARTED` with an input), plus the lengths
+//! of the two lists. A difference is reported where it appears; the same
+//! difference is not reported again until the two have agreed once more.
+
+use rustc_hash::FxHashSet;
+use serde_json::Value;
+
+use super::conversation::Message;
+use super::engine::Replayer;
+use super::{Options, Profile};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::input::EventLog;
+use crate::protocol::{EventBody, ParseOutcome, for_each_parsed};
+
+/// What two replays may disagree on.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Key {
+    /// The message (or activity) with this id: its value and position.
+    Message(String),
+    /// The message list as a whole (its length, its order).
+    List,
+    /// The shared state.
+    State,
+}
+
+/// What an event touches, read before it is applied.
+#[derive(Default)]
+struct Touched {
+    messages: Vec<String>,
+    tool_calls: Vec<String>,
+    list: bool,
+    state: bool,
+    /// The rules that decide this kind of event in each profile.
+    rules: &'static str,
+}
+
+impl Touched {
+    fn of(parsed: &ParseOutcome) -> Self {
+        let mut touched = Self::default();
+        let ParseOutcome::Event { event, .. } = parsed else {
+            return touched;
+        };
+        use EventBody as B;
+        match &event.body {
+            B::MessagesSnapshot { .. } => touched.list = true,
+            B::RunStarted { input, .. } => {
+                touched.list = input.as_ref().is_some_and(|i| i.get("messages").is_some());
+            }
+            B::StateSnapshot { .. } | B::StateDelta { .. } => touched.state = true,
+            B::ToolCallStart { tool_call_id, .. }
+            | B::ToolCallArgs { tool_call_id, .. }
+            | B::ToolCallEnd { tool_call_id } => touched.tool_calls.push(tool_call_id.clone()),
+            B::ToolCallChunk { tool_call_id, .. } => {
+                touched.tool_calls.extend(tool_call_id.iter().cloned());
+            }
+            B::ToolCallResult { tool_call_id, .. } => {
+                touched.tool_calls.push(tool_call_id.clone());
+            }
+            B::ReasoningEncryptedValue { entity_id, .. } => {
+                touched.tool_calls.push(entity_id.clone());
+            }
+            _ => {}
+        }
+        touched
+            .messages
+            .extend(event.message_id().map(str::to_owned));
+        touched.rules = match &event.body {
+            B::MessagesSnapshot { .. } => "R51 under spec, P5 and P11 under the client",
+            B::RunStarted { .. } => "E11 and R23 under spec, P12 under the client",
+            B::ActivitySnapshot { .. } => "R2–R9 under spec, P3 and P12 under the client",
+            B::ActivityDelta { .. } => "R10–R22 under spec, P2, P4 and P12 under the client",
+            B::StateSnapshot { .. } | B::StateDelta { .. } => "E1 and R11",
+            _ => "the profile rules (P1)",
+        };
+        touched
+    }
+}
+
+/// Two replays of one stream, one per profile, applied in lockstep.
+#[derive(Clone, Debug)]
+pub struct Lockstep {
+    primary: Replayer,
+    shadow: Replayer,
+    diverged: FxHashSet<Key>,
+    /// The outcomes parted (or both runs failed): nothing more to compare.
+    stopped: bool,
+    found: Vec<Diagnostic>,
+}
+
+impl Lockstep {
+    /// Two replays: `primary` (whose diagnostics a caller shows) and
+    /// `shadow`, the same start under the other profile.
+    pub fn new(primary: Replayer, shadow: Replayer) -> Self {
+        Self {
+            primary,
+            shadow,
+            diverged: FxHashSet::default(),
+            stopped: false,
+            found: Vec::new(),
+        }
+    }
+
+    /// The options of the other profile (same protocol and best-effort).
+    pub fn other_options(options: Options) -> Options {
+        let profile = match options.profile {
+            Profile::Spec => Profile::AgUiClient10,
+            Profile::AgUiClient10 => Profile::Spec,
+        };
+        Options { profile, ..options }
+    }
+
+    /// Applies the next event to both replays and compares what it touched.
+    pub fn apply(&mut self, parsed: ParseOutcome) {
+        let touched = Touched::of(&parsed);
+        let from = (
+            self.primary.diagnostics().len(),
+            self.shadow.diagnostics().len(),
+        );
+        self.primary.apply(parsed.clone());
+        self.shadow.apply(parsed);
+        if self.stopped {
+            return;
+        }
+        self.compare(&touched, from);
+    }
+
+    /// The end-of-stream checks of both replays.
+    pub fn finish(&mut self) {
+        self.primary.finish();
+        self.shadow.finish();
+    }
+
+    /// The primary replay.
+    pub fn primary(&self) -> &Replayer {
+        &self.primary
+    }
+
+    /// The `profile.divergence` diagnostics found so far, in seq order.
+    pub fn divergences(&self) -> &[Diagnostic] {
+        &self.found
+    }
+
+    /// The primary replay and the divergences.
+    pub fn into_parts(self) -> (Replayer, Vec<Diagnostic>) {
+        (self.primary, self.found)
+    }
+
+    fn compare(&mut self, touched: &Touched, from: (usize, usize)) {
+        let primary_failed = self.primary.fatal().is_some();
+        let shadow_failed = self.shadow.fatal().is_some();
+        if primary_failed != shadow_failed {
+            let describe = |failed: bool, r: &Replayer| match (failed, r.fatal()) {
+                (true, Some(d)) => format!("the run failing ({}: {})", d.code, d.message),
+                _ => "the run going on".to_owned(),
+            };
+            let primary = describe(primary_failed, &self.primary);
+            let shadow = describe(shadow_failed, &self.shadow);
+            let failing = if primary_failed {
+                &self.primary
+            } else {
+                &self.shadow
+            };
+            let id = failing.fatal().and_then(|d| d.message_id.clone());
+            self.report(id.as_deref(), &primary, &shadow, from, touched.rules);
+            if !self.primary.options().best_effort {
+                self.stopped = true;
+            }
+            return;
+        }
+        if primary_failed && !self.primary.options().best_effort {
+            self.stopped = true;
+            return;
+        }
+        let mut keys: Vec<Key> = touched
+            .messages
+            .iter()
+            .map(|id| Key::Message(id.clone()))
+            .collect();
+        for call in &touched.tool_calls {
+            for replayer in [&self.primary, &self.shadow] {
+                if let Some(holder) = replayer.tool_call_messages.get(call) {
+                    let key = Key::Message(holder.clone());
+                    if !keys.contains(&key) {
+                        keys.push(key);
+                    }
+                }
+            }
+        }
+        if touched.state {
+            keys.push(Key::State);
+        }
+        let lengths_differ = self.primary.conversation.len() != self.shadow.conversation.len();
+        if touched.list || lengths_differ {
+            keys.push(Key::List);
+        }
+        for key in keys {
+            let agree = self.agree(&key);
+            if agree {
+                self.diverged.remove(&key);
+            } else if self.diverged.insert(key.clone()) {
+                let (primary, shadow) = describe_pair(&self.primary, &self.shadow, &key);
+                let id = match &key {
+                    Key::Message(id) => Some(id.clone()),
+                    _ => None,
+                };
+                self.report(id.as_deref(), &primary, &shadow, from, touched.rules);
+            }
+        }
+    }
+
+    fn agree(&self, key: &Key) -> bool {
+        let (a, b) = (&self.primary, &self.shadow);
+        match key {
+            // Once the lists differ (reported as such), positions say
+            // nothing new: only the message itself is compared.
+            Key::Message(id) => {
+                (self.diverged.contains(&Key::List)
+                    || a.conversation.position(id) == b.conversation.position(id))
+                    && a.conversation.get(id) == b.conversation.get(id)
+            }
+            Key::List => a.conversation == b.conversation,
+            Key::State => a.state_bytes == b.state_bytes && a.state == b.state,
+        }
+    }
+
+    /// Reports a divergence at the current step: `primary` and `shadow`
+    /// say what each consumer shows.
+    fn report(
+        &mut self,
+        message_id: Option<&str>,
+        primary: &str,
+        shadow: &str,
+        from: (usize, usize),
+        rules: &str,
+    ) {
+        let seq = self.primary.step();
+        let (client, spec, client_from, spec_from) = match self.primary.profile() {
+            Profile::AgUiClient10 => (primary, shadow, from.0, from.1),
+            Profile::Spec => (shadow, primary, from.1, from.0),
+        };
+        let (client_replay, spec_replay) = match self.primary.profile() {
+            Profile::AgUiClient10 => (&self.primary, &self.shadow),
+            Profile::Spec => (&self.shadow, &self.primary),
+        };
+        let because = because(
+            &spec_replay.diagnostics()[spec_from..],
+            &client_replay.diagnostics()[client_from..],
+            rules,
+        );
+        let text = format!(
+            "your client ({}) shows {client} here; the spec shows {spec}, because {because}",
+            Profile::AgUiClient10
+        );
+        let mut diagnostic = Diagnostic::new(seq, Code::ProfileDivergence, text);
+        diagnostic.message_id = message_id.map(str::to_owned);
+        self.found.push(diagnostic);
+    }
+}
+
+/// What each replay shows for `key`, in a few words: for a message both
+/// hold, only the members that differ (and its position when that does).
+fn describe_pair(a: &Replayer, b: &Replayer, key: &Key) -> (String, String) {
+    let whole = || (describe(a, key), describe(b, key));
+    let Key::Message(id) = key else {
+        return whole();
+    };
+    let (Some(ma), Some(mb)) = (a.conversation.get(id), b.conversation.get(id)) else {
+        return whole();
+    };
+    let (ja, jb) = (ma.to_json(), mb.to_json());
+    let (Some(oa), Some(ob)) = (ja.as_object(), jb.as_object()) else {
+        return whole();
+    };
+    let mut names: Vec<&String> = oa.keys().chain(ob.keys()).collect();
+    names.sort_unstable();
+    names.dedup();
+    let differing: Vec<&String> = names
+        .into_iter()
+        .filter(|name| oa.get(*name) != ob.get(*name))
+        .collect();
+    let moved = a.conversation.position(id) != b.conversation.position(id);
+    let side = |r: &Replayer, m: &Message, o: &serde_json::Map<String, Value>| {
+        let mut parts: Vec<String> = differing
+            .iter()
+            .map(|name| match o.get(*name) {
+                Some(value) => format!("{name} {}", brief(value)),
+                None => format!("no {name}"),
+            })
+            .collect();
+        if moved {
+            let at = r.conversation.position(id).unwrap_or_default();
+            parts.push(format!("at position {at}"));
+        }
+        format!("{} {id:?} with {}", kind(m), parts.join(", "))
+    };
+    (side(a, ma, oa), side(b, mb, ob))
+}
+
+/// What one replay shows for `key`, in a few words.
+fn describe(replayer: &Replayer, key: &Key) -> String {
+    match key {
+        Key::Message(id) => match replayer.conversation.get(id) {
+            None => format!("no message {id:?}"),
+            Some(message) => {
+                let position = replayer.conversation.position(id).unwrap_or_default();
+                format!(
+                    "{} {id:?} at position {position}: {}",
+                    kind(message),
+                    brief(&message.to_json())
+                )
+            }
+        },
+        Key::List => {
+            let ids: Vec<&str> = replayer.conversation.iter().map(Message::id).collect();
+            let shown: Vec<&str> = ids.iter().take(12).copied().collect();
+            let more = if ids.len() > shown.len() { ", …" } else { "" };
+            format!("{} messages [{}{more}]", ids.len(), shown.join(", "))
+        }
+        Key::State => format!("the state {}", brief(&replayer.state)),
+    }
+}
+
+fn kind(message: &Message) -> &'static str {
+    match message {
+        Message::Activity(_) => "activity",
+        Message::Other(_) => "message",
+    }
+}
+
+/// A value's JSON text, cut at about 160 characters.
+fn brief(value: &Value) -> String {
+    const MAX: usize = 160;
+    let text = value.to_string();
+    if text.len() <= MAX {
+        return text;
+    }
+    let mut end = MAX;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
+
+/// Why the two consumers part at this event: what each reported for it,
+/// with the rules behind the codes, or the rules that decide when neither
+/// said anything.
+fn because(spec: &[Diagnostic], client: &[Diagnostic], rules: &str) -> String {
+    let name = |d: &Diagnostic| {
+        let rule = crate::rules::reference()
+            .rule_of(d.code)
+            .map(|r| format!(" ({})", r.id))
+            .unwrap_or_default();
+        format!("{} {}{rule}", d.severity, d.code)
+    };
+    let list = |ds: &[Diagnostic]| -> String {
+        let names: Vec<String> = ds
+            .iter()
+            .filter(|d| d.code != Code::ProfileDivergence)
+            .map(name)
+            .collect();
+        if names.is_empty() {
+            "nothing".to_owned()
+        } else {
+            names.join(", ")
+        }
+    };
+    let (spec_said, client_said) = (list(spec), list(client));
+    if spec_said == client_said {
+        format!("the two reduce this event differently (both report {spec_said}; {rules} decide)")
+    } else {
+        format!(
+            "the spec reports {spec_said} and {} reports {client_said} ({rules} decide)",
+            Profile::AgUiClient10
+        )
+    }
+}
+
+/// Replays a whole stream from `start` and, in lockstep, from `shadow`
+/// (the same start under the other profile), runs the end-of-stream checks,
+/// and returns the primary replay with the `profile.divergence`
+/// diagnostics (P13).
+pub fn replay_comparing(
+    start: Replayer,
+    shadow: Replayer,
+    log: &EventLog,
+) -> (Replayer, Vec<Diagnostic>) {
+    let mut lockstep = Lockstep::new(start, shadow);
+    lockstep.primary.reserve(log.len());
+    lockstep.shadow.reserve(log.len());
+    for_each_parsed(log, |_, _, parsed| lockstep.apply(parsed));
+    lockstep.finish();
+    lockstep.into_parts()
+}
+
+/// Merges divergences into a replay's diagnostics: each after the
+/// diagnostics of its own event.
+pub fn merge_divergences(
+    diagnostics: &[Diagnostic],
+    divergences: &[Diagnostic],
+) -> Vec<Diagnostic> {
+    let mut merged = Vec::with_capacity(diagnostics.len() + divergences.len());
+    let mut pending = divergences.iter().peekable();
+    for diagnostic in diagnostics {
+        while let Some(d) = pending.next_if(|d| d.seq < diagnostic.seq) {
+            merged.push(d.clone());
+        }
+        merged.push(diagnostic.clone());
+    }
+    merged.extend(pending.cloned());
+    merged
+}

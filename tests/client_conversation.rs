@@ -1,0 +1,511 @@
+//! Issue 18: the conversation as `@ag-ui/client` 1.0.0 builds it, and where
+//! the `spec` profile agrees (E11 run input, E12 tool result position) or
+//! keeps its own answer (P5, P11, P12). Every case was confirmed against the
+//! real package; the expected values below are what it showed.
+
+use agui_replay::{Code, Options, Outcome, Profile, Replayer, Seq, Severity};
+use serde_json::{Value, json};
+
+fn spec() -> Options {
+    Options::default()
+}
+
+fn client() -> Options {
+    Options::for_profile(Profile::AgUiClient10)
+}
+
+fn replay_with(options: Options, events: &[Value]) -> Replayer {
+    let mut replayer = Replayer::new(options);
+    for event in events {
+        replayer.apply_bytes(event.to_string().as_bytes());
+    }
+    replayer.finish();
+    replayer
+}
+
+fn run_started(run_id: &str) -> Value {
+    json!({"type": "RUN_STARTED", "threadId": "t", "runId": run_id})
+}
+
+fn run_started_with(run_id: &str, messages: Value) -> Value {
+    json!({"type": "RUN_STARTED", "threadId": "t", "runId": run_id,
+           "input": {"threadId": "t", "runId": run_id, "state": {}, "tools": [],
+                     "context": [], "forwardedProps": {}, "messages": messages}})
+}
+
+fn run_finished(run_id: &str) -> Value {
+    json!({"type": "RUN_FINISHED", "threadId": "t", "runId": run_id})
+}
+
+fn snapshot(id: &str, owner: Option<&str>, replace: Option<bool>) -> Value {
+    let mut event = json!({"type": "ACTIVITY_SNAPSHOT", "messageId": id, "activityType": "p",
+                           "content": {"n": 0}});
+    if let Some(owner) = owner {
+        event["subagentRunId"] = json!(owner);
+    }
+    if let Some(replace) = replace {
+        event["replace"] = json!(replace);
+    }
+    event
+}
+
+fn delta(id: &str, owner: Option<&str>) -> Value {
+    let mut event = json!({"type": "ACTIVITY_DELTA", "messageId": id, "activityType": "p",
+                           "patch": [{"op": "replace", "path": "/n", "value": 1}]});
+    if let Some(owner) = owner {
+        event["subagentRunId"] = json!(owner);
+    }
+    event
+}
+
+/// `id:role` of every message, in order.
+fn ids(replayer: &Replayer) -> Vec<String> {
+    replayer
+        .conversation()
+        .iter()
+        .map(|m| format!("{}:{}", m.id(), m.role_name()))
+        .collect()
+}
+
+fn has_code(replayer: &Replayer, code: Code) -> bool {
+    replayer.diagnostics().iter().any(|d| d.code == code)
+}
+
+// ---------------------------------------------------------------------------
+// E11: RUN_STARTED.input joins the conversation (both profiles)
+
+#[test]
+fn run_started_input_messages_not_held_join_in_order_marked_as_input() {
+    // issue 18: the reference appends the input's messages it does not hold,
+    // the first copy of a repeated id, activity messages included.
+    for options in [spec(), client()] {
+        let r = replay_with(
+            options,
+            &[
+                run_started("r1"),
+                json!({"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"}),
+                json!({"type": "TEXT_MESSAGE_END", "messageId": "m1"}),
+                run_finished("r1"),
+                run_started_with(
+                    "r2",
+                    json!([
+                        {"id": "m1", "role": "user", "content": "held id"},
+                        {"id": "u2", "role": "user", "content": "new"},
+                        {"id": "u2", "role": "user", "content": "repeated"},
+                        {"id": "a9", "role": "activity", "activityType": "x", "content": {"k": 1}}
+                    ]),
+                ),
+                run_finished("r2"),
+            ],
+        );
+        assert_eq!(r.outcome(), Outcome::Ok, "{:?}", options.profile);
+        assert_eq!(ids(&r), ["m1:assistant", "u2:user", "a9:activity"]);
+        let messages = r.conversation().to_json();
+        assert_eq!(messages[0]["content"], "", "a held message is not replaced");
+        assert_eq!(messages[1]["content"], "new", "the first copy joins");
+        assert_eq!(messages[2]["content"], json!({"k": 1}));
+        // Marked as input, at the step of its RUN_STARTED (seq 5).
+        assert_eq!(r.conversation().from_input("u2"), Some(Seq(5)));
+        assert_eq!(r.conversation().from_input("a9"), Some(Seq(5)));
+        assert_eq!(r.conversation().from_input("m1"), None);
+        // R50 still warns about the activity in the input.
+        assert!(has_code(&r, Code::InputActivityMessage));
+    }
+}
+
+#[test]
+fn an_activity_joined_from_the_input_can_be_amended() {
+    // issue 18: the joined activity is a real activity (R10 applies).
+    for options in [spec(), client()] {
+        let r = replay_with(
+            options,
+            &[
+                run_started_with(
+                    "r1",
+                    json!([{"id": "a", "role": "activity", "activityType": "p",
+                            "content": {"n": 0}}]),
+                ),
+                delta("a", None),
+                run_finished("r1"),
+            ],
+        );
+        assert_eq!(r.outcome(), Outcome::Ok);
+        assert_eq!(r.conversation().to_json()[0]["content"], json!({"n": 1}));
+    }
+}
+
+#[test]
+fn step_zero_run_input_is_marked_as_input() {
+    // issue 18: the request body's messages are run input too (step 0).
+    let input = json!({"messages": [{"id": "u1", "role": "user", "content": "hi"}]});
+    let r = Replayer::with_run_input(spec(), &input);
+    assert_eq!(r.conversation().from_input("u1"), Some(Seq::START));
+}
+
+// ---------------------------------------------------------------------------
+// E12: a tool result goes after its call (both profiles)
+
+#[test]
+fn tool_result_goes_after_the_assistant_message_holding_the_call() {
+    // issue 18: after the assistant message and the tool messages already
+    // following it; at the end when no assistant message holds the call.
+    for options in [spec(), client()] {
+        let r = replay_with(
+            options,
+            &[
+                run_started("r1"),
+                json!({"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "f",
+                       "parentMessageId": "a1"}),
+                json!({"type": "TOOL_CALL_END", "toolCallId": "c1"}),
+                json!({"type": "TOOL_CALL_START", "toolCallId": "c2", "toolCallName": "g",
+                       "parentMessageId": "a1"}),
+                json!({"type": "TOOL_CALL_END", "toolCallId": "c2"}),
+                snapshot("act", None, None),
+                json!({"type": "TEXT_MESSAGE_START", "messageId": "m2", "role": "assistant"}),
+                json!({"type": "TEXT_MESSAGE_END", "messageId": "m2"}),
+                json!({"type": "TOOL_CALL_RESULT", "messageId": "t1", "toolCallId": "c1",
+                       "content": "r1"}),
+                json!({"type": "TOOL_CALL_RESULT", "messageId": "t2", "toolCallId": "c2",
+                       "content": "r2"}),
+                json!({"type": "TOOL_CALL_RESULT", "messageId": "t3", "toolCallId": "zz",
+                       "content": "orphan"}),
+                run_finished("r1"),
+            ],
+        );
+        assert_eq!(r.outcome(), Outcome::Ok);
+        assert_eq!(
+            ids(&r),
+            [
+                "a1:assistant",
+                "t1:tool",
+                "t2:tool",
+                "act:activity",
+                "m2:assistant",
+                "t3:tool"
+            ],
+            "{:?}",
+            options.profile
+        );
+        // The index follows the insertion: later events find every message.
+        for (i, id) in ["a1", "t1", "t2", "act", "m2", "t3"].iter().enumerate() {
+            assert_eq!(r.conversation().position(id), Some(i), "{id}");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// P5: authoritativeActivityTypes the reference cannot read (client only)
+
+#[test]
+fn an_invalid_authoritative_declaration_drops_no_activity_under_the_client() {
+    // issue 18: the reference owns no type and drops none; spec ignores the
+    // declaration and R51 drops the absent activity (the snapshot carries one).
+    for declaration in [
+        json!(5),
+        json!(null),
+        json!({"authoritativeActivityTypes": ["p", 3]}),
+        json!({"authoritativeActivityTypes": "p"}),
+    ] {
+        let events = [
+            run_started("r1"),
+            snapshot("act", None, None),
+            json!({"type": "MESSAGES_SNAPSHOT",
+                   "messages": [{"id": "x", "role": "activity", "activityType": "q",
+                                 "content": {}}],
+                   "metadata": {"@ag-ui/client": declaration.clone()}}),
+            run_finished("r1"),
+        ];
+        let r = replay_with(client(), &events);
+        assert_eq!(ids(&r), ["act:activity", "x:activity"], "{declaration}");
+        let r = replay_with(spec(), &events);
+        assert_eq!(ids(&r), ["x:activity"], "{declaration}");
+    }
+    // Valid declarations keep their meaning: `{}` is R51, `null` owns all.
+    for declaration in [json!({}), json!({"authoritativeActivityTypes": null})] {
+        let r = replay_with(
+            client(),
+            &[
+                run_started("r1"),
+                snapshot("act", None, None),
+                json!({"type": "MESSAGES_SNAPSHOT",
+                       "messages": [{"id": "x", "role": "activity", "activityType": "q",
+                                     "content": {}}],
+                       "metadata": {"@ag-ui/client": declaration.clone()}}),
+                run_finished("r1"),
+            ],
+        );
+        assert_eq!(ids(&r), ["x:activity"], "{declaration}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// P11: MESSAGES_SNAPSHOT details (client; spec keeps R51)
+
+fn duplicate_and_reasoning_stream() -> Vec<Value> {
+    vec![
+        run_started("r1"),
+        json!({"type": "REASONING_MESSAGE_START", "messageId": "rs1", "role": "reasoning"}),
+        json!({"type": "REASONING_MESSAGE_END", "messageId": "rs1"}),
+        json!({"type": "TEXT_MESSAGE_START", "messageId": "h", "role": "assistant"}),
+        json!({"type": "TEXT_MESSAGE_END", "messageId": "h"}),
+        json!({"type": "MESSAGES_SNAPSHOT", "messages": [
+            {"id": "h", "role": "assistant", "content": "h-first"},
+            {"id": "d", "role": "user", "content": "d-first"},
+            {"id": "h", "role": "assistant", "content": "h-second"},
+            {"id": "d", "role": "user", "content": "d-second"}]}),
+        run_finished("r1"),
+    ]
+}
+
+#[test]
+fn duplicate_ids_in_a_messages_snapshot_are_all_appended_under_the_client() {
+    // issue 18: a held id takes the last copy in place; a new id is appended
+    // once per copy. Spec keeps one of each (R51, last copy wins).
+    let r = replay_with(client(), &duplicate_and_reasoning_stream());
+    let contents: Vec<Value> = r
+        .conversation()
+        .iter()
+        .map(|m| json!([m.id(), m.to_json()["content"]]))
+        .collect();
+    assert_eq!(
+        contents,
+        [
+            json!(["rs1", ""]),
+            json!(["h", "h-second"]),
+            json!(["d", "d-first"]),
+            json!(["d", "d-second"])
+        ]
+    );
+    let r = replay_with(spec(), &duplicate_and_reasoning_stream());
+    assert_eq!(ids(&r), ["rs1:reasoning", "h:assistant", "d:user"]);
+    assert_eq!(r.conversation().to_json()[2]["content"], "d-second");
+}
+
+#[test]
+fn a_snapshot_carrying_reasoning_drops_absent_reasoning_under_the_client() {
+    // issue 18: the reference treats a snapshot's reasoning messages as the
+    // complete set; R51 keeps absent reasoning messages under spec.
+    let mut events = duplicate_and_reasoning_stream();
+    events.insert(
+        6,
+        json!({"type": "MESSAGES_SNAPSHOT", "messages": [
+            {"id": "h", "role": "assistant", "content": "h3"},
+            {"id": "rs2", "role": "reasoning", "content": "new"}]}),
+    );
+    let r = replay_with(client(), &events);
+    assert_eq!(ids(&r), ["h:assistant", "rs2:reasoning"]);
+    let r = replay_with(spec(), &events);
+    assert_eq!(ids(&r), ["rs1:reasoning", "h:assistant", "rs2:reasoning"]);
+}
+
+// ---------------------------------------------------------------------------
+// P12: the reference verifier's owner map (client; spec keeps R21–R23)
+
+/// The owner-map cases, each with what the reference does (`true`: fatal at
+/// the last event before RUN_FINISHED) and what spec does.
+fn owner_map_cases() -> Vec<(&'static str, Vec<Value>, bool, bool)> {
+    let drop_a = json!({"type": "MESSAGES_SNAPSHOT",
+        "messages": [{"id": "z", "role": "activity", "activityType": "q", "content": {}}]});
+    vec![
+        (
+            "a snapshot dropped the activity, replace:false recreates it",
+            vec![
+                run_started("r1"),
+                snapshot("a", Some("s1"), None),
+                drop_a.clone(),
+                snapshot("a", Some("s2"), Some(false)),
+                delta("a", Some("s2")),
+                run_finished("r1"),
+            ],
+            true,
+            false,
+        ),
+        (
+            "a tagged delta for an activity a snapshot dropped",
+            vec![
+                run_started("r1"),
+                snapshot("a", Some("s1"), None),
+                drop_a,
+                delta("a", Some("s2")),
+                run_finished("r1"),
+            ],
+            true,
+            false,
+        ),
+        (
+            "replace:false after a run reset records a new owner",
+            vec![
+                run_started("r1"),
+                snapshot("a", Some("s1"), None),
+                run_finished("r1"),
+                run_started("r2"),
+                snapshot("a", Some("s2"), Some(false)),
+                delta("a", Some("s1")),
+                run_finished("r2"),
+            ],
+            true,
+            false,
+        ),
+        (
+            "an id that stopped being an activity",
+            vec![
+                run_started("r1"),
+                snapshot("a", Some("s1"), None),
+                json!({"type": "MESSAGES_SNAPSHOT",
+                       "messages": [{"id": "a", "role": "user", "content": "u"}]}),
+                delta("a", Some("s2")),
+                run_finished("r1"),
+            ],
+            true,
+            false,
+        ),
+        (
+            "replace:false on a text message id records an owner",
+            vec![
+                run_started("r1"),
+                json!({"type": "TEXT_MESSAGE_START", "messageId": "a", "role": "assistant"}),
+                json!({"type": "TEXT_MESSAGE_END", "messageId": "a"}),
+                snapshot("a", Some("s1"), Some(false)),
+                delta("a", Some("s2")),
+                run_finished("r1"),
+            ],
+            true,
+            false,
+        ),
+        (
+            "a held activity in the next run's input is owned by the input",
+            vec![
+                run_started("r1"),
+                snapshot("a", Some("s1"), None),
+                run_finished("r1"),
+                run_started_with(
+                    "r2",
+                    json!([{"id": "a", "role": "activity", "activityType": "p",
+                            "content": {}}]),
+                ),
+                delta("a", Some("s1")),
+                run_finished("r2"),
+            ],
+            true,
+            false,
+        ),
+        (
+            "R23: a run reset forgets the owner in both",
+            vec![
+                run_started("r1"),
+                snapshot("a", Some("s1"), None),
+                run_finished("r1"),
+                run_started("r2"),
+                delta("a", Some("s2")),
+                run_finished("r2"),
+            ],
+            false,
+            false,
+        ),
+    ]
+}
+
+#[test]
+fn the_client_owner_map_drifts_from_the_reducer_as_the_reference_verifier() {
+    // issue 18 (item 8): each case confirmed against @ag-ui/client 1.0.0.
+    for (name, events, client_fatal, spec_fatal) in owner_map_cases() {
+        let delta_seq = Seq(events.len() as u64 - 1);
+        for (options, fatal) in [(client(), client_fatal), (spec(), spec_fatal)] {
+            let r = replay_with(options, &events);
+            let outcome = if fatal { Outcome::Failed } else { Outcome::Ok };
+            assert_eq!(r.outcome(), outcome, "{name} ({:?})", options.profile);
+            if fatal {
+                let d = r.fatal().expect("fatal");
+                assert_eq!((d.seq, d.code), (delta_seq, Code::SubagentOwnerMismatch));
+                assert_eq!(d.severity, Severity::Error);
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// P13: profile.divergence
+
+fn lockstep(options: Options, events: &[Value]) -> Vec<agui_replay::Diagnostic> {
+    let mut log = agui_replay::EventLog::default();
+    for event in events {
+        log.push(event.to_string().as_bytes());
+    }
+    let (_, divergences) = agui_replay::replay::replay_comparing(
+        Replayer::new(options),
+        Replayer::new(agui_replay::replay::Lockstep::other_options(options)),
+        &log,
+    );
+    divergences
+}
+
+#[test]
+fn divergences_name_the_event_and_what_the_client_shows() {
+    // issue 18 (item 9): an info at each event after which the profiles
+    // disagree on what it touched, from either side.
+    let events = [
+        run_started("r1"),
+        json!({"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"}),
+        json!({"type": "TEXT_MESSAGE_END", "messageId": "m1"}),
+        // P3 against R9: the client overwrites the text message.
+        snapshot("m1", None, None),
+        // Agreement: a plain activity.
+        snapshot("a", Some("s1"), None),
+        delta("a", None),
+        // P12 against R13: fatal under the client only.
+        json!({"type": "MESSAGES_SNAPSHOT",
+               "messages": [{"id": "a", "role": "user", "content": "u"}]}),
+        delta("a", Some("s2")),
+        run_finished("r1"),
+    ];
+    for options in [spec(), client()] {
+        let found = lockstep(options, &events);
+        let seqs: Vec<(u64, Option<&str>)> = found
+            .iter()
+            .map(|d| (d.seq.0, d.message_id.as_deref()))
+            .collect();
+        // 4: m1 differs; 7: the lists differ (m1 survives as an activity
+        // under the client only); 8: the outcome parts, then nothing more.
+        assert_eq!(
+            seqs,
+            [(4, Some("m1")), (7, None), (8, Some("a"))],
+            "{:?}",
+            options.profile
+        );
+        for d in &found {
+            assert_eq!(d.code, Code::ProfileDivergence);
+            assert_eq!(d.severity, Severity::Info);
+            assert!(
+                d.message
+                    .starts_with("your client (ag-ui-client-1.0) shows ")
+            );
+        }
+        assert!(
+            found[0].message.contains("activity \"m1\""),
+            "{}",
+            found[0].message
+        );
+        assert!(found[0].message.contains("R9"), "{}", found[0].message);
+        assert!(
+            found[2].message.contains("the run failing"),
+            "{}",
+            found[2].message
+        );
+        assert!(found[2].message.contains("subagent.owner-mismatch (R22)"));
+    }
+}
+
+#[test]
+fn streams_where_the_profiles_agree_have_no_divergence() {
+    // issue 18 (item 9): nothing reported where both show the same.
+    let events = [
+        run_started("r1"),
+        snapshot("a", None, None),
+        delta("a", None),
+        json!({"type": "STATE_SNAPSHOT", "snapshot": {"n": 1}}),
+        json!({"type": "STATE_DELTA", "delta": [{"op": "add", "path": "/m", "value": 2}]}),
+        run_finished("r1"),
+    ];
+    assert!(lockstep(spec(), &events).is_empty());
+    assert!(lockstep(client(), &events).is_empty());
+}
