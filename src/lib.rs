@@ -25,6 +25,7 @@ pub mod cli;
 pub mod conformance;
 pub mod diagnostic;
 pub mod diff;
+pub mod error;
 pub mod export;
 pub mod input;
 pub mod protocol;

@@ -478,8 +478,8 @@ fn bookmarks_and_notes_are_saved_in_the_recording() {
 
     // Opened again, they are there.
     let harness = open(&path);
-    assert_eq!(harness.state().state.annotations().bookmarks.len(), 1);
-    assert_eq!(harness.state().state.annotations().notes.len(), 1);
+    assert_eq!(harness.state().state.annotations().bookmarks().len(), 1);
+    assert_eq!(harness.state().state.annotations().notes().len(), 1);
 }
 
 #[test]
@@ -491,7 +491,7 @@ fn bookmarks_on_a_plain_stream_file_stay_in_memory() {
     let mut harness = open(&path);
     apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(5)))]);
     press(&mut harness, egui::Key::M);
-    let bookmarks = &harness.state().state.annotations().bookmarks;
+    let bookmarks = &harness.state().state.annotations().bookmarks();
     assert_eq!(bookmarks.len(), 1);
     assert_eq!(bookmarks[0].seq, Seq(5));
     harness.get_by_label_contains("Kept until the app closes");
@@ -570,7 +570,7 @@ fn a_bad_pointer_is_explained_and_nothing_runs() {
     harness.run();
     let state = &harness.state().state;
     assert!(state.search().progress().is_none(), "nothing runs");
-    assert!(state.search().outcome.is_none());
+    assert!(state.search().outcome().is_none());
     assert_eq!(state.step(), Seq(1));
 }
 
@@ -764,7 +764,11 @@ fn bookmarks_kept_in_memory_survive_a_profile_switch() {
         agui_replay::replay::Profile::AgUiClient10
     );
     assert_eq!(state.step(), Seq(7), "the cursor stays");
-    assert_eq!(state.annotations().bookmarks.len(), 1, "the bookmark stays");
+    assert_eq!(
+        state.annotations().bookmarks().len(),
+        1,
+        "the bookmark stays"
+    );
 }
 
 #[test]
@@ -944,14 +948,14 @@ fn a_bookmark_that_could_not_be_saved_is_kept_through_a_replay() {
             .map(str::to_owned)
             .expect("the save failed, and says so");
         assert!(error.contains("kept until the app closes"), "{error}");
-        assert_eq!(state.annotations().bookmarks.len(), 1);
+        assert_eq!(state.annotations().bookmarks().len(), 1);
     }
     apply(&mut harness, vec![Command::SetBestEffort(true)]);
     wait_for_loading(&mut harness);
     let state = &harness.state().state;
     assert!(state.options().best_effort);
-    assert_eq!(state.annotations().bookmarks.len(), 1, "still kept");
-    assert_eq!(state.annotations().bookmarks[0].seq, Seq(9));
+    assert_eq!(state.annotations().bookmarks().len(), 1, "still kept");
+    assert_eq!(state.annotations().bookmarks()[0].seq, Seq(9));
     assert_eq!(std::fs::read(&path).expect("read"), before);
 }
 
@@ -1065,17 +1069,17 @@ fn bookmarks_kept_in_memory_come_back_with_their_exchange() {
     let mut harness = open(&fixture("tests/samples/two-streams.har"));
     apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(3)))]);
     press(&mut harness, egui::Key::M);
-    assert_eq!(harness.state().state.annotations().bookmarks.len(), 1);
+    assert_eq!(harness.state().state.annotations().bookmarks().len(), 1);
     apply(&mut harness, vec![Command::PickSession(2)]);
     wait_for_loading(&mut harness);
     assert_eq!(harness.state().state.doc().unwrap().session, Some(2));
     assert!(
-        harness.state().state.annotations().bookmarks.is_empty(),
+        harness.state().state.annotations().bookmarks().is_empty(),
         "another stream's"
     );
     apply(&mut harness, vec![Command::PickSession(1)]);
     wait_for_loading(&mut harness);
-    let bookmarks = &harness.state().state.annotations().bookmarks;
+    let bookmarks = &harness.state().state.annotations().bookmarks();
     assert_eq!(bookmarks.len(), 1, "back with its exchange");
     assert_eq!(bookmarks[0].seq, Seq(3));
 }

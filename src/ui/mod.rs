@@ -17,6 +17,7 @@ pub mod find;
 pub mod inspector;
 pub mod json_tree;
 pub mod live;
+pub mod memo;
 pub mod notes;
 pub mod rule_text;
 pub mod state;
@@ -127,7 +128,7 @@ impl ReplayApp {
             .show(ui, |ui| {
                 timeline::timeline_ui(ui, &self.state, &mut commands)
             });
-        let wide = self.state.wide_diff && self.state.central_tab == state::CentralTab::Diff;
+        let wide = self.state.wide_diff() && self.state.central_tab() == state::CentralTab::Diff;
         // The side panels give way to a full-width diff.
         if !wide {
             egui::Panel::left("events")
@@ -168,11 +169,11 @@ impl ReplayApp {
                 });
         }
         egui::CentralPanel::default().show(ui, |ui| {
-            if let Some(error) = &self.state.error {
+            if let Some(error) = self.state.error() {
                 error_banner_ui(ui, error, &mut commands);
             }
             compare::central_tabs_ui(ui, &self.state, &mut commands);
-            match self.state.central_tab {
+            match self.state.central_tab() {
                 state::CentralTab::Conversation => {
                     conversation::conversation_ui(ui, &self.state, &mut commands)
                 }
@@ -181,7 +182,7 @@ impl ReplayApp {
         });
         export_dialog::export_dialog_ui(&ctx, &self.state, &mut self.export_dialog);
         self.state.apply(commands);
-        if let Some((message, pointer)) = self.state.search_prefill.take() {
+        if let Some((message, pointer)) = self.state.take_search_prefill() {
             self.search_form.prefill(message, pointer);
             self.right_tab = RightTab::Search;
         }
@@ -207,10 +208,10 @@ impl ReplayApp {
                     ui.close();
                 }
                 ui.menu_button("Open recent", |ui| {
-                    if self.state.recent.is_empty() {
+                    if self.state.recent().is_empty() {
                         ui.label("Nothing opened yet");
                     }
-                    for path in &self.state.recent {
+                    for path in self.state.recent() {
                         if ui.button(path.display().to_string()).clicked() {
                             commands.push(Command::Open(path.clone()));
                             ui.close();
@@ -220,7 +221,7 @@ impl ReplayApp {
                 ui.separator();
                 if ui
                     .add_enabled(
-                        self.state.doc.is_some(),
+                        self.state.doc().is_some(),
                         egui::Button::new("Export repro…").shortcut_text(ui.ctx().format_shortcut(
                             &egui::KeyboardShortcut::new(egui::Modifiers::COMMAND, egui::Key::E),
                         )),
@@ -245,7 +246,7 @@ impl ReplayApp {
                     ] {
                         if ui.radio(current == preference, label).clicked() {
                             ui.ctx().set_theme(preference);
-                            if self.state.remember_recent {
+                            if self.state.remembers_recent() {
                                 document::save_theme(theme_name(preference));
                             }
                             ui.close();
@@ -253,13 +254,13 @@ impl ReplayApp {
                     }
                 });
             });
-            if let Some(doc) = &self.state.doc
+            if let Some(doc) = self.state.doc()
                 && doc.sessions.is_empty()
                 && doc.source.exchanges.len() > 1
             {
                 exchange_picker_ui(ui, doc, commands);
             }
-            if let Some(doc) = &self.state.doc
+            if let Some(doc) = self.state.doc()
                 && doc.sessions.len() > 1
             {
                 let current = doc.session.unwrap_or(1);
@@ -288,7 +289,7 @@ impl ReplayApp {
             }
             ui.separator();
             ui.label("Profile");
-            let profile = self.state.options.profile;
+            let profile = self.state.options().profile;
             for candidate in Profile::ALL {
                 if ui
                     .selectable_label(profile == candidate, state::profile_label(candidate))
@@ -306,7 +307,7 @@ impl ReplayApp {
             }
             // The protocol version the consumer implements (C4, P6): a
             // setting of `spec`; the client profile is a 1.0 consumer.
-            let options = self.state.options;
+            let options = self.state.options();
             let consumer = options.consumer_version();
             ui.add_enabled_ui(profile == Profile::Spec, |ui| {
                 let label = ui.label("Protocol");
@@ -334,13 +335,13 @@ impl ReplayApp {
                         "The @ag-ui/client 1.0.0 profile is a protocol 1.0 consumer (P6)",
                     );
             });
-            let mut best_effort = self.state.options.best_effort;
+            let mut best_effort = self.state.options().best_effort;
             let why = "Keep applying events after a fatal error (R43)";
             let checkbox = ui.checkbox(&mut best_effort, "Best effort");
             if rule_text::on_hover_cited(checkbox, why, Some(why)).changed() {
                 commands.push(Command::SetBestEffort(best_effort));
             }
-            if let Some(loading) = &self.state.loading {
+            if let Some(loading) = self.state.loading() {
                 ui.separator();
                 ui.spinner();
                 ui.label(format!("Opening {}…", loading.path.display()));
@@ -403,8 +404,8 @@ fn error_banner_ui(ui: &mut egui::Ui, error: &str, commands: &mut Vec<Command>) 
 /// Step N of M, the worst severity, counts per severity.
 fn status_bar_ui(ui: &mut egui::Ui, state: &AppState, commands: &mut Vec<Command>) {
     ui.horizontal(|ui| {
-        let Some(doc) = &state.doc else {
-            ui.label(match &state.loading {
+        let Some(doc) = state.doc() else {
+            ui.label(match state.loading() {
                 Some(loading) => format!("Opening {}…", loading.path.display()),
                 None => "No stream open: File › Open…, or drop a file here".to_owned(),
             });
@@ -463,7 +464,7 @@ fn status_bar_ui(ui: &mut egui::Ui, state: &AppState, commands: &mut Vec<Command
                 "LIVE"
             }
             .to_owned();
-            if let Some(quiet) = state.live.quiet_for().filter(|q| q.as_secs() >= 10) {
+            if let Some(quiet) = state.live().quiet_for().filter(|q| q.as_secs() >= 10) {
                 text.push_str(&format!(" (no new event for {} s)", quiet.as_secs()));
             }
             ui.colored_label(ui.visuals().warn_fg_color, text)

@@ -6,6 +6,7 @@
 
 use crate::ui::TimeCommand;
 use crate::ui::command::NoteCommand;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use egui::{RichText, Ui};
@@ -19,14 +20,14 @@ use crate::store::{self, Bookmark, Note, SessionId};
 #[derive(Clone, Debug, Default)]
 pub struct Annotations {
     /// By step.
-    pub bookmarks: Vec<Bookmark>,
+    bookmarks: Vec<Bookmark>,
     /// By step.
-    pub notes: Vec<Note>,
+    notes: Vec<Note>,
     /// Where they are saved: the recording and its session (`None`: kept
     /// in memory only).
-    pub saved_in: Option<(PathBuf, SessionId)>,
+    saved_in: Option<(PathBuf, SessionId)>,
     /// Why the recording's could not be read, if they could not.
-    pub load_error: Option<String>,
+    load_error: Option<String>,
     /// The id of the next one kept in memory (negative, never a row id).
     next_memory_id: i64,
 }
@@ -47,10 +48,30 @@ impl Annotations {
                 annotations.notes = notes;
             }
             (Err(error), _) | (_, Err(error)) => {
-                annotations.load_error = Some(error.to_string());
+                annotations.load_error = Some(crate::error::error_chain(&error));
             }
         }
         annotations
+    }
+
+    /// The bookmarks, by step.
+    pub fn bookmarks(&self) -> &[Bookmark] {
+        &self.bookmarks
+    }
+
+    /// The notes, by step.
+    pub fn notes(&self) -> &[Note] {
+        &self.notes
+    }
+
+    /// Whether they are saved in a recording (otherwise kept in memory).
+    pub fn is_saved(&self) -> bool {
+        self.saved_in.is_some()
+    }
+
+    /// Why the recording's could not be read, if they could not.
+    pub fn load_error(&self) -> Option<&str> {
+        self.load_error.as_deref()
     }
 
     /// The step of the next bookmark after `current` (or the previous one
@@ -101,105 +122,153 @@ impl Annotations {
     }
 }
 
-impl AppState {
-    pub(super) fn add_bookmark(&mut self, label: Option<String>) {
-        if self.doc.is_none() {
-            return;
-        }
-        let step = self.step();
-        let label = label
-            .filter(|l| !l.trim().is_empty())
-            .unwrap_or_else(|| self.default_bookmark_label());
-        let saved = self
-            .annotations
-            .saved_in
-            .as_ref()
-            .map(|(path, session)| store::add_bookmark(path, *session, step, &label));
-        let bookmark = self.saved_or_kept(saved, "bookmark", step, |id| Bookmark {
-            id,
-            session: SessionId(0),
-            seq: step,
-            label,
-            created_at_unix_ms: store::now_unix_ms(),
-        });
-        self.annotations.bookmarks.push(bookmark);
-        self.annotations.sort();
+/// The bookmarks and notes feature: those of the open stream, and those
+/// kept in memory for the streams not open now. Changed by
+/// [`NoteCommand`]s.
+#[derive(Default)]
+pub struct Notes {
+    annotations: Annotations,
+    unsaved: BTreeMap<(PathBuf, Option<i64>), Annotations>,
+}
+
+/// What a [`NoteCommand`] needs of the rest of the app.
+#[derive(Clone, Copy, Debug)]
+pub struct NoteContext<'a> {
+    /// The cursor.
+    pub step: Seq,
+    /// The activity selected (a note is on it).
+    pub selected_activity: Option<&'a str>,
+    /// A bookmark's label unless the user names it.
+    pub default_label: &'a str,
+}
+
+/// What a [`NoteCommand`] did, for the app to show.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NoteResponse {
+    /// Where the cursor goes (the next or previous bookmark).
+    pub go_to: Option<Seq>,
+    /// A short message for the status bar.
+    pub notice: Option<String>,
+    /// An error for the banner (a save that failed).
+    pub error: Option<String>,
+}
+
+impl Notes {
+    /// The bookmarks and notes of the open stream.
+    pub fn annotations(&self) -> &Annotations {
+        &self.annotations
     }
 
-    /// What a bookmark is called unless the user names it: the event at
-    /// the cursor (`ACTIVITY_DELTA plan-1`), or the start.
-    pub fn default_bookmark_label(&self) -> String {
-        let Some(view) = &self.view else {
-            return String::new();
-        };
-        match &view.event {
-            Some(ParseOutcome::Event { event, .. }) => match event.message_id() {
-                Some(id) => format!("{} {id}", event.event_type().as_str()),
-                None => event.event_type().as_str().to_owned(),
-            },
-            Some(_) => "unreadable event".to_owned(),
-            None => "start".to_owned(),
+    /// Another stream opens (or the same again): those of `old` kept in
+    /// memory are set aside with it, `new`'s are read, with those kept for
+    /// it earlier. Bookmarks and notes kept in memory (not a recording, or
+    /// a save that failed) last while the app runs.
+    pub fn open(&mut self, old: Option<&Doc>, new: &Doc) {
+        if let Some(old) = old {
+            self.unsaved
+                .insert((old.path.clone(), old.session), self.annotations.unsaved());
         }
+        let mut annotations = Annotations::load(new);
+        if let Some(unsaved) = self.unsaved.get(&(new.path.clone(), new.session)) {
+            annotations.keep_unsaved_from(unsaved);
+        }
+        self.annotations = annotations;
     }
 
-    pub(super) fn rename_bookmark(&mut self, id: i64, label: &str) {
-        if let Some(error) = self.write_row(id, |path| store::rename_bookmark(path, id, label)) {
-            self.error = Some(error);
-            return;
+    /// Applies a command: a write to the recording for one saved there,
+    /// a change in memory otherwise.
+    pub fn apply(&mut self, command: NoteCommand, at: NoteContext<'_>) -> NoteResponse {
+        let mut response = NoteResponse::default();
+        match command {
+            NoteCommand::AddBookmark(label) => {
+                let step = at.step;
+                let label = label
+                    .filter(|l| !l.trim().is_empty())
+                    .unwrap_or_else(|| at.default_label.to_owned());
+                let saved = self
+                    .annotations
+                    .saved_in
+                    .as_ref()
+                    .map(|(path, session)| store::add_bookmark(path, *session, step, &label));
+                let bookmark =
+                    self.saved_or_kept(saved, "bookmark", step, &mut response, |id| Bookmark {
+                        id,
+                        session: SessionId(0),
+                        seq: step,
+                        label,
+                        created_at_unix_ms: store::now_unix_ms(),
+                    });
+                self.annotations.bookmarks.push(bookmark);
+                self.annotations.sort();
+            }
+            NoteCommand::RenameBookmark(id, label) => {
+                response.error =
+                    self.write_row(id, |path| store::rename_bookmark(path, id, &label));
+                if response.error.is_none()
+                    && let Some(bookmark) =
+                        self.annotations.bookmarks.iter_mut().find(|b| b.id == id)
+                {
+                    bookmark.label = label;
+                }
+            }
+            NoteCommand::DeleteBookmark(id) => {
+                response.error = self.write_row(id, |path| store::delete_bookmark(path, id));
+                if response.error.is_none() {
+                    self.annotations.bookmarks.retain(|b| b.id != id);
+                }
+            }
+            NoteCommand::NextBookmark | NoteCommand::PreviousBookmark => {
+                let forward = command == NoteCommand::NextBookmark;
+                response.go_to = self.annotations.bookmark_step(at.step, forward);
+                if response.go_to.is_none() {
+                    let (which, side) = if forward {
+                        ("next", "after")
+                    } else {
+                        ("previous", "before")
+                    };
+                    response.notice =
+                        Some(format!("No {which} bookmark: none {side} step {}", at.step));
+                }
+            }
+            NoteCommand::AddNote(text) => {
+                if text.trim().is_empty() {
+                    return response;
+                }
+                let step = at.step;
+                let message_id = at.selected_activity.map(str::to_owned);
+                let saved = self.annotations.saved_in.as_ref().map(|(path, session)| {
+                    store::add_note(path, *session, step, message_id.as_deref(), &text)
+                });
+                let note = self.saved_or_kept(saved, "note", step, &mut response, |id| Note {
+                    id,
+                    session: SessionId(0),
+                    seq: step,
+                    message_id,
+                    text,
+                    created_at_unix_ms: store::now_unix_ms(),
+                });
+                self.annotations.notes.push(note);
+                self.annotations.sort();
+            }
+            NoteCommand::EditNote(id, text) => {
+                if text.trim().is_empty() {
+                    return response;
+                }
+                response.error = self.write_row(id, |path| store::edit_note(path, id, &text));
+                if response.error.is_none()
+                    && let Some(note) = self.annotations.notes.iter_mut().find(|n| n.id == id)
+                {
+                    note.text = text;
+                }
+            }
+            NoteCommand::DeleteNote(id) => {
+                response.error = self.write_row(id, |path| store::delete_note(path, id));
+                if response.error.is_none() {
+                    self.annotations.notes.retain(|n| n.id != id);
+                }
+            }
         }
-        if let Some(bookmark) = self.annotations.bookmarks.iter_mut().find(|b| b.id == id) {
-            bookmark.label = label.to_owned();
-        }
-    }
-
-    pub(super) fn delete_bookmark(&mut self, id: i64) {
-        if let Some(error) = self.write_row(id, |path| store::delete_bookmark(path, id)) {
-            self.error = Some(error);
-            return;
-        }
-        self.annotations.bookmarks.retain(|b| b.id != id);
-    }
-
-    pub(super) fn add_note(&mut self, text: &str) {
-        if self.doc.is_none() || text.trim().is_empty() {
-            return;
-        }
-        let step = self.step();
-        let message_id = self.selected_activity.clone();
-        let saved = self.annotations.saved_in.as_ref().map(|(path, session)| {
-            store::add_note(path, *session, step, message_id.as_deref(), text)
-        });
-        let note = self.saved_or_kept(saved, "note", step, |id| Note {
-            id,
-            session: SessionId(0),
-            seq: step,
-            message_id,
-            text: text.to_owned(),
-            created_at_unix_ms: store::now_unix_ms(),
-        });
-        self.annotations.notes.push(note);
-        self.annotations.sort();
-    }
-
-    pub(super) fn edit_note(&mut self, id: i64, text: &str) {
-        if text.trim().is_empty() {
-            return;
-        }
-        if let Some(error) = self.write_row(id, |path| store::edit_note(path, id, text)) {
-            self.error = Some(error);
-            return;
-        }
-        if let Some(note) = self.annotations.notes.iter_mut().find(|n| n.id == id) {
-            note.text = text.to_owned();
-        }
-    }
-
-    pub(super) fn delete_note(&mut self, id: i64) {
-        if let Some(error) = self.write_row(id, |path| store::delete_note(path, id)) {
-            self.error = Some(error);
-            return;
-        }
-        self.annotations.notes.retain(|n| n.id != id);
+        response
     }
 
     /// The row a save gave (`saved`: `None` when there is no recording to
@@ -210,15 +279,19 @@ impl AppState {
         saved: Option<Result<T, store::StoreError>>,
         what: &str,
         step: Seq,
+        response: &mut NoteResponse,
         in_memory: impl FnOnce(i64) -> T,
     ) -> T {
         match saved {
             Some(Ok(row)) => {
-                self.notify(format!("{} saved at step {step}", capitalized(what)));
+                response.notice = Some(format!("{} saved at step {step}", capitalized(what)));
                 return row;
             }
             Some(Err(error)) => {
-                self.error = Some(format!("The {what} is kept until the app closes: {error}"));
+                response.error = Some(format!(
+                    "The {what} is kept until the app closes: {}",
+                    crate::error::error_chain(&error)
+                ));
             }
             None => {}
         }
@@ -233,7 +306,25 @@ impl AppState {
         write: impl FnOnce(&std::path::Path) -> Result<(), store::StoreError>,
     ) -> Option<String> {
         let (path, _) = self.annotations.saved_in.as_ref().filter(|_| id > 0)?;
-        write(path).err().map(|e| e.to_string())
+        write(path).err().map(|e| crate::error::error_chain(&e))
+    }
+}
+
+impl AppState {
+    /// What a bookmark is called unless the user names it: the event at
+    /// the cursor (`ACTIVITY_DELTA plan-1`), or the start.
+    pub fn default_bookmark_label(&self) -> String {
+        let Some(view) = self.view() else {
+            return String::new();
+        };
+        match &view.event {
+            Some(ParseOutcome::Event { event, .. }) => match event.message_id() {
+                Some(id) => format!("{} {id}", event.event_type().as_str()),
+                None => event.event_type().as_str().to_owned(),
+            },
+            Some(_) => "unreadable event".to_owned(),
+            None => "start".to_owned(),
+        }
     }
 }
 
@@ -260,19 +351,20 @@ pub struct NotesForm {
 
 /// The bookmarks and notes tab.
 pub fn notes_ui(ui: &mut Ui, state: &AppState, form: &mut NotesForm, commands: &mut Vec<Command>) {
-    if state.doc.is_none() {
+    if state.doc().is_none() {
         ui.weak("No stream open.");
         return;
     }
-    let annotations = &state.annotations;
-    match &annotations.saved_in {
-        Some(_) => ui.weak("Saved in the recording."),
-        None => ui.weak(
+    let annotations = state.annotations();
+    if annotations.is_saved() {
+        ui.weak("Saved in the recording.");
+    } else {
+        ui.weak(
             "Kept until the app closes: only a recording can keep them \
              (agui-replay import FILE --out REC).",
-        ),
-    };
-    if let Some(error) = &annotations.load_error {
+        );
+    }
+    if let Some(error) = annotations.load_error() {
         ui.colored_label(ui.visuals().error_fg_color, error);
     }
     let step = state.step();
@@ -298,7 +390,7 @@ pub fn notes_ui(ui: &mut Ui, state: &AppState, form: &mut NotesForm, commands: &
         }
     });
     ui.horizontal(|ui| {
-        let any = !annotations.bookmarks.is_empty();
+        let any = !annotations.bookmarks().is_empty();
         if ui
             .add_enabled(any, egui::Button::new("Previous ([)"))
             .clicked()
@@ -310,11 +402,11 @@ pub fn notes_ui(ui: &mut Ui, state: &AppState, form: &mut NotesForm, commands: &
         }
     });
     ui.separator();
-    ui.label(RichText::new(format!("Bookmarks ({})", annotations.bookmarks.len())).strong());
-    if annotations.bookmarks.is_empty() {
+    ui.label(RichText::new(format!("Bookmarks ({})", annotations.bookmarks().len())).strong());
+    if annotations.bookmarks().is_empty() {
         ui.weak("None yet: press m at a step to bookmark it.");
     }
-    for bookmark in &annotations.bookmarks {
+    for bookmark in annotations.bookmarks() {
         bookmark_row_ui(ui, bookmark, step, form, commands);
     }
     ui.separator();
@@ -374,7 +466,7 @@ fn notes_section_ui(
 ) {
     let step = state.step();
     let title =
-        ui.label(RichText::new(format!("Notes ({})", state.annotations.notes.len())).strong());
+        ui.label(RichText::new(format!("Notes ({})", state.annotations().notes().len())).strong());
     ui.add(
         egui::TextEdit::multiline(&mut form.note)
             .hint_text("What happened here")
@@ -382,7 +474,7 @@ fn notes_section_ui(
             .desired_width(f32::INFINITY),
     )
     .labelled_by(title.id);
-    let on = match &state.selected_activity {
+    let on = match state.selected_activity() {
         Some(id) => format!(" on {id}"),
         None => String::new(),
     };
@@ -397,7 +489,7 @@ fn notes_section_ui(
             &mut form.note,
         ))));
     }
-    for note in &state.annotations.notes {
+    for note in state.annotations().notes() {
         ui.horizontal_wrapped(|ui| {
             let mut head = format!("step {}", note.seq);
             if let Some(id) = &note.message_id {
@@ -430,5 +522,91 @@ fn notes_section_ui(
                 commands.push(Command::Note(NoteCommand::DeleteNote(note.id)));
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    // The bookmarks' and notes' state machine, with no egui context
+    // (issue 16, point 3). A JSON lines file keeps them in memory.
+    use super::*;
+    use crate::ui::event_list::tests::{STREAM, doc_of};
+
+    fn at(step: u64) -> NoteContext<'static> {
+        NoteContext {
+            step: Seq(step),
+            selected_activity: Some("a-1"),
+            default_label: "ACTIVITY_DELTA a-1",
+        }
+    }
+
+    #[test]
+    fn bookmarks_in_memory_are_added_renamed_walked_and_deleted() {
+        let doc = doc_of(STREAM);
+        let mut notes = Notes::default();
+        notes.open(None, &doc);
+        assert!(!notes.annotations().is_saved());
+        let added = notes.apply(NoteCommand::AddBookmark(None), at(3));
+        assert_eq!(added, NoteResponse::default(), "kept in memory silently");
+        notes.apply(NoteCommand::AddBookmark(Some("end".into())), at(6));
+        let bookmarks = notes.annotations().bookmarks();
+        assert_eq!(bookmarks.len(), 2);
+        assert_eq!(bookmarks[0].label, "ACTIVITY_DELTA a-1");
+        assert!(bookmarks.iter().all(|b| b.id < 0), "memory ids");
+        let next = notes.apply(NoteCommand::NextBookmark, at(3));
+        assert_eq!(next.go_to, Some(Seq(6)));
+        let none = notes.apply(NoteCommand::NextBookmark, at(6));
+        assert_eq!(none.go_to, None);
+        assert_eq!(
+            none.notice.as_deref(),
+            Some("No next bookmark: none after step 6")
+        );
+        let previous = notes.apply(NoteCommand::PreviousBookmark, at(6));
+        assert_eq!(previous.go_to, Some(Seq(3)));
+        let id = notes.annotations().bookmarks()[1].id;
+        notes.apply(NoteCommand::RenameBookmark(id, "the end".into()), at(0));
+        assert_eq!(notes.annotations().bookmarks()[1].label, "the end");
+        notes.apply(NoteCommand::DeleteBookmark(id), at(0));
+        assert_eq!(notes.annotations().bookmarks().len(), 1);
+    }
+
+    #[test]
+    fn notes_take_the_selected_activity_and_refuse_empty_text() {
+        let doc = doc_of(STREAM);
+        let mut notes = Notes::default();
+        notes.open(None, &doc);
+        notes.apply(NoteCommand::AddNote("  ".into()), at(2));
+        assert!(notes.annotations().notes().is_empty());
+        notes.apply(NoteCommand::AddNote("why?".into()), at(2));
+        let note = &notes.annotations().notes()[0];
+        assert_eq!(note.message_id.as_deref(), Some("a-1"));
+        assert_eq!(note.seq, Seq(2));
+        let id = note.id;
+        notes.apply(NoteCommand::EditNote(id, String::new()), at(2));
+        assert_eq!(notes.annotations().notes()[0].text, "why?", "not emptied");
+        notes.apply(NoteCommand::EditNote(id, "because".into()), at(2));
+        assert_eq!(notes.annotations().notes()[0].text, "because");
+        notes.apply(NoteCommand::DeleteNote(id), at(2));
+        assert!(notes.annotations().notes().is_empty());
+    }
+
+    #[test]
+    fn those_in_memory_come_back_with_their_stream() {
+        let first = doc_of(STREAM);
+        let other = doc_of(&STREAM[..3]);
+        let mut notes = Notes::default();
+        notes.open(None, &first);
+        notes.apply(NoteCommand::AddBookmark(Some("kept".into())), at(4));
+        notes.open(Some(&first), &other);
+        assert!(notes.annotations().bookmarks().is_empty(), "another stream");
+        let again = doc_of(STREAM);
+        // The same path opened again (a replay) takes them back; a new temp
+        // file is another stream, so open the first path's twin by hand.
+        let mut back = again;
+        back.path = first.path.clone();
+        notes.open(Some(&other), &back);
+        let bookmarks = notes.annotations().bookmarks();
+        assert_eq!(bookmarks.len(), 1);
+        assert_eq!(bookmarks[0].label, "kept");
     }
 }
