@@ -4,22 +4,43 @@
 
 use std::error::Error;
 
-/// An error and its sources, joined by `: ` (`cannot read the recording:
-/// permission denied`). A source whose text the message before it already
-/// ends with (a `thiserror` message that prints its source) is not said
-/// twice.
+/// An error and its sources, joined by `: ` (`cannot read (permission
+/// denied): x.rec`). A source the message before it already says (a
+/// `thiserror` message that prints its source, or its cause in plain words
+/// with [`io_cause`]) is not said twice.
 pub fn error_chain(error: &(dyn Error + 'static)) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
     while let Some(cause) = source {
         let said = cause.to_string();
-        if !said.is_empty() && !text.ends_with(&said) {
+        let plain = cause.downcast_ref::<std::io::Error>().map(io_cause);
+        let already = said.is_empty()
+            || text.contains(&said)
+            || plain
+                .as_ref()
+                .is_some_and(|plain| text.contains(plain.as_str()));
+        if !already {
             text.push_str(": ");
             text.push_str(&said);
         }
         source = cause.source();
     }
     text
+}
+
+/// What went wrong with a file, in plain words for a message that names
+/// the file after it: `permission denied`, `no such file`, `is a
+/// directory`, or what the system said.
+pub fn io_cause(error: &std::io::Error) -> String {
+    use std::io::ErrorKind;
+    match error.kind() {
+        ErrorKind::NotFound => "no such file or directory".to_owned(),
+        ErrorKind::PermissionDenied => "permission denied".to_owned(),
+        ErrorKind::IsADirectory => "is a directory".to_owned(),
+        ErrorKind::StorageFull => "no space left on the device".to_owned(),
+        ErrorKind::ReadOnlyFilesystem => "read-only file system".to_owned(),
+        _ => error.to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -67,5 +88,21 @@ mod tests {
             repeats: true,
         };
         assert_eq!(error_chain(&repeated), text);
+    }
+
+    #[test]
+    fn a_cause_in_plain_words_is_not_said_again() {
+        // Issue 16, point 4: `cannot read (permission denied): x.rec`, and
+        // not the system's words for it after the path.
+        let error = crate::input::ReadError::Io {
+            path: "x.rec".into(),
+            source: denied(),
+        };
+        assert_eq!(
+            error_chain(&error),
+            "cannot read (permission denied): x.rec"
+        );
+        let missing = std::io::Error::from(std::io::ErrorKind::NotFound);
+        assert_eq!(io_cause(&missing), "no such file or directory");
     }
 }

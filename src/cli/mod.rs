@@ -223,7 +223,7 @@ pub fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(err) if is_broken_pipe(&err) => ExitCode::from(EXIT_OK),
         Err(err) => {
-            eprintln!("error: {err:#}");
+            eprintln!("error: {}", crate::error::error_chain(err.as_ref()));
             ExitCode::from(EXIT_USAGE)
         }
     }

@@ -233,7 +233,7 @@ pub enum StoreError {
         path: PathBuf,
     },
     /// The file could not be read or written outside SQLite.
-    #[error("{context}: {path}")]
+    #[error("{context} ({}): {path}", crate::error::io_cause(source))]
     Io {
         /// The file.
         path: PathBuf,
@@ -269,7 +269,7 @@ pub enum StoreError {
         reason: String,
     },
     /// Another SQLite failure (disk full, permissions, a locked file).
-    #[error("{context}: {path}")]
+    #[error("{context} ({source}): {path}")]
     Sqlite {
         /// The file.
         path: PathBuf,

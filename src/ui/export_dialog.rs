@@ -349,7 +349,7 @@ fn make_preview(
         &context(doc, request, path),
         PREVIEW_BYTES,
     )
-    .map_err(|e| export::error_chain(&e))
+    .map_err(|e| crate::error::error_chain(&e))
 }
 
 /// Writes the export; the message to show.
@@ -366,7 +366,7 @@ pub fn run_export(
         &context(doc, request, path),
         path,
     )
-    .map_err(|e| export::error_chain(&e))?;
+    .map_err(|e| crate::error::error_chain(&e))?;
     let mut message = format!(
         "Wrote {} events ({} bytes) to {}",
         summary.num_events,

@@ -339,8 +339,11 @@ impl AppState {
             }
             Err(TryRecvError::Empty) => false,
             Err(TryRecvError::Disconnected) => {
+                // The thread reading the file stopped without an answer (a
+                // bug): say so, and which file.
+                let path = loading.path.display().to_string();
                 self.loading = None;
-                self.error = Some("opening failed".into());
+                self.error = Some(format!("the file could not be opened (a bug): {path}"));
                 true
             }
         }
