@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use agui_replay::diagnostic::Seq;
 use agui_replay::diff::DiffScope;
 use agui_replay::store::{NewSession, Recording, RecordingWriter, SessionId, SessionStatus};
-use agui_replay::ui::find::Condition;
+use agui_replay::ui::search::Condition;
 use agui_replay::ui::state::{CentralTab, DiffScopeChoice};
 use agui_replay::ui::{Command, ReplayApp, TimeCommand};
 use egui_kittest::Harness;

@@ -21,9 +21,9 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::open::{Source, open_source};
 use crate::protocol::ProtocolVersion;
 use crate::replay::{Options, Profile};
-use crate::source::{Source, open_source};
 
 /// Exit code: the run replayed without a fatal error.
 pub const EXIT_OK: u8 = 0;

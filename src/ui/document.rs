@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use crate::diagnostic::{Diagnostic, Seq, SeverityCounts};
 use crate::error::error_chain;
+use crate::open::{Source, SourceError, open_source};
 use crate::replay::Options;
-use crate::source::{Source, SourceError, open_source};
 use crate::store::{Recording, SessionInfo, StoreError, file_is_sqlite};
 use crate::timeline::{CheckpointPolicy, Timeline};
 

@@ -5,6 +5,7 @@
 //! Panels read [`AppState`] and push [`Command`]s; the commands of a frame
 //! are applied once, at its end. The engine knows nothing of this module.
 
+pub mod annotations;
 pub mod bench;
 pub mod command;
 pub mod compare;
@@ -13,16 +14,15 @@ pub mod diagnostics;
 pub mod document;
 pub mod event_list;
 pub mod export_dialog;
-pub mod find;
 pub mod inspector;
 pub mod json_tree;
 pub mod live;
 pub mod memo;
-pub mod notes;
 pub mod rule_text;
+pub mod search;
 pub mod state;
+pub mod step_axis;
 pub mod theme;
-pub mod time_axis;
 pub mod time_control;
 pub mod timeline;
 
@@ -58,9 +58,9 @@ pub struct ReplayApp {
     /// Close the window after this long (smoke tests, screenshots).
     pub exit_after: Option<Duration>,
     /// The bookmarks tab's fields.
-    pub notes_form: notes::NotesForm,
+    pub notes_form: annotations::NotesForm,
     /// The search tab's fields.
-    pub search_form: find::SearchForm,
+    pub search_form: search::SearchForm,
     /// File › Export repro….
     pub export_dialog: export_dialog::ExportDialog,
     started: std::time::Instant,
@@ -77,8 +77,8 @@ impl ReplayApp {
             state,
             right_tab: RightTab::Inspector,
             exit_after: None,
-            notes_form: notes::NotesForm::default(),
-            search_form: find::SearchForm::default(),
+            notes_form: annotations::NotesForm::default(),
+            search_form: search::SearchForm::default(),
             export_dialog: export_dialog::ExportDialog::default(),
             started: std::time::Instant::now(),
         }
@@ -159,11 +159,14 @@ impl ReplayApp {
                         RightTab::Diagnostics => {
                             diagnostics::diagnostics_ui(ui, &self.state, &mut commands)
                         }
-                        RightTab::Bookmarks => {
-                            notes::notes_ui(ui, &self.state, &mut self.notes_form, &mut commands)
-                        }
+                        RightTab::Bookmarks => annotations::notes_ui(
+                            ui,
+                            &self.state,
+                            &mut self.notes_form,
+                            &mut commands,
+                        ),
                         RightTab::Search => {
-                            find::search_ui(ui, &self.state, &mut self.search_form, &mut commands)
+                            search::search_ui(ui, &self.state, &mut self.search_form, &mut commands)
                         }
                     }
                 });

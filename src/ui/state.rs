@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
 use std::time::Instant;
 
+use super::annotations::{Annotations, NoteContext, Notes};
 pub use super::command::{
     CentralTab, Command, DiffScopeChoice, MarkCommand, MarkSlot, NoteCommand, SearchCommand,
     SearchFrom,
@@ -16,9 +17,8 @@ pub use super::command::{
 use super::compare::{CompareView, Marks};
 pub use super::document::{Doc, load, load_recent};
 use super::document::{MAX_RECENT, save_recent};
-use super::find::{SearchProgress, SearchRun};
 use super::live::{Live, LiveResponse};
-use super::notes::{Annotations, NoteContext, Notes};
+use super::search::{SearchProgress, SearchRun};
 pub use super::time_control::{SPEEDS, TimeCommand, TimeContext, TimeControl, TimeResponse};
 use crate::diagnostic::{Seq, Severity};
 use crate::protocol::{ParseOutcome, parse_event};
@@ -629,7 +629,7 @@ impl AppState {
             repaint.within(LOADING_POLL);
         }
         repaint.now |= self.tick_playback(dt_seconds);
-        repaint.now |= self.advance_search(super::find::EVENTS_PER_FRAME);
+        repaint.now |= self.advance_search(super::search::EVENTS_PER_FRAME);
         repaint.now |= self.poll_live();
         if let Some(interval) = self.live_poll_interval() {
             // New events and sessions of a recording still being written.

@@ -12,8 +12,8 @@ use super::range::bin_seqs;
 use crate::protocol::EventType;
 use crate::timeline::{EventKind, KindCounts};
 use crate::ui::state::Doc;
+use crate::ui::step_axis::StepAxis;
 use crate::ui::theme;
-use crate::ui::time_axis::TimeAxis;
 
 /// Groups of event kinds, as the density strip colours them (bottom to top).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -165,7 +165,7 @@ pub(super) fn density(
 /// Each bin as a column of its kinds' colours, in proportion.
 pub(super) fn paint_density(
     painter: &egui::Painter,
-    axis: &TimeAxis,
+    axis: &StepAxis,
     rect: Rect,
     density: &Density,
     num_events: u64,

@@ -12,13 +12,13 @@ use crate::diagnostic::Seq;
 use crate::timeline::StreamIndex;
 use crate::ui::rule_text;
 use crate::ui::state::Doc;
+use crate::ui::step_axis::StepAxis;
 use crate::ui::theme;
-use crate::ui::time_axis::TimeAxis;
 
 /// What the pointer is over, for the tooltip.
 pub(super) struct Hover<'a> {
     pub(super) doc: &'a Doc,
-    pub(super) axis: &'a TimeAxis,
+    pub(super) axis: &'a StepAxis,
     pub(super) density: Option<&'a Density>,
     pub(super) density_rect: Rect,
     pub(super) ticks: &'a [Tick],

@@ -23,8 +23,8 @@ use crate::diagnostic::Seq;
 use crate::replay::ActivityChange;
 use crate::timeline::ActivityLane;
 use crate::ui::state::{AppState, Command, Doc};
+use crate::ui::step_axis::StepAxis;
 use crate::ui::theme;
-use crate::ui::time_axis::TimeAxis;
 
 /// A row of the lanes: a group header or a lane.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -205,7 +205,7 @@ struct VisibleLane {
 pub struct LanesView {
     /// Where the lanes show.
     pub viewport: Rect,
-    axis: TimeAxis,
+    axis: StepAxis,
     lanes: Vec<VisibleLane>,
 }
 
@@ -234,7 +234,7 @@ pub fn lanes_ui(
     ui: &mut egui::Ui,
     state: &AppState,
     doc: &Doc,
-    axis: &TimeAxis,
+    axis: &StepAxis,
     plot_x: Rangef,
     bins: Option<(RangeInclusive<u64>, u64)>,
     commands: &mut Vec<Command>,

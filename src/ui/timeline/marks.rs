@@ -10,7 +10,7 @@ use egui::{Align2, FontId, PointerButton, Rect, Response, Stroke};
 
 use crate::diagnostic::Seq;
 use crate::ui::state::{AppState, Command};
-use crate::ui::time_axis::TimeAxis;
+use crate::ui::step_axis::StepAxis;
 
 /// The marks' color.
 fn mark_color(visuals: &egui::Visuals) -> egui::Color32 {
@@ -67,7 +67,7 @@ pub struct MarkRows {
 pub fn paint_marks(
     ui: &egui::Ui,
     painter: &egui::Painter,
-    axis: &TimeAxis,
+    axis: &StepAxis,
     state: &AppState,
     dragging: Option<(Seq, Seq)>,
     rows: &MarkRows,

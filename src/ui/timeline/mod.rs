@@ -198,7 +198,7 @@ mod tests {
         let last = h.state().doc().as_ref().unwrap().num_events() as f64;
         let plot = h.get_by_label("Timeline").rect();
         let row = h.get_by_label("prices-7").rect();
-        let axis = crate::ui::time_axis::TimeAxis {
+        let axis = crate::ui::step_axis::StepAxis {
             first_step: 0.0,
             last_step: last,
             left_x: plot.left() + crate::ui::theme::TIMELINE_PLOT_PADDING,

@@ -16,8 +16,8 @@ use super::range::{bin_steps, follow_playhead, pan_range, step_at, visible_bins,
 use super::strips::{paint_ruler, paint_ticks, strip_labels_ui, tick_at};
 use crate::diagnostic::Seq;
 use crate::ui::state::{AppState, Command, Doc, TimelineRange};
+use crate::ui::step_axis::StepAxis;
 use crate::ui::theme;
-use crate::ui::time_axis::TimeAxis;
 
 /// The ruler, the density, the diagnostics and the lanes, with the
 /// playhead over them; scrubbing, zooming and panning.
@@ -35,7 +35,7 @@ pub(super) fn plot_ui(
         rect.left() + theme::TIMELINE_LABEL_WIDTH,
         (rect.right() - bar_room).max(rect.left() + theme::TIMELINE_LABEL_WIDTH + 1.0),
     );
-    let axis = TimeAxis {
+    let axis = StepAxis {
         first_step: range.first,
         last_step: range.last,
         left_x: plot_x.min + theme::TIMELINE_PLOT_PADDING,
@@ -197,7 +197,7 @@ pub(super) fn plot_ui(
 fn paint_playhead(
     ui: &egui::Ui,
     painter: &egui::Painter,
-    axis: &TimeAxis,
+    axis: &StepAxis,
     step: Seq,
     y: RangeInclusive<f32>,
 ) {
