@@ -3,6 +3,7 @@
 //! and notes, search over time, and following a recording that is still
 //! being written.
 
+use agui_replay::ui::annotations::AnnotationId;
 use agui_replay::ui::command::{MarkCommand, NoteCommand};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
@@ -423,7 +424,7 @@ fn bookmarks_and_notes_are_saved_in_the_recording() {
     assert_eq!(step(&harness), 16, "none before the first");
 
     // Rename and delete reach the file.
-    let first = saved[0].id;
+    let first = AnnotationId::Saved(saved[0].id);
     apply(
         &mut harness,
         vec![
@@ -431,7 +432,9 @@ fn bookmarks_and_notes_are_saved_in_the_recording() {
                 first,
                 "the failed patch".into(),
             )),
-            Command::Note(NoteCommand::DeleteBookmark(saved[1].id)),
+            Command::Note(NoteCommand::DeleteBookmark(AnnotationId::Saved(
+                saved[1].id,
+            ))),
         ],
     );
     let saved = Recording::open(&path)

@@ -16,20 +16,55 @@ use crate::diagnostic::Seq;
 use crate::protocol::ParseOutcome;
 use crate::store::{self, Bookmark, Note, SessionId};
 
+/// Which bookmark or note: a row of the recording, or one kept in memory
+/// (not a recording, or a save that failed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum AnnotationId {
+    /// Its row in the recording.
+    Saved(i64),
+    /// Kept in memory while the app runs, numbered from 1.
+    InMemory(u64),
+}
+
+/// A bookmark or a note with its id. It reads as the row itself (`.seq`,
+/// `.label`); for one kept in memory the row's own id means nothing, `id`
+/// says which it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Kept<T> {
+    /// Which it is.
+    pub id: AnnotationId,
+    /// The bookmark or note.
+    pub row: T,
+}
+
+impl<T> std::ops::Deref for Kept<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.row
+    }
+}
+
+impl<T> Kept<T> {
+    fn is_in_memory(&self) -> bool {
+        matches!(self.id, AnnotationId::InMemory(_))
+    }
+}
+
 /// The bookmarks and notes of the open session.
 #[derive(Clone, Debug, Default)]
 pub struct Annotations {
     /// By step.
-    bookmarks: Vec<Bookmark>,
+    bookmarks: Vec<Kept<Bookmark>>,
     /// By step.
-    notes: Vec<Note>,
+    notes: Vec<Kept<Note>>,
     /// Where they are saved: the recording and its session (`None`: kept
     /// in memory only).
     saved_in: Option<(PathBuf, SessionId)>,
     /// Why the recording's could not be read, if they could not.
     load_error: Option<String>,
-    /// The id of the next one kept in memory (negative, never a row id).
-    next_memory_id: i64,
+    /// The number of the last one kept in memory.
+    last_memory_id: u64,
 }
 
 impl Annotations {
@@ -44,8 +79,20 @@ impl Annotations {
         annotations.saved_in = Some((doc.path.clone(), session));
         match (recording.bookmarks(session), recording.notes(session)) {
             (Ok(bookmarks), Ok(notes)) => {
-                annotations.bookmarks = bookmarks;
-                annotations.notes = notes;
+                annotations.bookmarks = bookmarks
+                    .into_iter()
+                    .map(|row| Kept {
+                        id: AnnotationId::Saved(row.id),
+                        row,
+                    })
+                    .collect();
+                annotations.notes = notes
+                    .into_iter()
+                    .map(|row| Kept {
+                        id: AnnotationId::Saved(row.id),
+                        row,
+                    })
+                    .collect();
             }
             (Err(error), _) | (_, Err(error)) => {
                 annotations.load_error = Some(crate::error::error_chain(&error));
@@ -55,12 +102,12 @@ impl Annotations {
     }
 
     /// The bookmarks, by step.
-    pub fn bookmarks(&self) -> &[Bookmark] {
+    pub fn bookmarks(&self) -> &[Kept<Bookmark>] {
         &self.bookmarks
     }
 
     /// The notes, by step.
-    pub fn notes(&self) -> &[Note] {
+    pub fn notes(&self) -> &[Kept<Note>] {
         &self.notes
     }
 
@@ -91,11 +138,16 @@ impl Annotations {
             bookmarks: self
                 .bookmarks
                 .iter()
-                .filter(|b| b.id < 0)
+                .filter(|b| b.is_in_memory())
                 .cloned()
                 .collect(),
-            notes: self.notes.iter().filter(|n| n.id < 0).cloned().collect(),
-            next_memory_id: self.next_memory_id,
+            notes: self
+                .notes
+                .iter()
+                .filter(|n| n.is_in_memory())
+                .cloned()
+                .collect(),
+            last_memory_id: self.last_memory_id,
             ..Self::default()
         }
     }
@@ -103,17 +155,22 @@ impl Annotations {
     /// Takes the bookmarks and notes that `earlier` kept in memory only
     /// (not saved in a file).
     pub fn keep_unsaved_from(&mut self, earlier: &Self) {
-        self.bookmarks
-            .extend(earlier.bookmarks.iter().filter(|b| b.id < 0).cloned());
+        self.bookmarks.extend(
+            earlier
+                .bookmarks
+                .iter()
+                .filter(|b| b.is_in_memory())
+                .cloned(),
+        );
         self.notes
-            .extend(earlier.notes.iter().filter(|n| n.id < 0).cloned());
-        self.next_memory_id = self.next_memory_id.min(earlier.next_memory_id);
+            .extend(earlier.notes.iter().filter(|n| n.is_in_memory()).cloned());
+        self.last_memory_id = self.last_memory_id.max(earlier.last_memory_id);
         self.sort();
     }
 
-    fn memory_id(&mut self) -> i64 {
-        self.next_memory_id -= 1;
-        self.next_memory_id
+    fn memory_id(&mut self) -> AnnotationId {
+        self.last_memory_id += 1;
+        AnnotationId::InMemory(self.last_memory_id)
     }
 
     fn sort(&mut self) {
@@ -190,29 +247,35 @@ impl Notes {
                     .saved_in
                     .as_ref()
                     .map(|(path, session)| store::add_bookmark(path, *session, step, &label));
-                let bookmark =
-                    self.saved_or_kept(saved, "bookmark", step, &mut response, |id| Bookmark {
-                        id,
+                let bookmark = self.saved_or_kept(
+                    saved,
+                    "bookmark",
+                    step,
+                    &mut response,
+                    |row| row.id,
+                    || Bookmark {
+                        id: 0,
                         session: SessionId(0),
                         seq: step,
                         label,
                         created_at_unix_ms: store::now_unix_ms(),
-                    });
+                    },
+                );
                 self.annotations.bookmarks.push(bookmark);
                 self.annotations.sort();
             }
             NoteCommand::RenameBookmark(id, label) => {
                 response.error =
-                    self.write_row(id, |path| store::rename_bookmark(path, id, &label));
+                    self.write_row(id, |path, row| store::rename_bookmark(path, row, &label));
                 if response.error.is_none()
                     && let Some(bookmark) =
                         self.annotations.bookmarks.iter_mut().find(|b| b.id == id)
                 {
-                    bookmark.label = label;
+                    bookmark.row.label = label;
                 }
             }
             NoteCommand::DeleteBookmark(id) => {
-                response.error = self.write_row(id, |path| store::delete_bookmark(path, id));
+                response.error = self.write_row(id, store::delete_bookmark);
                 if response.error.is_none() {
                     self.annotations.bookmarks.retain(|b| b.id != id);
                 }
@@ -239,14 +302,21 @@ impl Notes {
                 let saved = self.annotations.saved_in.as_ref().map(|(path, session)| {
                     store::add_note(path, *session, step, message_id.as_deref(), &text)
                 });
-                let note = self.saved_or_kept(saved, "note", step, &mut response, |id| Note {
-                    id,
-                    session: SessionId(0),
-                    seq: step,
-                    message_id,
-                    text,
-                    created_at_unix_ms: store::now_unix_ms(),
-                });
+                let note = self.saved_or_kept(
+                    saved,
+                    "note",
+                    step,
+                    &mut response,
+                    |row| row.id,
+                    || Note {
+                        id: 0,
+                        session: SessionId(0),
+                        seq: step,
+                        message_id,
+                        text,
+                        created_at_unix_ms: store::now_unix_ms(),
+                    },
+                );
                 self.annotations.notes.push(note);
                 self.annotations.sort();
             }
@@ -254,15 +324,15 @@ impl Notes {
                 if text.trim().is_empty() {
                     return response;
                 }
-                response.error = self.write_row(id, |path| store::edit_note(path, id, &text));
+                response.error = self.write_row(id, |path, row| store::edit_note(path, row, &text));
                 if response.error.is_none()
                     && let Some(note) = self.annotations.notes.iter_mut().find(|n| n.id == id)
                 {
-                    note.text = text;
+                    note.row.text = text;
                 }
             }
             NoteCommand::DeleteNote(id) => {
-                response.error = self.write_row(id, |path| store::delete_note(path, id));
+                response.error = self.write_row(id, store::delete_note);
                 if response.error.is_none() {
                     self.annotations.notes.retain(|n| n.id != id);
                 }
@@ -273,19 +343,23 @@ impl Notes {
 
     /// The row a save gave (`saved`: `None` when there is no recording to
     /// save in), or, when there was none or the save failed (said in the
-    /// error banner), the one `in_memory` makes with a memory id.
+    /// error banner), the one `in_memory` makes, with a memory id.
     fn saved_or_kept<T>(
         &mut self,
         saved: Option<Result<T, store::StoreError>>,
         what: &str,
         step: Seq,
         response: &mut NoteResponse,
-        in_memory: impl FnOnce(i64) -> T,
-    ) -> T {
+        row_id: impl FnOnce(&T) -> i64,
+        in_memory: impl FnOnce() -> T,
+    ) -> Kept<T> {
         match saved {
             Some(Ok(row)) => {
                 response.notice = Some(format!("{} saved at step {step}", capitalized(what)));
-                return row;
+                return Kept {
+                    id: AnnotationId::Saved(row_id(&row)),
+                    row,
+                };
             }
             Some(Err(error)) => {
                 response.error = Some(format!(
@@ -295,18 +369,26 @@ impl Notes {
             }
             None => {}
         }
-        in_memory(self.annotations.memory_id())
+        Kept {
+            id: self.annotations.memory_id(),
+            row: in_memory(),
+        }
     }
 
-    /// Runs `write` on the recording for a saved row (ids ≥ 1); the error
-    /// to show if it failed.
+    /// Runs `write` on the recording for a saved row; the error to show if
+    /// it failed (one kept in memory is changed in memory only).
     fn write_row(
         &self,
-        id: i64,
-        write: impl FnOnce(&std::path::Path) -> Result<(), store::StoreError>,
+        id: AnnotationId,
+        write: impl FnOnce(&std::path::Path, i64) -> Result<(), store::StoreError>,
     ) -> Option<String> {
-        let (path, _) = self.annotations.saved_in.as_ref().filter(|_| id > 0)?;
-        write(path).err().map(|e| crate::error::error_chain(&e))
+        let AnnotationId::Saved(row) = id else {
+            return None;
+        };
+        let (path, _) = self.annotations.saved_in.as_ref()?;
+        write(path, row)
+            .err()
+            .map(|e| crate::error::error_chain(&e))
     }
 }
 
@@ -344,9 +426,9 @@ pub struct NotesForm {
     /// The text of the next note.
     pub note: String,
     /// A bookmark being renamed, with its new label.
-    pub renaming: Option<(i64, String)>,
+    pub renaming: Option<(AnnotationId, String)>,
     /// A note being edited, with its new text.
-    pub editing: Option<(i64, String)>,
+    pub editing: Option<(AnnotationId, String)>,
 }
 
 /// The bookmarks and notes tab.
@@ -415,7 +497,7 @@ pub fn notes_ui(ui: &mut Ui, state: &AppState, form: &mut NotesForm, commands: &
 
 fn bookmark_row_ui(
     ui: &mut Ui,
-    bookmark: &Bookmark,
+    bookmark: &Kept<Bookmark>,
     step: Seq,
     form: &mut NotesForm,
     commands: &mut Vec<Command>,
@@ -552,7 +634,11 @@ mod tests {
         let bookmarks = notes.annotations().bookmarks();
         assert_eq!(bookmarks.len(), 2);
         assert_eq!(bookmarks[0].label, "ACTIVITY_DELTA a-1");
-        assert!(bookmarks.iter().all(|b| b.id < 0), "memory ids");
+        assert_eq!(
+            bookmarks.iter().map(|b| b.id).collect::<Vec<_>>(),
+            [AnnotationId::InMemory(1), AnnotationId::InMemory(2)],
+            "memory ids, not rows (issue 16, point 8)"
+        );
         let next = notes.apply(NoteCommand::NextBookmark, at(3));
         assert_eq!(next.go_to, Some(Seq(6)));
         let none = notes.apply(NoteCommand::NextBookmark, at(6));
