@@ -405,7 +405,7 @@ fn bookmarks_and_notes_are_saved_in_the_recording() {
     apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(30)))]);
     press(&mut harness, egui::Key::M);
     let saved = Recording::open(&path)
-        .and_then(|r| r.bookmarks(SessionId(1)))
+        .and_then(|r| r.bookmarks(SessionId::new(1)))
         .expect("bookmarks read");
     let steps: Vec<u64> = saved.iter().map(|b| b.seq.0).collect();
     assert_eq!(steps, [16, 30]);
@@ -438,7 +438,7 @@ fn bookmarks_and_notes_are_saved_in_the_recording() {
         ],
     );
     let saved = Recording::open(&path)
-        .and_then(|r| r.bookmarks(SessionId(1)))
+        .and_then(|r| r.bookmarks(SessionId::new(1)))
         .expect("bookmarks read");
     assert_eq!(saved.len(), 1);
     assert_eq!(saved[0].label, "the failed patch");
@@ -455,7 +455,7 @@ fn bookmarks_and_notes_are_saved_in_the_recording() {
         .click();
     harness.run();
     let notes = Recording::open(&path)
-        .and_then(|r| r.notes(SessionId(1)))
+        .and_then(|r| r.notes(SessionId::new(1)))
         .expect("notes read");
     assert_eq!(notes.len(), 1);
     assert_eq!(notes[0].text, "delta before snapshot");
@@ -475,7 +475,7 @@ fn bookmarks_and_notes_are_saved_in_the_recording() {
     harness.get_by_label("Save").click();
     harness.run();
     let notes = Recording::open(&path)
-        .and_then(|r| r.notes(SessionId(1)))
+        .and_then(|r| r.notes(SessionId::new(1)))
         .expect("notes read");
     assert_eq!(notes[0].text, "patched before its snapshot");
 
@@ -793,7 +793,7 @@ fn a_held_m_adds_one_bookmark() {
     }
     harness.run();
     let saved = Recording::open(&path)
-        .and_then(|r| r.bookmarks(SessionId(1)))
+        .and_then(|r| r.bookmarks(SessionId::new(1)))
         .expect("bookmarks read");
     assert_eq!(saved.len(), 1);
 }

@@ -41,7 +41,19 @@ use crate::input::{HttpRequest, HttpResponse};
 
 /// A session's id inside a recording (1, 2, …).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct SessionId(pub i64);
+pub struct SessionId(i64);
+
+impl SessionId {
+    /// The session numbered `id` (the first is 1).
+    pub const fn new(id: i64) -> Self {
+        Self(id)
+    }
+
+    /// Its number.
+    pub const fn get(self) -> i64 {
+        self.0
+    }
+}
 
 impl fmt::Display for SessionId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -75,7 +75,7 @@ impl Annotations {
         let Some(recording) = &doc.recording else {
             return annotations;
         };
-        let session = SessionId(doc.session.unwrap_or(1));
+        let session = SessionId::new(doc.session.unwrap_or(1));
         annotations.saved_in = Some((doc.path.clone(), session));
         match (recording.bookmarks(session), recording.notes(session)) {
             (Ok(bookmarks), Ok(notes)) => {
@@ -255,7 +255,7 @@ impl Notes {
                     |row| row.id,
                     || Bookmark {
                         id: 0,
-                        session: SessionId(0),
+                        session: SessionId::new(0),
                         seq: step,
                         label,
                         created_at_unix_ms: store::now_unix_ms(),
@@ -310,7 +310,7 @@ impl Notes {
                     |row| row.id,
                     || Note {
                         id: 0,
-                        session: SessionId(0),
+                        session: SessionId::new(0),
                         seq: step,
                         message_id,
                         text,

@@ -149,7 +149,7 @@ pub fn load(path: &Path, session: Option<i64>, options: Options) -> Result<Box<D
     let session = source
         .session
         .as_ref()
-        .map(|s| s.id.0)
+        .map(|s| s.id.get())
         .or(session)
         .or((source.num_sessions > 1).then_some(1));
     // A session still being written is followed: its end-of-stream checks

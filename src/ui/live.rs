@@ -113,7 +113,7 @@ impl Live {
             response.changed = true;
             return response;
         }
-        let session = SessionId(doc.session.unwrap_or(1));
+        let session = SessionId::new(doc.session.unwrap_or(1));
         let info = doc.sessions.iter().find(|s| s.id == session);
         let open = info.is_some_and(SessionInfo::is_open);
         if !doc.live && open && info.is_some_and(|s| s.num_events > doc.timeline.len() as u64) {

@@ -280,10 +280,10 @@ impl ReplayApp {
                                 session_status_label(session.status)
                             );
                             if ui
-                                .selectable_label(session.id.0 == current, label)
+                                .selectable_label(session.id.get() == current, label)
                                 .clicked()
                             {
-                                commands.push(Command::PickSession(session.id.0));
+                                commands.push(Command::PickSession(session.id.get()));
                             }
                         }
                     })
