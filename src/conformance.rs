@@ -64,7 +64,7 @@ pub struct Fixture {
 #[derive(Debug, thiserror::Error)]
 pub enum FixtureError {
     /// The file could not be read.
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read ({}): {path}", crate::error::io_cause(source))]
     Io {
         /// The file.
         path: PathBuf,

@@ -25,14 +25,15 @@ pub mod cli;
 pub mod conformance;
 pub mod diagnostic;
 pub mod diff;
+pub mod error;
 pub mod export;
 pub mod input;
+pub mod open;
 pub mod protocol;
 pub mod record;
 pub mod replay;
 pub mod rules;
 pub mod search;
-pub mod source;
 pub mod store;
 pub mod timeline;
 #[cfg(feature = "app")]

@@ -70,7 +70,7 @@ fn demo_recording(test: &str) -> TempPath {
     rec
 }
 
-const S1: SessionId = SessionId(1);
+const S1: SessionId = SessionId::new(1);
 
 struct Snapshot {
     bytes: Vec<u8>,
@@ -274,14 +274,14 @@ fn bookmarks_and_notes_round_trip() {
         edit_note(rec.path(), 12345, "x"),
         Err(StoreError::NoSuchAnnotation { .. })
     ));
-    let err = add_bookmark(rec.path(), SessionId(7), Seq(1), "x").expect_err("no session 7");
+    let err = add_bookmark(rec.path(), SessionId::new(7), Seq(1), "x").expect_err("no session 7");
     assert!(
         matches!(err, StoreError::NoSuchSession { session: 7, .. }),
         "{err:?}"
     );
     assert!(err.to_string().contains("1 session: 1"), "{err}");
     assert_names_file(&err, rec.path());
-    assert!(add_note(rec.path(), SessionId(2), Seq(1), None, "x").is_err());
+    assert!(add_note(rec.path(), SessionId::new(2), Seq(1), None, "x").is_err());
     assert_eq!(
         Recording::open(rec.path())
             .expect("opens")
@@ -304,8 +304,13 @@ fn opening_and_listing_annotations_never_modifies_the_file() {
         let second = Recording::open(rec.path()).expect("opens twice");
         assert_eq!(recording.bookmarks(S1).expect("lists").len(), 1);
         assert_eq!(recording.notes(S1).expect("lists").len(), 1);
-        assert!(second.bookmarks(SessionId(9)).expect("lists").is_empty());
-        assert!(second.notes(SessionId(9)).expect("lists").is_empty());
+        assert!(
+            second
+                .bookmarks(SessionId::new(9))
+                .expect("lists")
+                .is_empty()
+        );
+        assert!(second.notes(SessionId::new(9)).expect("lists").is_empty());
     }
     assert_unchanged(rec.path(), &before, "listing bookmarks and notes");
 }

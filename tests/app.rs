@@ -59,10 +59,56 @@ fn an_unreadable_file_shows_an_error_and_keeps_running() {
         .error()
         .map(str::to_owned)
         .expect("an error");
-    assert!(error.contains("no-such-recording.rec"), "{error}");
+    // The banner says what happened, then the file (issue 16, point 4).
+    assert!(error.contains("no such file"), "{error}");
+    assert!(error.ends_with("no-such-recording.rec"), "{error}");
+    harness.get_by_label(&error);
     harness.get_by_label("Dismiss").click();
     harness.run();
     assert!(harness.state().state.error().is_none());
+}
+
+/// A directory where a recording was expected: the system's cause (no
+/// read permission for a user, "is a directory" here, whoever runs the
+/// tests) reaches the banner, and the command line says the same.
+fn a_directory_named_like_a_recording() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "agui-replay-app-{}-a-directory.rec",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).expect("make the directory");
+    dir
+}
+
+#[test]
+fn the_error_banner_says_the_cause_before_the_file() {
+    // Issue 16, point 4: "cannot read (is a directory): …", not only
+    // "cannot read …".
+    let dir = a_directory_named_like_a_recording();
+    let mut harness = harness(ReplayApp::new(Some(dir.clone())));
+    wait_for_loading(&mut harness);
+    let error = harness
+        .state()
+        .state
+        .error()
+        .map(str::to_owned)
+        .expect("an error");
+    assert!(error.contains("is a directory"), "{error}");
+    assert!(error.ends_with(&*dir.to_string_lossy()), "{error}");
+    harness.get_by_label(&error);
+    let cli = std::process::Command::new(env!("CARGO_BIN_EXE_agui-replay"))
+        .arg("check")
+        .arg(&dir)
+        .output()
+        .expect("run agui-replay");
+    let stderr = String::from_utf8_lossy(&cli.stderr);
+    assert_eq!(cli.status.code(), Some(2), "{stderr}");
+    assert_eq!(
+        stderr.trim_end(),
+        format!("error: {error}"),
+        "the same words"
+    );
+    let _ = std::fs::remove_dir(&dir);
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! and notes, search over time, and following a recording that is still
 //! being written.
 
+use agui_replay::ui::annotations::AnnotationId;
 use agui_replay::ui::command::{MarkCommand, NoteCommand};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
@@ -11,7 +12,7 @@ use std::time::{Duration, Instant};
 use agui_replay::diagnostic::Seq;
 use agui_replay::diff::DiffScope;
 use agui_replay::store::{NewSession, Recording, RecordingWriter, SessionId, SessionStatus};
-use agui_replay::ui::find::Condition;
+use agui_replay::ui::search::Condition;
 use agui_replay::ui::state::{CentralTab, DiffScopeChoice};
 use agui_replay::ui::{Command, ReplayApp, TimeCommand};
 use egui_kittest::Harness;
@@ -404,7 +405,7 @@ fn bookmarks_and_notes_are_saved_in_the_recording() {
     apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(30)))]);
     press(&mut harness, egui::Key::M);
     let saved = Recording::open(&path)
-        .and_then(|r| r.bookmarks(SessionId(1)))
+        .and_then(|r| r.bookmarks(SessionId::new(1)))
         .expect("bookmarks read");
     let steps: Vec<u64> = saved.iter().map(|b| b.seq.0).collect();
     assert_eq!(steps, [16, 30]);
@@ -423,7 +424,7 @@ fn bookmarks_and_notes_are_saved_in_the_recording() {
     assert_eq!(step(&harness), 16, "none before the first");
 
     // Rename and delete reach the file.
-    let first = saved[0].id;
+    let first = AnnotationId::Saved(saved[0].id);
     apply(
         &mut harness,
         vec![
@@ -431,11 +432,13 @@ fn bookmarks_and_notes_are_saved_in_the_recording() {
                 first,
                 "the failed patch".into(),
             )),
-            Command::Note(NoteCommand::DeleteBookmark(saved[1].id)),
+            Command::Note(NoteCommand::DeleteBookmark(AnnotationId::Saved(
+                saved[1].id,
+            ))),
         ],
     );
     let saved = Recording::open(&path)
-        .and_then(|r| r.bookmarks(SessionId(1)))
+        .and_then(|r| r.bookmarks(SessionId::new(1)))
         .expect("bookmarks read");
     assert_eq!(saved.len(), 1);
     assert_eq!(saved[0].label, "the failed patch");
@@ -452,7 +455,7 @@ fn bookmarks_and_notes_are_saved_in_the_recording() {
         .click();
     harness.run();
     let notes = Recording::open(&path)
-        .and_then(|r| r.notes(SessionId(1)))
+        .and_then(|r| r.notes(SessionId::new(1)))
         .expect("notes read");
     assert_eq!(notes.len(), 1);
     assert_eq!(notes[0].text, "delta before snapshot");
@@ -472,14 +475,14 @@ fn bookmarks_and_notes_are_saved_in_the_recording() {
     harness.get_by_label("Save").click();
     harness.run();
     let notes = Recording::open(&path)
-        .and_then(|r| r.notes(SessionId(1)))
+        .and_then(|r| r.notes(SessionId::new(1)))
         .expect("notes read");
     assert_eq!(notes[0].text, "patched before its snapshot");
 
     // Opened again, they are there.
     let harness = open(&path);
-    assert_eq!(harness.state().state.annotations().bookmarks.len(), 1);
-    assert_eq!(harness.state().state.annotations().notes.len(), 1);
+    assert_eq!(harness.state().state.annotations().bookmarks().len(), 1);
+    assert_eq!(harness.state().state.annotations().notes().len(), 1);
 }
 
 #[test]
@@ -491,7 +494,7 @@ fn bookmarks_on_a_plain_stream_file_stay_in_memory() {
     let mut harness = open(&path);
     apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(5)))]);
     press(&mut harness, egui::Key::M);
-    let bookmarks = &harness.state().state.annotations().bookmarks;
+    let bookmarks = &harness.state().state.annotations().bookmarks();
     assert_eq!(bookmarks.len(), 1);
     assert_eq!(bookmarks[0].seq, Seq(5));
     harness.get_by_label_contains("Kept until the app closes");
@@ -570,7 +573,7 @@ fn a_bad_pointer_is_explained_and_nothing_runs() {
     harness.run();
     let state = &harness.state().state;
     assert!(state.search().progress().is_none(), "nothing runs");
-    assert!(state.search().outcome.is_none());
+    assert!(state.search().outcome().is_none());
     assert_eq!(state.step(), Seq(1));
 }
 
@@ -764,7 +767,11 @@ fn bookmarks_kept_in_memory_survive_a_profile_switch() {
         agui_replay::replay::Profile::AgUiClient10
     );
     assert_eq!(state.step(), Seq(7), "the cursor stays");
-    assert_eq!(state.annotations().bookmarks.len(), 1, "the bookmark stays");
+    assert_eq!(
+        state.annotations().bookmarks().len(),
+        1,
+        "the bookmark stays"
+    );
 }
 
 #[test]
@@ -786,7 +793,7 @@ fn a_held_m_adds_one_bookmark() {
     }
     harness.run();
     let saved = Recording::open(&path)
-        .and_then(|r| r.bookmarks(SessionId(1)))
+        .and_then(|r| r.bookmarks(SessionId::new(1)))
         .expect("bookmarks read");
     assert_eq!(saved.len(), 1);
 }
@@ -944,14 +951,14 @@ fn a_bookmark_that_could_not_be_saved_is_kept_through_a_replay() {
             .map(str::to_owned)
             .expect("the save failed, and says so");
         assert!(error.contains("kept until the app closes"), "{error}");
-        assert_eq!(state.annotations().bookmarks.len(), 1);
+        assert_eq!(state.annotations().bookmarks().len(), 1);
     }
     apply(&mut harness, vec![Command::SetBestEffort(true)]);
     wait_for_loading(&mut harness);
     let state = &harness.state().state;
     assert!(state.options().best_effort);
-    assert_eq!(state.annotations().bookmarks.len(), 1, "still kept");
-    assert_eq!(state.annotations().bookmarks[0].seq, Seq(9));
+    assert_eq!(state.annotations().bookmarks().len(), 1, "still kept");
+    assert_eq!(state.annotations().bookmarks()[0].seq, Seq(9));
     assert_eq!(std::fs::read(&path).expect("read"), before);
 }
 
@@ -1065,17 +1072,17 @@ fn bookmarks_kept_in_memory_come_back_with_their_exchange() {
     let mut harness = open(&fixture("tests/samples/two-streams.har"));
     apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(3)))]);
     press(&mut harness, egui::Key::M);
-    assert_eq!(harness.state().state.annotations().bookmarks.len(), 1);
+    assert_eq!(harness.state().state.annotations().bookmarks().len(), 1);
     apply(&mut harness, vec![Command::PickSession(2)]);
     wait_for_loading(&mut harness);
     assert_eq!(harness.state().state.doc().unwrap().session, Some(2));
     assert!(
-        harness.state().state.annotations().bookmarks.is_empty(),
+        harness.state().state.annotations().bookmarks().is_empty(),
         "another stream's"
     );
     apply(&mut harness, vec![Command::PickSession(1)]);
     wait_for_loading(&mut harness);
-    let bookmarks = &harness.state().state.annotations().bookmarks;
+    let bookmarks = &harness.state().state.annotations().bookmarks();
     assert_eq!(bookmarks.len(), 1, "back with its exchange");
     assert_eq!(bookmarks[0].seq, Seq(3));
 }

@@ -12,7 +12,7 @@ use agui_replay::export::{
     ExportContext, ExportError, ExportFormat, ExportRequest, Redaction, Scope, export, preview,
     select, vector_document,
 };
-use agui_replay::source::open_source;
+use agui_replay::open::open_source;
 use agui_replay::store::Recording;
 use agui_replay::{EventLog, Options, Profile, Replayer, Seq, read_path, replay_log, replay_to};
 use serde_json::{Value, json};

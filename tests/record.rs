@@ -644,7 +644,7 @@ async fn the_recording_holds_the_exchange_as_it_happened() {
     drop(recording);
 
     // Replaying the recording says what replaying the original says.
-    let (recorded_events, recorded) = check_json(&out, Some(session_id.0));
+    let (recorded_events, recorded) = check_json(&out, Some(session_id.get()));
     let (original_events, original) = check_json(&sample_path(), None);
     assert_eq!(recorded_events, original_events);
     assert!(

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
-use agui_replay::source::{SourceError, open_source};
+use agui_replay::open::{SourceError, open_source};
 use agui_replay::store::{
     APPLICATION_ID, NewSession, REDACTED, Recording, RecordingWriter, SCHEMA_VERSION,
     SessionStatus, StoreError, import_files,

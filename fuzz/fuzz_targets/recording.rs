@@ -51,7 +51,7 @@ fn read_all(path: &std::path::Path) {
     }
     drop(recording);
     // What `check FILE.rec` does: the source layer and a replay.
-    if let Ok(source) = agui_replay::source::open_source(path, None) {
+    if let Ok(source) = agui_replay::open::open_source(path, None) {
         let _ = agui_replay::replay_log(&source.events, agui_replay::Options::default());
     }
 }

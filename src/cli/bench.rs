@@ -4,7 +4,6 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
-use anyhow::Context;
 use clap::{Args, Subcommand};
 
 use super::EXIT_OK;
@@ -117,8 +116,13 @@ pub struct ReplayArgs {
 pub(super) fn run(command: &BenchCommand, out: &mut dyn Write) -> anyhow::Result<u8> {
     match command {
         BenchCommand::Gen(args) => {
-            let file = File::create(&args.out)
-                .with_context(|| format!("cannot create {}", args.out.display()))?;
+            let file = File::create(&args.out).map_err(|e| {
+                anyhow::anyhow!(
+                    "cannot create ({}): {}",
+                    crate::error::io_cause(&e),
+                    args.out.display()
+                )
+            })?;
             let mut writer = BufWriter::new(file);
             let mut result = Ok(());
             generate_each(args.shape.config(), |line| {
@@ -126,9 +130,13 @@ pub(super) fn run(command: &BenchCommand, out: &mut dyn Write) -> anyhow::Result
                     result = writeln!(writer, "{line}");
                 }
             });
-            result
-                .and_then(|()| writer.flush())
-                .with_context(|| format!("cannot write {}", args.out.display()))?;
+            result.and_then(|()| writer.flush()).map_err(|e| {
+                anyhow::anyhow!(
+                    "cannot write ({}): {}",
+                    crate::error::io_cause(&e),
+                    args.out.display()
+                )
+            })?;
         }
         BenchCommand::Import(args) => {
             let dir = args.dir.clone().unwrap_or_else(std::env::temp_dir);

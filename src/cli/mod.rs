@@ -21,9 +21,9 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::open::{Source, open_source};
 use crate::protocol::ProtocolVersion;
 use crate::replay::{Options, Profile};
-use crate::source::{Source, open_source};
 
 /// Exit code: the run replayed without a fatal error.
 pub const EXIT_OK: u8 = 0;
@@ -223,7 +223,7 @@ pub fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(err) if is_broken_pipe(&err) => ExitCode::from(EXIT_OK),
         Err(err) => {
-            eprintln!("error: {err:#}");
+            eprintln!("error: {}", crate::error::error_chain(err.as_ref()));
             ExitCode::from(EXIT_USAGE)
         }
     }

@@ -232,8 +232,13 @@ async fn live_line(handle: crate::record::WriterHandle) {
 }
 
 pub(super) fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
-    let input = std::fs::read(&args.input)
-        .with_context(|| format!("cannot read the run input {}", args.input.display()))?;
+    let input = std::fs::read(&args.input).map_err(|e| {
+        anyhow::anyhow!(
+            "cannot read the run input ({}): {}",
+            crate::error::io_cause(&e),
+            args.input.display()
+        )
+    })?;
     if serde_json::from_slice::<serde_json::Value>(&input).is_err() {
         bail!("the run input is not JSON: {}", args.input.display());
     }

@@ -20,8 +20,8 @@ use serde_json::value::RawValue;
 pub use fixture::{fixture_document, fixture_name};
 pub use redact::{REDACTED_VALUE, Redaction, RedactionReport, parse_pointer};
 pub use render::{
-    Content, ExportRequest, ExportSummary, Preview, RecordingContent, Rendered, error_chain,
-    export, preview, render,
+    Content, ExportRequest, ExportSummary, Preview, RecordingContent, Rendered, export, preview,
+    render,
 };
 pub use repro::minimal_repro;
 
@@ -80,7 +80,7 @@ pub enum ExportError {
         reason: String,
     },
     /// The output could not be written.
-    #[error("cannot write {path}")]
+    #[error("cannot write ({}): {path}", crate::error::io_cause(source))]
     Io {
         /// The file.
         path: std::path::PathBuf,
@@ -115,7 +115,7 @@ pub enum ExportError {
         reason: String,
     },
     /// The recording export could not be written.
-    #[error("cannot write the recording {path}: {reason}")]
+    #[error("cannot write the recording ({reason}): {path}")]
     Recording {
         /// The file asked for.
         path: std::path::PathBuf,

@@ -180,7 +180,7 @@ impl Rendered {
             Content::Recording(content) => {
                 write_recording(content, temporary).map_err(|error| ExportError::Recording {
                     path: out.to_owned(),
-                    reason: error_chain(&error)
+                    reason: crate::error::error_chain(&error)
                         .replace(&*temporary.to_string_lossy(), &out.to_string_lossy()),
                 })
             }
@@ -325,19 +325,6 @@ fn recording_content(
         declared_profile: (context.options.profile != crate::replay::Profile::Spec)
             .then(|| context.options.profile.as_str().to_owned()),
     })
-}
-
-/// An error and its causes, one after the other (`cannot write x: No such
-/// file or directory`).
-pub fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
 
 fn write_recording(content: &RecordingContent, out: &Path) -> Result<(), ExportError> {

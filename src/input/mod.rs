@@ -68,7 +68,7 @@ pub struct Stream {
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
     /// The file could not be read at all.
-    #[error("cannot read {path}")]
+    #[error("cannot read ({}): {path}", crate::error::io_cause(source))]
     Io {
         /// The file.
         path: PathBuf,

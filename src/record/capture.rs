@@ -100,7 +100,7 @@ pub async fn capture(
                 url: shown_url.clone(),
                 source: error.without_url(),
             };
-            let reason = crate::export::error_chain(&error);
+            let reason = crate::error::error_chain(&error);
             let session = writer
                 .begin(NewSession {
                     source: format!("run: {shown_url}"),
@@ -167,8 +167,8 @@ pub async fn capture(
         let pushed = match &mut decoder {
             Ok(decoder) => decoder
                 .push(&chunk)
-                .map_err(|e| crate::export::error_chain(&e)),
-            Err(error) => Err(crate::export::error_chain(error)),
+                .map_err(|e| crate::error::error_chain(&e)),
+            Err(error) => Err(crate::error::error_chain(error)),
         };
         let chunk = match pushed {
             Ok(decoded) => decoded,

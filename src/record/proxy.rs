@@ -186,7 +186,7 @@ async fn forward(State(state): State<Arc<ProxyState>>, request: Request) -> Resp
             let shown = state.redaction.url(&url).0;
             let message = format!(
                 "agui-replay proxy: the upstream {shown} is unreachable: {}\n",
-                crate::export::error_chain(&error.without_url())
+                crate::error::error_chain(&error.without_url())
             );
             match state
                 .writer
@@ -352,7 +352,7 @@ impl Recorder {
     fn undecodable(&mut self, error: &DecodeError) {
         let note = format!(
             "agui-replay proxy: the response body is stored as received, undecoded: {}",
-            crate::export::error_chain(error)
+            crate::error::error_chain(error)
         );
         self.writer
             .event(self.session, note.into_bytes(), nanos_since(self.started));

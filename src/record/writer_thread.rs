@@ -165,7 +165,7 @@ impl WriterHandle {
         self.counts.failures.fetch_add(1, Ordering::Relaxed);
         eprintln!(
             "agui-replay: an exchange is not recorded: {}",
-            crate::export::error_chain(error)
+            crate::error::error_chain(error)
         );
     }
 

@@ -41,7 +41,19 @@ use crate::input::{HttpRequest, HttpResponse};
 
 /// A session's id inside a recording (1, 2, …).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct SessionId(pub i64);
+pub struct SessionId(i64);
+
+impl SessionId {
+    /// The session numbered `id` (the first is 1).
+    pub const fn new(id: i64) -> Self {
+        Self(id)
+    }
+
+    /// Its number.
+    pub const fn get(self) -> i64 {
+        self.0
+    }
+}
 
 impl fmt::Display for SessionId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -233,7 +245,7 @@ pub enum StoreError {
         path: PathBuf,
     },
     /// The file could not be read or written outside SQLite.
-    #[error("{context}: {path}")]
+    #[error("{context} ({}): {path}", crate::error::io_cause(source))]
     Io {
         /// The file.
         path: PathBuf,
@@ -269,7 +281,7 @@ pub enum StoreError {
         reason: String,
     },
     /// Another SQLite failure (disk full, permissions, a locked file).
-    #[error("{context}: {path}")]
+    #[error("{context} ({source}): {path}")]
     Sqlite {
         /// The file.
         path: PathBuf,

@@ -15,7 +15,7 @@ pub enum ReplaceError<E: std::error::Error + 'static> {
     Write(E),
     /// The new content could not take the old file's place (the old file is
     /// untouched).
-    #[error("cannot replace {path}")]
+    #[error("cannot replace ({}): {path}", crate::error::io_cause(source))]
     Rename {
         /// The file to replace.
         path: PathBuf,

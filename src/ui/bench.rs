@@ -35,11 +35,11 @@ pub struct UiFigures {
 pub fn ui_figures(recording: &Path, frames: usize, seed: u64) -> anyhow::Result<UiFigures> {
     let started = Instant::now();
     let mut app = ReplayApp::with_file(recording);
-    if let Some(error) = &app.state.error {
+    if let Some(error) = app.state.error() {
         anyhow::bail!("{error}");
     }
     let open_ms = started.elapsed().as_secs_f64() * 1e3;
-    let events = app.state.doc.as_ref().map_or(0, |d| d.num_events());
+    let events = app.state.doc().map_or(0, |d| d.num_events());
     let ctx = egui::Context::default();
     let input = || egui::RawInput {
         screen_rect: Some(egui::Rect::from_min_size(

@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use super::annotations::AnnotationId;
 use super::state::{EventFilter, TimelineRange};
 use super::time_control::TimeCommand;
 use crate::diagnostic::Seq;
@@ -115,9 +116,9 @@ pub enum NoteCommand {
     /// A bookmark at the cursor (labelled with the step, or the text given).
     AddBookmark(Option<String>),
     /// A new label for a bookmark.
-    RenameBookmark(i64, String),
+    RenameBookmark(AnnotationId, String),
     /// Removes a bookmark.
-    DeleteBookmark(i64),
+    DeleteBookmark(AnnotationId),
     /// To the next bookmark after the cursor.
     NextBookmark,
     /// To the previous bookmark before the cursor.
@@ -125,9 +126,9 @@ pub enum NoteCommand {
     /// A note at the cursor, on the selected activity if any.
     AddNote(String),
     /// A new text for a note.
-    EditNote(i64, String),
+    EditNote(AnnotationId, String),
     /// Removes a note.
-    DeleteNote(i64),
+    DeleteNote(AnnotationId),
 }
 
 /// What the search over time is asked.

@@ -13,15 +13,16 @@ use std::sync::Arc;
 use egui::{RichText, Ui};
 
 use super::json_tree::{Highlights, JsonTree, side_by_side};
+use super::memo::Memo;
 use super::state::{AppState, CentralTab, Command, DiffScopeChoice, MarkSlot};
 use crate::diagnostic::Seq;
 use crate::diff::{Comparison, DiffScope};
+use crate::timeline::Timeline;
 
 /// A comparison, with what the two trees highlight.
 pub struct CompareView {
-    /// What it was computed for: the document's generation, the marks and
-    /// the scope.
-    pub key: (u64, Seq, Seq, DiffScope),
+    /// The marks and the scope it compares.
+    pub key: (Seq, Seq, DiffScope),
     /// The documents and the patch.
     pub comparison: Comparison,
     /// What A has that B does not, or has otherwise.
@@ -32,56 +33,136 @@ pub struct CompareView {
     pub patch_text: String,
 }
 
-impl AppState {
+/// Marks A and B, what the diff compares, and the diff itself: the state
+/// of the diff feature, changed by [`MarkCommand`]s.
+#[derive(Default)]
+pub struct Marks {
+    marks: [Option<Seq>; 2],
+    scope: DiffScopeChoice,
+    comparison: Memo<(Seq, Seq, DiffScope), Arc<CompareView>>,
+}
+
+/// What a [`MarkCommand`] changed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MarkResponse {
+    /// Both marks are set by the command: the diff tab shows.
+    pub show_diff: bool,
+}
+
+impl Marks {
+    /// Marks A and B.
+    pub fn get(&self) -> [Option<Seq>; 2] {
+        self.marks
+    }
+
+    /// What the diff compares.
+    pub fn scope_choice(&self) -> DiffScopeChoice {
+        self.scope
+    }
+
+    /// Chooses what the diff compares.
+    pub fn set_scope(&mut self, scope: DiffScopeChoice) {
+        self.scope = scope;
+    }
+
+    /// Applies a command, the cursor at `cursor` in a stream of
+    /// `num_events` events (a mark never passes its end).
+    pub fn apply(&mut self, command: MarkCommand, cursor: Seq, num_events: u64) -> MarkResponse {
+        let clamp = |step: Seq| Seq(step.0.min(num_events));
+        match command {
+            MarkCommand::Set(slot, step) => {
+                self.marks[slot as usize] = step.map(clamp);
+                MarkResponse::default()
+            }
+            MarkCommand::AtCursor(slot) => {
+                self.marks[slot as usize] = Some(cursor);
+                MarkResponse {
+                    show_diff: self.marks.iter().all(Option::is_some),
+                }
+            }
+            MarkCommand::SetBoth(a, b) => {
+                let (a, b) = (a.min(b), a.max(b));
+                self.marks = [Some(a), Some(clamp(b))];
+                MarkResponse { show_diff: true }
+            }
+            MarkCommand::DiffWithPrevious => {
+                self.marks = [Some(Seq(cursor.0.saturating_sub(1))), Some(cursor)];
+                MarkResponse { show_diff: true }
+            }
+        }
+    }
+
+    /// Removes both marks (another stream).
+    pub fn clear(&mut self) {
+        self.marks = [None, None];
+    }
+
+    /// Keeps the marks within a stream of `num_events` events (the same
+    /// stream replayed again may be shorter).
+    pub fn clamp(&mut self, num_events: u64) {
+        for mark in self.marks.iter_mut().flatten() {
+            *mark = Seq(mark.0.min(num_events));
+        }
+    }
+
     /// The scope the diff compares now: the selected activity, the
     /// conversation or the state (`None`: the activity scope with nothing
     /// selected).
-    pub fn diff_scope(&self) -> Option<DiffScope> {
-        match self.diff_scope {
-            DiffScopeChoice::Activity => self.selected_activity.clone().map(DiffScope::Message),
+    pub fn scope(&self, selected_activity: Option<&str>) -> Option<DiffScope> {
+        match self.scope {
+            DiffScopeChoice::Activity => {
+                selected_activity.map(|id| DiffScope::Message(id.to_owned()))
+            }
             DiffScopeChoice::Conversation => Some(DiffScope::Conversation),
             DiffScopeChoice::State => Some(DiffScope::State),
         }
     }
 
-    /// Computes the diff of marks A and B when the diff tab shows and it is
-    /// out of date (or drops it when it cannot be computed).
-    pub(super) fn refresh_comparison(&mut self) {
-        if self.central_tab != CentralTab::Diff {
-            return;
-        }
-        let (Some(doc), [Some(a), Some(b)], Some(scope)) =
-            (&self.doc, self.marks, self.diff_scope())
+    /// The diff of marks A and B, as last brought up to date.
+    pub fn comparison(&self) -> Option<&Arc<CompareView>> {
+        self.comparison.last()
+    }
+
+    /// Computes the diff of marks A and B in `timeline` (of document
+    /// `generation`) unless it is up to date, or drops it when it cannot be
+    /// computed.
+    pub fn refresh(
+        &mut self,
+        generation: u64,
+        timeline: Option<&Timeline>,
+        selected_activity: Option<&str>,
+    ) {
+        let (Some(timeline), [Some(a), Some(b)], Some(scope)) =
+            (timeline, self.marks, self.scope(selected_activity))
         else {
-            self.comparison = None;
+            self.comparison.clear();
             return;
         };
-        let key = (self.generation, a, b, scope.clone());
-        if self.comparison.as_ref().is_some_and(|c| c.key == key) {
-            return;
-        }
-        let comparison = Comparison::between(&doc.timeline, scope, a, b);
-        let (left, right) = side_by_side(&comparison.before, &comparison.after);
-        let patch_text = comparison.patch_json();
-        self.comparison = Some(Arc::new(CompareView {
-            key,
-            comparison,
-            left,
-            right,
-            patch_text,
-        }));
+        self.comparison
+            .get_or_compute(generation, (a, b, scope), |(a, b, scope)| {
+                let comparison = Comparison::between(timeline, scope.clone(), *a, *b);
+                let (left, right) = side_by_side(&comparison.before, &comparison.after);
+                let patch_text = comparison.patch_json();
+                Arc::new(CompareView {
+                    key: (*a, *b, scope.clone()),
+                    comparison,
+                    left,
+                    right,
+                    patch_text,
+                })
+            });
     }
 }
 
 /// The diff tab.
 pub fn diff_view_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) {
-    if state.doc.is_none() {
+    if state.doc().is_none() {
         ui.weak("No stream open.");
         return;
     }
     toolbar_ui(ui, state, commands);
     ui.separator();
-    let [a, b] = state.marks;
+    let [a, b] = state.marks();
     if a.is_none() || b.is_none() {
         ui.label(
             "Put mark A and mark B on the timeline to compare two points: press a and b at \
@@ -94,7 +175,7 @@ pub fn diff_view_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) 
         ui.label("Select an activity (in the conversation or on the timeline) to compare it.");
         return;
     }
-    let Some(view) = &state.comparison else {
+    let Some(view) = state.comparison() else {
         ui.spinner();
         return;
     };
@@ -252,7 +333,7 @@ fn toolbar_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) {
     ui.horizontal_wrapped(|ui| {
         let step = state.step();
         for (slot, name, key) in [(MarkSlot::A, "A", "a"), (MarkSlot::B, "B", "b")] {
-            let current = state.marks[slot as usize];
+            let current = state.marks()[slot as usize];
             let text = match current {
                 Some(seq) => format!("{name}: step {seq}"),
                 None => format!("{name}: not set"),
@@ -283,12 +364,12 @@ fn toolbar_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) {
         {
             commands.push(Command::Mark(MarkCommand::DiffWithPrevious));
         }
-        if state.marks.iter().any(Option::is_some) && ui.button("Clear marks").clicked() {
+        if state.marks().iter().any(Option::is_some) && ui.button("Clear marks").clicked() {
             commands.push(Command::Mark(MarkCommand::Set(MarkSlot::A, None)));
             commands.push(Command::Mark(MarkCommand::Set(MarkSlot::B, None)));
         }
         ui.separator();
-        let mut wide = state.wide_diff;
+        let mut wide = state.wide_diff();
         if ui
             .checkbox(&mut wide, "Full width")
             .on_hover_text("Hide the event list and the right panel while comparing")
@@ -304,14 +385,14 @@ fn toolbar_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) {
         ];
         let current = scopes
             .iter()
-            .find(|(choice, _)| *choice == state.diff_scope)
+            .find(|(choice, _)| *choice == state.diff_scope_choice())
             .map_or("", |(_, name)| name);
         egui::ComboBox::from_id_salt("diff_scope")
             .selected_text(current)
             .show_ui(ui, |ui| {
                 for (choice, name) in scopes {
                     if ui
-                        .selectable_label(state.diff_scope == choice, name)
+                        .selectable_label(state.diff_scope_choice() == choice, name)
                         .clicked()
                     {
                         commands.push(Command::SetDiffScope(choice));
@@ -332,11 +413,80 @@ pub fn central_tabs_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command
             (CentralTab::Diff, "Diff A..B"),
         ] {
             if ui
-                .selectable_label(state.central_tab == tab, label)
+                .selectable_label(state.central_tab() == tab, label)
                 .clicked()
             {
                 commands.push(Command::ShowCentral(tab));
             }
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    // The marks' state machine, with no egui context (issue 16, point 3).
+    use super::*;
+    use crate::ui::event_list::tests::{STREAM, doc_of};
+
+    #[test]
+    fn marks_at_the_cursor_show_the_diff_once_both_are_set() {
+        let mut marks = Marks::default();
+        let a = marks.apply(MarkCommand::AtCursor(MarkSlot::A), Seq(2), 8);
+        assert!(!a.show_diff, "one mark is not a diff");
+        let b = marks.apply(MarkCommand::AtCursor(MarkSlot::B), Seq(5), 8);
+        assert!(b.show_diff);
+        assert_eq!(marks.get(), [Some(Seq(2)), Some(Seq(5))]);
+        marks.apply(MarkCommand::Set(MarkSlot::A, None), Seq(5), 8);
+        assert_eq!(marks.get(), [None, Some(Seq(5))]);
+    }
+
+    #[test]
+    fn marks_are_ordered_and_never_pass_the_end() {
+        let mut marks = Marks::default();
+        marks.apply(MarkCommand::SetBoth(Seq(30), Seq(3)), Seq(0), 8);
+        assert_eq!(marks.get(), [Some(Seq(3)), Some(Seq(8))]);
+        marks.apply(MarkCommand::Set(MarkSlot::B, Some(Seq(99))), Seq(0), 8);
+        assert_eq!(marks.get()[1], Some(Seq(8)));
+        marks.clamp(4);
+        assert_eq!(marks.get(), [Some(Seq(3)), Some(Seq(4))]);
+        let response = marks.apply(MarkCommand::DiffWithPrevious, Seq(0), 8);
+        assert!(response.show_diff);
+        assert_eq!(
+            marks.get(),
+            [Some(Seq(0)), Some(Seq(0))],
+            "no step before 0"
+        );
+        marks.clear();
+        assert_eq!(marks.get(), [None, None]);
+    }
+
+    #[test]
+    fn the_diff_is_computed_once_per_generation_and_marks() {
+        let doc = doc_of(STREAM);
+        let mut marks = Marks::default();
+        marks.refresh(1, Some(&doc.timeline), Some("a-1"));
+        assert!(marks.comparison().is_none(), "no marks, no diff");
+        marks.apply(MarkCommand::SetBoth(Seq(2), Seq(3)), Seq(0), 8);
+        marks.refresh(1, Some(&doc.timeline), None);
+        assert!(marks.comparison().is_none(), "the activity scope needs one");
+        marks.refresh(1, Some(&doc.timeline), Some("a-1"));
+        let first = Arc::clone(marks.comparison().expect("a diff"));
+        assert_eq!(
+            first.key,
+            (Seq(2), Seq(3), DiffScope::Message("a-1".into()))
+        );
+        assert!(!first.comparison.is_unchanged(), "a delta changed a-1");
+        marks.refresh(1, Some(&doc.timeline), Some("a-1"));
+        let same = marks.comparison().expect("a diff");
+        assert!(Arc::ptr_eq(&first, same), "kept while nothing changed");
+        marks.refresh(2, Some(&doc.timeline), Some("a-1"));
+        let again = marks.comparison().expect("a diff");
+        assert!(
+            !Arc::ptr_eq(&first, again),
+            "another generation computes again"
+        );
+        marks.set_scope(DiffScopeChoice::State);
+        marks.refresh(2, Some(&doc.timeline), Some("a-1"));
+        assert_eq!(marks.comparison().expect("a diff").key.2, DiffScope::State);
+    }
 }

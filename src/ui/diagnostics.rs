@@ -32,11 +32,11 @@ const MESSAGE_ID_WIDTH: f32 = 90.0;
 
 /// Draws the diagnostics panel.
 pub fn diagnostics_ui(ui: &mut egui::Ui, state: &AppState, commands: &mut Vec<Command>) {
-    let Some(doc) = &state.doc else {
+    let Some(doc) = state.doc() else {
         ui.weak("No stream open");
         return;
     };
-    let mut filter = state.diagnostics_filter.clone();
+    let mut filter = state.diagnostics_filter().to_owned();
     ui.horizontal(|ui| {
         let label = ui.label("Filter diagnostics");
         ui.add(
@@ -46,7 +46,7 @@ pub fn diagnostics_ui(ui: &mut egui::Ui, state: &AppState, commands: &mut Vec<Co
         )
         .labelled_by(label.id);
     });
-    if filter != state.diagnostics_filter {
+    if filter != state.diagnostics_filter() {
         commands.push(Command::SetDiagnosticsFilter(filter));
     }
     let num_diagnostics = num_diagnostics(doc);
@@ -54,7 +54,7 @@ pub fn diagnostics_ui(ui: &mut egui::Ui, state: &AppState, commands: &mut Vec<Co
         ui.weak("No diagnostics");
         return;
     }
-    let groups = groups_for_frame(ui, doc, &state.diagnostics_filter);
+    let groups = groups_for_frame(ui, doc, state.diagnostics_filter());
     let num_shown: usize = groups.iter().map(|g| g.members.len()).sum();
     ui.weak(if num_shown == num_diagnostics {
         format!("{num_diagnostics} diagnostics, {} codes", groups.len())
@@ -436,7 +436,7 @@ mod tests {
         harness.get_by_label_contains(r#"for "ghost""#).click();
         harness.run();
         assert_eq!(harness.state().step(), Seq(4));
-        assert_eq!(harness.state().selected_activity.as_deref(), Some("ghost"));
+        assert_eq!(harness.state().selected_activity(), Some("ghost"));
     }
 
     #[test]
@@ -448,7 +448,7 @@ mod tests {
             .get_by_label("Filter diagnostics")
             .type_text("phantom");
         harness.run();
-        assert_eq!(harness.state().diagnostics_filter, "phantom");
+        assert_eq!(harness.state().diagnostics_filter(), "phantom");
         harness.get_by_label("1 of 4 diagnostics match");
     }
 

@@ -5,8 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use crate::diagnostic::{Diagnostic, Seq, SeverityCounts};
+use crate::error::error_chain;
+use crate::open::{Source, SourceError, open_source};
 use crate::replay::Options;
-use crate::source::{Source, SourceError, open_source};
 use crate::store::{Recording, SessionInfo, StoreError, file_is_sqlite};
 use crate::timeline::{CheckpointPolicy, Timeline};
 
@@ -140,8 +141,8 @@ pub fn load(path: &Path, session: Option<i64>, options: Options) -> Result<Box<D
         Err(
             SourceError::Store(StoreError::SessionNeeded { .. })
             | SourceError::NoSuchSession { .. },
-        ) if session.is_none() => open_source(path, Some(1)).map_err(|e| e.to_string())?,
-        Err(error) => return Err(error.to_string()),
+        ) if session.is_none() => open_source(path, Some(1)).map_err(|e| error_chain(&e))?,
+        Err(error) => return Err(error_chain(&error)),
     };
     let sessions = std::mem::take(&mut source.sessions);
     let arrival_nanos = match source.arrival_nanos.take() {
@@ -152,7 +153,7 @@ pub fn load(path: &Path, session: Option<i64>, options: Options) -> Result<Box<D
     let session = source
         .session
         .as_ref()
-        .map(|s| s.id.0)
+        .map(|s| s.id.get())
         .or(session)
         .or((source.num_sessions > 1).then_some(1));
     // A session still being written is followed: its end-of-stream checks
@@ -167,7 +168,7 @@ pub fn load(path: &Path, session: Option<i64>, options: Options) -> Result<Box<D
         .as_ref()
         .is_some_and(|s| is_being_written(s, last_arrival));
     let recording = if file_is_sqlite(path) {
-        Some(Recording::open(path).map_err(|e| e.to_string())?)
+        Some(Recording::open(path).map_err(|e| error_chain(&e))?)
     } else {
         None
     };

@@ -6,6 +6,7 @@
 
 use std::path::PathBuf;
 
+use super::memo::Memo;
 use egui::{RichText, Ui};
 use serde_json::Value;
 
@@ -20,6 +21,10 @@ const PREVIEW_BYTES: usize = 16 * 1024;
 /// Streams up to this many events preview as the fields change; longer ones
 /// on request.
 const AUTO_PREVIEW_EVENTS: u64 = 100_000;
+
+/// What an export preview is for, besides the document generation: the
+/// dialog's fields, the cursor, the marks, the selected activity.
+type PreviewKey = (u64, Seq, [Option<Seq>; 2], Option<String>);
 
 /// What is exported.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -51,7 +56,7 @@ pub struct ExportDialog {
     /// Replace the file if it exists.
     pub replace: bool,
     /// The preview, and what it was made for.
-    preview: Option<(u64, Result<Preview, String>)>,
+    preview: Memo<PreviewKey, Result<Preview, String>>,
     /// What the last export did.
     pub result: Option<Result<String, String>>,
     /// The file the path was chosen for (another file gets a new default).
@@ -160,16 +165,16 @@ impl ExportDialog {
     pub fn open_for(&mut self, state: &AppState) {
         self.open = true;
         self.result = None;
-        self.preview = None;
-        self.scope = if state.selected_activity.is_some() {
+        self.preview.clear();
+        self.scope = if state.selected_activity().is_some() {
             ScopeChoice::Activity
-        } else if state.marks.iter().all(Option::is_some) {
+        } else if state.marks().iter().all(Option::is_some) {
             ScopeChoice::Range
         } else {
             ScopeChoice::Whole
         };
         self.replace = false;
-        let doc_path = state.doc.as_ref().map(|d| d.path.clone());
+        let doc_path = state.doc().map(|d| d.path.clone());
         if self.path.is_empty() || self.for_doc != doc_path || self.path_is_default() {
             self.for_doc = doc_path;
             self.choose_path(default_path(state, self.format, self.scope));
@@ -206,24 +211,21 @@ impl ExportDialog {
         let scope = match self.scope {
             ScopeChoice::Activity => Scope::Repro {
                 message_id: state
-                    .selected_activity
-                    .clone()
+                    .selected_activity()
+                    .map(str::to_owned)
                     .ok_or("select an activity to export its repro")?,
                 to: state.step(),
             },
-            ScopeChoice::Range => match state.marks {
+            ScopeChoice::Range => match state.marks() {
                 [Some(a), Some(b)] if a.max(b) == Seq::START => {
                     return Err("marks A and B are both at step 0, before any event".into());
                 }
                 [Some(a), Some(b)] => Scope::Range(a.min(b).max(Seq(1)), a.max(b)),
                 _ => return Err("put marks A and B on the timeline (keys a and b)".into()),
             },
-            ScopeChoice::Whole => Scope::UpTo(
-                state
-                    .doc
-                    .as_ref()
-                    .map_or(Seq(0), |d| d.timeline.last_step()),
-            ),
+            ScopeChoice::Whole => {
+                Scope::UpTo(state.doc().map_or(Seq(0), |d| d.timeline.last_step()))
+            }
         };
         let mut replace = Vec::new();
         for (pointer, replacement) in &self.redactions {
@@ -255,21 +257,15 @@ impl ExportDialog {
         })
     }
 
-    /// A hash of what the preview depends on: the fields, and what of the
-    /// state they refer to.
-    fn preview_key(&self, state: &AppState) -> u64 {
-        use std::hash::{Hash, Hasher};
-        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    /// What the preview depends on besides the document: the fields, and
+    /// what of the state they refer to.
+    fn preview_key(&self, state: &AppState) -> PreviewKey {
         (
             self.fields_key(),
-            state.generation,
-            state.doc.as_ref().map(|d| d.num_events()),
             state.step(),
-            state.marks,
-            &state.selected_activity,
+            state.marks(),
+            state.selected_activity().map(str::to_owned),
         )
-            .hash(&mut hasher);
-        hasher.finish()
     }
 
     /// A hash of the dialog's own fields: when they change, the last
@@ -290,7 +286,7 @@ impl ExportDialog {
 }
 
 fn default_path(state: &AppState, format: Format, scope: ScopeChoice) -> String {
-    let stem = match (scope, &state.selected_activity, state.marks) {
+    let stem = match (scope, state.selected_activity(), state.marks()) {
         (ScopeChoice::Activity, Some(id), _) => {
             format!("repro-{}-{}", sanitize(id), state.step())
         }
@@ -300,8 +296,7 @@ fn default_path(state: &AppState, format: Format, scope: ScopeChoice) -> String 
         _ => "export".to_owned(),
     };
     let dir = state
-        .doc
-        .as_ref()
+        .doc()
         .and_then(|d| d.path.parent().map(PathBuf::from))
         .unwrap_or_default();
     dir.join(format!("{stem}.{}", format.extension()))
@@ -354,7 +349,7 @@ fn make_preview(
         &context(doc, request, path),
         PREVIEW_BYTES,
     )
-    .map_err(|e| export::error_chain(&e))
+    .map_err(|e| crate::error::error_chain(&e))
 }
 
 /// Writes the export; the message to show.
@@ -371,7 +366,7 @@ pub fn run_export(
         &context(doc, request, path),
         path,
     )
-    .map_err(|e| export::error_chain(&e))?;
+    .map_err(|e| crate::error::error_chain(&e))?;
     let mut message = format!(
         "Wrote {} events ({} bytes) to {}",
         summary.num_events,
@@ -396,7 +391,7 @@ pub fn export_dialog_ui(ctx: &egui::Context, state: &AppState, dialog: &mut Expo
         .default_width(640.0)
         .default_height(560.0)
         .resizable(true)
-        .show(ctx, |ui| match &state.doc {
+        .show(ctx, |ui| match state.doc() {
             None => {
                 ui.label("Open a stream first.");
             }
@@ -419,18 +414,18 @@ fn fields_ui(ui: &mut Ui, state: &AppState, doc: &Doc, dialog: &mut ExportDialog
         .show(ui, |ui| {
             ui.label("Scope");
             ui.vertical(|ui| {
-                let activity = match &state.selected_activity {
+                let activity = match state.selected_activity() {
                     Some(id) => format!("Activity {id} up to step {step} (minimal repro)"),
                     None => "Selected activity up to the cursor (none selected)".to_owned(),
                 };
-                ui.add_enabled_ui(state.selected_activity.is_some(), |ui| {
+                ui.add_enabled_ui(state.selected_activity().is_some(), |ui| {
                     ui.radio_value(&mut dialog.scope, ScopeChoice::Activity, activity);
                 });
-                let range = match state.marks {
+                let range = match state.marks() {
                     [Some(a), Some(b)] => format!("Range A..B: steps {}..{}", a.min(b), a.max(b)),
                     _ => "Range A..B (marks not set: keys a and b)".to_owned(),
                 };
-                ui.add_enabled_ui(state.marks.iter().all(Option::is_some), |ui| {
+                ui.add_enabled_ui(state.marks().iter().all(Option::is_some), |ui| {
                     ui.radio_value(&mut dialog.scope, ScopeChoice::Range, range);
                 });
                 ui.radio_value(
@@ -599,7 +594,8 @@ fn preview_ui(
     request: &ExportRequest,
 ) {
     let key = dialog.preview_key(state);
-    let fresh = dialog.preview.as_ref().is_some_and(|(k, _)| *k == key);
+    let generation = state.generation();
+    let fresh = dialog.preview.get(generation, &key).is_some();
     let fields = dialog.fields_key();
     if dialog.result_fields.is_some_and(|k| k != fields) {
         dialog.result = None;
@@ -617,15 +613,18 @@ fn preview_ui(
         let asked = !auto && ui.button("Preview").clicked();
         if (!fresh && auto && settled) || asked {
             let path = PathBuf::from(dialog.path.trim());
-            dialog.preview = Some((key, make_preview(doc, request, &path)));
+            dialog
+                .preview
+                .set(generation, key.clone(), make_preview(doc, request, &path));
             dialog.previewed_at = Some(std::time::Instant::now());
         }
     });
-    let Some((shown_key, preview)) = &dialog.preview else {
+    let fresh = dialog.preview.get(generation, &key).is_some();
+    let Some(preview) = dialog.preview.last() else {
         ui.weak("A long stream: press Preview to see what will be written.");
         return;
     };
-    if *shown_key != key {
+    if !fresh {
         ui.weak("The fields changed since this preview.");
     }
     match preview {

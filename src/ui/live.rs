@@ -8,7 +8,8 @@
 
 use std::time::{Duration, Instant};
 
-use super::state::{AppState, TimeCommand};
+use super::state::{Doc, TimeCommand};
+use crate::diagnostic::Seq;
 use crate::store::{SessionId, SessionInfo};
 
 /// How often a session being written is read again.
@@ -16,7 +17,9 @@ pub const POLL_INTERVAL: Duration = Duration::from_millis(250);
 /// How often a recording nobody seems to write is read again.
 pub const IDLE_POLL_INTERVAL: Duration = Duration::from_secs(2);
 
-/// When the recording was last read, and last grew.
+/// Live follow: when the recording was last read, and last grew. Its
+/// logic step ([`Live::poll`]) reads what the writer added to the document
+/// and says what changed.
 #[derive(Clone, Debug, Default)]
 pub struct Live {
     last_poll: Option<Instant>,
@@ -26,6 +29,30 @@ pub struct Live {
     failed: bool,
 }
 
+/// What reading a recording again found.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LiveResponse {
+    /// Anything changed (sessions, events): draw again.
+    pub changed: bool,
+    /// The document is to be opened again: this session, then this cursor
+    /// (the first session of a recording opened empty; a session taken for
+    /// ended that grew).
+    pub reopen: Option<(Option<i64>, TimeCommand)>,
+    /// Events were appended, or the session ended.
+    pub grew: Option<Growth>,
+    /// Reading failed (said once; polling stops).
+    pub error: Option<String>,
+}
+
+/// How the open session grew.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Growth {
+    /// The last step before the new events.
+    pub last_before: Seq,
+    /// The writer ended the session (its end-of-stream checks ran).
+    pub ended: bool,
+}
+
 impl Live {
     /// How long the session has not grown (since it was opened, or since
     /// its last new event). A writer that died leaves a session that never
@@ -33,14 +60,12 @@ impl Live {
     pub fn quiet_for(&self) -> Option<Duration> {
         self.last_growth.map(|t| t.elapsed())
     }
-}
 
-impl AppState {
     /// How long until the recording should be read again (`None`: no
     /// recording, or reading it failed).
-    pub fn live_poll_interval(&self) -> Option<Duration> {
-        let doc = self.doc.as_ref().filter(|d| d.recording.is_some())?;
-        if self.live.failed {
+    pub fn poll_interval(&self, doc: Option<&Doc>) -> Option<Duration> {
+        let doc = doc.filter(|d| d.recording.is_some())?;
+        if self.failed {
             return None;
         }
         Some(if doc.live {
@@ -50,70 +75,67 @@ impl AppState {
         })
     }
 
-    /// Reads what the recording's writer added, when it is time to;
-    /// returns whether anything changed.
-    pub fn poll_live(&mut self) -> bool {
-        let Some(interval) = self.live_poll_interval() else {
-            return false;
+    /// Reads what the recording's writer added, when it is time to.
+    pub fn poll(&mut self, doc: &mut Doc, cursor: Seq) -> LiveResponse {
+        let Some(interval) = self.poll_interval(Some(doc)) else {
+            return LiveResponse::default();
         };
-        if self
-            .live
-            .last_poll
-            .is_some_and(|last| last.elapsed() < interval)
-        {
-            return false;
+        if self.last_poll.is_some_and(|last| last.elapsed() < interval) {
+            return LiveResponse::default();
         }
         let now = Instant::now();
-        self.live.last_poll = Some(now);
-        self.live.last_growth.get_or_insert(now);
-        self.poll_live_now()
+        self.last_poll = Some(now);
+        self.last_growth.get_or_insert(now);
+        self.poll_now(doc, cursor)
     }
 
-    /// Reads what the recording's writer added now; returns whether anything
-    /// changed.
-    pub fn poll_live_now(&mut self) -> bool {
-        let Some(doc) = &mut self.doc else {
-            return false;
-        };
+    /// Reads what the recording's writer added now.
+    pub fn poll_now(&mut self, doc: &mut Doc, cursor: Seq) -> LiveResponse {
+        let mut response = LiveResponse::default();
         let Some(recording) = &mut doc.recording else {
-            return false;
+            return response;
         };
         if let Err(error) = recording.refresh() {
-            self.live.failed = true;
-            self.error = Some(format!("cannot follow the recording: {error}"));
-            return false;
+            self.failed = true;
+            response.error = Some(format!(
+                "cannot follow the recording: {}",
+                crate::error::error_chain(&error)
+            ));
+            return response;
         }
-        let mut changed = false;
         if recording.sessions() != doc.sessions.as_slice() {
             doc.sessions = recording.sessions().to_vec();
-            changed = true;
+            response.changed = true;
         }
         if doc.session.is_none() && !doc.sessions.is_empty() {
             // The first session of a recording opened empty: open it.
-            let path = doc.path.clone();
-            self.open_in_background(path, Some(1), Some(TimeCommand::ToEndAndFollow));
-            return true;
+            response.reopen = Some((Some(1), TimeCommand::ToEndAndFollow));
+            response.changed = true;
+            return response;
         }
-        let session = SessionId(doc.session.unwrap_or(1));
+        let session = SessionId::new(doc.session.unwrap_or(1));
         let info = doc.sessions.iter().find(|s| s.id == session);
         let open = info.is_some_and(SessionInfo::is_open);
         if !doc.live && open && info.is_some_and(|s| s.num_events > doc.timeline.len() as u64) {
             // Taken for dead when opened, its writer was only slow: open it
             // again (its end-of-stream checks ran too early), keeping the
             // cursor.
-            let (path, session, step) = (doc.path.clone(), doc.session, self.step());
-            self.open_in_background(path, session, Some(TimeCommand::SetClamped(step)));
-            return true;
+            response.reopen = Some((doc.session, TimeCommand::SetClamped(cursor)));
+            response.changed = true;
+            return response;
         }
         if !doc.live {
-            return changed;
+            return response;
         }
         let events = match recording.events_after(session, doc.timeline.last_step()) {
             Ok(events) => events,
             Err(error) => {
-                self.live.failed = true;
-                self.error = Some(format!("cannot follow the recording: {error}"));
-                return changed;
+                self.failed = true;
+                response.error = Some(format!(
+                    "cannot follow the recording: {}",
+                    crate::error::error_chain(&error)
+                ));
+                return response;
             }
         };
         let num_diagnostics = doc.timeline.diagnostics().len();
@@ -133,29 +155,32 @@ impl AppState {
         for diagnostic in &doc.timeline.diagnostics()[num_diagnostics..] {
             doc.counts.add(diagnostic.severity);
         }
-        if !(appended || ended) {
-            return changed;
-        }
         if appended {
-            self.live.last_growth = Some(Instant::now());
+            self.last_growth = Some(Instant::now());
         }
-        if ended {
-            // The end-of-stream checks may mark events listed already.
-            self.refresh_rows();
-        } else {
-            // Only the new events: earlier ones did not change.
-            let new_rows =
-                super::event_list::filter_rows_after(doc, &self.event_filter, last_before);
-            self.event_rows.extend(new_rows);
+        if appended || ended {
+            response.grew = Some(Growth { last_before, ended });
+            response.changed = true;
         }
-        // The view's replay (and its diagnostics) may have changed under it;
-        // a cursor following the end goes to the new end.
-        self.stream_changed();
-        true
+        response
     }
+}
 
-    /// Whether the open session is still being written.
-    pub fn is_live(&self) -> bool {
-        self.doc.as_ref().is_some_and(|d| d.live)
+#[cfg(test)]
+mod tests {
+    // Live follow's state machine, with no egui context (issue 16, point 3).
+    use super::*;
+    use crate::ui::event_list::tests::{STREAM, doc_of};
+
+    #[test]
+    fn a_file_that_is_not_a_recording_is_never_read_again() {
+        let mut doc = doc_of(STREAM);
+        let mut live = Live::default();
+        assert_eq!(live.poll_interval(Some(&doc)), None);
+        assert_eq!(live.poll_interval(None), None);
+        assert_eq!(live.poll(&mut doc, Seq(1)), LiveResponse::default());
+        assert_eq!(live.poll_now(&mut doc, Seq(1)), LiveResponse::default());
+        assert_eq!(doc.num_events(), 8, "nothing appended");
+        assert!(live.quiet_for().is_none(), "never polled");
     }
 }

@@ -5,6 +5,7 @@
 //! Panels read [`AppState`] and push [`Command`]s; the commands of a frame
 //! are applied once, at its end. The engine knows nothing of this module.
 
+pub mod annotations;
 pub mod bench;
 pub mod command;
 pub mod compare;
@@ -13,15 +14,15 @@ pub mod diagnostics;
 pub mod document;
 pub mod event_list;
 pub mod export_dialog;
-pub mod find;
 pub mod inspector;
 pub mod json_tree;
 pub mod live;
-pub mod notes;
+pub mod memo;
 pub mod rule_text;
+pub mod search;
 pub mod state;
+pub mod step_axis;
 pub mod theme;
-pub mod time_axis;
 pub mod time_control;
 pub mod timeline;
 
@@ -57,9 +58,9 @@ pub struct ReplayApp {
     /// Close the window after this long (smoke tests, screenshots).
     pub exit_after: Option<Duration>,
     /// The bookmarks tab's fields.
-    pub notes_form: notes::NotesForm,
+    pub notes_form: annotations::NotesForm,
     /// The search tab's fields.
-    pub search_form: find::SearchForm,
+    pub search_form: search::SearchForm,
     /// File › Export repro….
     pub export_dialog: export_dialog::ExportDialog,
     started: std::time::Instant,
@@ -76,8 +77,8 @@ impl ReplayApp {
             state,
             right_tab: RightTab::Inspector,
             exit_after: None,
-            notes_form: notes::NotesForm::default(),
-            search_form: find::SearchForm::default(),
+            notes_form: annotations::NotesForm::default(),
+            search_form: search::SearchForm::default(),
             export_dialog: export_dialog::ExportDialog::default(),
             started: std::time::Instant::now(),
         }
@@ -127,7 +128,7 @@ impl ReplayApp {
             .show(ui, |ui| {
                 timeline::timeline_ui(ui, &self.state, &mut commands)
             });
-        let wide = self.state.wide_diff && self.state.central_tab == state::CentralTab::Diff;
+        let wide = self.state.wide_diff() && self.state.central_tab() == state::CentralTab::Diff;
         // The side panels give way to a full-width diff.
         if !wide {
             egui::Panel::left("events")
@@ -158,21 +159,24 @@ impl ReplayApp {
                         RightTab::Diagnostics => {
                             diagnostics::diagnostics_ui(ui, &self.state, &mut commands)
                         }
-                        RightTab::Bookmarks => {
-                            notes::notes_ui(ui, &self.state, &mut self.notes_form, &mut commands)
-                        }
+                        RightTab::Bookmarks => annotations::notes_ui(
+                            ui,
+                            &self.state,
+                            &mut self.notes_form,
+                            &mut commands,
+                        ),
                         RightTab::Search => {
-                            find::search_ui(ui, &self.state, &mut self.search_form, &mut commands)
+                            search::search_ui(ui, &self.state, &mut self.search_form, &mut commands)
                         }
                     }
                 });
         }
         egui::CentralPanel::default().show(ui, |ui| {
-            if let Some(error) = &self.state.error {
+            if let Some(error) = self.state.error() {
                 error_banner_ui(ui, error, &mut commands);
             }
             compare::central_tabs_ui(ui, &self.state, &mut commands);
-            match self.state.central_tab {
+            match self.state.central_tab() {
                 state::CentralTab::Conversation => {
                     conversation::conversation_ui(ui, &self.state, &mut commands)
                 }
@@ -181,7 +185,7 @@ impl ReplayApp {
         });
         export_dialog::export_dialog_ui(&ctx, &self.state, &mut self.export_dialog);
         self.state.apply(commands);
-        if let Some((message, pointer)) = self.state.search_prefill.take() {
+        if let Some((message, pointer)) = self.state.take_search_prefill() {
             self.search_form.prefill(message, pointer);
             self.right_tab = RightTab::Search;
         }
@@ -207,10 +211,10 @@ impl ReplayApp {
                     ui.close();
                 }
                 ui.menu_button("Open recent", |ui| {
-                    if self.state.recent.is_empty() {
+                    if self.state.recent().is_empty() {
                         ui.label("Nothing opened yet");
                     }
-                    for path in &self.state.recent {
+                    for path in self.state.recent() {
                         if ui.button(path.display().to_string()).clicked() {
                             commands.push(Command::Open(path.clone()));
                             ui.close();
@@ -220,7 +224,7 @@ impl ReplayApp {
                 ui.separator();
                 if ui
                     .add_enabled(
-                        self.state.doc.is_some(),
+                        self.state.doc().is_some(),
                         egui::Button::new("Export repro…").shortcut_text(ui.ctx().format_shortcut(
                             &egui::KeyboardShortcut::new(egui::Modifiers::COMMAND, egui::Key::E),
                         )),
@@ -245,7 +249,7 @@ impl ReplayApp {
                     ] {
                         if ui.radio(current == preference, label).clicked() {
                             ui.ctx().set_theme(preference);
-                            if self.state.remember_recent {
+                            if self.state.remembers_recent() {
                                 document::save_theme(theme_name(preference));
                             }
                             ui.close();
@@ -253,13 +257,13 @@ impl ReplayApp {
                     }
                 });
             });
-            if let Some(doc) = &self.state.doc
+            if let Some(doc) = self.state.doc()
                 && doc.sessions.is_empty()
                 && doc.source.exchanges.len() > 1
             {
                 exchange_picker_ui(ui, doc, commands);
             }
-            if let Some(doc) = &self.state.doc
+            if let Some(doc) = self.state.doc()
                 && doc.sessions.len() > 1
             {
                 let current = doc.session.unwrap_or(1);
@@ -276,10 +280,10 @@ impl ReplayApp {
                                 session_status_label(session.status)
                             );
                             if ui
-                                .selectable_label(session.id.0 == current, label)
+                                .selectable_label(session.id.get() == current, label)
                                 .clicked()
                             {
-                                commands.push(Command::PickSession(session.id.0));
+                                commands.push(Command::PickSession(session.id.get()));
                             }
                         }
                     })
@@ -288,7 +292,7 @@ impl ReplayApp {
             }
             ui.separator();
             ui.label("Profile");
-            let profile = self.state.options.profile;
+            let profile = self.state.options().profile;
             for candidate in Profile::ALL {
                 if ui
                     .selectable_label(profile == candidate, state::profile_label(candidate))
@@ -306,7 +310,7 @@ impl ReplayApp {
             }
             // The protocol version the consumer implements (C4, P6): a
             // setting of `spec`; the client profile is a 1.0 consumer.
-            let options = self.state.options;
+            let options = self.state.options();
             let consumer = options.consumer_version();
             ui.add_enabled_ui(profile == Profile::Spec, |ui| {
                 let label = ui.label("Protocol");
@@ -334,13 +338,13 @@ impl ReplayApp {
                         "The @ag-ui/client 1.0.0 profile is a protocol 1.0 consumer (P6)",
                     );
             });
-            let mut best_effort = self.state.options.best_effort;
+            let mut best_effort = self.state.options().best_effort;
             let why = "Keep applying events after a fatal error (R43)";
             let checkbox = ui.checkbox(&mut best_effort, "Best effort");
             if rule_text::on_hover_cited(checkbox, why, Some(why)).changed() {
                 commands.push(Command::SetBestEffort(best_effort));
             }
-            if let Some(loading) = &self.state.loading {
+            if let Some(loading) = self.state.loading() {
                 ui.separator();
                 ui.spinner();
                 ui.label(format!("Opening {}…", loading.path.display()));
@@ -403,8 +407,8 @@ fn error_banner_ui(ui: &mut egui::Ui, error: &str, commands: &mut Vec<Command>) 
 /// Step N of M, the worst severity, counts per severity.
 fn status_bar_ui(ui: &mut egui::Ui, state: &AppState, commands: &mut Vec<Command>) {
     ui.horizontal(|ui| {
-        let Some(doc) = &state.doc else {
-            ui.label(match &state.loading {
+        let Some(doc) = state.doc() else {
+            ui.label(match state.loading() {
                 Some(loading) => format!("Opening {}…", loading.path.display()),
                 None => "No stream open: File › Open…, or drop a file here".to_owned(),
             });
@@ -463,7 +467,7 @@ fn status_bar_ui(ui: &mut egui::Ui, state: &AppState, commands: &mut Vec<Command
                 "LIVE"
             }
             .to_owned();
-            if let Some(quiet) = state.live.quiet_for().filter(|q| q.as_secs() >= 10) {
+            if let Some(quiet) = state.live().quiet_for().filter(|q| q.as_secs() >= 10) {
                 text.push_str(&format!(" (no new event for {} s)", quiet.as_secs()));
             }
             ui.colored_label(ui.visuals().warn_fg_color, text)

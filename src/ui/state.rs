@@ -9,16 +9,16 @@ use std::sync::Arc;
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
 use std::time::Instant;
 
+use super::annotations::{Annotations, NoteContext, Notes};
 pub use super::command::{
     CentralTab, Command, DiffScopeChoice, MarkCommand, MarkSlot, NoteCommand, SearchCommand,
     SearchFrom,
 };
-use super::compare::CompareView;
+use super::compare::{CompareView, Marks};
 pub use super::document::{Doc, load, load_recent};
 use super::document::{MAX_RECENT, save_recent};
-use super::find::SearchRun;
-use super::live::Live;
-use super::notes::Annotations;
+use super::live::{Live, LiveResponse};
+use super::search::{SearchProgress, SearchRun};
 pub use super::time_control::{SPEEDS, TimeCommand, TimeContext, TimeControl, TimeResponse};
 use crate::diagnostic::{Seq, Severity};
 use crate::protocol::{ParseOutcome, parse_event};
@@ -36,6 +36,9 @@ pub struct CursorView {
     pub before: Replayer,
     /// The current event, read (none at step 0).
     pub event: Option<ParseOutcome>,
+    /// The document generation it was computed in: with the step, what
+    /// panels memoize by ([`super::memo::Memo`]).
+    pub generation: u64,
 }
 
 /// Which events the event list shows.
@@ -72,62 +75,56 @@ pub struct TimelineRange {
     pub last: f64,
 }
 
-/// Everything the app holds.
+/// Everything the app holds: the document, the cursor, and one state per
+/// feature (marks and the diff, bookmarks and notes, search, live follow),
+/// each with its own commands.
 #[derive(Default)]
 pub struct AppState {
     /// The opened stream, if any.
-    pub(super) doc: Option<Doc>,
+    doc: Option<Doc>,
     /// The state at the cursor.
-    pub(super) view: Option<CursorView>,
-    /// The activity the inspector shows.
-    pub(super) selected_activity: Option<String>,
-    /// The event list's filter.
-    pub(super) event_filter: EventFilter,
-    /// The events the list shows (seqs), for the current filter.
-    pub(super) event_rows: Vec<Seq>,
-    /// The diagnostics panel's filter.
-    pub(super) diagnostics_filter: String,
+    view: Option<CursorView>,
+    /// Counts every change to the document: another one installed (a
+    /// replay again counts), events a live recording appends. What is
+    /// derived from it is kept in a [`super::memo::Memo`] by it.
+    generation: u64,
     /// The cursor and playback.
     time: TimeControl,
+    /// The activity the inspector shows.
+    selected_activity: Option<String>,
+    /// The event list's filter.
+    event_filter: EventFilter,
+    /// The events the list shows (seqs), for the current filter.
+    event_rows: Vec<Seq>,
+    /// The diagnostics panel's filter.
+    diagnostics_filter: String,
     /// The timeline's visible range (`None`: the whole stream).
-    pub(super) timeline_range: Option<TimelineRange>,
+    timeline_range: Option<TimelineRange>,
     /// A background open in progress.
-    pub(super) loading: Option<Loading>,
+    loading: Option<Loading>,
     /// The last error, shown in a banner.
-    pub(super) error: Option<String>,
+    error: Option<String>,
+    /// A short message about the last action (saved, not found…).
+    notice: Option<(String, Instant)>,
     /// Recently opened files, most recent first.
-    pub(super) recent: Vec<PathBuf>,
+    recent: Vec<PathBuf>,
     /// Replay options for the next open.
-    pub(super) options: Options,
+    options: Options,
     /// Whether the recent files are kept between runs (the app does; tests
     /// do not touch the user's files).
-    pub(super) remember_recent: bool,
-    /// Marks A and B (the diff's two points).
-    pub(super) marks: [Option<Seq>; 2],
-    /// What the diff compares.
-    pub(super) diff_scope: DiffScopeChoice,
+    remember_recent: bool,
     /// The centre's tab.
-    pub(super) central_tab: CentralTab,
+    central_tab: CentralTab,
     /// The diff tab takes the whole width (the side panels hidden).
-    pub(super) wide_diff: bool,
-    /// The diff of marks A and B, when the diff tab shows.
-    pub(super) comparison: Option<Arc<CompareView>>,
+    wide_diff: bool,
+    /// Marks A and B, and their diff.
+    marks: Marks,
     /// Bookmarks and notes.
-    pub(super) annotations: Annotations,
-    /// Bookmarks and notes kept in memory for the streams not open now.
-    pub(super) unsaved: std::collections::BTreeMap<(PathBuf, Option<i64>), Annotations>,
+    notes: Notes,
     /// The search over time, running or done.
-    pub(super) search: SearchRun,
-    /// A search a JSON tree asked for, for the search tab to take.
-    pub(super) search_prefill: Option<(Option<String>, String)>,
+    search: SearchRun,
     /// Polling a live recording.
-    pub(super) live: Live,
-    /// A short message about the last action (saved, not found…).
-    pub(super) notice: Option<(String, Instant)>,
-    /// Counts the documents installed (a replay again counts): views cached
-    /// on the document compare it. Events a live recording appends do not
-    /// change what earlier steps show, so they do not count.
-    pub(super) generation: u64,
+    live: Live,
 }
 
 /// When to draw the next frame, as the logic step of a frame says.
@@ -195,12 +192,71 @@ impl AppState {
 
     /// Marks A and B.
     pub fn marks(&self) -> [Option<Seq>; 2] {
-        self.marks
+        self.marks.get()
     }
 
     /// What the diff compares.
     pub fn diff_scope_choice(&self) -> DiffScopeChoice {
-        self.diff_scope
+        self.marks.scope_choice()
+    }
+
+    /// The scope the diff compares now: the selected activity, the
+    /// conversation or the state (`None`: the activity scope with nothing
+    /// selected).
+    pub fn diff_scope(&self) -> Option<crate::diff::DiffScope> {
+        self.marks.scope(self.selected_activity())
+    }
+
+    /// The diff takes the whole width.
+    pub fn wide_diff(&self) -> bool {
+        self.wide_diff
+    }
+
+    /// The document generation: it changes with every change to the
+    /// document.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// The event list's filter.
+    pub fn event_filter(&self) -> &EventFilter {
+        &self.event_filter
+    }
+
+    /// The diagnostics panel's filter.
+    pub fn diagnostics_filter(&self) -> &str {
+        &self.diagnostics_filter
+    }
+
+    /// The timeline's visible range (`None`: the whole stream).
+    pub fn timeline_range(&self) -> Option<TimelineRange> {
+        self.timeline_range
+    }
+
+    /// The open in progress, if any.
+    pub fn loading(&self) -> Option<&Loading> {
+        self.loading.as_ref()
+    }
+
+    /// Recently opened files, most recent first.
+    pub fn recent(&self) -> &[PathBuf] {
+        &self.recent
+    }
+
+    /// Whether the recent files (and the theme) are kept between runs.
+    pub fn remembers_recent(&self) -> bool {
+        self.remember_recent
+    }
+
+    /// Live follow.
+    pub fn live(&self) -> &Live {
+        &self.live
+    }
+
+    /// Takes the search a JSON tree asked for, if any (the search tab
+    /// shows it).
+    pub fn take_search_prefill(&mut self) -> Option<(Option<String>, String)> {
+        self.search.take_prefill()
     }
 
     /// The centre's tab.
@@ -210,12 +266,12 @@ impl AppState {
 
     /// The diff of marks A and B, when the diff tab shows.
     pub fn comparison(&self) -> Option<&Arc<CompareView>> {
-        self.comparison.as_ref()
+        self.marks.comparison()
     }
 
     /// Bookmarks and notes.
     pub fn annotations(&self) -> &Annotations {
-        &self.annotations
+        self.notes.annotations()
     }
 
     /// The search over time, running or done.
@@ -283,8 +339,11 @@ impl AppState {
             }
             Err(TryRecvError::Empty) => false,
             Err(TryRecvError::Disconnected) => {
+                // The thread reading the file stopped without an answer (a
+                // bug): say so, and which file.
+                let path = loading.path.display().to_string();
                 self.loading = None;
-                self.error = Some("opening failed".into());
+                self.error = Some(format!("the file could not be opened (a bug): {path}"));
                 true
             }
         }
@@ -307,30 +366,17 @@ impl AppState {
         if !same_stream {
             self.selected_activity = None;
             self.timeline_range = None;
-            self.marks = [None, None];
+            self.marks.clear();
             self.central_tab = CentralTab::Conversation;
         }
         let num_events = doc.num_events();
-        for mark in self.marks.iter_mut().flatten() {
-            *mark = Seq(mark.0.min(num_events));
-        }
+        self.marks.clamp(num_events);
         self.generation += 1;
         self.search = SearchRun::default();
         self.live = Live::default();
-        // Bookmarks and notes kept in memory (not a recording, or a save
-        // that failed) last while the app runs: set aside with their stream,
-        // taken back when it opens again (a replay, another exchange and
-        // back).
-        if let Some(old) = &self.doc {
-            let unsaved = self.annotations.unsaved();
-            self.unsaved
-                .insert((old.path.clone(), old.session), unsaved);
-        }
-        let mut annotations = Annotations::load(&doc);
-        if let Some(unsaved) = self.unsaved.get(&(doc.path.clone(), doc.session)) {
-            annotations.keep_unsaved_from(unsaved);
-        }
-        self.annotations = annotations;
+        // Those kept in memory are set aside with their stream, taken back
+        // when it opens again (a replay, another exchange and back).
+        self.notes.open(self.doc.as_ref(), &doc);
         self.time
             .reset(num_events, doc.live, Seq(num_events.min(1)));
         self.doc = Some(doc);
@@ -397,7 +443,11 @@ impl AppState {
             return;
         };
         let step = self.time.step();
-        if self.view.as_ref().is_some_and(|v| v.step == step) {
+        if self
+            .view
+            .as_ref()
+            .is_some_and(|v| v.step == step && v.generation == self.generation)
+        {
             return;
         }
         let before = doc.timeline.seek(Seq(step.0.saturating_sub(1)));
@@ -418,6 +468,7 @@ impl AppState {
             at,
             before,
             event,
+            generation: self.generation,
         });
     }
 
@@ -435,7 +486,11 @@ impl AppState {
         for command in commands {
             self.apply_one(command);
         }
-        self.refresh_comparison();
+        if self.central_tab == CentralTab::Diff {
+            let selected = self.selected_activity.as_deref();
+            let timeline = self.doc.as_ref().map(|d| &d.timeline);
+            self.marks.refresh(self.generation, timeline, selected);
+        }
     }
 
     fn apply_one(&mut self, command: Command) {
@@ -474,62 +529,41 @@ impl AppState {
                 self.error = None;
                 self.notice = None;
             }
-            Command::Mark(MarkCommand::Set(slot, step)) => {
-                self.marks[slot as usize] = step.map(|s| Seq(s.0.min(num_events)));
-            }
-            Command::Mark(MarkCommand::AtCursor(slot)) => {
-                self.marks[slot as usize] = Some(self.step());
-                if self.marks.iter().all(Option::is_some) {
+            Command::Mark(command) => {
+                if self.marks.apply(command, self.step(), num_events).show_diff {
                     self.central_tab = CentralTab::Diff;
                 }
             }
-            Command::Mark(MarkCommand::SetBoth(a, b)) => {
-                let (a, b) = (a.min(b), a.max(b));
-                self.marks = [Some(a), Some(Seq(b.0.min(num_events)))];
-                self.central_tab = CentralTab::Diff;
-            }
-            Command::Mark(MarkCommand::DiffWithPrevious) => {
-                let step = self.step();
-                self.marks = [Some(Seq(step.0.saturating_sub(1))), Some(step)];
-                self.central_tab = CentralTab::Diff;
-            }
-            Command::SetDiffScope(scope) => self.diff_scope = scope,
+            Command::SetDiffScope(scope) => self.marks.set_scope(scope),
             Command::ShowCentral(tab) => self.central_tab = tab,
             Command::SetWideDiff(wide) => self.wide_diff = wide,
             Command::Notify(message) => self.notify(message),
-            Command::Note(NoteCommand::AddBookmark(label)) => self.add_bookmark(label),
-            Command::Note(NoteCommand::RenameBookmark(id, label)) => {
-                self.rename_bookmark(id, &label)
-            }
-            Command::Note(NoteCommand::DeleteBookmark(id)) => self.delete_bookmark(id),
-            Command::Note(NoteCommand::NextBookmark)
-            | Command::Note(NoteCommand::PreviousBookmark) => {
-                let forward = command == Command::Note(NoteCommand::NextBookmark);
-                match self.annotations.bookmark_step(self.step(), forward) {
-                    Some(step) => {
-                        self.notice = None;
-                        self.time_command(TimeCommand::Set(step));
-                    }
-                    None => {
-                        let (which, side) = if forward {
-                            ("next", "after")
-                        } else {
-                            ("previous", "before")
-                        };
-                        self.notify(format!(
-                            "No {which} bookmark: none {side} step {}",
-                            self.step()
-                        ));
-                    }
+            Command::Note(command) => {
+                if self.doc.is_none() {
+                    return;
+                }
+                let default_label = self.default_bookmark_label();
+                let context = NoteContext {
+                    step: self.step(),
+                    selected_activity: self.selected_activity.as_deref(),
+                    default_label: &default_label,
+                };
+                let response = self.notes.apply(command, context);
+                if let Some(step) = response.go_to {
+                    self.notice = None;
+                    self.time_command(TimeCommand::Set(step));
+                }
+                if let Some(notice) = response.notice {
+                    self.notify(notice);
+                }
+                if let Some(error) = response.error {
+                    self.error = Some(error);
                 }
             }
-            Command::Note(NoteCommand::AddNote(text)) => self.add_note(&text),
-            Command::Note(NoteCommand::EditNote(id, text)) => self.edit_note(id, &text),
-            Command::Note(NoteCommand::DeleteNote(id)) => self.delete_note(id),
-            Command::Search(SearchCommand::Start(query, from)) => self.start_search(query, from),
-            Command::Search(SearchCommand::Cancel) => self.search.cancel(),
-            Command::Search(SearchCommand::Prefill { message, pointer }) => {
-                self.search_prefill = Some((message, pointer));
+            Command::Search(command) => {
+                if self.doc.is_some() {
+                    self.search.apply(command, self.time.step());
+                }
             }
         }
     }
@@ -554,7 +588,7 @@ impl AppState {
             .as_ref()
             .map_or((0, false), |d| (d.num_events(), d.live));
         self.time.set_num_steps(num_events, live);
-        self.view = None;
+        self.generation += 1;
         self.sync_view();
     }
 
@@ -595,7 +629,7 @@ impl AppState {
             repaint.within(LOADING_POLL);
         }
         repaint.now |= self.tick_playback(dt_seconds);
-        repaint.now |= self.advance_search(super::find::EVENTS_PER_FRAME);
+        repaint.now |= self.advance_search(super::search::EVENTS_PER_FRAME);
         repaint.now |= self.poll_live();
         if let Some(interval) = self.live_poll_interval() {
             // New events and sessions of a recording still being written.
@@ -606,6 +640,86 @@ impl AppState {
             repaint.within(std::time::Duration::from_secs(1));
         }
         repaint
+    }
+
+    /// Runs the search for about `budget` events; a match moves the cursor.
+    /// Returns whether it is still running.
+    pub fn advance_search(&mut self, budget: usize) -> bool {
+        let Some(doc) = &self.doc else {
+            return false;
+        };
+        match self.search.advance(&doc.timeline, budget) {
+            SearchProgress::Running => true,
+            SearchProgress::Found(step) => {
+                self.time_command(TimeCommand::StopFollowing);
+                self.time_command(TimeCommand::SetClamped(step));
+                false
+            }
+            SearchProgress::Idle | SearchProgress::NotFound => false,
+        }
+    }
+
+    /// How long until the recording should be read again (`None`: no
+    /// recording, or reading it failed).
+    pub fn live_poll_interval(&self) -> Option<std::time::Duration> {
+        self.live.poll_interval(self.doc.as_ref())
+    }
+
+    /// Reads what the recording's writer added, when it is time to;
+    /// returns whether anything changed.
+    pub fn poll_live(&mut self) -> bool {
+        let step = self.step();
+        let Some(doc) = &mut self.doc else {
+            return false;
+        };
+        let response = self.live.poll(doc, step);
+        self.live_changed(response)
+    }
+
+    /// Reads what the recording's writer added now; returns whether anything
+    /// changed.
+    pub fn poll_live_now(&mut self) -> bool {
+        let step = self.step();
+        let Some(doc) = &mut self.doc else {
+            return false;
+        };
+        let response = self.live.poll_now(doc, step);
+        self.live_changed(response)
+    }
+
+    /// Whether the open session is still being written.
+    pub fn is_live(&self) -> bool {
+        self.doc.as_ref().is_some_and(|d| d.live)
+    }
+
+    fn live_changed(&mut self, response: LiveResponse) -> bool {
+        if let Some(error) = response.error {
+            self.error = Some(error);
+        }
+        if let Some((session, then)) = response.reopen
+            && let Some(doc) = &self.doc
+        {
+            let path = doc.path.clone();
+            self.open_in_background(path, session, Some(then));
+        }
+        if let Some(growth) = response.grew {
+            if growth.ended {
+                // The end-of-stream checks may mark events listed already.
+                self.refresh_rows();
+            } else if let Some(doc) = &self.doc {
+                // Only the new events: earlier ones did not change.
+                let new_rows = super::event_list::filter_rows_after(
+                    doc,
+                    &self.event_filter,
+                    growth.last_before,
+                );
+                self.event_rows.extend(new_rows);
+            }
+            // The view's replay (and its diagnostics) may have changed under
+            // it; a cursor following the end goes to the new end.
+            self.stream_changed();
+        }
+        response.changed
     }
 
     /// Moves playback on by a frame's time (seconds of the clock); returns

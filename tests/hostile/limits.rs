@@ -502,7 +502,7 @@ fn files_in_which_nothing_is_an_event_are_refused() {
             assert!(!message.contains("HAR"), "{message}");
         }
         // The app opens files with the same library function.
-        let err = agui_replay::source::open_source(Path::new(file), None).expect_err(name);
+        let err = agui_replay::open::open_source(Path::new(file), None).expect_err(name);
         assert!(
             err.to_string().contains("not an AG-UI event stream"),
             "{err}"

@@ -17,14 +17,12 @@ mod cards;
 mod rows;
 mod virtual_rows;
 
-use std::hash::{Hash, Hasher};
-
 use egui::Ui;
 
 use self::cards::{activity_card_ui, other_message_ui};
 use self::rows::{Row, change_of, removal_rows, touched_row};
 use self::virtual_rows::virtual_rows_ui;
-use super::state::{AppState, Command, CursorView, Doc};
+use super::state::{AppState, Command};
 use crate::replay::Message;
 
 pub use self::cards::content_preview;
@@ -44,13 +42,13 @@ pub enum Change {
 
 /// Draws the conversation panel.
 pub fn conversation_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) {
-    let (Some(doc), Some(view)) = (&state.doc, &state.view) else {
+    let Some(view) = state.view() else {
         empty_hint_ui(ui, state);
         return;
     };
     let at = view.at.conversation();
     let before = view.before.conversation();
-    let rows = removal_rows(ui.ctx(), doc, view);
+    let rows = removal_rows(ui.ctx(), view);
     let num_rows = rows.as_ref().as_ref().map_or(at.len(), Vec::len);
     let row = |i: usize| rows.as_ref().as_ref().map_or(Row::At(i), |rows| rows[i]);
 
@@ -83,7 +81,7 @@ pub fn conversation_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command
         None
     };
 
-    let selected = state.selected_activity.as_deref();
+    let selected = state.selected_activity();
     virtual_rows_ui(ui, list_id, num_rows, target, |ui, i| {
         let (message, change, input) = match row(i) {
             Row::At(i) => match at.at(i) {
@@ -113,7 +111,7 @@ pub fn conversation_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command
 fn empty_hint_ui(ui: &mut Ui, state: &AppState) {
     ui.vertical_centered(|ui| {
         ui.add_space(ui.available_height() / 3.0);
-        match &state.loading {
+        match state.loading() {
             Some(loading) => {
                 ui.spinner();
                 ui.label(format!("Opening {}…", loading.path.display()));
@@ -124,24 +122,6 @@ fn empty_hint_ui(ui: &mut Ui, state: &AppState) {
             }
         }
     });
-}
-
-/// A key for what depends only on the document and the cursor (the step,
-/// the replay options, the event's bytes): panels memoize by it.
-pub fn cursor_key(doc: &Doc, view: &CursorView) -> u64 {
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    doc.path.hash(&mut hasher);
-    doc.session.hash(&mut hasher);
-    let options = doc.options();
-    options.profile.hash(&mut hasher);
-    options.best_effort.hash(&mut hasher);
-    doc.num_events().hash(&mut hasher);
-    view.step.hash(&mut hasher);
-    if let Some(raw) = doc.raw(view.step) {
-        raw.as_ptr().hash(&mut hasher);
-        raw.len().hash(&mut hasher);
-    }
-    hasher.finish()
 }
 
 #[cfg(test)]
@@ -180,13 +160,10 @@ mod tests {
         harness.get_by_label("Activity search-1");
         harness.get_by_label("Activity plan-1").click();
         harness.run();
-        assert_eq!(harness.state().selected_activity.as_deref(), Some("plan-1"));
+        assert_eq!(harness.state().selected_activity(), Some("plan-1"));
         harness.get_by_label("Activity search-1").click();
         harness.run();
-        assert_eq!(
-            harness.state().selected_activity.as_deref(),
-            Some("search-1")
-        );
+        assert_eq!(harness.state().selected_activity(), Some("search-1"));
     }
 
     #[test]

@@ -6,11 +6,11 @@ use std::sync::Arc;
 
 use egui::Id;
 
-use super::{Change, cursor_key};
+use super::Change;
 use crate::protocol::{EventType, ParseOutcome};
 use crate::replay::{Conversation, Message};
-use crate::ui::json_tree::memoized;
-use crate::ui::state::{CursorView, Doc};
+use crate::ui::memo::memoized;
+use crate::ui::state::CursorView;
 
 /// One row of the list: a message at the cursor, or one the current event
 /// removed (by its position one step earlier).
@@ -25,11 +25,7 @@ pub(super) enum Row {
 /// The rows when the current event removed messages (a `MESSAGES_SNAPSHOT`
 /// drops those it does not list, R51); `None` when it removed none, so the
 /// rows are the messages at the cursor.
-pub(super) fn removal_rows(
-    ctx: &egui::Context,
-    doc: &Doc,
-    view: &CursorView,
-) -> Arc<Option<Vec<Row>>> {
+pub(super) fn removal_rows(ctx: &egui::Context, view: &CursorView) -> Arc<Option<Vec<Row>>> {
     let (at, before) = (view.at.conversation(), view.before.conversation());
     let snapshot = matches!(
         &view.event,
@@ -44,7 +40,8 @@ pub(super) fn removal_rows(
     memoized(
         ctx,
         Id::unique("conversation-removed-rows"),
-        cursor_key(doc, view),
+        view.generation,
+        view.step,
         || Arc::new(rows_with_removed(before, at)),
     )
 }

@@ -33,7 +33,7 @@ pub(super) fn filter_bar_ui(
     state: &AppState,
     commands: &mut Vec<Command>,
 ) {
-    let current = &state.event_filter;
+    let current = state.event_filter();
     let applied = (current.text.clone(), current.message_id.clone());
     let draft_id = ui.scope_id().with("event-filter-draft");
     let mut draft = ui
@@ -83,7 +83,7 @@ pub(super) fn filter_bar_ui(
         if *current != EventFilter::default() && ui.button("Clear").clicked() {
             edited = EventFilter::default();
         }
-        let count = format!("{} of {}", state.event_rows.len(), doc.num_events());
+        let count = format!("{} of {}", state.event_rows().len(), doc.num_events());
         ui.add(Label::new(RichText::new(count).weak()).extend());
     });
     if edited != *current {
@@ -266,13 +266,13 @@ mod tests {
         harness.get_by_label("Filter text").focus();
         harness.get_by_label("Filter text").type_text("lisbon");
         harness.run();
-        assert_eq!(harness.state().event_filter.text, "lisbon");
-        assert_eq!(seqs(&harness.state().event_rows), [6]);
+        assert_eq!(harness.state().event_filter().text, "lisbon");
+        assert_eq!(seqs(harness.state().event_rows()), [6]);
         harness.get_by_label("1 of 8");
         harness.get_by_label("Clear").click();
         harness.run();
-        assert_eq!(harness.state().event_filter, EventFilter::default());
-        assert_eq!(harness.state().event_rows.len(), 8);
+        assert_eq!(harness.state().event_filter(), &EventFilter::default());
+        assert_eq!(harness.state().event_rows().len(), 8);
     }
 
     #[test]
@@ -284,17 +284,17 @@ mod tests {
         harness.get_by_label("warning or worse").click();
         harness.run();
         assert_eq!(
-            harness.state().event_filter.min_severity,
+            harness.state().event_filter().min_severity,
             Some(Severity::Warning)
         );
-        assert_eq!(seqs(&harness.state().event_rows), [4]);
+        assert_eq!(seqs(harness.state().event_rows()), [4]);
         harness.get_by_label("Type").click();
         harness.run();
         harness.get_by_label("TEXT_MESSAGE_END (1)").click();
         harness.run();
-        let kinds = &harness.state().event_filter.kinds;
+        let kinds = &harness.state().event_filter().kinds;
         assert!(kinds.contains(&EventKind::Known(EventType::TextMessageEnd)));
-        assert!(harness.state().event_rows.is_empty());
+        assert!(harness.state().event_rows().is_empty());
     }
 
     #[test]

@@ -31,7 +31,7 @@ pub use self::summary::summary;
 
 /// Draws the event list.
 pub fn event_list_ui(ui: &mut egui::Ui, state: &AppState, commands: &mut Vec<Command>) {
-    let Some(doc) = &state.doc else {
+    let Some(doc) = state.doc() else {
         ui.weak("No stream open");
         return;
     };
@@ -42,7 +42,7 @@ pub fn event_list_ui(ui: &mut egui::Ui, state: &AppState, commands: &mut Vec<Com
 
 /// The table of events: only the visible rows are built.
 fn table_ui(ui: &mut egui::Ui, doc: &Doc, state: &AppState, commands: &mut Vec<Command>) {
-    let rows = &state.event_rows;
+    let rows = state.event_rows();
     let step = state.step();
     // Scroll to the current step when it (or the rows) changed since the
     // last frame, not every frame: the user may scroll away from it.
@@ -285,19 +285,19 @@ pub(crate) mod tests {
         harness.get_by_label("ghost").click();
         harness.run();
         assert_eq!(harness.state().step(), Seq(4));
-        assert_eq!(harness.state().selected_activity.as_deref(), Some("ghost"));
+        assert_eq!(harness.state().selected_activity(), Some("ghost"));
     }
 
     #[test]
     fn clicking_another_row_keeps_the_selected_activity() {
         let mut state = state_of(STREAM);
-        state.selected_activity = Some("a-1".into());
+        state.apply(vec![Command::SelectActivity(Some("a-1".into()))]);
         let mut harness = harness(state);
         harness.run();
         harness.get_by_label(r#""Hello Lisbon""#).click();
         harness.run();
         assert_eq!(harness.state().step(), Seq(6));
-        assert_eq!(harness.state().selected_activity.as_deref(), Some("a-1"));
+        assert_eq!(harness.state().selected_activity(), Some("a-1"));
     }
 
     /// A short stream: a run with activities (one of them unknown) and a text

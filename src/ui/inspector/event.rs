@@ -11,8 +11,7 @@ use super::patch::patch_ui;
 use crate::diagnostic::{Diagnostic, Seq};
 use crate::protocol::{EventBody, ParseOutcome};
 use crate::replay::{ActivityChange, Effect};
-use crate::ui::conversation::cursor_key;
-use crate::ui::json_tree::memoized;
+use crate::ui::memo::memoized;
 use crate::ui::rule_text;
 use crate::ui::state::{CursorView, Doc};
 use crate::ui::theme;
@@ -88,13 +87,13 @@ pub(super) fn current_event_ui(ui: &mut Ui, doc: &Doc, view: &CursorView) {
                     )
                 });
                 let title = format!("Patch of {message_id}");
-                patch_ui(ui, doc, view, &title, patch, before.filter(|_| reached));
+                patch_ui(ui, view, &title, patch, before.filter(|_| reached));
             }
             EventBody::StateDelta { delta } => {
                 let reached =
                     effect.is_some_and(|e| matches!(e.effect, Effect::Applied | Effect::Skipped));
                 let before = Some(view.before.state()).filter(|_| reached);
-                patch_ui(ui, doc, view, "Patch of the state", delta, before);
+                patch_ui(ui, view, "Patch of the state", delta, before);
             }
             _ => {}
         }
@@ -114,7 +113,8 @@ fn raw_json_ui(ui: &mut Ui, doc: &Doc, view: &CursorView) {
             let pretty = memoized(
                 ui.ctx(),
                 Id::unique("inspector-raw-pretty"),
-                cursor_key(doc, view),
+                view.generation,
+                view.step,
                 || Arc::new(pretty_raw(&String::from_utf8_lossy(raw))),
             );
             if ui

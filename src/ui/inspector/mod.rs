@@ -18,8 +18,8 @@ use egui::{Id, RichText, Ui};
 use serde_json::{Map, Value};
 
 use self::event::current_event_ui;
-use super::conversation::cursor_key;
-use super::json_tree::{Highlights, JsonTree, highlights_between, memoized};
+use super::json_tree::{Highlights, JsonTree, highlights_between};
+use super::memo::memoized;
 use super::rule_text;
 use super::state::{AppState, Command, CursorView, Doc};
 use super::theme;
@@ -32,7 +32,7 @@ pub use self::patch::{OpStatus, op_statuses};
 
 /// Draws the inspector panel.
 pub fn inspector_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) {
-    let (Some(doc), Some(view)) = (&state.doc, &state.view) else {
+    let (Some(doc), Some(view)) = (state.doc(), state.view()) else {
         ui.weak("No stream open");
         return;
     };
@@ -41,7 +41,7 @@ pub fn inspector_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) 
         .id_salt("inspector")
         .auto_shrink(false)
         .show(ui, |ui| {
-            match &state.selected_activity {
+            match state.selected_activity() {
                 Some(id) => activity_ui(ui, doc, view, id, commands),
                 None => {
                     ui.weak(
@@ -122,7 +122,7 @@ fn activity_ui(ui: &mut Ui, doc: &Doc, view: &CursorView, id: &str, commands: &m
     let Some(shown) = activity.or(old) else {
         return;
     };
-    let key = cursor_key(doc, view);
+    let key = view.step;
     let removed = activity.is_none();
     let content_title = if removed {
         "Content (before this event)"
@@ -138,6 +138,7 @@ fn activity_ui(ui: &mut Ui, doc: &Doc, view: &CursorView, id: &str, commands: &m
                 (Some(a), o) => memoized(
                     ui.ctx(),
                     Id::unique(("inspector-content-highlights", id)),
+                    view.generation,
                     key,
                     || Arc::new(highlights_between(o.map(|o| &*o.content), &a.content)),
                 ),
@@ -160,6 +161,7 @@ fn activity_ui(ui: &mut Ui, doc: &Doc, view: &CursorView, id: &str, commands: &m
             let view_of_metadata = memoized(
                 ui.ctx(),
                 Id::unique(("inspector-metadata", id)),
+                view.generation,
                 key,
                 || Arc::new(metadata_view(doc, view, id, metadata, old, removed)),
             );

@@ -9,10 +9,10 @@ use serde_json::{Map, Value};
 
 use crate::protocol::{Patch, op_name};
 use crate::replay::apply_patch;
-use crate::ui::conversation::cursor_key;
-use crate::ui::json_tree::{compact_json, memoized};
+use crate::ui::json_tree::compact_json;
+use crate::ui::memo::memoized;
 use crate::ui::rule_text;
-use crate::ui::state::{CursorView, Doc};
+use crate::ui::state::CursorView;
 use crate::ui::theme;
 
 /// Characters of a patch value shown in the grid (the rest on hover).
@@ -125,7 +125,6 @@ fn op_rows(patch: &Patch) -> BTreeMap<usize, OpRow<'_>> {
 /// and what became of it.
 pub(super) fn patch_ui(
     ui: &mut Ui,
-    doc: &Doc,
     view: &CursorView,
     title: &str,
     patch: &Patch,
@@ -142,7 +141,8 @@ pub(super) fn patch_ui(
             let statuses = memoized(
                 ui.ctx(),
                 Id::unique("inspector-patch-statuses"),
-                cursor_key(doc, view),
+                view.generation,
+                view.step,
                 || Arc::new(op_statuses(patch, before)),
             );
             let rows = op_rows(patch);

@@ -417,25 +417,6 @@ impl Painter<'_> {
     }
 }
 
-/// A value computed once per key and kept in egui's memory under `id` (the
-/// panels use it for what depends only on the cursor: recomputing it at every
-/// frame would cost as much as the stream is long).
-pub fn memoized<T: Clone + Send + Sync + 'static>(
-    ctx: &egui::Context,
-    id: Id,
-    key: u64,
-    compute: impl FnOnce() -> T,
-) -> T {
-    if let Some((stored, value)) = ctx.data(|d| d.get_temp::<(u64, T)>(id))
-        && stored == key
-    {
-        return value;
-    }
-    let value = compute();
-    ctx.data_mut(|d| d.insert_temp(id, (key, value.clone())));
-    value
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,13 +8,12 @@ use std::sync::Arc;
 
 use egui::{Mesh, Rect, Shape};
 
-use super::DocKey;
 use super::range::bin_seqs;
 use crate::protocol::EventType;
 use crate::timeline::{EventKind, KindCounts};
 use crate::ui::state::Doc;
+use crate::ui::step_axis::StepAxis;
 use crate::ui::theme;
-use crate::ui::time_axis::TimeAxis;
 
 /// Groups of event kinds, as the density strip colours them (bottom to top).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,7 +113,8 @@ pub(super) fn group_counts(counts: &KindCounts) -> GroupCounts {
 /// The density strip of a range, kept between frames.
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct Density {
-    doc: DocKey,
+    /// The document generation it is for.
+    generation: u64,
     /// Steps per bin.
     pub(super) bin_steps: u64,
     bins: RangeInclusive<u64>,
@@ -135,14 +135,14 @@ impl Density {
 pub(super) fn density(
     ui: &egui::Ui,
     doc: &Doc,
+    generation: u64,
     bin_steps: u64,
     bins: &RangeInclusive<u64>,
 ) -> Arc<Density> {
     let id = ui.make_persistent_id("timeline_density");
-    let key = DocKey::of(doc);
     let cached: Option<Arc<Density>> = ui.data(|d| d.get_temp(id));
     if let Some(cached) =
-        cached.filter(|c| c.doc == key && c.bin_steps == bin_steps && c.bins == *bins)
+        cached.filter(|c| c.generation == generation && c.bin_steps == bin_steps && c.bins == *bins)
     {
         return cached;
     }
@@ -153,7 +153,7 @@ pub(super) fn density(
         .map(|bin| group_counts(&index.counts(bin_seqs(bin, bin_steps, num_events))))
         .collect();
     let density = Arc::new(Density {
-        doc: key,
+        generation,
         bin_steps,
         bins: bins.clone(),
         counts,
@@ -165,7 +165,7 @@ pub(super) fn density(
 /// Each bin as a column of its kinds' colours, in proportion.
 pub(super) fn paint_density(
     painter: &egui::Painter,
-    axis: &TimeAxis,
+    axis: &StepAxis,
     rect: Rect,
     density: &Density,
     num_events: u64,

@@ -12,19 +12,19 @@ use crate::diagnostic::Seq;
 use crate::timeline::StreamIndex;
 use crate::ui::rule_text;
 use crate::ui::state::Doc;
+use crate::ui::step_axis::StepAxis;
 use crate::ui::theme;
-use crate::ui::time_axis::TimeAxis;
 
 /// What the pointer is over, for the tooltip.
 pub(super) struct Hover<'a> {
     pub(super) doc: &'a Doc,
-    pub(super) axis: &'a TimeAxis,
+    pub(super) axis: &'a StepAxis,
     pub(super) density: Option<&'a Density>,
     pub(super) density_rect: Rect,
     pub(super) ticks: &'a [Tick],
     pub(super) ticks_rect: Rect,
     pub(super) lanes: &'a LanesView,
-    pub(super) bookmarks: &'a [crate::store::Bookmark],
+    pub(super) bookmarks: &'a [crate::ui::annotations::Kept<crate::store::Bookmark>],
 }
 
 impl Hover<'_> {

@@ -8,8 +8,8 @@ use super::lanes::LaneMark;
 use crate::replay::ActivityChange;
 use crate::timeline::ActivityLane;
 use crate::ui::state::Command;
+use crate::ui::step_axis::StepAxis;
 use crate::ui::theme;
-use crate::ui::time_axis::TimeAxis;
 
 /// Indent of a lane's name under its group's.
 const LANE_INDENT: f32 = 12.0;
@@ -55,7 +55,7 @@ pub(super) fn group_row_ui(
 pub(super) struct LaneRow<'a> {
     pub(super) rect: Rect,
     pub(super) plot_x: Rangef,
-    pub(super) axis: &'a TimeAxis,
+    pub(super) axis: &'a StepAxis,
     pub(super) activity: &'a ActivityLane,
     pub(super) striped: bool,
     pub(super) selected: bool,

@@ -16,15 +16,15 @@ use egui::containers::scroll_area::ScrollSource;
 use egui::{Pos2, Rangef, Rect};
 use rustc_hash::FxHashMap;
 
+use super::HIT_RADIUS;
 use super::lane_row::{LaneRow, group_row_ui};
 use super::range::bin_groups;
-use super::{DocKey, HIT_RADIUS};
 use crate::diagnostic::Seq;
 use crate::replay::ActivityChange;
 use crate::timeline::ActivityLane;
-use crate::ui::state::{Command, Doc};
+use crate::ui::state::{AppState, Command, Doc};
+use crate::ui::step_axis::StepAxis;
 use crate::ui::theme;
-use crate::ui::time_axis::TimeAxis;
 
 /// A row of the lanes: a group header or a lane.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -135,7 +135,8 @@ pub fn change_label(change: ActivityChange) -> &'static str {
 /// frames.
 #[derive(Clone, Default)]
 struct LanesCache {
-    doc: Option<DocKey>,
+    /// The document generation the rows are for.
+    generation: Option<u64>,
     rows: Arc<[Row]>,
     /// The bins and steps per bin the marks are for.
     marks_for: Option<(RangeInclusive<u64>, u64)>,
@@ -147,13 +148,12 @@ fn cache_id() -> egui::Id {
 }
 
 /// The rows of a document (from the cache).
-fn rows(ui: &egui::Ui, doc: &Doc) -> Arc<[Row]> {
-    let key = DocKey::of(doc);
+fn rows(ui: &egui::Ui, doc: &Doc, generation: u64) -> Arc<[Row]> {
     ui.data_mut(|d| {
         let cache = d.get_temp_mut_or_default::<LanesCache>(cache_id());
-        if cache.doc.as_ref() != Some(&key) {
+        if cache.generation != Some(generation) {
             *cache = LanesCache {
-                doc: Some(key),
+                generation: Some(generation),
                 rows: rows_of(doc.timeline.index().lanes()).into(),
                 ..LanesCache::default()
             };
@@ -190,8 +190,8 @@ fn marks(
 }
 
 /// The height of every row.
-pub fn content_height(ui: &egui::Ui, doc: &Doc) -> f32 {
-    rows(ui, doc).len() as f32 * theme::LANE_HEIGHT
+pub fn content_height(ui: &egui::Ui, doc: &Doc, generation: u64) -> f32 {
+    rows(ui, doc, generation).len() as f32 * theme::LANE_HEIGHT
 }
 
 /// A lane on screen.
@@ -205,7 +205,7 @@ struct VisibleLane {
 pub struct LanesView {
     /// Where the lanes show.
     pub viewport: Rect,
-    axis: TimeAxis,
+    axis: StepAxis,
     lanes: Vec<VisibleLane>,
 }
 
@@ -229,17 +229,18 @@ impl LanesView {
 
 /// Draws the lanes in a vertical scroll area filling the rest of the panel.
 /// `bins` are the visible bins and the steps per bin (none for an empty
-/// stream).
+/// stream). `doc` is the state's document.
 pub fn lanes_ui(
     ui: &mut egui::Ui,
+    state: &AppState,
     doc: &Doc,
-    selected: Option<&str>,
-    axis: &TimeAxis,
+    axis: &StepAxis,
     plot_x: Rangef,
     bins: Option<(RangeInclusive<u64>, u64)>,
     commands: &mut Vec<Command>,
 ) -> LanesView {
-    let rows = rows(ui, doc);
+    let selected = state.selected_activity();
+    let rows = rows(ui, doc, state.generation());
     let row_height = theme::LANE_HEIGHT;
     let output = egui::ScrollArea::vertical()
         .id_salt("timeline_lanes")

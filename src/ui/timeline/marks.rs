@@ -10,7 +10,7 @@ use egui::{Align2, FontId, PointerButton, Rect, Response, Stroke};
 
 use crate::diagnostic::Seq;
 use crate::ui::state::{AppState, Command};
-use crate::ui::time_axis::TimeAxis;
+use crate::ui::step_axis::StepAxis;
 
 /// The marks' color.
 fn mark_color(visuals: &egui::Visuals) -> egui::Color32 {
@@ -67,7 +67,7 @@ pub struct MarkRows {
 pub fn paint_marks(
     ui: &egui::Ui,
     painter: &egui::Painter,
-    axis: &TimeAxis,
+    axis: &StepAxis,
     state: &AppState,
     dragging: Option<(Seq, Seq)>,
     rows: &MarkRows,
@@ -77,7 +77,7 @@ pub fn paint_marks(
     let x = |step: Seq| axis.x_from_step(step.0 as f64);
     let marks = match dragging {
         Some((a, b)) => [Some(a), Some(b)],
-        None => state.marks,
+        None => state.marks(),
     };
     if let [Some(a), Some(b)] = marks {
         let (left, right) = (x(a.min(b)), x(a.max(b)));
@@ -98,7 +98,7 @@ pub fn paint_marks(
     }
     let flag = ui.visuals().hyperlink_color;
     let y = rows.flags_y;
-    for bookmark in &state.annotations.bookmarks {
+    for bookmark in state.annotations().bookmarks() {
         let x = x(bookmark.seq);
         let points = vec![
             egui::pos2(x, y - 7.0),

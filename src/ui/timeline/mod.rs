@@ -23,8 +23,6 @@
 //! bookmarks ([`self::marks`]); the range and bin arithmetic
 //! ([`self::range`]).
 
-use std::path::PathBuf;
-
 mod density;
 mod hover;
 mod lane_row;
@@ -42,40 +40,16 @@ pub use self::range::{
     visible_bins, zoom_range,
 };
 use self::toolbar::toolbar_ui;
-use super::state::{AppState, Command, Doc};
-use crate::replay::Options;
+use super::state::{AppState, Command};
 
 /// How near the pointer must be to a mark or a tick to hover or click it.
 pub(super) const HIT_RADIUS: f32 = 5.0;
 
-/// What a document is, for the caches: they are dropped when it changes.
-#[derive(Clone, Debug, PartialEq)]
-pub(super) struct DocKey {
-    path: PathBuf,
-    session: Option<i64>,
-    options: Options,
-    num_events: u64,
-    num_lanes: usize,
-}
-
-impl DocKey {
-    /// The key of a document.
-    pub(super) fn of(doc: &Doc) -> Self {
-        Self {
-            path: doc.path.clone(),
-            session: doc.session,
-            options: doc.options(),
-            num_events: doc.num_events(),
-            num_lanes: doc.timeline.index().lanes().len(),
-        }
-    }
-}
-
 /// Draws the timeline panel.
 pub fn timeline_ui(ui: &mut egui::Ui, state: &AppState, commands: &mut Vec<Command>) {
-    let Some(doc) = &state.doc else {
+    let Some(doc) = state.doc() else {
         ui.add_space(4.0);
-        ui.weak(match state.loading {
+        ui.weak(match state.loading() {
             Some(_) => "Opening…",
             None => "No stream open",
         });
@@ -83,7 +57,7 @@ pub fn timeline_ui(ui: &mut egui::Ui, state: &AppState, commands: &mut Vec<Comma
     };
     let num_events = doc.num_events();
     let range = state
-        .timeline_range
+        .timeline_range()
         .map_or_else(|| full_range(num_events), |r| clamp_range(r, num_events));
     let num_commands = commands.len();
     toolbar_ui(ui, state, doc, range, commands);
@@ -110,7 +84,7 @@ mod tests {
         let mut state = AppState::default();
         let demo = concat!(env!("CARGO_MANIFEST_DIR"), "/recordings/demo.jsonl");
         state.open_now(std::path::Path::new(demo), None);
-        assert!(state.doc.is_some(), "{:?}", state.error);
+        assert!(state.doc().is_some(), "{:?}", state.error());
         Harness::builder()
             .with_size(egui::vec2(1200.0, 320.0))
             .build_ui_state(
@@ -142,7 +116,7 @@ mod tests {
         assert_eq!(h.state().step(), Seq(0));
         h.get_by_label("Last step").click();
         h.run();
-        let last = h.state().doc.as_ref().unwrap().num_events();
+        let last = h.state().doc().as_ref().unwrap().num_events();
         assert_eq!(h.state().step(), Seq(last));
         let previous = h
             .state()
@@ -159,13 +133,13 @@ mod tests {
         h.run();
         h.get_by_label("Zoom in").click();
         h.run();
-        let range = h.state().timeline_range.expect("zoomed");
-        let last = h.state().doc.as_ref().unwrap().num_events() as f64;
+        let range = h.state().timeline_range().expect("zoomed");
+        let last = h.state().doc().as_ref().unwrap().num_events() as f64;
         assert!((range.last - range.first - last / 2.0).abs() < 1e-9);
         h.get_by_label("Fit").click();
         h.run();
         assert_eq!(
-            h.state().timeline_range,
+            h.state().timeline_range(),
             Some(super::full_range(last as u64))
         );
     }
@@ -176,7 +150,7 @@ mod tests {
         h.run();
         h.get_by_label("search-1").click();
         h.run();
-        assert_eq!(h.state().selected_activity.as_deref(), Some("search-1"));
+        assert_eq!(h.state().selected_activity(), Some("search-1"));
     }
 
     fn wheel(delta_y: f32, modifiers: egui::Modifiers) -> egui::Event {
@@ -200,8 +174,8 @@ mod tests {
         h.event_modifiers(wheel(3.0, egui::Modifiers::CTRL), egui::Modifiers::CTRL);
         // The wheel is smoothed over a few frames.
         h.run_steps(20);
-        let zoomed = h.state().timeline_range.expect("zoomed in");
-        let last = h.state().doc.as_ref().unwrap().num_events() as f64;
+        let zoomed = h.state().timeline_range().expect("zoomed in");
+        let last = h.state().doc().as_ref().unwrap().num_events() as f64;
         assert!(zoomed.last - zoomed.first < last, "{zoomed:?}");
         // The step under the pointer stays under it: a quarter in.
         let anchor = zoomed.first + (zoomed.last - zoomed.first) * 0.25;
@@ -209,7 +183,7 @@ mod tests {
         // Wheel down: later steps.
         h.event(wheel(-3.0, egui::Modifiers::NONE));
         h.run_steps(20);
-        let panned = h.state().timeline_range.expect("range");
+        let panned = h.state().timeline_range().expect("range");
         assert!(panned.first > zoomed.first, "{zoomed:?} then {panned:?}");
         let span = |r: TimelineRange| r.last - r.first;
         assert!((span(panned) - span(zoomed)).abs() < 1e-9);
@@ -219,12 +193,12 @@ mod tests {
     fn clicking_a_mark_selects_its_activity_and_goes_there() {
         let mut h = harness();
         h.run();
-        let index = h.state().doc.as_ref().unwrap().timeline.index();
+        let index = h.state().doc().as_ref().unwrap().timeline.index();
         let (seq, _) = index.lane("prices-7").expect("lane").events[0];
-        let last = h.state().doc.as_ref().unwrap().num_events() as f64;
+        let last = h.state().doc().as_ref().unwrap().num_events() as f64;
         let plot = h.get_by_label("Timeline").rect();
         let row = h.get_by_label("prices-7").rect();
-        let axis = crate::ui::time_axis::TimeAxis {
+        let axis = crate::ui::step_axis::StepAxis {
             first_step: 0.0,
             last_step: last,
             left_x: plot.left() + crate::ui::theme::TIMELINE_PLOT_PADDING,
@@ -247,7 +221,7 @@ mod tests {
             modifiers: egui::Modifiers::NONE,
         });
         h.run();
-        assert_eq!(h.state().selected_activity.as_deref(), Some("prices-7"));
+        assert_eq!(h.state().selected_activity(), Some("prices-7"));
         assert_eq!(h.state().step(), seq);
     }
 
@@ -268,7 +242,7 @@ mod tests {
         std::fs::remove_file(&path).unwrap();
         h.set_size(egui::vec2(1200.0, 320.0));
         h.run();
-        assert_eq!(h.state().doc.as_ref().map(|d| d.num_events()), Some(1));
+        assert_eq!(h.state().doc().as_ref().map(|d| d.num_events()), Some(1));
     }
 
     #[test]
@@ -278,7 +252,7 @@ mod tests {
         // The middle of the plot is the middle of the stream.
         h.get_by_label("Timeline").click();
         h.run();
-        let last = h.state().doc.as_ref().unwrap().num_events();
+        let last = h.state().doc().as_ref().unwrap().num_events();
         let step = h.state().step().0 as i64;
         assert!(
             (step - (last / 2) as i64).abs() <= 1,

@@ -16,8 +16,8 @@ use super::range::{bin_steps, follow_playhead, pan_range, step_at, visible_bins,
 use super::strips::{paint_ruler, paint_ticks, strip_labels_ui, tick_at};
 use crate::diagnostic::Seq;
 use crate::ui::state::{AppState, Command, Doc, TimelineRange};
+use crate::ui::step_axis::StepAxis;
 use crate::ui::theme;
-use crate::ui::time_axis::TimeAxis;
 
 /// The ruler, the density, the diagnostics and the lanes, with the
 /// playhead over them; scrubbing, zooming and panning.
@@ -35,7 +35,7 @@ pub(super) fn plot_ui(
         rect.left() + theme::TIMELINE_LABEL_WIDTH,
         (rect.right() - bar_room).max(rect.left() + theme::TIMELINE_LABEL_WIDTH + 1.0),
     );
-    let axis = TimeAxis {
+    let axis = StepAxis {
         first_step: range.first,
         last_step: range.last,
         left_x: plot_x.min + theme::TIMELINE_PLOT_PADDING,
@@ -59,8 +59,8 @@ pub(super) fn plot_ui(
             let anchor = axis.step_from_x(pos.x);
             new_range = zoom_range(new_range, anchor, f64::from(zoom), num_events);
         }
-        let lanes_scroll =
-            lanes_rect.contains(pos) && content_height(ui, doc) > lanes_rect.height();
+        let lanes_scroll = lanes_rect.contains(pos)
+            && content_height(ui, doc, state.generation()) > lanes_rect.height();
         let pan_points = if lanes_scroll {
             scroll.x
         } else {
@@ -83,7 +83,9 @@ pub(super) fn plot_ui(
     let k = bin_steps(axis.steps_per_pixel());
     let bins = visible_bins(range, k, num_events);
     paint_ruler(ui, &painter, &axis, ruler);
-    let density = bins.as_ref().map(|bins| density::density(ui, doc, k, bins));
+    let density = bins
+        .as_ref()
+        .map(|bins| density::density(ui, doc, state.generation(), k, bins));
     if let Some(density) = &density {
         paint_density(&painter, &axis, density_rect, density, num_events);
     }
@@ -103,8 +105,8 @@ pub(super) fn plot_ui(
 
     let lanes = lanes_ui(
         ui,
+        state,
         doc,
-        state.selected_activity.as_deref(),
         &axis,
         plot_x,
         bins.as_ref().map(|b| (b.clone(), k)),
@@ -194,7 +196,7 @@ pub(super) fn plot_ui(
                 ticks: &ticks,
                 ticks_rect,
                 lanes: &lanes,
-                bookmarks: &state.annotations.bookmarks,
+                bookmarks: state.annotations().bookmarks(),
             };
             hover.ui(ui, pos);
         });
@@ -205,7 +207,7 @@ pub(super) fn plot_ui(
 fn paint_playhead(
     ui: &egui::Ui,
     painter: &egui::Painter,
-    axis: &TimeAxis,
+    axis: &StepAxis,
     step: Seq,
     y: RangeInclusive<f32>,
 ) {

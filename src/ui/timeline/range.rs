@@ -7,7 +7,7 @@ use std::ops::{Range, RangeInclusive};
 
 use crate::diagnostic::Seq;
 use crate::ui::state::TimelineRange;
-use crate::ui::time_axis::TimeAxis;
+use crate::ui::step_axis::StepAxis;
 
 /// The narrowest visible range, in steps.
 pub(super) const MIN_SPAN_STEPS: f64 = 4.0;
@@ -158,7 +158,7 @@ pub fn ruler_spacing(steps_per_pixel: f64, min_points: f32) -> u64 {
 }
 
 /// The step nearest an x, within the stream.
-pub(super) fn step_at(axis: &TimeAxis, x: f32, num_events: u64) -> Seq {
+pub(super) fn step_at(axis: &StepAxis, x: f32, num_events: u64) -> Seq {
     Seq(axis.step_from_x(x).round().clamp(0.0, num_events as f64) as u64)
 }
 

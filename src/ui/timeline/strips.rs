@@ -12,8 +12,8 @@ use super::density::KindGroup;
 use super::range::{bin_groups, ruler_spacing};
 use crate::diagnostic::{Seq, Severity};
 use crate::timeline::StreamIndex;
+use crate::ui::step_axis::StepAxis;
 use crate::ui::theme;
-use crate::ui::time_axis::TimeAxis;
 
 /// The least room between two labels of the ruler, in points.
 const RULER_LABEL_POINTS: f32 = 90.0;
@@ -72,7 +72,7 @@ pub(super) fn strip_labels_ui(
 }
 
 /// Step numbers at round intervals.
-pub(super) fn paint_ruler(ui: &egui::Ui, painter: &egui::Painter, axis: &TimeAxis, rect: Rect) {
+pub(super) fn paint_ruler(ui: &egui::Ui, painter: &egui::Painter, axis: &StepAxis, rect: Rect) {
     let visuals = ui.visuals();
     let color = visuals.weak_text_color();
     painter.hline(
@@ -108,7 +108,7 @@ pub(super) fn paint_ticks(
     ui: &egui::Ui,
     painter: &egui::Painter,
     index: &StreamIndex,
-    axis: &TimeAxis,
+    axis: &StepAxis,
     rect: Rect,
     bins: &RangeInclusive<u64>,
     bin_steps: u64,

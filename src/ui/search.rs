@@ -10,22 +10,27 @@ use egui::{RichText, Ui};
 use serde_json::Value;
 
 use super::json_tree::compact_json;
-use super::state::{AppState, Command, SearchFrom, TimeCommand};
+use super::state::{AppState, Command, SearchFrom};
 use crate::diagnostic::Seq;
 use crate::search::{Predicate, Query, Search, SearchStatus, Target};
+use crate::timeline::Timeline;
 
 /// Events a search replays per frame (about 20 ms at a million a second).
 pub const EVENTS_PER_FRAME: usize = 20_000;
 
-/// A search in progress, or the last one's result.
+/// The search over time: a search in progress, or the last one's result,
+/// and a search a JSON tree asked for. Changed by [`SearchCommand`]s;
+/// [`SearchRun::advance`] runs a slice of it in the logic step.
 #[derive(Default)]
 pub struct SearchRun {
     running: Option<Running>,
     /// What the last search found, for the panel.
-    pub outcome: Option<SearchOutcome>,
+    outcome: Option<SearchOutcome>,
     /// The query of the last search (its outcome shows while the fields
     /// still say it).
-    pub query: Option<Query>,
+    query: Option<Query>,
+    /// A search a JSON tree asked for, for the search tab to take.
+    prefill: Option<(Option<String>, String)>,
 }
 
 struct Running {
@@ -54,15 +59,99 @@ pub enum SearchOutcome {
     },
 }
 
+/// What a slice of the search did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SearchProgress {
+    /// No search runs.
+    Idle,
+    /// Still running.
+    Running,
+    /// A match at this step: the cursor goes there.
+    Found(Seq),
+    /// It ended without a match.
+    NotFound,
+}
+
 impl SearchRun {
     /// Whether a search is running, and how far it got (0 to 1).
     pub fn progress(&self) -> Option<f32> {
         self.running.as_ref().map(|r| r.progress)
     }
 
-    /// Stops the running search.
-    pub fn cancel(&mut self) {
-        self.running = None;
+    /// What the last search found.
+    pub fn outcome(&self) -> Option<&SearchOutcome> {
+        self.outcome.as_ref()
+    }
+
+    /// The query of the last search.
+    pub fn query(&self) -> Option<&Query> {
+        self.query.as_ref()
+    }
+
+    /// Takes the search a JSON tree asked for, if any.
+    pub fn take_prefill(&mut self) -> Option<(Option<String>, String)> {
+        self.prefill.take()
+    }
+
+    /// Applies a command, the cursor at `step`.
+    pub fn apply(&mut self, command: SearchCommand, step: Seq) {
+        match command {
+            SearchCommand::Start(query, from) => self.start(query, from, step),
+            SearchCommand::Cancel => self.running = None,
+            SearchCommand::Prefill { message, pointer } => {
+                self.prefill = Some((message, pointer));
+            }
+        }
+    }
+
+    fn start(&mut self, query: Query, from: SearchFrom, step: Seq) {
+        let description = describe(&query, from);
+        self.query = Some(query.clone());
+        let search = match from {
+            SearchFrom::First => Search::first(query),
+            SearchFrom::Next => Search::next(query, step),
+            SearchFrom::Previous => Search::previous(query, step),
+        };
+        self.running = Some(Running {
+            search,
+            description,
+            started: Instant::now(),
+            progress: 0.0,
+        });
+        self.outcome = None;
+    }
+
+    /// Runs the search over `timeline` for about `budget` events.
+    pub fn advance(&mut self, timeline: &Timeline, budget: usize) -> SearchProgress {
+        let Some(running) = &mut self.running else {
+            return SearchProgress::Idle;
+        };
+        match running.search.advance(timeline, budget) {
+            SearchStatus::Pending { done, total } => {
+                running.progress = if total == 0 {
+                    0.0
+                } else {
+                    done as f32 / total as f32
+                };
+                SearchProgress::Running
+            }
+            SearchStatus::Found(found) => {
+                let description = running.description.clone();
+                self.running = None;
+                self.outcome = Some(SearchOutcome::Found {
+                    description,
+                    step: found.step,
+                    value: found.value,
+                });
+                SearchProgress::Found(found.step)
+            }
+            SearchStatus::NotFound => {
+                let description = running.description.clone();
+                self.running = None;
+                self.outcome = Some(SearchOutcome::NotFound { description });
+                SearchProgress::NotFound
+            }
+        }
     }
 }
 
@@ -93,65 +182,6 @@ fn display_pointer(pointer: &str) -> &str {
         "(whole)"
     } else {
         pointer
-    }
-}
-
-impl AppState {
-    pub(super) fn start_search(&mut self, query: Query, from: SearchFrom) {
-        if self.doc.is_none() {
-            return;
-        }
-        let description = describe(&query, from);
-        self.search.query = Some(query.clone());
-        let step = self.step();
-        let search = match from {
-            SearchFrom::First => Search::first(query),
-            SearchFrom::Next => Search::next(query, step),
-            SearchFrom::Previous => Search::previous(query, step),
-        };
-        self.search.running = Some(Running {
-            search,
-            description,
-            started: Instant::now(),
-            progress: 0.0,
-        });
-        self.search.outcome = None;
-    }
-
-    /// Runs the search for about `budget` events; a match moves the cursor.
-    /// Returns whether it is still running.
-    pub fn advance_search(&mut self, budget: usize) -> bool {
-        let (Some(doc), Some(running)) = (&self.doc, &mut self.search.running) else {
-            return false;
-        };
-        match running.search.advance(&doc.timeline, budget) {
-            SearchStatus::Pending { done, total } => {
-                running.progress = if total == 0 {
-                    0.0
-                } else {
-                    done as f32 / total as f32
-                };
-                true
-            }
-            SearchStatus::Found(found) => {
-                let description = running.description.clone();
-                self.search.running = None;
-                self.search.outcome = Some(SearchOutcome::Found {
-                    description,
-                    step: found.step,
-                    value: found.value,
-                });
-                self.time_command(TimeCommand::StopFollowing);
-                self.time_command(TimeCommand::SetClamped(found.step));
-                false
-            }
-            SearchStatus::NotFound => {
-                let description = running.description.clone();
-                self.search.running = None;
-                self.search.outcome = Some(SearchOutcome::NotFound { description });
-                false
-            }
-        }
     }
 }
 
@@ -222,12 +252,12 @@ pub fn search_ui(
     form: &mut SearchForm,
     commands: &mut Vec<Command>,
 ) {
-    let Some(doc) = &state.doc else {
+    let Some(doc) = state.doc() else {
         ui.weak("No stream open.");
         return;
     };
     if !form.picked {
-        form.message = state.selected_activity.clone();
+        form.message = state.selected_activity().map(str::to_owned);
     }
     let mut submit = None;
     egui::Grid::new("search_form")
@@ -340,7 +370,7 @@ pub fn search_ui(
         }
         _ => {}
     }
-    if let Some(progress) = state.search.progress() {
+    if let Some(progress) = state.search().progress() {
         ui.horizontal(|ui| {
             ui.add(
                 egui::ProgressBar::new(progress)
@@ -351,7 +381,7 @@ pub fn search_ui(
                 commands.push(Command::Search(SearchCommand::Cancel));
             }
         });
-        if let Some(running) = &state.search.running {
+        if let Some(running) = &state.search().running {
             ui.weak(format!(
                 "{} ({:.1} s)",
                 running.description,
@@ -361,10 +391,9 @@ pub fn search_ui(
     }
     // An outcome is about the query that ran: edited fields hide it.
     let outcome = state
-        .search
-        .outcome
-        .as_ref()
-        .filter(|_| state.search.query.as_ref() == query.as_ref().ok());
+        .search()
+        .outcome()
+        .filter(|_| state.search().query() == query.as_ref().ok());
     match outcome {
         Some(SearchOutcome::Found {
             description,
@@ -383,5 +412,86 @@ pub fn search_ui(
             ui.weak(description);
         }
         None => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    // The search's state machine, with no egui context (issue 16, point 3).
+    use super::*;
+    use crate::ui::event_list::tests::{STREAM, doc_of};
+
+    fn found_query() -> Query {
+        Query::new(
+            Target::Message("a-1".into()),
+            "/content/found",
+            Predicate::Equals(Value::from(1)),
+        )
+        .expect("a query")
+    }
+
+    fn run(search: &mut SearchRun, timeline: &Timeline) -> SearchProgress {
+        loop {
+            match search.advance(timeline, 1) {
+                SearchProgress::Running => continue,
+                other => return other,
+            }
+        }
+    }
+
+    #[test]
+    fn a_search_runs_in_slices_and_says_where_it_found() {
+        let doc = doc_of(STREAM);
+        let mut search = SearchRun::default();
+        assert_eq!(search.advance(&doc.timeline, 10), SearchProgress::Idle);
+        search.apply(
+            SearchCommand::Start(found_query(), SearchFrom::First),
+            Seq(0),
+        );
+        assert_eq!(search.progress(), Some(0.0));
+        assert_eq!(
+            run(&mut search, &doc.timeline),
+            SearchProgress::Found(Seq(3))
+        );
+        assert!(search.progress().is_none(), "done");
+        assert!(matches!(
+            search.outcome(),
+            Some(SearchOutcome::Found { step: Seq(3), .. })
+        ));
+        assert_eq!(search.query(), Some(&found_query()));
+        search.apply(
+            SearchCommand::Start(found_query(), SearchFrom::Next),
+            Seq(3),
+        );
+        assert_eq!(run(&mut search, &doc.timeline), SearchProgress::NotFound);
+        assert!(matches!(
+            search.outcome(),
+            Some(SearchOutcome::NotFound { .. })
+        ));
+    }
+
+    #[test]
+    fn a_cancelled_search_stops_and_a_prefill_is_taken_once() {
+        let doc = doc_of(STREAM);
+        let mut search = SearchRun::default();
+        search.apply(
+            SearchCommand::Start(found_query(), SearchFrom::First),
+            Seq(0),
+        );
+        search.apply(SearchCommand::Cancel, Seq(0));
+        assert_eq!(search.advance(&doc.timeline, 100), SearchProgress::Idle);
+        assert!(search.outcome().is_none());
+        search.apply(
+            SearchCommand::Prefill {
+                message: Some("a-1".into()),
+                pointer: "/content/found".into(),
+            },
+            Seq(0),
+        );
+        assert_eq!(
+            search.take_prefill(),
+            Some((Some("a-1".into()), "/content/found".into()))
+        );
+        assert_eq!(search.take_prefill(), None);
     }
 }

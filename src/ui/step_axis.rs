@@ -3,7 +3,7 @@
 /// Maps steps to x coordinates and back for a visible range of steps drawn
 /// over a span of pixels.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct TimeAxis {
+pub struct StepAxis {
     /// The first visible step.
     pub first_step: f64,
     /// The last visible step.
@@ -14,7 +14,7 @@ pub struct TimeAxis {
     pub right_x: f32,
 }
 
-impl TimeAxis {
+impl StepAxis {
     /// The x of a step.
     pub fn x_from_step(&self, step: f64) -> f32 {
         let span = (self.last_step - self.first_step).max(f64::EPSILON);
@@ -41,7 +41,7 @@ mod tests {
 
     #[test]
     fn step_and_x_round_trip() {
-        let axis = TimeAxis {
+        let axis = StepAxis {
             first_step: 100.0,
             last_step: 300.0,
             left_x: 10.0,
