@@ -2,9 +2,11 @@
 //! panic (PRODUCT.md, Reliability: "No panic on any input"), and a few
 //! invariants of the engine hold on any event sequence (R43).
 
+#[path = "support/generator.rs"]
+mod generator;
+
 use std::path::Path;
 
-use agui_replay::bench::{GenConfig, generate};
 use agui_replay::diff::{Comparison, DiffScope};
 use agui_replay::protocol::{ENVELOPE, Kind, ProtocolVersion, SCHEMA};
 use agui_replay::replay::apply_patch;
@@ -13,6 +15,7 @@ use agui_replay::{
     Code, Effect, EventLog, EventType, Options, Outcome, Profile, Replayer, Seq, Severity,
     parse_event, read_bytes, replay_log, replay_to,
 };
+use generator::{GenConfig, generate};
 use proptest::collection::{btree_map, vec};
 use proptest::prelude::*;
 use proptest::sample::select;
@@ -1658,7 +1661,7 @@ proptest! {
 #[test]
 fn the_fast_reader_takes_realistic_events() {
     let demo = include_str!("../recordings/demo.jsonl");
-    let generated = agui_replay::bench::generate(agui_replay::bench::GenConfig {
+    let generated = generate(GenConfig {
         events: 2_000,
         activities: 20,
         seed: 5,

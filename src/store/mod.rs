@@ -30,7 +30,7 @@ pub use annotations::{
     rename_bookmark,
 };
 pub use import::{ImportError, ImportProgress, ImportedSession, format_name, import_files};
-pub use reader::{FirstFrame, Recording, StoredEvent, file_is_sqlite};
+pub use reader::{Recording, StoredEvent, file_is_sqlite};
 pub use replace::{ReplaceError, SIDECARS, remove_with_sidecars, replace_file, temporary_beside};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use secrets::{SECRET_FIELD_NAMES, SECRET_QUERY_PARAMS, StoreRedaction};
