@@ -11,7 +11,7 @@ use super::schema;
 use super::secrets::StoreRedaction;
 use super::{SessionId, SessionStatus, StoreError, is_secret_header, now_unix_ms, redact_headers};
 use crate::diagnostic::{Diagnostic, Seq};
-use crate::input::{EventLog, HttpRequest, HttpResponse};
+use crate::input::{Arrivals, EventLog, HttpRequest, HttpResponse};
 
 /// Events are committed at least this often while they arrive: a killed
 /// writer loses at most the events of the last interval.
@@ -106,19 +106,6 @@ impl Keys {
     }
 }
 
-/// The arrival time of an imported event: its `timestamp` relative to the
-/// session's first one, never going backwards.
-fn imported_arrival(session: &mut Session, timestamp: Option<i64>) -> u64 {
-    if let Some(timestamp) = timestamp {
-        let first = *session.first_timestamp.get_or_insert(timestamp);
-        let millis = u64::try_from(timestamp.saturating_sub(first)).unwrap_or(0);
-        session.last_arrival_nanos = session
-            .last_arrival_nanos
-            .max(millis.saturating_mul(1_000_000));
-    }
-    session.last_arrival_nanos
-}
-
 /// Writes sessions and events into a recording file.
 ///
 /// Several sessions may be open at once (a proxy serving concurrent
@@ -150,8 +137,9 @@ struct Session {
     next_seq: u64,
     started: Instant,
     /// For imports: the first event's `timestamp`, and the last arrival.
-    first_timestamp: Option<i64>,
-    last_arrival_nanos: u64,
+    /// Arrival times of imported events (the rule a file opened directly
+    /// follows too).
+    arrivals: Arrivals,
 }
 
 /// Wraps an SQLite error with what was being done and the file.
@@ -369,8 +357,7 @@ impl RecordingWriter {
             Session {
                 next_seq: 1,
                 started: Instant::now(),
-                first_timestamp: None,
-                last_arrival_nanos: 0,
+                arrivals: Arrivals::default(),
             },
         );
         self.current = Some(id);
@@ -430,7 +417,8 @@ impl RecordingWriter {
     /// Appends one event of an imported file to the current session, whose
     /// arrival time is not known: it is taken from the event's `timestamp`
     /// (milliseconds), relative to the session's first one, and never goes
-    /// backwards; events without one arrive with the one before.
+    /// backwards; events without one are 100 ms apart before the first
+    /// timestamp and arrive with the one before after it ([`Arrivals`]).
     pub fn append_imported(&mut self, raw: &[u8]) -> Result<Seq, StoreError> {
         let id = self.current()?;
         let keys = Keys::of(raw);
@@ -438,7 +426,7 @@ impl RecordingWriter {
             .sessions
             .get_mut(&id)
             .ok_or_else(|| no_session(&self.path))?;
-        let arrival = imported_arrival(session, keys.timestamp);
+        let arrival = session.arrivals.next(keys.timestamp);
         self.push(id, raw, arrival, keys)
     }
 
@@ -481,10 +469,10 @@ impl RecordingWriter {
                         let keys = KeysRef::of(raw);
                         let arrival = match arrivals.and_then(|a| a.get(index)) {
                             Some(&known) => {
-                                session.last_arrival_nanos = known;
+                                session.arrivals.known(known);
                                 known
                             }
-                            None => imported_arrival(session, keys.timestamp()),
+                            None => session.arrivals.next(keys.timestamp()),
                         };
                         index += 1;
                         let seq = i64::try_from(session.next_seq).unwrap_or(i64::MAX);
