@@ -10,6 +10,7 @@ mod arrival;
 mod har;
 mod http;
 mod json;
+mod keys;
 mod log;
 mod sniff;
 mod sse;
@@ -20,6 +21,7 @@ use std::path::{Path, PathBuf};
 pub use arrival::{Arrivals, UNTIMED_STEP_NANOS};
 pub use har::{HarExchange, is_har, read_har};
 pub use http::{HttpRequest, HttpResponse};
+pub use keys::EventKeys;
 pub use log::EventLog;
 pub use sse::SseFramer;
 

@@ -5,13 +5,12 @@ use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags, params};
 use rustc_hash::FxHashMap;
-use serde::Deserialize;
 
 use super::schema;
 use super::secrets::StoreRedaction;
 use super::{SessionId, SessionStatus, StoreError, is_secret_header, now_unix_ms, redact_headers};
 use crate::diagnostic::{Diagnostic, Seq};
-use crate::input::{Arrivals, EventLog, HttpRequest, HttpResponse};
+use crate::input::{Arrivals, EventKeys, EventLog, HttpRequest, HttpResponse};
 
 /// Events are committed at least this often while they arrive: a killed
 /// writer loses at most the events of the last interval.
@@ -69,36 +68,11 @@ struct Keys {
     timestamp: Option<i64>,
 }
 
-/// The keys of an event, borrowed from its bytes.
-#[derive(Default, Deserialize)]
-struct KeysRef<'a> {
-    #[serde(rename = "type", borrow)]
-    event_type: Option<std::borrow::Cow<'a, str>>,
-    #[serde(rename = "messageId", borrow)]
-    message_id: Option<std::borrow::Cow<'a, str>>,
-    #[serde(rename = "runId", borrow)]
-    run_id: Option<std::borrow::Cow<'a, str>>,
-    timestamp: Option<serde_json::Value>,
-}
-
-impl<'a> KeysRef<'a> {
-    /// Reads the keys of an event without building it (any other member is
-    /// skipped); bytes that are not an event object (or whose keys have the
-    /// wrong types) have none.
-    fn of(raw: &'a [u8]) -> Self {
-        serde_json::from_slice(raw).unwrap_or_default()
-    }
-
-    fn timestamp(&self) -> Option<i64> {
-        self.timestamp.as_ref().and_then(serde_json::Value::as_i64)
-    }
-}
-
 impl Keys {
     fn of(raw: &[u8]) -> Self {
-        let keys = KeysRef::of(raw);
+        let keys = EventKeys::of(raw);
         Self {
-            timestamp: keys.timestamp(),
+            timestamp: keys.timestamp,
             event_type: keys.event_type.map(|s| s.into_owned()),
             message_id: keys.message_id.map(|s| s.into_owned()),
             run_id: keys.run_id.map(|s| s.into_owned()),
@@ -466,13 +440,13 @@ impl RecordingWriter {
                 {
                     let mut insert = tx.prepare_cached(INSERT_EVENT)?;
                     for raw in chunk {
-                        let keys = KeysRef::of(raw);
+                        let keys = EventKeys::of(raw);
                         let arrival = match arrivals.and_then(|a| a.get(index)) {
                             Some(&known) => {
                                 session.arrivals.known(known);
                                 known
                             }
-                            None => session.arrivals.next(keys.timestamp()),
+                            None => session.arrivals.next(keys.timestamp),
                         };
                         index += 1;
                         let seq = i64::try_from(session.next_seq).unwrap_or(i64::MAX);

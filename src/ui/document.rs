@@ -211,20 +211,11 @@ fn is_being_written(session: &SessionInfo, last_arrival_nanos: u64) -> bool {
 /// when they have them, 100 ms apart otherwise; never going backwards (the
 /// rule an imported file follows: [`crate::input::Arrivals`]).
 fn derived_arrivals(source: &Source) -> Vec<u64> {
-    #[derive(serde::Deserialize)]
-    struct Stamp {
-        timestamp: Option<i64>,
-    }
     let mut arrivals = crate::input::Arrivals::default();
     source
         .events
         .iter()
-        .map(|(_, raw)| {
-            let stamp = serde_json::from_slice::<Stamp>(raw)
-                .ok()
-                .and_then(|s| s.timestamp);
-            arrivals.next(stamp)
-        })
+        .map(|(_, raw)| arrivals.next(crate::input::EventKeys::of(raw).timestamp))
         .collect()
 }
 
