@@ -5,7 +5,60 @@
 
 pub use super::schema::{Envelope, EventBody, EventType};
 
-/// The role of a text message (`TEXT_MESSAGE_START.role`).
+/// The roles of AG-UI messages, the one list of them (issue 16.6): the
+/// text roles ([`TextRole`]), the replay's conversation roles and
+/// [`MESSAGE_ROLES`](super::MESSAGE_ROLES) all come from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum MessageRole {
+    /// `developer`
+    Developer,
+    /// `system`
+    System,
+    /// `assistant`
+    Assistant,
+    /// `user`
+    User,
+    /// `tool`
+    Tool,
+    /// `reasoning`
+    Reasoning,
+    /// `activity`
+    Activity,
+}
+
+impl MessageRole {
+    /// Every role, in the protocol's order.
+    pub const ALL: [Self; 7] = [
+        Self::Developer,
+        Self::System,
+        Self::Assistant,
+        Self::User,
+        Self::Tool,
+        Self::Reasoning,
+        Self::Activity,
+    ];
+
+    /// The wire name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Developer => "developer",
+            Self::System => "system",
+            Self::Assistant => "assistant",
+            Self::User => "user",
+            Self::Tool => "tool",
+            Self::Reasoning => "reasoning",
+            Self::Activity => "activity",
+        }
+    }
+
+    /// The role with this wire name.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|role| role.as_str() == name)
+    }
+}
+
+/// The role of a text message (`TEXT_MESSAGE_START.role`): the message
+/// roles a text message may have.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TextRole {
     /// `developer`
@@ -19,24 +72,29 @@ pub enum TextRole {
 }
 
 impl TextRole {
-    /// The wire name.
-    pub fn as_str(self) -> &'static str {
+    /// As a message role.
+    pub fn role(self) -> MessageRole {
         match self {
-            Self::Developer => "developer",
-            Self::System => "system",
-            Self::Assistant => "assistant",
-            Self::User => "user",
+            Self::Developer => MessageRole::Developer,
+            Self::System => MessageRole::System,
+            Self::Assistant => MessageRole::Assistant,
+            Self::User => MessageRole::User,
         }
     }
 
-    /// The role with this wire name.
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        self.role().as_str()
+    }
+
+    /// The role with this wire name, if a text message may have it.
     pub fn from_name(name: &str) -> Option<Self> {
-        match name {
-            "developer" => Some(Self::Developer),
-            "system" => Some(Self::System),
-            "assistant" => Some(Self::Assistant),
-            "user" => Some(Self::User),
-            _ => None,
+        match MessageRole::from_name(name)? {
+            MessageRole::Developer => Some(Self::Developer),
+            MessageRole::System => Some(Self::System),
+            MessageRole::Assistant => Some(Self::Assistant),
+            MessageRole::User => Some(Self::User),
+            MessageRole::Tool | MessageRole::Reasoning | MessageRole::Activity => None,
         }
     }
 }
@@ -111,6 +169,23 @@ impl Event {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 16.6: one list of roles; a text role and its message role
+    /// have one name.
+    #[test]
+    fn roles_come_from_one_list() {
+        for role in MessageRole::ALL {
+            assert_eq!(MessageRole::from_name(role.as_str()), Some(role));
+            if let Some(text) = TextRole::from_name(role.as_str()) {
+                assert_eq!(text.role(), role);
+            }
+        }
+        assert_eq!(super::super::MESSAGE_ROLES.len(), MessageRole::ALL.len());
+        assert_eq!(super::super::MESSAGE_ROLES[6], "activity");
+        assert_eq!(TextRole::from_name("tool"), None);
+        assert_eq!(TextRole::from_name("user"), Some(TextRole::User));
+        assert_eq!(MessageRole::from_name("robot"), None);
+    }
 
     #[test]
     fn there_are_31_event_types_with_unique_names() {

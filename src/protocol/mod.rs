@@ -12,7 +12,7 @@ mod pipeline;
 pub mod schema;
 mod version;
 
-pub use event::{EncryptedSubtype, Envelope, Event, EventBody, EventType, TextRole};
+pub use event::{EncryptedSubtype, Envelope, Event, EventBody, EventType, MessageRole, TextRole};
 pub use fields::Malformed;
 pub use parse::{
     Issue, MESSAGE_ROLES, ParseOutcome, parse_event, parse_event_str, parse_fast_only,

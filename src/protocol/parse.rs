@@ -3,7 +3,7 @@
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::event::{Event, EventType};
+use super::event::{Event, EventType, MessageRole};
 use super::fields::{Fields, Malformed, pointer_token};
 use crate::diagnostic::Code;
 
@@ -274,16 +274,16 @@ fn bare_kind(value: &Value) -> &'static str {
     }
 }
 
-/// The message roles of AG-UI 1.0.
-pub const MESSAGE_ROLES: [&str; 7] = [
-    "developer",
-    "system",
-    "assistant",
-    "user",
-    "tool",
-    "reasoning",
-    "activity",
-];
+/// The message roles of AG-UI 1.0, by name ([`MessageRole::ALL`]).
+pub const MESSAGE_ROLES: [&str; 7] = {
+    let mut names = [""; 7];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = MessageRole::ALL[i].as_str();
+        i += 1;
+    }
+    names
+};
 
 /// Validates one AG-UI `Message` object: a string `id`, a known `role`, and
 /// for activity messages a string `activityType` and an object `content`.
