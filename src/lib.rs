@@ -20,7 +20,6 @@
 //! app that reads them, built with the default `app` feature (without it, the
 //! crate and the binary have no UI crate in their dependency graph).
 
-pub mod bench;
 pub mod cli;
 pub mod conformance;
 pub mod diagnostic;

@@ -2,6 +2,9 @@
 //! binary: `check` (text and JSON), `state`, exit codes, standard input,
 //! profiles and `--best-effort`.
 
+#[path = "support/generator.rs"]
+mod generator;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -1326,7 +1329,7 @@ fn diff_refuses_bad_steps_and_unknown_messages() {
 }
 
 mod diff_properties {
-    use agui_replay::bench::{GenConfig, generate};
+    use crate::generator::{GenConfig, generate};
     use agui_replay::timeline::{CheckpointPolicy, Timeline};
     use agui_replay::{EventLog, Options, Replayer, Seq, read_path, replay_to};
     use proptest::prelude::*;

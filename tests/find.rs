@@ -3,16 +3,19 @@
 //! naive oracle that replays every step from the start, with resumable
 //! searches run a few events at a time over small checkpoint segments.
 
+#[path = "support/generator.rs"]
+mod generator;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use agui_replay::bench::{GenConfig, generate};
 use agui_replay::replay::{Options, Profile, Replayer, replay_from_to};
 use agui_replay::search::{
     Direction, Match, Predicate, Query, Search, SearchStatus, Target, find_all,
 };
 use agui_replay::timeline::{CheckpointPolicy, Timeline};
 use agui_replay::{EventLog, Seq, read_path};
+use generator::{GenConfig, generate};
 use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_agui-replay");

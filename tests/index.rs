@@ -4,6 +4,9 @@
 //! per kind, the steps with diagnostics of each severity, and the activity
 //! lanes.
 
+#[path = "support/generator.rs"]
+mod generator;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -502,7 +505,7 @@ fn events_that_are_not_objects_with_a_string_type_are_unparseable() {
 /// the kinds of the events in it, counted one by one.
 #[test]
 fn counts_over_any_range_equal_the_kinds_in_it() {
-    use agui_replay::bench::{GenConfig, generate};
+    use crate::generator::{GenConfig, generate};
 
     let log = generate(GenConfig {
         events: 3_000,

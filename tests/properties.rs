@@ -2,17 +2,20 @@
 //! panic (PRODUCT.md, Reliability: "No panic on any input"), and a few
 //! invariants of the engine hold on any event sequence (R43).
 
+#[path = "support/generator.rs"]
+mod generator;
+
 use std::path::Path;
 
-use agui_replay::bench::{GenConfig, generate};
 use agui_replay::diff::{Comparison, DiffScope};
-use agui_replay::protocol::ProtocolVersion;
+use agui_replay::protocol::{ENVELOPE, Kind, ProtocolVersion, SCHEMA};
 use agui_replay::replay::apply_patch;
 use agui_replay::timeline::{CheckpointPolicy, Timeline};
 use agui_replay::{
     Code, Effect, EventLog, EventType, Options, Outcome, Profile, Replayer, Seq, Severity,
     parse_event, read_bytes, replay_log, replay_to,
 };
+use generator::{GenConfig, generate};
 use proptest::collection::{btree_map, vec};
 use proptest::prelude::*;
 use proptest::sample::select;
@@ -389,31 +392,6 @@ fn subagent_run_id() -> impl Strategy<Value = String> {
     select(vec!["s1", "s2"]).prop_map(str::to_owned)
 }
 
-/// What kind of value a field holds.
-#[derive(Clone, Copy)]
-enum Kind {
-    MessageId,
-    ToolCallId,
-    Text,
-    ActivityType,
-    Role,
-    LiteralRole(&'static str),
-    Subtype,
-    Content,
-    Patch,
-    Json,
-    Bool,
-    Messages,
-    RunInput,
-    Timestamp,
-    Metadata,
-    SubagentRunId,
-    /// `TOOL_CALL_RESULT.content`: text or content parts (issue 11).
-    ToolContent,
-    /// `RUN_FINISHED.outcome`: a union, known or not (issue 11).
-    Outcome,
-}
-
 /// A value of the right kind (when `dirty`, its parts may be damaged).
 fn plausible(kind: Kind, dirty: bool) -> BoxedStrategy<Value> {
     fn string(s: impl Strategy<Value = String> + 'static) -> BoxedStrategy<Value> {
@@ -517,201 +495,62 @@ fn field(kind: Kind, required: bool, dirty: bool) -> BoxedStrategy<Option<Value>
     }
 }
 
-const REQ: bool = true;
 const OPT: bool = false;
 
 /// One member of an event type: its name, its kind, whether it is required.
 type Member = (&'static str, Kind, bool);
 
-/// The fields of each of the 31 event types of AG-UI 1.0 (and two unknown
-/// types), with a weight: how often the type is generated.
+/// How often each type is generated, relative to the others.
+fn weight(event_type: EventType) -> u32 {
+    use EventType as T;
+    match event_type {
+        T::ActivitySnapshot => 10,
+        T::ActivityDelta => 12,
+        T::TextMessageStart | T::TextMessageContent => 4,
+        T::TextMessageEnd
+        | T::TextMessageChunk
+        | T::ToolCallStart
+        | T::ToolCallArgs
+        | T::ToolCallEnd
+        | T::StateDelta
+        | T::MessagesSnapshot => 3,
+        T::RunStarted | T::RunFinished | T::RunError | T::SubagentError | T::Raw | T::Custom => 1,
+        _ => 2,
+    }
+}
+
+/// The members of each of the 31 event types, read from the schema the
+/// readers are generated from (issue 16: written once), with a weight; and
+/// two types AG-UI 1.0 does not define (R42).
 fn event_types() -> Vec<(&'static str, u32, Vec<Member>)> {
-    use Kind::*;
-    vec![
-        (
-            "RUN_STARTED",
-            1,
-            vec![
-                ("threadId", Text, REQ),
-                ("runId", Text, REQ),
-                ("parentRunId", Text, OPT),
-                ("input", RunInput, OPT),
-                ("protocolVersion", Text, OPT),
-            ],
-        ),
-        (
-            "RUN_FINISHED",
-            1,
-            vec![
-                ("threadId", Text, REQ),
-                ("runId", Text, REQ),
-                ("result", Json, OPT),
-                ("outcome", Outcome, OPT),
-            ],
-        ),
-        (
-            "RUN_ERROR",
-            1,
-            vec![("message", Text, REQ), ("code", Text, OPT)],
-        ),
-        ("STEP_STARTED", 2, vec![("stepName", Text, REQ)]),
-        ("STEP_FINISHED", 2, vec![("stepName", Text, REQ)]),
-        (
-            "TEXT_MESSAGE_START",
-            4,
-            vec![
-                ("messageId", MessageId, REQ),
-                ("role", Role, OPT),
-                ("name", Text, OPT),
-            ],
-        ),
-        (
-            "TEXT_MESSAGE_CONTENT",
-            4,
-            vec![("messageId", MessageId, REQ), ("delta", Text, REQ)],
-        ),
-        ("TEXT_MESSAGE_END", 3, vec![("messageId", MessageId, REQ)]),
-        (
-            "TEXT_MESSAGE_CHUNK",
-            3,
-            vec![
-                ("messageId", MessageId, OPT),
-                ("role", Role, OPT),
-                ("delta", Text, OPT),
-                ("name", Text, OPT),
-            ],
-        ),
-        (
-            "TOOL_CALL_START",
-            3,
-            vec![
-                ("toolCallId", ToolCallId, REQ),
-                ("toolCallName", Text, REQ),
-                ("parentMessageId", MessageId, OPT),
-            ],
-        ),
-        (
-            "TOOL_CALL_ARGS",
-            3,
-            vec![("toolCallId", ToolCallId, REQ), ("delta", Text, REQ)],
-        ),
-        ("TOOL_CALL_END", 3, vec![("toolCallId", ToolCallId, REQ)]),
-        (
-            "TOOL_CALL_CHUNK",
-            2,
-            vec![
-                ("toolCallId", ToolCallId, OPT),
-                ("toolCallName", Text, OPT),
-                ("parentMessageId", MessageId, OPT),
-                ("delta", Text, OPT),
-            ],
-        ),
-        (
-            "TOOL_CALL_RESULT",
-            2,
-            vec![
-                ("messageId", MessageId, REQ),
-                ("toolCallId", ToolCallId, REQ),
-                ("content", ToolContent, REQ),
-                ("role", LiteralRole("tool"), OPT),
-            ],
-        ),
-        ("REASONING_START", 2, vec![("messageId", MessageId, REQ)]),
-        (
-            "REASONING_MESSAGE_START",
-            2,
-            vec![
-                ("messageId", MessageId, REQ),
-                ("role", LiteralRole("reasoning"), OPT),
-            ],
-        ),
-        (
-            "REASONING_MESSAGE_CONTENT",
-            2,
-            vec![("messageId", MessageId, REQ), ("delta", Text, REQ)],
-        ),
-        (
-            "REASONING_MESSAGE_END",
-            2,
-            vec![("messageId", MessageId, REQ)],
-        ),
-        (
-            "REASONING_MESSAGE_CHUNK",
-            2,
-            vec![("messageId", MessageId, OPT), ("delta", Text, OPT)],
-        ),
-        ("REASONING_END", 2, vec![("messageId", MessageId, REQ)]),
-        (
-            "REASONING_ENCRYPTED_VALUE",
-            2,
-            vec![
-                ("subtype", Subtype, REQ),
-                ("entityId", MessageId, REQ),
-                ("encryptedValue", Text, REQ),
-                ("encryptedValueType", Text, OPT),
-            ],
-        ),
-        ("STATE_SNAPSHOT", 2, vec![("snapshot", Json, REQ)]),
-        ("STATE_DELTA", 3, vec![("delta", Patch, REQ)]),
-        (
-            "MESSAGES_SNAPSHOT",
-            3,
-            vec![("messages", Messages, REQ), ("metadata", Metadata, OPT)],
-        ),
-        (
-            "ACTIVITY_SNAPSHOT",
-            10,
-            vec![
-                ("messageId", MessageId, REQ),
-                ("activityType", ActivityType, REQ),
-                ("content", Content, REQ),
-                ("replace", Bool, OPT),
-            ],
-        ),
-        (
-            "ACTIVITY_DELTA",
-            12,
-            vec![
-                ("messageId", MessageId, REQ),
-                ("activityType", ActivityType, REQ),
-                ("patch", Patch, REQ),
-            ],
-        ),
-        (
-            "SUBAGENT_STARTED",
-            2,
-            vec![
-                ("subagentRunId", SubagentRunId, REQ),
-                ("name", Text, REQ),
-                ("description", Text, OPT),
-                ("parentSubagentRunId", SubagentRunId, OPT),
-                ("parentToolCallId", ToolCallId, OPT),
-                ("parentMessageId", MessageId, OPT),
-            ],
-        ),
-        (
-            "SUBAGENT_FINISHED",
-            2,
-            vec![
-                ("subagentRunId", SubagentRunId, REQ),
-                ("outcome", Json, OPT),
-            ],
-        ),
-        (
-            "SUBAGENT_ERROR",
-            1,
-            vec![
-                ("subagentRunId", SubagentRunId, REQ),
-                ("message", Text, REQ),
-                ("code", Text, OPT),
-            ],
-        ),
-        ("RAW", 1, vec![("event", Json, OPT), ("source", Text, OPT)]),
-        ("CUSTOM", 1, vec![("name", Text, REQ), ("value", Json, OPT)]),
-        // Not AG-UI 1.0 types (R42).
-        ("THINKING_START", 1, vec![("messageId", MessageId, OPT)]),
-        ("NOT_A_TYPE", 1, vec![]),
-    ]
+    let mut types: Vec<(&'static str, u32, Vec<Member>)> = SCHEMA
+        .iter()
+        .map(|schema| {
+            let required = schema.requires.iter().map(|name| {
+                let member = ENVELOPE.iter().find(|m| m.name == *name).expect("envelope");
+                (member.name, member.kind, true)
+            });
+            let own = schema.members.iter().map(|m| (m.name, m.kind, m.required));
+            let mut members: Vec<Member> = required.chain(own).collect();
+            // An envelope member generated more often on this type, so that
+            // a snapshot's own metadata meets the replay.
+            if schema.event_type == EventType::MessagesSnapshot {
+                members.push(("metadata", Kind::Metadata, OPT));
+            }
+            (
+                schema.event_type.as_str(),
+                weight(schema.event_type),
+                members,
+            )
+        })
+        .collect();
+    types.push((
+        "THINKING_START",
+        1,
+        vec![("messageId", Kind::MessageId, OPT)],
+    ));
+    types.push(("NOT_A_TYPE", 1, vec![]));
+    types
 }
 
 /// The envelope every event may carry. `subagentRunId` is rare when clean,
@@ -1822,7 +1661,7 @@ proptest! {
 #[test]
 fn the_fast_reader_takes_realistic_events() {
     let demo = include_str!("../recordings/demo.jsonl");
-    let generated = agui_replay::bench::generate(agui_replay::bench::GenConfig {
+    let generated = generate(GenConfig {
         events: 2_000,
         activities: 20,
         seed: 5,

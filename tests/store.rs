@@ -465,9 +465,6 @@ fn first_error(path: &Path) -> StoreError {
         if let Err(err) = recording.events(session.id, 1..u64::MAX) {
             return err;
         }
-        if let Err(err) = recording.first_frame(session.id, 100) {
-            return err;
-        }
     }
     panic!(
         "{} reads without an error: {}",
@@ -762,23 +759,17 @@ fn reading_a_recording_never_modifies_it() {
             assert_eq!(page.len(), 3);
             let arrival = second.arrival_nanos(session.id).expect("arrival");
             assert_eq!(arrival.len() as u64, session.num_events);
-            let frame = recording.first_frame(session.id, 4).expect("first frame");
-            assert_eq!(frame.num_events, session.num_events);
-            assert_eq!(frame.event_types.len() as u64, session.num_events);
-            assert_eq!(frame.first_page.len(), 4);
-            assert_eq!(frame.first_page[0].raw, events.get(Seq(1)).expect("seq 1"));
+            let first_page = recording.events(session.id, 1..5).expect("first page");
+            assert_eq!(first_page.len(), 4);
+            assert_eq!(first_page[0].raw, events.get(Seq(1)).expect("seq 1"));
         }
-        let demo_frame = recording
-            .first_frame(recording.sessions()[0].id, 100)
-            .expect("first frame");
+        let demo_page = recording
+            .events(recording.sessions()[0].id, 1..101)
+            .expect("first page");
+        assert_eq!(demo_page.len(), 45, "a page past the end stops there");
+        assert_eq!(demo_page[0].event_type.as_deref(), Some("RUN_STARTED"));
         assert_eq!(
-            demo_frame.first_page.len(),
-            45,
-            "a page past the end stops there"
-        );
-        assert_eq!(demo_frame.event_types[0].as_deref(), Some("RUN_STARTED"));
-        assert_eq!(
-            demo_frame.event_types[3].as_deref(),
+            demo_page[3].event_type.as_deref(),
             Some("ACTIVITY_SNAPSHOT")
         );
         assert!(recording.pick_session(None).is_err(), "three sessions");

@@ -4,7 +4,7 @@ use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use serde_json::{Value, json};
 
-use crate::input::EventLog;
+use agui_replay::input::EventLog;
 
 /// What to generate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -244,8 +244,9 @@ mod tests {
             activities: 30,
             seed: 3,
         });
-        let replayer = crate::replay::replay_log(&log, crate::replay::Options::default());
-        assert_eq!(replayer.outcome(), crate::replay::Outcome::Ok);
+        let replayer =
+            agui_replay::replay::replay_log(&log, agui_replay::replay::Options::default());
+        assert_eq!(replayer.outcome(), agui_replay::replay::Outcome::Ok);
         let count = |code| {
             replayer
                 .diagnostics()
@@ -253,12 +254,12 @@ mod tests {
                 .filter(|d| d.code == code)
                 .count()
         };
-        assert!(count(crate::diagnostic::Code::PatchFailed) > 10);
-        assert!(count(crate::diagnostic::Code::DeltaUnknownTarget) > 5);
+        assert!(count(agui_replay::diagnostic::Code::PatchFailed) > 10);
+        assert!(count(agui_replay::diagnostic::Code::DeltaUnknownTarget) > 5);
         // Nothing else goes wrong: every other diagnostic is one of those two.
         assert_eq!(
-            count(crate::diagnostic::Code::PatchFailed)
-                + count(crate::diagnostic::Code::DeltaUnknownTarget),
+            count(agui_replay::diagnostic::Code::PatchFailed)
+                + count(agui_replay::diagnostic::Code::DeltaUnknownTarget),
             replayer.diagnostics().len()
         );
         let activities = replayer

@@ -1,7 +1,13 @@
 //! The benchmark harness behind `agui-replay bench`: a deterministic stream
 //! generator and the measurements, printed as JSON figures.
+//!
+//! It is part of the binary, not of the library (issue 16.5): the
+//! library's public surface is what `lib.rs` lists, and the measurements
+//! use only that surface. The tests that need the generator compile
+//! `generate.rs` into themselves (`tests/support/generator.rs`).
 
-mod generate;
+pub mod cli;
+pub mod generate;
 mod proxy;
 
 use std::time::Instant;
@@ -12,11 +18,11 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub use generate::{GenConfig, generate, generate_each};
-pub use proxy::{ProxyFigures, proxy_figures};
+pub use proxy::proxy_figures;
 
-use crate::diagnostic::Seq;
-use crate::replay::Options;
-use crate::timeline::Timeline;
+use agui_replay::diagnostic::Seq;
+use agui_replay::replay::Options;
+use agui_replay::timeline::{CheckpointPolicy, Timeline};
 
 /// The figures of `agui-replay bench replay`.
 #[derive(Clone, Debug, Serialize)]
@@ -58,8 +64,9 @@ pub struct ReplayFigures {
     pub search_previous_p99_ms: f64,
     /// Checkpoints kept.
     pub checkpoints: usize,
-    /// Heap bytes the checkpoints hold, measured: what dropping them frees
-    /// (jemalloc's statistics; absent when jemalloc is not the allocator).
+    /// Heap bytes the checkpoints hold, measured: the timeline's heap minus
+    /// that of the same stream replayed without checkpoints (jemalloc's
+    /// statistics; absent when jemalloc is not the allocator).
     pub checkpoint_bytes: Option<usize>,
     /// Peak resident memory of the process (`VmHWM`), if the OS tells.
     pub peak_rss_bytes: Option<u64>,
@@ -79,9 +86,8 @@ pub struct ImportFigures {
     pub file_bytes: u64,
     /// Recording bytes per event.
     pub file_bytes_per_event: f64,
-    /// Opening the recording read-only and loading what a first frame needs:
-    /// the sessions, the event count, every event's type (for the density
-    /// strip) and the first page of 200 events.
+    /// Opening the recording read-only and loading the sessions, the event
+    /// count and the first page of 200 events.
     pub open_ms: f64,
     /// Loading every event's raw bytes (what a full replay reads first).
     pub load_all_ms: f64,
@@ -117,19 +123,19 @@ pub fn import_figures(config: GenConfig, dir: &std::path::Path) -> anyhow::Resul
         let input_bytes = std::fs::metadata(&input)?.len();
 
         let started = Instant::now();
-        crate::store::import_files(std::slice::from_ref(&input), &recording, &mut |_| {})?;
+        agui_replay::store::import_files(std::slice::from_ref(&input), &recording, &mut |_| {})?;
         let import_secs = started.elapsed().as_secs_f64();
         let file_bytes = std::fs::metadata(&recording)?.len();
 
         let started = Instant::now();
-        let opened = crate::store::Recording::open(&recording)?;
+        let opened = agui_replay::store::Recording::open(&recording)?;
         let session = opened.pick_session(None)?.id;
-        let frame = opened.first_frame(session, 200)?;
+        let num_events = opened.pick_session(None)?.num_events;
+        let first_page = opened.events(session, 1..201)?;
         let open_ms = started.elapsed().as_secs_f64() * 1e3;
         anyhow::ensure!(
-            frame.num_events as usize == config.events,
-            "the recording holds {} events, not {}",
-            frame.num_events,
+            num_events as usize == config.events && first_page.len() == 200.min(config.events),
+            "the recording holds {num_events} events, not {}",
             config.events
         );
         let started = Instant::now();
@@ -169,11 +175,13 @@ pub fn replay_figures(config: GenConfig, num_seeks: usize) -> ReplayFigures {
 
     let num_events = log.len();
     let stream_bytes = log.num_bytes();
+    let allocated_before = jemalloc_is_the_allocator().then(allocated_bytes).flatten();
     let started = Instant::now();
     let timeline = Timeline::from_log(log, Options::default());
     let replay_secs = started.elapsed().as_secs_f64();
+    let timeline_bytes =
+        allocated_before.and_then(|before| Some(allocated_bytes()?.saturating_sub(before)));
 
-    let mut timeline = timeline;
     let mut rng = Pcg64Mcg::seed_from_u64(config.seed ^ 0x5eed);
     let mut seek_millis = Vec::with_capacity(num_seeks);
     let last = timeline.last_step().0;
@@ -187,7 +195,9 @@ pub fn replay_figures(config: GenConfig, num_seeks: usize) -> ReplayFigures {
     seek_millis.sort_by(f64::total_cmp);
     let search = search_figures(&timeline, &mut rng, num_seeks.min(100));
     let num_checkpoints = timeline.num_checkpoints();
-    let checkpoint_bytes = bytes_freed_by(|| timeline.drop_checkpoints());
+    drop(timeline);
+    let checkpoint_bytes = timeline_bytes
+        .and_then(|with| Some(with.saturating_sub(bytes_without_checkpoints(config)?)));
 
     ReplayFigures {
         events: num_events,
@@ -225,7 +235,7 @@ struct SearchFigures {
 /// Times search over time on a generated stream (its state's `/last` names
 /// an activity now and then).
 fn search_figures(timeline: &Timeline, rng: &mut Pcg64Mcg, num_searches: usize) -> SearchFigures {
-    use crate::search::{Predicate, Query, Search, SearchStatus, Target, find_all};
+    use agui_replay::search::{Predicate, Query, Search, SearchStatus, Target, find_all};
     let query = Query::new(
         Target::State,
         "/last",
@@ -272,7 +282,7 @@ fn per_sec(count: usize, secs: f64) -> f64 {
 }
 
 /// The value at quantile `q` of sorted samples (nearest rank).
-pub(crate) fn percentile(sorted: &[f64], q: f64) -> f64 {
+pub fn percentile(sorted: &[f64], q: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
     }
@@ -300,16 +310,21 @@ fn jemalloc_is_the_allocator() -> bool {
     after >= before + PROBE_BYTES / 2
 }
 
-/// The heap bytes `free` releases, measured; `None` if it cannot be.
-fn bytes_freed_by(free: impl FnOnce()) -> Option<usize> {
-    if !jemalloc_is_the_allocator() {
-        free();
-        return None;
-    }
+/// The heap bytes a timeline of the same stream holds with no checkpoint
+/// but step 0: the stream is generated again (the same seed gives the same
+/// bytes) and replayed with a policy that never takes one. What the
+/// checkpoints hold is the difference, measured through the public API.
+fn bytes_without_checkpoints(config: GenConfig) -> Option<usize> {
+    let log = generate(config);
+    let never = CheckpointPolicy {
+        max_cost: u64::MAX,
+        op_cost: 0,
+    };
     let before = allocated_bytes()?;
-    free();
+    let timeline = Timeline::from_log_with_policy(log, Options::default(), never);
     let after = allocated_bytes()?;
-    Some(before.saturating_sub(after))
+    drop(timeline);
+    Some(after.saturating_sub(before))
 }
 
 /// The peak resident set size of this process, from `/proc/self/status`.

@@ -16,8 +16,8 @@ use serde::Serialize;
 use tokio::net::TcpListener;
 
 use super::{GenConfig, generate};
-use crate::input::SseFramer;
-use crate::record::{ProxyState, WriterThread, serve};
+use agui_replay::input::SseFramer;
+use agui_replay::record::{ProxyState, WriterThread, serve};
 
 /// The figures of `agui-replay bench proxy`.
 #[derive(Clone, Debug, Serialize)]

@@ -101,22 +101,17 @@ fn parse_redact(arg: &str) -> Result<(String, Value), String> {
 }
 
 fn format_of(args: &ExportArgs) -> ExportFormat {
-    let by_extension = args
-        .out
-        .as_deref()
-        .and_then(|out| out.extension())
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    match (args.format, by_extension.as_deref()) {
-        (Some(FormatArg::Jsonl), _) => ExportFormat::Jsonl,
-        (Some(FormatArg::Sse), _) => ExportFormat::Sse,
-        (Some(FormatArg::Vector), _) => ExportFormat::Vector,
-        (Some(FormatArg::Recording), _) => ExportFormat::Recording,
-        (Some(FormatArg::Conformance), _) => ExportFormat::Conformance,
-        (None, Some("sse" | "txt")) => ExportFormat::Sse,
-        (None, Some("json")) => ExportFormat::Vector,
-        (None, Some("rec" | "sqlite" | "db" | "agui")) => ExportFormat::Recording,
-        (None, _) => ExportFormat::Jsonl,
+    match args.format {
+        Some(FormatArg::Jsonl) => ExportFormat::Jsonl,
+        Some(FormatArg::Sse) => ExportFormat::Sse,
+        Some(FormatArg::Vector) => ExportFormat::Vector,
+        Some(FormatArg::Recording) => ExportFormat::Recording,
+        Some(FormatArg::Conformance) => ExportFormat::Conformance,
+        None => args
+            .out
+            .as_deref()
+            .and_then(ExportFormat::from_extension)
+            .unwrap_or(ExportFormat::Jsonl),
     }
 }
 

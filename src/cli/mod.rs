@@ -3,7 +3,6 @@
 //! printed with their chain, exit code 2. Problems in the stream are
 //! diagnostics, not errors.
 
-mod bench;
 mod check;
 mod conformance;
 mod diff;
@@ -91,9 +90,6 @@ pub enum Command {
     Record(record::RecordArgs),
     /// Post a run input to an agent and record the event stream.
     Run(record::RunArgs),
-    /// Benchmarks, printed as JSON figures.
-    #[command(subcommand)]
-    Bench(bench::BenchCommand),
     /// Run AG-UI conformance fixtures (folders of `*.json` stream fixtures,
     /// as `tests/conformance/1.0`) and print what passed, per fixture and
     /// per folder and profile (§11 of the replay rules).
@@ -207,19 +203,30 @@ pub struct StateArgs {
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(err) => {
-            // Help and version go to stdout with exit 0; usage errors exit 2.
-            let _ = err.print();
-            return ExitCode::from(if err.use_stderr() {
-                EXIT_USAGE
-            } else {
-                EXIT_OK
-            });
-        }
-    };
-    match run(cli) {
+    match parse_args::<Cli>() {
+        Ok(cli) => exit_code(run(cli)),
+        Err(code) => code,
+    }
+}
+
+/// Parses the process arguments as `P` (this crate's [`Cli`], or the
+/// binary's, which adds `bench`); help and version go to stdout with exit
+/// 0, usage errors to stderr with exit 2.
+pub fn parse_args<P: Parser>() -> Result<P, ExitCode> {
+    P::try_parse().map_err(|err| {
+        let _ = err.print();
+        ExitCode::from(if err.use_stderr() {
+            EXIT_USAGE
+        } else {
+            EXIT_OK
+        })
+    })
+}
+
+/// The process exit code of a command's result, printing the error chain
+/// once (the binary's own subcommands end here too).
+pub fn exit_code(result: anyhow::Result<u8>) -> ExitCode {
+    match result {
         Ok(code) => ExitCode::from(code),
         Err(err) if is_broken_pipe(&err) => ExitCode::from(EXIT_OK),
         Err(err) => {
@@ -255,7 +262,6 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Some(Command::Export(args)) => export::run(&args, &mut stdout)?,
         Some(Command::Record(args)) => record::record(&args, &mut stdout)?,
         Some(Command::Run(args)) => record::run(&args, &mut stdout)?,
-        Some(Command::Bench(command)) => bench::run(&command, &mut stdout)?,
         Some(Command::Conformance(args)) => conformance::run(&args, &mut stdout)?,
         Some(Command::Rules(args)) => rules::run(&args, &mut stdout)?,
         Some(Command::Open(args)) => open_app(&args)?,

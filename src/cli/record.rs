@@ -289,21 +289,10 @@ pub(super) fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
 
 /// `TYPE messageId` of an event, or its first bytes if it is not one.
 fn summarize(raw: &[u8]) -> String {
-    #[derive(serde::Deserialize)]
-    struct Keys<'a> {
-        #[serde(rename = "type", borrow)]
-        event_type: Option<std::borrow::Cow<'a, str>>,
-        #[serde(rename = "messageId", borrow)]
-        message_id: Option<std::borrow::Cow<'a, str>>,
-    }
-    match serde_json::from_slice::<Keys<'_>>(raw) {
-        Ok(Keys {
-            event_type: Some(event_type),
-            message_id,
-        }) => match message_id {
-            Some(id) => format!("{event_type}  {id}"),
-            None => event_type.into_owned(),
-        },
+    let keys = crate::input::EventKeys::of(raw);
+    match (keys.event_type, keys.message_id) {
+        (Some(event_type), Some(id)) => format!("{event_type}  {id}"),
+        (Some(event_type), None) => event_type.into_owned(),
         _ => {
             let text = String::from_utf8_lossy(raw);
             let cut: String = text.chars().take(60).collect();

@@ -65,6 +65,32 @@ pub enum ExportFormat {
     Conformance,
 }
 
+impl ExportFormat {
+    /// The format a file name's extension names (case aside), if it names
+    /// one: what the `export` command and the app's export dialog both go
+    /// by (issue 16.6). `.json` is a vector (a fixture is chosen by name).
+    pub fn from_extension(path: &std::path::Path) -> Option<Self> {
+        let extension = path.extension()?.to_str()?.to_ascii_lowercase();
+        match extension.as_str() {
+            "json" => Some(Self::Vector),
+            "jsonl" | "ndjson" => Some(Self::Jsonl),
+            "sse" | "txt" => Some(Self::Sse),
+            "rec" | "sqlite" | "db" | "agui" => Some(Self::Recording),
+            _ => None,
+        }
+    }
+
+    /// The extension a file of this format is given.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Self::Jsonl => "jsonl",
+            Self::Sse => "sse",
+            Self::Vector | Self::Conformance => "json",
+            Self::Recording => "rec",
+        }
+    }
+}
+
 /// Why an export failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
@@ -306,4 +332,38 @@ pub fn vector_document(selection: &Selection, context: &ExportContext<'_>) -> Ve
         },
     };
     serde_json::to_vec_pretty(&document).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 16.6: the command and the dialog name files and read their
+    /// extensions through one table, so a file saved in a format is read
+    /// back as that format.
+    #[test]
+    fn each_format_is_named_back_by_its_extension() {
+        use std::path::Path;
+        for format in [
+            ExportFormat::Jsonl,
+            ExportFormat::Sse,
+            ExportFormat::Vector,
+            ExportFormat::Recording,
+        ] {
+            let name = format!("out.{}", format.extension());
+            assert_eq!(ExportFormat::from_extension(Path::new(&name)), Some(format));
+        }
+        // A fixture is JSON: chosen by name, not by extension.
+        assert_eq!(ExportFormat::Conformance.extension(), "json");
+        assert_eq!(
+            ExportFormat::from_extension(Path::new("x.NDJSON")),
+            Some(ExportFormat::Jsonl)
+        );
+        assert_eq!(
+            ExportFormat::from_extension(Path::new("x.txt")),
+            Some(ExportFormat::Sse)
+        );
+        assert_eq!(ExportFormat::from_extension(Path::new("x.csv")), None);
+        assert_eq!(ExportFormat::from_extension(Path::new("x")), None);
+    }
 }

@@ -6,9 +6,11 @@
 //! framing), so a line that is not an event reaches the replay and becomes an
 //! `event.unparseable` diagnostic there (R41): nothing is dropped silently.
 
+mod arrival;
 mod har;
 mod http;
 mod json;
+mod keys;
 mod log;
 mod sniff;
 mod sse;
@@ -16,8 +18,10 @@ mod sse;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+pub use arrival::{Arrivals, UNTIMED_STEP_NANOS};
 pub use har::{HarExchange, is_har, read_har};
 pub use http::{HttpRequest, HttpResponse};
+pub use keys::EventKeys;
 pub use log::EventLog;
 pub use sse::SseFramer;
 
@@ -168,11 +172,18 @@ fn utf8(bytes: &[u8]) -> Result<&str, String> {
     std::str::from_utf8(bytes).map_err(|e| format!("not valid UTF-8 (byte {})", e.valid_up_to()))
 }
 
-const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
+/// The first bytes of every SQLite database (a recording), the one place
+/// they are written (issue 16.6).
+pub const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
+
+/// Whether bytes start like an SQLite database.
+pub fn is_sqlite(bytes: &[u8]) -> bool {
+    bytes.starts_with(SQLITE_MAGIC)
+}
 
 /// Picks the format from the extension, or from the first bytes.
 pub fn detect_format(bytes: &[u8], path: &Path) -> Result<Format, String> {
-    if bytes.starts_with(SQLITE_MAGIC) {
+    if is_sqlite(bytes) {
         return Err(
             "an SQLite database where a stream of events was expected (a recording is opened as a file of its own, with `--session N`)".into(),
         );

@@ -1,114 +1,64 @@
-//! The AG-UI 1.0 event model: 31 event types, each with its fields, and the
-//! common envelope.
+//! The AG-UI 1.0 event model: [`Event`], its closed sets of values, and
+//! what the replay asks of an event. The types and their members
+//! ([`EventType`], [`Envelope`], [`EventBody`]) are generated from the
+//! schema (`schema.rs`).
 
-use serde_json::{Map, Value};
+pub use super::schema::{Envelope, EventBody, EventType};
 
-use super::patch::Patch;
+/// The roles of AG-UI messages, the one list of them (issue 16.6): the
+/// text roles ([`TextRole`]), the replay's conversation roles and
+/// [`MESSAGE_ROLES`](super::MESSAGE_ROLES) all come from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum MessageRole {
+    /// `developer`
+    Developer,
+    /// `system`
+    System,
+    /// `assistant`
+    Assistant,
+    /// `user`
+    User,
+    /// `tool`
+    Tool,
+    /// `reasoning`
+    Reasoning,
+    /// `activity`
+    Activity,
+}
 
-macro_rules! event_types {
-    ($( $(#[$doc:meta])* $variant:ident = $name:literal; )*) => {
-        /// The `type` of a known AG-UI 1.0 event.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-        pub enum EventType {
-            $( $(#[$doc])* $variant, )*
+impl MessageRole {
+    /// Every role, in the protocol's order.
+    pub const ALL: [Self; 7] = [
+        Self::Developer,
+        Self::System,
+        Self::Assistant,
+        Self::User,
+        Self::Tool,
+        Self::Reasoning,
+        Self::Activity,
+    ];
+
+    /// The wire name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Developer => "developer",
+            Self::System => "system",
+            Self::Assistant => "assistant",
+            Self::User => "user",
+            Self::Tool => "tool",
+            Self::Reasoning => "reasoning",
+            Self::Activity => "activity",
         }
+    }
 
-        impl EventType {
-            /// All 31 event types of AG-UI 1.0.
-            pub const ALL: &'static [EventType] = &[ $( EventType::$variant, )* ];
-
-            /// The wire name (`RUN_STARTED`…).
-            pub fn as_str(self) -> &'static str {
-                match self { $( EventType::$variant => $name, )* }
-            }
-
-            /// The event type with this wire name, if it is an AG-UI 1.0 type.
-            pub fn from_name(name: &str) -> Option<Self> {
-                match name { $( $name => Some(EventType::$variant), )* _ => None }
-            }
-        }
-    };
+    /// The role with this wire name.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|role| role.as_str() == name)
+    }
 }
 
-event_types! {
-    /// A run begins.
-    RunStarted = "RUN_STARTED";
-    /// A run ends normally.
-    RunFinished = "RUN_FINISHED";
-    /// A run ends with an error.
-    RunError = "RUN_ERROR";
-    /// A named step begins.
-    StepStarted = "STEP_STARTED";
-    /// A named step ends.
-    StepFinished = "STEP_FINISHED";
-    /// A text message stream opens.
-    TextMessageStart = "TEXT_MESSAGE_START";
-    /// Text appended to an open text message.
-    TextMessageContent = "TEXT_MESSAGE_CONTENT";
-    /// A text message stream closes.
-    TextMessageEnd = "TEXT_MESSAGE_END";
-    /// Start, content and end of a text message in one self-describing chunk.
-    TextMessageChunk = "TEXT_MESSAGE_CHUNK";
-    /// A tool call opens.
-    ToolCallStart = "TOOL_CALL_START";
-    /// Arguments appended to an open tool call.
-    ToolCallArgs = "TOOL_CALL_ARGS";
-    /// A tool call closes.
-    ToolCallEnd = "TOOL_CALL_END";
-    /// Start, arguments and end of a tool call in one chunk.
-    ToolCallChunk = "TOOL_CALL_CHUNK";
-    /// The result of a tool call, as a tool message.
-    ToolCallResult = "TOOL_CALL_RESULT";
-    /// A reasoning phase begins.
-    ReasoningStart = "REASONING_START";
-    /// A reasoning message opens.
-    ReasoningMessageStart = "REASONING_MESSAGE_START";
-    /// Text appended to an open reasoning message.
-    ReasoningMessageContent = "REASONING_MESSAGE_CONTENT";
-    /// A reasoning message closes.
-    ReasoningMessageEnd = "REASONING_MESSAGE_END";
-    /// Start, content and end of a reasoning message in one chunk.
-    ReasoningMessageChunk = "REASONING_MESSAGE_CHUNK";
-    /// A reasoning phase ends.
-    ReasoningEnd = "REASONING_END";
-    /// An opaque encrypted reasoning value attached to a message or tool call.
-    ReasoningEncryptedValue = "REASONING_ENCRYPTED_VALUE";
-    /// The whole shared state.
-    StateSnapshot = "STATE_SNAPSHOT";
-    /// An RFC 6902 patch of the shared state.
-    StateDelta = "STATE_DELTA";
-    /// The whole message list, to reconcile with (R51).
-    MessagesSnapshot = "MESSAGES_SNAPSHOT";
-    /// An activity's whole content (R1–R9).
-    ActivitySnapshot = "ACTIVITY_SNAPSHOT";
-    /// An RFC 6902 patch of an activity's content (R10–R17).
-    ActivityDelta = "ACTIVITY_DELTA";
-    /// A subagent invocation begins.
-    SubagentStarted = "SUBAGENT_STARTED";
-    /// A subagent invocation ends normally.
-    SubagentFinished = "SUBAGENT_FINISHED";
-    /// A subagent invocation ends with an error.
-    SubagentError = "SUBAGENT_ERROR";
-    /// An event of another system, passed through.
-    Raw = "RAW";
-    /// An application-defined event.
-    Custom = "CUSTOM";
-}
-
-/// The members every event may carry, whatever its type.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Envelope {
-    /// `timestamp`: informational; arrival order is the only order.
-    pub timestamp: Option<i64>,
-    /// `metadata`: merged into activities (R30), shown elsewhere.
-    pub metadata: Option<Map<String, Value>>,
-    /// `subagentRunId`: the subagent invocation that emitted it (R20).
-    pub subagent_run_id: Option<String>,
-    /// `rawEvent`: the event of the underlying system, if passed along.
-    pub raw_event: Option<Value>,
-}
-
-/// The role of a text message (`TEXT_MESSAGE_START.role`).
+/// The role of a text message (`TEXT_MESSAGE_START.role`): the message
+/// roles a text message may have.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TextRole {
     /// `developer`
@@ -122,24 +72,29 @@ pub enum TextRole {
 }
 
 impl TextRole {
-    /// The wire name.
-    pub fn as_str(self) -> &'static str {
+    /// As a message role.
+    pub fn role(self) -> MessageRole {
         match self {
-            Self::Developer => "developer",
-            Self::System => "system",
-            Self::Assistant => "assistant",
-            Self::User => "user",
+            Self::Developer => MessageRole::Developer,
+            Self::System => MessageRole::System,
+            Self::Assistant => MessageRole::Assistant,
+            Self::User => MessageRole::User,
         }
     }
 
-    /// The role with this wire name.
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        self.role().as_str()
+    }
+
+    /// The role with this wire name, if a text message may have it.
     pub fn from_name(name: &str) -> Option<Self> {
-        match name {
-            "developer" => Some(Self::Developer),
-            "system" => Some(Self::System),
-            "assistant" => Some(Self::Assistant),
-            "user" => Some(Self::User),
-            _ => None,
+        match MessageRole::from_name(name)? {
+            MessageRole::Developer => Some(Self::Developer),
+            MessageRole::System => Some(Self::System),
+            MessageRole::Assistant => Some(Self::Assistant),
+            MessageRole::User => Some(Self::User),
+            MessageRole::Tool | MessageRole::Reasoning | MessageRole::Activity => None,
         }
     }
 }
@@ -211,196 +166,26 @@ impl Event {
     }
 }
 
-/// The type-specific fields of each AG-UI 1.0 event. Optional fields that
-/// were absent are `None`; nothing is defaulted here (the replay applies the
-/// protocol's defaults, so the inspector can show what was actually sent).
-#[derive(Clone, Debug, PartialEq)]
-#[allow(missing_docs)] // the fields are the protocol's, named as on the wire
-pub enum EventBody {
-    RunStarted {
-        thread_id: String,
-        run_id: String,
-        parent_run_id: Option<String>,
-        input: Option<Value>,
-        /// The version the producer declares (§11); known in 1.0 and 1.1.
-        protocol_version: Option<String>,
-    },
-    RunFinished {
-        thread_id: String,
-        run_id: String,
-        result: Option<Value>,
-        outcome: Option<Value>,
-    },
-    RunError {
-        message: String,
-        code: Option<String>,
-    },
-    StepStarted {
-        step_name: String,
-    },
-    StepFinished {
-        step_name: String,
-    },
-    TextMessageStart {
-        message_id: String,
-        role: Option<TextRole>,
-        name: Option<String>,
-    },
-    TextMessageContent {
-        message_id: String,
-        delta: String,
-    },
-    TextMessageEnd {
-        message_id: String,
-    },
-    TextMessageChunk {
-        message_id: Option<String>,
-        role: Option<TextRole>,
-        delta: Option<String>,
-        name: Option<String>,
-    },
-    ToolCallStart {
-        tool_call_id: String,
-        tool_call_name: String,
-        parent_message_id: Option<String>,
-    },
-    ToolCallArgs {
-        tool_call_id: String,
-        delta: String,
-    },
-    ToolCallEnd {
-        tool_call_id: String,
-    },
-    ToolCallChunk {
-        tool_call_id: Option<String>,
-        tool_call_name: Option<String>,
-        parent_message_id: Option<String>,
-        delta: Option<String>,
-    },
-    ToolCallResult {
-        message_id: String,
-        tool_call_id: String,
-        /// A string, or an array of content parts (objects with a string
-        /// `type`; unknown parts are stripped by the reader).
-        content: Value,
-    },
-    ReasoningStart {
-        message_id: String,
-    },
-    ReasoningMessageStart {
-        message_id: String,
-    },
-    ReasoningMessageContent {
-        message_id: String,
-        delta: String,
-    },
-    ReasoningMessageEnd {
-        message_id: String,
-    },
-    ReasoningMessageChunk {
-        message_id: Option<String>,
-        delta: Option<String>,
-    },
-    ReasoningEnd {
-        message_id: String,
-    },
-    ReasoningEncryptedValue {
-        subtype: EncryptedSubtype,
-        entity_id: String,
-        encrypted_value: String,
-        /// AG-UI 1.1: what the encrypted value is. A 1.0 consumer strips it
-        /// (R42, §11).
-        encrypted_value_type: Option<String>,
-    },
-    StateSnapshot {
-        snapshot: Value,
-    },
-    StateDelta {
-        delta: Patch,
-    },
-    MessagesSnapshot {
-        messages: Vec<Map<String, Value>>,
-    },
-    ActivitySnapshot {
-        message_id: String,
-        activity_type: String,
-        /// Always a JSON object (R40 rejects anything else).
-        content: Value,
-        replace: Option<bool>,
-    },
-    ActivityDelta {
-        message_id: String,
-        activity_type: String,
-        patch: Patch,
-    },
-    SubagentStarted {
-        name: String,
-        description: Option<String>,
-        parent_subagent_run_id: Option<String>,
-        parent_tool_call_id: Option<String>,
-        parent_message_id: Option<String>,
-    },
-    SubagentFinished {
-        outcome: Option<Value>,
-    },
-    SubagentError {
-        message: String,
-        code: Option<String>,
-    },
-    Raw {
-        event: Option<Value>,
-        source: Option<String>,
-    },
-    Custom {
-        name: String,
-        value: Option<Value>,
-    },
-}
-
-impl EventBody {
-    /// The event type of this body.
-    pub fn event_type(&self) -> EventType {
-        use EventBody as B;
-        use EventType as T;
-        match self {
-            B::RunStarted { .. } => T::RunStarted,
-            B::RunFinished { .. } => T::RunFinished,
-            B::RunError { .. } => T::RunError,
-            B::StepStarted { .. } => T::StepStarted,
-            B::StepFinished { .. } => T::StepFinished,
-            B::TextMessageStart { .. } => T::TextMessageStart,
-            B::TextMessageContent { .. } => T::TextMessageContent,
-            B::TextMessageEnd { .. } => T::TextMessageEnd,
-            B::TextMessageChunk { .. } => T::TextMessageChunk,
-            B::ToolCallStart { .. } => T::ToolCallStart,
-            B::ToolCallArgs { .. } => T::ToolCallArgs,
-            B::ToolCallEnd { .. } => T::ToolCallEnd,
-            B::ToolCallChunk { .. } => T::ToolCallChunk,
-            B::ToolCallResult { .. } => T::ToolCallResult,
-            B::ReasoningStart { .. } => T::ReasoningStart,
-            B::ReasoningMessageStart { .. } => T::ReasoningMessageStart,
-            B::ReasoningMessageContent { .. } => T::ReasoningMessageContent,
-            B::ReasoningMessageEnd { .. } => T::ReasoningMessageEnd,
-            B::ReasoningMessageChunk { .. } => T::ReasoningMessageChunk,
-            B::ReasoningEnd { .. } => T::ReasoningEnd,
-            B::ReasoningEncryptedValue { .. } => T::ReasoningEncryptedValue,
-            B::StateSnapshot { .. } => T::StateSnapshot,
-            B::StateDelta { .. } => T::StateDelta,
-            B::MessagesSnapshot { .. } => T::MessagesSnapshot,
-            B::ActivitySnapshot { .. } => T::ActivitySnapshot,
-            B::ActivityDelta { .. } => T::ActivityDelta,
-            B::SubagentStarted { .. } => T::SubagentStarted,
-            B::SubagentFinished { .. } => T::SubagentFinished,
-            B::SubagentError { .. } => T::SubagentError,
-            B::Raw { .. } => T::Raw,
-            B::Custom { .. } => T::Custom,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 16.6: one list of roles; a text role and its message role
+    /// have one name.
+    #[test]
+    fn roles_come_from_one_list() {
+        for role in MessageRole::ALL {
+            assert_eq!(MessageRole::from_name(role.as_str()), Some(role));
+            if let Some(text) = TextRole::from_name(role.as_str()) {
+                assert_eq!(text.role(), role);
+            }
+        }
+        assert_eq!(super::super::MESSAGE_ROLES.len(), MessageRole::ALL.len());
+        assert_eq!(super::super::MESSAGE_ROLES[6], "activity");
+        assert_eq!(TextRole::from_name("tool"), None);
+        assert_eq!(TextRole::from_name("user"), Some(TextRole::User));
+        assert_eq!(MessageRole::from_name("robot"), None);
+    }
 
     #[test]
     fn there_are_31_event_types_with_unique_names() {

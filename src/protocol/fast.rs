@@ -1,6 +1,7 @@
 //! The fast path of [`parse_event`](super::parse_event): one pass of
-//! `serde_json` into a flat struct of every member the protocol defines,
-//! borrowing strings from the input.
+//! `serde_json` into one slot per member name the schema (`schema.rs`)
+//! defines, borrowing strings from the input; the schema's `fast_event`
+//! then reads the event's members from the slots.
 //!
 //! It only ever *accepts*: an event it cannot take whole (a member of the
 //! wrong type, a member foreign to the event's type, a malformed or unknown
@@ -17,104 +18,207 @@ use json_patch::{
     AddOperation, CopyOperation, MoveOperation, PatchOperation, RemoveOperation, ReplaceOperation,
     TestOperation,
 };
-use serde::de::{self, Deserialize, Deserializer, SeqAccess, Visitor};
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
 use serde_json::value::RawValue;
-use serde_json::{Map, Value};
 
-use super::event::{EncryptedSubtype, Envelope, Event, EventBody, EventType, TextRole};
-use super::parse::{check_outcome, check_tool_content, validate_message, validate_run_input};
+use super::event::{Event, EventType};
 use super::patch::Patch;
+use super::schema::{Form, OCCURRENCES, fast_event};
 
-/// Every member of every AG-UI 1.0 event. A member that is present must
-/// have the protocol's type (`null` is not a string, an object or a number).
-/// Identifiers are borrowed (one with a JSON escape sends the event to the
-/// precise reader); values other than patches stay raw until the event's
-/// type says what they must be, which keeps this struct small to move.
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+/// The distinct member names of the schema, in first-seen order: one slot
+/// each.
+const NAMES: [&str; NUM_SLOTS] = distinct_names();
+
+/// How each slot's value is read off the wire.
+const FORMS: [Form; NUM_SLOTS] = {
+    let mut forms = [Form::Raw; NUM_SLOTS];
+    let mut i = 0;
+    while i < OCCURRENCES.len() {
+        let (name, kind) = OCCURRENCES[i];
+        let at = slot(name);
+        // One name, one form: a schema that gives a name two forms (a
+        // string here, an object there) does not compile.
+        if i == first_occurrence(name) {
+            forms[at] = kind.form();
+        } else {
+            assert!(
+                same_form(forms[at], kind.form()),
+                "a member name has two wire forms in the schema"
+            );
+        }
+        i += 1;
+    }
+    forms
+};
+
+/// Number of distinct member names.
+const NUM_SLOTS: usize = {
+    let mut count = 0;
+    let mut i = 0;
+    while i < OCCURRENCES.len() {
+        if first_occurrence(OCCURRENCES[i].0) == i {
+            count += 1;
+        }
+        i += 1;
+    }
+    count
+};
+
+const fn same_str(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+const fn same_form(a: Form, b: Form) -> bool {
+    matches!(
+        (a, b),
+        (Form::StrOrOps, Form::StrOrOps)
+            | (Form::Raw, Form::Raw)
+            | (Form::Bool, Form::Bool)
+            | (Form::Int, Form::Int)
+    )
+}
+
+const fn first_occurrence(name: &str) -> usize {
+    let mut i = 0;
+    while i < OCCURRENCES.len() {
+        if same_str(OCCURRENCES[i].0, name) {
+            return i;
+        }
+        i += 1;
+    }
+    panic!("not a member name of the schema")
+}
+
+const fn distinct_names() -> [&'static str; NUM_SLOTS] {
+    let mut names = [""; NUM_SLOTS];
+    let mut count = 0;
+    let mut i = 0;
+    while i < OCCURRENCES.len() {
+        if first_occurrence(OCCURRENCES[i].0) == i {
+            names[count] = OCCURRENCES[i].0;
+            count += 1;
+        }
+        i += 1;
+    }
+    names
+}
+
+/// The slot of member `name` (evaluated when compiling: the schema's
+/// readers ask with `const { slot("messageId") }`).
+pub(super) const fn slot(name: &str) -> usize {
+    let first = first_occurrence(name);
+    let mut at = 0;
+    let mut i = 0;
+    while i < first {
+        if first_occurrence(OCCURRENCES[i].0) == i {
+            at += 1;
+        }
+        i += 1;
+    }
+    at
+}
+
+/// A member's value as read off the wire, before its type says what it
+/// must be. Strings are borrowed unless they had escapes.
+pub(crate) enum WireValue<'a> {
+    /// A string.
+    Str(Cow<'a, str>),
+    /// An array of patch operations, with only the members the RFC defines.
+    Ops(Vec<WireOp<'a>>),
+    /// Raw JSON text.
+    Raw(&'a RawValue),
+    /// A boolean.
+    Bool(bool),
+    /// An integer.
+    Int(i64),
+}
+
+/// The members of one event, one slot per member name of the schema.
+pub(crate) struct Slots<'a>([Option<WireValue<'a>>; NUM_SLOTS]);
+
+impl<'a> Slots<'a> {
+    /// Takes the value of a slot, leaving it empty.
+    pub(super) fn take(&mut self, slot: usize) -> Option<WireValue<'a>> {
+        self.0[slot].take()
+    }
+
+    /// Whether a member that the event's type does not define is left.
+    fn has_leftovers(&self) -> bool {
+        self.0.iter().any(Option::is_some)
+    }
+}
+
+/// One event off the wire: its `type` and its members. Every member must
+/// be one the schema names somewhere (an unknown one, a duplicate, `null`
+/// where a string is due, a string with a JSON escape as `type`… give up).
 struct Wire<'a> {
-    #[serde(rename = "type")]
     event_type: &'a str,
-    #[serde(default, deserialize_with = "present")]
-    timestamp: Option<i64>,
-    #[serde(default, deserialize_with = "present", borrow)]
-    metadata: Option<&'a RawValue>,
-    #[serde(default, deserialize_with = "present", borrow)]
-    subagent_run_id: Option<&'a str>,
-    #[serde(default, deserialize_with = "present", borrow)]
-    raw_event: Option<&'a RawValue>,
-    #[serde(default, deserialize_with = "present", borrow)]
-    thread_id: Option<&'a str>,
-    #[serde(default, deserialize_with = "present", borrow)]
-    run_id: Option<&'a str>,
-    #[serde(default, deserialize_with = "present", borrow)]
-    parent_run_id: Option<&'a str>,
-    #[serde(default, deserialize_with = "present", borrow)]
-    input: Option<&'a RawValue>,
-    #[serde(default, deserialize_with = "present", borrow)]
-    result: Option<&'a RawValue>,
-    #[serde(default, deserialize_with = "present", borrow)]
-    outcome: Option<&'a RawValue>,
-    #[serde(default, deserialize_with = "present_str", borrow)]
-    message: Option<Cow<'a, str>>,
-    #[serde(default, deserialize_with = "present", borrow)]
-    code: Option<&'a str>,
-    #[serde(default, deserialize_with = "present", borrow)]
-    step_name: Option<&'a str>,
-    #[serde(default, deserialize_with = "present", borrow)]
-    message_id: Option<&'a str>,
-    #[serde(default, deserialize_with = "present", borrow)]
-    role: Option<&'a str>,
-    #[serde(default, deserialize_with = "present", borrow)]
-    name: Option<&'a str>,
-    #[serde(default, deserialize_with = "present", borrow)]
-    delta: Option<Delta<'a>>,
-    #[serde(default, deserialize_with = "present", borrow)]
-    tool_call_id: Option<&'a str>,
-    #[serde(default, deserialize_with = "present", borrow)]
-    tool_call_name: Option<&'a str>,
-    #[serde(default, deserialize_with = "present", borrow)]
-    parent_message_id: Option<&'a str>,
-    #[serde(default, deserialize_with = "present", borrow)]
-    content: Option<&'a RawValue>,
-    #[serde(default, deserialize_with = "present", borrow)]
-    subtype: Option<&'a str>,
-    #[serde(default, deserialize_with = "present", borrow)]
-    entity_id: Option<&'a str>,
-    #[serde(default, deserialize_with = "present", borrow)]
-    encrypted_value: Option<&'a str>,
-    #[serde(default, deserialize_with = "present", borrow)]
-    snapshot: Option<&'a RawValue>,
-    #[serde(default, deserialize_with = "present", borrow)]
-    messages: Option<&'a RawValue>,
-    #[serde(default, deserialize_with = "present", borrow)]
-    activity_type: Option<&'a str>,
-    #[serde(default, deserialize_with = "present")]
-    replace: Option<bool>,
-    #[serde(default, deserialize_with = "present", borrow)]
-    patch: Option<Vec<WireOp<'a>>>,
-    #[serde(default, deserialize_with = "present_str", borrow)]
-    description: Option<Cow<'a, str>>,
-    #[serde(default, deserialize_with = "present", borrow)]
-    parent_subagent_run_id: Option<&'a str>,
-    #[serde(default, deserialize_with = "present", borrow)]
-    parent_tool_call_id: Option<&'a str>,
-    #[serde(default, deserialize_with = "present", borrow)]
-    event: Option<&'a RawValue>,
-    #[serde(default, deserialize_with = "present", borrow)]
-    source: Option<&'a str>,
-    #[serde(default, deserialize_with = "present", borrow)]
-    value: Option<&'a RawValue>,
-    #[serde(default, deserialize_with = "present", borrow)]
-    protocol_version: Option<&'a str>,
-    #[serde(default, deserialize_with = "present", borrow)]
-    encrypted_value_type: Option<&'a str>,
+    slots: Slots<'a>,
+}
+
+impl<'de> Deserialize<'de> for Wire<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(WireVisitor)
+    }
+}
+
+struct WireVisitor;
+
+impl<'de> Visitor<'de> for WireVisitor {
+    type Value = Wire<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an AG-UI event")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut event_type = None;
+        let mut slots = Slots([const { None }; NUM_SLOTS]);
+        while let Some(key) = map.next_key::<&'de str>()? {
+            if key == "type" {
+                if event_type.is_some() {
+                    return Err(de::Error::duplicate_field("type"));
+                }
+                event_type = Some(map.next_value::<&'de str>()?);
+                continue;
+            }
+            let Some(at) = NAMES.iter().position(|name| *name == key) else {
+                return Err(de::Error::custom("a member the schema does not define"));
+            };
+            if slots.0[at].is_some() {
+                return Err(de::Error::custom("a duplicate member"));
+            }
+            slots.0[at] = Some(match FORMS[at] {
+                Form::StrOrOps => match map.next_value::<Delta<'de>>()? {
+                    Delta::Text(text) => WireValue::Str(text),
+                    Delta::Ops(ops) => WireValue::Ops(ops),
+                },
+                Form::Raw => WireValue::Raw(map.next_value()?),
+                Form::Bool => WireValue::Bool(map.next_value()?),
+                Form::Int => WireValue::Int(map.next_value()?),
+            });
+        }
+        let event_type = event_type.ok_or_else(|| de::Error::missing_field("type"))?;
+        Ok(Wire { event_type, slots })
+    }
 }
 
 /// One RFC 6902 operation with only the members the RFC defines.
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-struct WireOp<'a> {
+pub(crate) struct WireOp<'a> {
     op: &'a str,
     path: &'a str,
     #[serde(default, deserialize_with = "present", borrow)]
@@ -156,273 +260,29 @@ impl<'de> Deserialize<'de> for Delta<'de> {
     }
 }
 
+/// A member that is present must be a `T` (`null` is not a string).
 fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
     deserializer: D,
 ) -> Result<Option<T>, D::Error> {
     T::deserialize(deserializer).map(Some)
 }
 
-fn present_str<'de, D: Deserializer<'de>>(
-    deserializer: D,
-) -> Result<Option<Cow<'de, str>>, D::Error> {
-    struct StrVisitor;
-    impl<'de> Visitor<'de> for StrVisitor {
-        type Value = Cow<'de, str>;
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("a string")
-        }
-        fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-            Ok(Cow::Borrowed(v))
-        }
-        fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-            Ok(Cow::Owned(v.to_owned()))
-        }
-    }
-    deserializer.deserialize_str(StrVisitor).map(Some)
-}
-
-fn owned(s: Option<&str>) -> Option<String> {
-    s.map(str::to_owned)
-}
-
-fn owned_cow(s: Option<Cow<'_, str>>) -> Option<String> {
-    s.map(Cow::into_owned)
-}
-
-/// Parses a raw member as `T`; `None` (give up) if it is not one.
-fn parse<'a, T: Deserialize<'a>>(raw: &'a RawValue) -> Option<T> {
-    serde_json::from_str(raw.get()).ok()
-}
-
-/// An optional raw member parsed as `T`: `Some(None)` when absent, `None`
-/// (give up) when present but not a `T`.
-fn parse_opt<'a, T: Deserialize<'a>>(raw: Option<&'a RawValue>) -> Option<Option<T>> {
-    match raw {
-        None => Some(None),
-        Some(raw) => parse(raw).map(Some),
-    }
-}
-
 /// Reads an event in one pass, or `None` when the precise reader must.
 pub(crate) fn parse_fast(bytes: &[u8]) -> Option<(EventType, Event)> {
-    let mut w: Wire<'_> = serde_json::from_slice(bytes).ok()?;
-    let event_type = EventType::from_name(w.event_type)?;
-    let envelope = Envelope {
-        timestamp: w.timestamp.take(),
-        metadata: parse_opt(w.metadata.take())?,
-        subagent_run_id: owned(w.subagent_run_id.take()),
-        raw_event: parse_opt(w.raw_event.take())?,
-    };
-    let body = body(event_type, &mut w)?;
-    if event_type_needs_subagent(event_type) && envelope.subagent_run_id.is_none() {
-        return None;
-    }
-    if w.has_leftovers() {
-        return None;
-    }
-    Some((event_type, Event { envelope, body }))
-}
-
-fn event_type_needs_subagent(event_type: EventType) -> bool {
-    matches!(
+    let Wire {
         event_type,
-        EventType::SubagentStarted | EventType::SubagentFinished | EventType::SubagentError
-    )
-}
-
-fn text_role(role: Option<&str>) -> Option<Option<TextRole>> {
-    match role {
-        None => Some(None),
-        Some(name) => TextRole::from_name(name).map(Some),
+        mut slots,
+    } = serde_json::from_slice(bytes).ok()?;
+    let event_type = EventType::from_name(event_type)?;
+    let event = fast_event(event_type, &mut slots)?;
+    if slots.has_leftovers() {
+        return None;
     }
-}
-
-fn text(delta: Option<Delta<'_>>) -> Option<Option<String>> {
-    match delta {
-        None => Some(None),
-        Some(Delta::Text(text)) => Some(Some(text.into_owned())),
-        Some(Delta::Ops(_)) => None,
-    }
-}
-
-fn body(event_type: EventType, w: &mut Wire<'_>) -> Option<EventBody> {
-    use EventBody as B;
-    use EventType as T;
-    Some(match event_type {
-        T::RunStarted => B::RunStarted {
-            thread_id: owned(w.thread_id.take())?,
-            run_id: owned(w.run_id.take())?,
-            parent_run_id: owned(w.parent_run_id.take()),
-            input: match parse_opt(w.input.take())? {
-                Some(input) => Some(validate_run_input(input, "/input").ok()?),
-                None => None,
-            },
-            protocol_version: owned(w.protocol_version.take()),
-        },
-        T::RunFinished => B::RunFinished {
-            thread_id: owned(w.thread_id.take())?,
-            run_id: owned(w.run_id.take())?,
-            result: parse_opt(w.result.take())?,
-            outcome: match parse_opt::<Value>(w.outcome.take())? {
-                // Unknown variants and malformed outcomes: the precise
-                // reader strips or rejects them.
-                Some(outcome) => match check_outcome(&outcome, "/outcome") {
-                    Ok(None) => Some(outcome),
-                    _ => return None,
-                },
-                None => None,
-            },
-        },
-        T::RunError => B::RunError {
-            message: owned_cow(w.message.take())?,
-            code: owned(w.code.take()),
-        },
-        T::StepStarted => B::StepStarted {
-            step_name: owned(w.step_name.take())?,
-        },
-        T::StepFinished => B::StepFinished {
-            step_name: owned(w.step_name.take())?,
-        },
-        T::TextMessageStart => B::TextMessageStart {
-            message_id: owned(w.message_id.take())?,
-            role: text_role(w.role.take())?,
-            name: owned(w.name.take()),
-        },
-        T::TextMessageContent => B::TextMessageContent {
-            message_id: owned(w.message_id.take())?,
-            delta: text(w.delta.take())??,
-        },
-        T::TextMessageEnd => B::TextMessageEnd {
-            message_id: owned(w.message_id.take())?,
-        },
-        T::TextMessageChunk => B::TextMessageChunk {
-            message_id: owned(w.message_id.take()),
-            role: text_role(w.role.take())?,
-            delta: text(w.delta.take())?,
-            name: owned(w.name.take()),
-        },
-        T::ToolCallStart => B::ToolCallStart {
-            tool_call_id: owned(w.tool_call_id.take())?,
-            tool_call_name: owned(w.tool_call_name.take())?,
-            parent_message_id: owned(w.parent_message_id.take()),
-        },
-        T::ToolCallArgs => B::ToolCallArgs {
-            tool_call_id: owned(w.tool_call_id.take())?,
-            delta: text(w.delta.take())??,
-        },
-        T::ToolCallEnd => B::ToolCallEnd {
-            tool_call_id: owned(w.tool_call_id.take())?,
-        },
-        T::ToolCallChunk => B::ToolCallChunk {
-            tool_call_id: owned(w.tool_call_id.take()),
-            tool_call_name: owned(w.tool_call_name.take()),
-            parent_message_id: owned(w.parent_message_id.take()),
-            delta: text(w.delta.take())?,
-        },
-        T::ToolCallResult => {
-            if w.role.is_some_and(|role| role != "tool") {
-                return None;
-            }
-            w.role = None;
-            B::ToolCallResult {
-                message_id: owned(w.message_id.take())?,
-                tool_call_id: owned(w.tool_call_id.take())?,
-                content: match check_tool_content(parse(w.content.take()?)?, "/content") {
-                    Ok((content, unknown)) if unknown.is_empty() => content,
-                    _ => return None,
-                },
-            }
-        }
-        T::ReasoningStart => B::ReasoningStart {
-            message_id: owned(w.message_id.take())?,
-        },
-        T::ReasoningMessageStart => {
-            if w.role.is_some_and(|role| role != "reasoning") {
-                return None;
-            }
-            w.role = None;
-            B::ReasoningMessageStart {
-                message_id: owned(w.message_id.take())?,
-            }
-        }
-        T::ReasoningMessageContent => B::ReasoningMessageContent {
-            message_id: owned(w.message_id.take())?,
-            delta: text(w.delta.take())??,
-        },
-        T::ReasoningMessageEnd => B::ReasoningMessageEnd {
-            message_id: owned(w.message_id.take())?,
-        },
-        T::ReasoningMessageChunk => B::ReasoningMessageChunk {
-            message_id: owned(w.message_id.take()),
-            delta: text(w.delta.take())?,
-        },
-        T::ReasoningEnd => B::ReasoningEnd {
-            message_id: owned(w.message_id.take())?,
-        },
-        T::ReasoningEncryptedValue => B::ReasoningEncryptedValue {
-            subtype: match w.subtype.take()? {
-                "tool-call" => EncryptedSubtype::ToolCall,
-                "message" => EncryptedSubtype::Message,
-                _ => return None,
-            },
-            entity_id: owned(w.entity_id.take())?,
-            encrypted_value: owned(w.encrypted_value.take())?,
-            encrypted_value_type: owned(w.encrypted_value_type.take()),
-        },
-        T::StateSnapshot => B::StateSnapshot {
-            snapshot: parse(w.snapshot.take()?)?,
-        },
-        T::StateDelta => B::StateDelta {
-            delta: match w.delta.take()? {
-                Delta::Ops(ops) => patch(ops)?,
-                Delta::Text(_) => return None,
-            },
-        },
-        T::MessagesSnapshot => {
-            let messages: Vec<Map<String, Value>> = parse(w.messages.take()?)?;
-            for (i, message) in messages.iter().enumerate() {
-                validate_message(message, &format!("/messages/{i}")).ok()?;
-            }
-            B::MessagesSnapshot { messages }
-        }
-        T::ActivitySnapshot => B::ActivitySnapshot {
-            message_id: owned(w.message_id.take())?,
-            activity_type: owned(w.activity_type.take())?,
-            content: Value::Object(parse(w.content.take()?)?),
-            replace: w.replace.take(),
-        },
-        T::ActivityDelta => B::ActivityDelta {
-            message_id: owned(w.message_id.take())?,
-            activity_type: owned(w.activity_type.take())?,
-            patch: patch(w.patch.take()?)?,
-        },
-        T::SubagentStarted => B::SubagentStarted {
-            name: owned(w.name.take())?,
-            description: owned_cow(w.description.take()),
-            parent_subagent_run_id: owned(w.parent_subagent_run_id.take()),
-            parent_tool_call_id: owned(w.parent_tool_call_id.take()),
-            parent_message_id: owned(w.parent_message_id.take()),
-        },
-        T::SubagentFinished => B::SubagentFinished {
-            outcome: parse_opt(w.outcome.take())?,
-        },
-        T::SubagentError => B::SubagentError {
-            message: owned_cow(w.message.take())?,
-            code: owned(w.code.take()),
-        },
-        T::Raw => B::Raw {
-            event: parse_opt(w.event.take())?,
-            source: owned(w.source.take()),
-        },
-        T::Custom => B::Custom {
-            name: owned(w.name.take())?,
-            value: parse_opt(w.value.take())?,
-        },
-    })
+    Some((event_type, event))
 }
 
 /// A patch of known operations with their required members, or `None`.
-fn patch(ops: Vec<WireOp<'_>>) -> Option<Patch> {
+pub(super) fn patch(ops: Vec<WireOp<'_>>) -> Option<Patch> {
     let mut patch = Patch {
         ops: Vec::with_capacity(ops.len()),
         meta: Vec::new(),
@@ -450,43 +310,4 @@ fn patch(ops: Vec<WireOp<'_>>) -> Option<Patch> {
         patch.ops.push(operation);
     }
     Some(patch)
-}
-
-impl Wire<'_> {
-    /// Whether a member that the event's type does not define is left.
-    fn has_leftovers(&self) -> bool {
-        self.thread_id.is_some()
-            || self.run_id.is_some()
-            || self.parent_run_id.is_some()
-            || self.input.is_some()
-            || self.result.is_some()
-            || self.outcome.is_some()
-            || self.message.is_some()
-            || self.code.is_some()
-            || self.step_name.is_some()
-            || self.message_id.is_some()
-            || self.role.is_some()
-            || self.name.is_some()
-            || self.delta.is_some()
-            || self.tool_call_id.is_some()
-            || self.tool_call_name.is_some()
-            || self.parent_message_id.is_some()
-            || self.content.is_some()
-            || self.subtype.is_some()
-            || self.entity_id.is_some()
-            || self.encrypted_value.is_some()
-            || self.snapshot.is_some()
-            || self.messages.is_some()
-            || self.activity_type.is_some()
-            || self.replace.is_some()
-            || self.patch.is_some()
-            || self.description.is_some()
-            || self.parent_subagent_run_id.is_some()
-            || self.parent_tool_call_id.is_some()
-            || self.event.is_some()
-            || self.source.is_some()
-            || self.value.is_some()
-            || self.protocol_version.is_some()
-            || self.encrypted_value_type.is_some()
-    }
 }

@@ -196,11 +196,14 @@ impl<'a> Fields<'a> {
         }
     }
 
-    /// A required member that must be a JSON array; its elements stay raw.
-    pub fn required_array(&mut self, name: &str) -> Result<Vec<&'a RawValue>, Malformed> {
-        let raw = self.take(name).ok_or_else(|| self.missing(name))?;
-        serde_json::from_str::<Vec<&'a RawValue>>(raw.get())
-            .map_err(|_| self.wrong_type(name, "an array", raw))
+    /// An optional member that must be a JSON array; its elements stay raw.
+    pub fn array(&mut self, name: &str) -> Result<Option<Vec<&'a RawValue>>, Malformed> {
+        match self.take(name) {
+            None => Ok(None),
+            Some(raw) => serde_json::from_str::<Vec<&'a RawValue>>(raw.get())
+                .map(Some)
+                .map_err(|_| self.wrong_type(name, "an array", raw)),
+        }
     }
 
     /// The error for a required member that is absent.

@@ -5,12 +5,14 @@
 mod event;
 mod fast;
 mod fields;
+mod kinds;
 mod parse;
 mod patch;
 mod pipeline;
+pub mod schema;
 mod version;
 
-pub use event::{EncryptedSubtype, Envelope, Event, EventBody, EventType, TextRole};
+pub use event::{EncryptedSubtype, Envelope, Event, EventBody, EventType, MessageRole, TextRole};
 pub use fields::Malformed;
 pub use parse::{
     Issue, MESSAGE_ROLES, ParseOutcome, parse_event, parse_event_str, parse_fast_only,
@@ -18,6 +20,7 @@ pub use parse::{
 };
 pub use patch::{DroppedOp, OpMeta, Patch, op_name};
 pub use pipeline::{for_each_parsed, for_each_parsed_in};
+pub use schema::{ENVELOPE, EventSchema, Kind, Member, SCHEMA};
 pub use version::{Declared, ProtocolVersion};
 
 pub(crate) use parse::json_kind;

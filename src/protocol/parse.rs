@@ -3,9 +3,8 @@
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::event::{EncryptedSubtype, Envelope, Event, EventBody, EventType, TextRole};
+use super::event::{Event, EventType, MessageRole};
 use super::fields::{Fields, Malformed, pointer_token};
-use super::patch::{Patch, parse_patch};
 use crate::diagnostic::Code;
 
 /// A problem found while reading one event, before it is applied.
@@ -149,7 +148,7 @@ pub fn parse_precisely(text: &str) -> ParseOutcome {
         };
     };
     let mut issues = Vec::new();
-    match read_event(event_type, &mut fields, &mut issues) {
+    match super::schema::read_event(event_type, &mut fields, &mut issues) {
         Ok(event) => {
             for name in fields.unused() {
                 issues.push(Issue {
@@ -173,240 +172,6 @@ pub fn parse_precisely(text: &str) -> ParseOutcome {
                 message: format!("malformed {}: {}", event_type.as_str(), malformed.reason),
             },
         },
-    }
-}
-
-fn read_event(
-    event_type: EventType,
-    f: &mut Fields<'_>,
-    issues: &mut Vec<Issue>,
-) -> Result<Event, Malformed> {
-    let envelope = Envelope {
-        timestamp: f.integer("timestamp")?,
-        metadata: f.object("metadata")?,
-        subagent_run_id: f.string("subagentRunId")?,
-        raw_event: f.value("rawEvent")?,
-    };
-    use EventBody as B;
-    use EventType as T;
-    let body = match event_type {
-        T::RunStarted => B::RunStarted {
-            thread_id: f.required_string("threadId")?,
-            run_id: f.required_string("runId")?,
-            parent_run_id: f.string("parentRunId")?,
-            input: f
-                .object("input")?
-                .map(|input| validate_run_input(input, "/input"))
-                .transpose()?,
-            protocol_version: f.string("protocolVersion")?,
-        },
-        T::RunFinished => B::RunFinished {
-            thread_id: f.required_string("threadId")?,
-            run_id: f.required_string("runId")?,
-            result: f.value("result")?,
-            outcome: run_outcome(f, issues)?,
-        },
-        T::RunError => B::RunError {
-            message: f.required_string("message")?,
-            code: f.string("code")?,
-        },
-        T::StepStarted => B::StepStarted {
-            step_name: f.required_string("stepName")?,
-        },
-        T::StepFinished => B::StepFinished {
-            step_name: f.required_string("stepName")?,
-        },
-        T::TextMessageStart => B::TextMessageStart {
-            message_id: f.required_string("messageId")?,
-            role: text_role(f, issues)?,
-            name: f.string("name")?,
-        },
-        T::TextMessageContent => B::TextMessageContent {
-            message_id: f.required_string("messageId")?,
-            delta: f.required_string("delta")?,
-        },
-        T::TextMessageEnd => B::TextMessageEnd {
-            message_id: f.required_string("messageId")?,
-        },
-        T::TextMessageChunk => B::TextMessageChunk {
-            message_id: f.string("messageId")?,
-            role: text_role(f, issues)?,
-            delta: f.string("delta")?,
-            name: f.string("name")?,
-        },
-        T::ToolCallStart => B::ToolCallStart {
-            tool_call_id: f.required_string("toolCallId")?,
-            tool_call_name: f.required_string("toolCallName")?,
-            parent_message_id: f.string("parentMessageId")?,
-        },
-        T::ToolCallArgs => B::ToolCallArgs {
-            tool_call_id: f.required_string("toolCallId")?,
-            delta: f.required_string("delta")?,
-        },
-        T::ToolCallEnd => B::ToolCallEnd {
-            tool_call_id: f.required_string("toolCallId")?,
-        },
-        T::ToolCallChunk => B::ToolCallChunk {
-            tool_call_id: f.string("toolCallId")?,
-            tool_call_name: f.string("toolCallName")?,
-            parent_message_id: f.string("parentMessageId")?,
-            delta: f.string("delta")?,
-        },
-        T::ToolCallResult => {
-            let body = B::ToolCallResult {
-                message_id: f.required_string("messageId")?,
-                tool_call_id: f.required_string("toolCallId")?,
-                content: tool_content(f, issues)?,
-            };
-            literal_role(f, "tool")?;
-            body
-        }
-        T::ReasoningStart => B::ReasoningStart {
-            message_id: f.required_string("messageId")?,
-        },
-        T::ReasoningMessageStart => {
-            let body = B::ReasoningMessageStart {
-                message_id: f.required_string("messageId")?,
-            };
-            literal_role(f, "reasoning")?;
-            body
-        }
-        T::ReasoningMessageContent => B::ReasoningMessageContent {
-            message_id: f.required_string("messageId")?,
-            delta: f.required_string("delta")?,
-        },
-        T::ReasoningMessageEnd => B::ReasoningMessageEnd {
-            message_id: f.required_string("messageId")?,
-        },
-        T::ReasoningMessageChunk => B::ReasoningMessageChunk {
-            message_id: f.string("messageId")?,
-            delta: f.string("delta")?,
-        },
-        T::ReasoningEnd => B::ReasoningEnd {
-            message_id: f.required_string("messageId")?,
-        },
-        T::ReasoningEncryptedValue => B::ReasoningEncryptedValue {
-            subtype: match f.required_string("subtype")?.as_str() {
-                "tool-call" => EncryptedSubtype::ToolCall,
-                "message" => EncryptedSubtype::Message,
-                other => {
-                    return Err(Malformed::new(
-                        f.path("subtype"),
-                        format!("`subtype` must be \"tool-call\" or \"message\", found {other:?}"),
-                    ));
-                }
-            },
-            entity_id: f.required_string("entityId")?,
-            encrypted_value: f.required_string("encryptedValue")?,
-            encrypted_value_type: f.string("encryptedValueType")?,
-        },
-        T::StateSnapshot => B::StateSnapshot {
-            snapshot: f.required_value("snapshot")?,
-        },
-        T::StateDelta => B::StateDelta {
-            delta: patch(f, "delta", issues)?,
-        },
-        T::MessagesSnapshot => {
-            let elements = f.required_array("messages")?;
-            let mut messages = Vec::with_capacity(elements.len());
-            for (i, raw) in elements.iter().enumerate() {
-                messages.push(read_message(raw, &format!("/messages/{i}"))?);
-            }
-            B::MessagesSnapshot { messages }
-        }
-        T::ActivitySnapshot => B::ActivitySnapshot {
-            message_id: f.required_string("messageId")?,
-            activity_type: f.required_string("activityType")?,
-            content: Value::Object(f.object("content")?.ok_or_else(|| f.missing("content"))?),
-            replace: f.boolean("replace")?,
-        },
-        T::ActivityDelta => B::ActivityDelta {
-            message_id: f.required_string("messageId")?,
-            activity_type: f.required_string("activityType")?,
-            patch: patch(f, "patch", issues)?,
-        },
-        T::SubagentStarted => B::SubagentStarted {
-            name: f.required_string("name")?,
-            description: f.string("description")?,
-            parent_subagent_run_id: f.string("parentSubagentRunId")?,
-            parent_tool_call_id: f.string("parentToolCallId")?,
-            parent_message_id: f.string("parentMessageId")?,
-        },
-        T::SubagentFinished => B::SubagentFinished {
-            outcome: f.value("outcome")?,
-        },
-        T::SubagentError => B::SubagentError {
-            message: f.required_string("message")?,
-            code: f.string("code")?,
-        },
-        T::Raw => B::Raw {
-            event: f.value("event")?,
-            source: f.string("source")?,
-        },
-        T::Custom => B::Custom {
-            name: f.required_string("name")?,
-            value: f.value("value")?,
-        },
-    };
-    if matches!(
-        event_type,
-        T::SubagentStarted | T::SubagentFinished | T::SubagentError
-    ) && envelope.subagent_run_id.is_none()
-    {
-        return Err(f.missing("subagentRunId"));
-    }
-    Ok(Event { envelope, body })
-}
-
-/// A text message `role`. A role of another message kind (`tool`…) is
-/// malformed; a name that is no message role at all is an unrecognised
-/// member of a closed set, stripped with a warning under `spec` (§11:
-/// `unknown-enum-value-role-fatal`; the client profile makes it fatal).
-fn text_role(f: &mut Fields<'_>, issues: &mut Vec<Issue>) -> Result<Option<TextRole>, Malformed> {
-    match f.string("role")? {
-        None => Ok(None),
-        Some(name) => match TextRole::from_name(&name) {
-            Some(role) => Ok(Some(role)),
-            None if !MESSAGE_ROLES.contains(&name.as_str()) => {
-                issues.push(Issue {
-                    code: Code::EventUnknownEnumValue,
-                    path: Some(f.path("role")),
-                    message: format!(
-                        "unrecognised role {name:?} at {} (expected one of developer, system, assistant, user) stripped",
-                        f.path("role")
-                    ),
-                });
-                Ok(None)
-            }
-            None => Err(Malformed::new(
-                f.path("role"),
-                format!("`role` must be one of developer, system, assistant, user; found {name:?}"),
-            )),
-        },
-    }
-}
-
-/// `RUN_FINISHED.outcome`: a union of objects told apart by `type`. An
-/// unknown variant is stripped with a warning; anything that is not an
-/// object with a string `type` is malformed (corpus:
-/// `unknown-outcome-stripped`, `unknown-outcome-array-fatal`).
-fn run_outcome(f: &mut Fields<'_>, issues: &mut Vec<Issue>) -> Result<Option<Value>, Malformed> {
-    let Some(value) = f.value("outcome")? else {
-        return Ok(None);
-    };
-    let path = f.path("outcome");
-    match check_outcome(&value, &path)? {
-        None => Ok(Some(value)),
-        Some(variant) => {
-            issues.push(Issue {
-                code: Code::EventUnknownVariant,
-                path: Some(path.clone()),
-                message: format!(
-                    "unrecognised RUN_FINISHED outcome type {variant:?} at {path} stripped; the run ends as without an outcome"
-                ),
-            });
-            Ok(None)
-        }
     }
 }
 
@@ -438,23 +203,6 @@ pub(crate) fn check_outcome(value: &Value, path: &str) -> Result<Option<String>,
 /// The content part types AG-UI defines (`binary` is the legacy one).
 pub(crate) const CONTENT_PARTS: [&str; 6] =
     ["text", "image", "audio", "video", "document", "binary"];
-
-/// `TOOL_CALL_RESULT.content`: a string or an array of content parts.
-fn tool_content(f: &mut Fields<'_>, issues: &mut Vec<Issue>) -> Result<Value, Malformed> {
-    let value = f.required_value("content")?;
-    let path = f.path("content");
-    let (content, unknown) = check_tool_content(value, &path)?;
-    for (index, part_type) in unknown {
-        issues.push(Issue {
-            code: Code::EventUnknownVariant,
-            path: Some(format!("{path}/{index}")),
-            message: format!(
-                "unrecognised content part type {part_type:?} at {path}/{index} stripped"
-            ),
-        });
-    }
-    Ok(content)
-}
 
 /// Checks tool result content: the content with unknown parts removed, and
 /// the index (in the event) and type of each part removed.
@@ -526,55 +274,21 @@ fn bare_kind(value: &Value) -> &'static str {
     }
 }
 
-/// A `role` member that, when present, must be exactly `expected`.
-fn literal_role(f: &mut Fields<'_>, expected: &str) -> Result<(), Malformed> {
-    match f.string("role")? {
-        Some(role) if role != expected => Err(Malformed::new(
-            f.path("role"),
-            format!("`role`: expected {expected:?}, found {role:?}"),
-        )),
-        _ => Ok(()),
+/// The message roles of AG-UI 1.0, by name ([`MessageRole::ALL`]).
+pub const MESSAGE_ROLES: [&str; 7] = {
+    let mut names = [""; 7];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = MessageRole::ALL[i].as_str();
+        i += 1;
     }
-}
-
-fn patch(f: &mut Fields<'_>, name: &str, issues: &mut Vec<Issue>) -> Result<Patch, Malformed> {
-    let elements = f.required_array(name)?;
-    let base = f.path(name);
-    let patch = parse_patch(&elements, &base)?;
-    for dropped in &patch.dropped {
-        issues.push(Issue {
-            code: Code::PatchOpUnknown,
-            path: Some(format!("{base}/{}", dropped.index)),
-            message: match &dropped.op {
-                Some(op) => format!(
-                    "operation {base}/{} has unknown op {op:?}; dropped, the rest of the patch applies",
-                    dropped.index
-                ),
-                None => format!(
-                    "operation {base}/{} has no string `op`; dropped, the rest of the patch applies",
-                    dropped.index
-                ),
-            },
-        });
-    }
-    Ok(patch)
-}
-
-/// The message roles of AG-UI 1.0.
-pub const MESSAGE_ROLES: [&str; 7] = [
-    "developer",
-    "system",
-    "assistant",
-    "user",
-    "tool",
-    "reasoning",
-    "activity",
-];
+    names
+};
 
 /// Validates one AG-UI `Message` object: a string `id`, a known `role`, and
 /// for activity messages a string `activityType` and an object `content`.
 /// Other members are kept as sent.
-fn read_message(raw: &RawValue, path: &str) -> Result<Map<String, Value>, Malformed> {
+pub(super) fn read_message(raw: &RawValue, path: &str) -> Result<Map<String, Value>, Malformed> {
     let message: Map<String, Value> = serde_json::from_str(raw.get()).map_err(|e| {
         let reason = match super::fields::kind_of(raw) {
             "an object" => super::fields::unreadable("message", &e),

@@ -6,6 +6,8 @@ use rustc_hash::FxBuildHasher;
 
 use serde_json::{Map, Value};
 
+use crate::protocol::MessageRole;
+
 /// The role of a non-activity message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Role {
@@ -26,27 +28,32 @@ pub enum Role {
 impl Role {
     /// The wire name.
     pub fn as_str(self) -> &'static str {
+        self.role().as_str()
+    }
+
+    /// As a message role of the protocol (the one list of roles).
+    pub fn role(self) -> MessageRole {
         match self {
-            Self::Developer => "developer",
-            Self::System => "system",
-            Self::Assistant => "assistant",
-            Self::User => "user",
-            Self::Tool => "tool",
-            Self::Reasoning => "reasoning",
+            Self::Developer => MessageRole::Developer,
+            Self::System => MessageRole::System,
+            Self::Assistant => MessageRole::Assistant,
+            Self::User => MessageRole::User,
+            Self::Tool => MessageRole::Tool,
+            Self::Reasoning => MessageRole::Reasoning,
         }
     }
 
     /// The role with this wire name (`activity` is not one: activity
     /// messages are [`ActivityMessage`]s).
     pub fn from_name(name: &str) -> Option<Self> {
-        Some(match name {
-            "developer" => Self::Developer,
-            "system" => Self::System,
-            "assistant" => Self::Assistant,
-            "user" => Self::User,
-            "tool" => Self::Tool,
-            "reasoning" => Self::Reasoning,
-            _ => return None,
+        Some(match MessageRole::from_name(name)? {
+            MessageRole::Developer => Self::Developer,
+            MessageRole::System => Self::System,
+            MessageRole::Assistant => Self::Assistant,
+            MessageRole::User => Self::User,
+            MessageRole::Tool => Self::Tool,
+            MessageRole::Reasoning => Self::Reasoning,
+            MessageRole::Activity => return None,
         })
     }
 }

@@ -16,7 +16,7 @@ use super::{Options, Profile};
 use crate::diagnostic::{Code, Diagnostic, Seq, Severity};
 use crate::input::EventLog;
 use crate::protocol::{
-    Declared, Event, EventBody, EventType, Issue, ParseOutcome, ProtocolVersion, for_each_parsed,
+    Declared, Event, EventBody, EventType, Issue, ParseOutcome, for_each_parsed,
     for_each_parsed_in, parse_event,
 };
 
@@ -469,24 +469,24 @@ impl Replayer {
     /// R42, §11: members a newer schema defines are unknown to an older
     /// consumer, which strips them with a warning.
     fn strip_newer_members(&mut self, event: &mut Event) {
-        if self.options.consumer_version() >= ProtocolVersion::V1_1 {
-            return;
-        }
-        if let EventBody::ReasoningEncryptedValue {
-            entity_id,
-            encrypted_value_type,
-            ..
-        } = &mut event.body
-            && encrypted_value_type.take().is_some()
-        {
-            let id = entity_id.clone();
+        let consumer = self.options.consumer_version();
+        let mut stripped = Vec::new();
+        event
+            .body
+            .strip_newer_members(consumer, |name, since| stripped.push((name, since)));
+        let event_type = event.event_type().as_str();
+        for (name, since) in stripped {
             let mut diagnostic = Diagnostic::new(
                 self.seq,
                 Code::EventUnknownProperty,
-                "unknown member `encryptedValueType` (/encryptedValueType) on REASONING_ENCRYPTED_VALUE stripped: it is AG-UI 1.1, this consumer implements 1.0",
+                format!(
+                    "unknown member `{name}` (/{name}) on {event_type} stripped: it is AG-UI {}, this consumer implements {}",
+                    since.as_str(),
+                    consumer.as_str()
+                ),
             )
-            .with_path("/encryptedValueType");
-            diagnostic.message_id = Some(id);
+            .with_path(format!("/{name}"));
+            diagnostic.message_id = event.message_id().map(str::to_owned);
             self.report(diagnostic);
         }
     }

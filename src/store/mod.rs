@@ -30,7 +30,7 @@ pub use annotations::{
     rename_bookmark,
 };
 pub use import::{ImportError, ImportProgress, ImportedSession, format_name, import_files};
-pub use reader::{FirstFrame, Recording, StoredEvent, file_is_sqlite};
+pub use reader::{Recording, StoredEvent, file_is_sqlite};
 pub use replace::{ReplaceError, SIDECARS, remove_with_sidecars, replace_file, temporary_beside};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use secrets::{SECRET_FIELD_NAMES, SECRET_QUERY_PARAMS, StoreRedaction};
@@ -299,10 +299,7 @@ pub(crate) fn redacted_key(session: SessionId) -> String {
     format!("redacted:session:{session}")
 }
 
-/// Whether bytes start like an SQLite database.
-pub fn is_sqlite(bytes: &[u8]) -> bool {
-    bytes.starts_with(b"SQLite format 3\0")
-}
+pub use crate::input::is_sqlite;
 
 /// Milliseconds since the Unix epoch, now.
 pub fn now_unix_ms() -> i64 {
@@ -366,5 +363,40 @@ mod tests {
         ]);
         assert_eq!(redacted[0].1, REDACTED);
         assert_eq!(redacted[1].1, "text/event-stream");
+    }
+
+    /// Issue 16.6: an imported file plays as the file opened directly, so
+    /// the store gives events without timestamps the arrival times the app
+    /// derives for a stream file (100 ms apart until the first timestamp),
+    /// not all 0.
+    #[test]
+    fn imported_events_without_timestamps_arrive_as_in_the_file_opened_directly() {
+        let dir = std::env::temp_dir().join(format!("agui-replay-arrivals-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let input = dir.join("untimed.jsonl");
+        let recording = dir.join("untimed.rec");
+        let lines = [
+            r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#,
+            r#"{"type":"STEP_STARTED","stepName":"a"}"#,
+            r#"{"type":"STEP_FINISHED","stepName":"a","timestamp":1000}"#,
+            r#"{"type":"STEP_STARTED","stepName":"b","timestamp":1500}"#,
+            r#"{"type":"STEP_FINISHED","stepName":"b"}"#,
+            r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","timestamp":1200}"#,
+        ];
+        std::fs::write(&input, lines.join("\n")).expect("write input");
+        import_files(std::slice::from_ref(&input), &recording, &mut |_| {}).expect("imports");
+        let opened = Recording::open(&recording).expect("opens");
+        let session = opened.sessions()[0].id;
+        let stored = opened.arrival_nanos(session).expect("arrivals");
+        let mut rule = crate::input::Arrivals::default();
+        let timestamps = [None, None, Some(1000), Some(1500), None, Some(1200)];
+        let expected: Vec<u64> = timestamps.iter().map(|t| rule.next(*t)).collect();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(stored, expected);
+        assert_eq!(
+            &stored[..2],
+            &[0, crate::input::UNTIMED_STEP_NANOS],
+            "untimed events are spaced, not all at 0"
+        );
     }
 }

@@ -30,19 +30,6 @@ pub struct StoredEvent {
     pub message_id: Option<String>,
 }
 
-/// What the first frame of a view needs: how many events, their types (for
-/// the density strip), and the first page of the event list. The full
-/// replay follows in the background.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FirstFrame {
-    /// The number of events.
-    pub num_events: u64,
-    /// Each event's `type` (index 0 is seq 1); empty where it had none.
-    pub event_types: Vec<Option<String>>,
-    /// The first events, for the list.
-    pub first_page: Vec<StoredEvent>,
-}
-
 /// A recording opened read-only.
 pub struct Recording {
     conn: Connection,
@@ -604,38 +591,6 @@ impl Recording {
             rows.collect()
         };
         load().map_err(|e| self.error("cannot read arrival times", e))
-    }
-
-    /// What the first frame of a view needs, for a session.
-    pub fn first_frame(
-        &self,
-        session: SessionId,
-        page_events: u64,
-    ) -> Result<FirstFrame, StoreError> {
-        let num_events = self
-            .sessions
-            .iter()
-            .find(|s| s.id == session)
-            .map_or(0, |s| s.num_events);
-        let types = || -> rusqlite::Result<Vec<Option<String>>> {
-            let mut statement = self
-                .conn
-                .prepare("SELECT type FROM events WHERE id BETWEEN ?1 AND ?2 ORDER BY id")?;
-            let mut rows = statement.query(session_ids(session))?;
-            let hint = usize::try_from(num_events).map_or(0, |n| n.min(INITIAL_CAPACITY_EVENTS));
-            let mut types = Vec::with_capacity(hint);
-            while let Some(row) = rows.next()? {
-                types.push(row.get_ref(0)?.as_str_or_null()?.map(str::to_owned));
-            }
-            Ok(types)
-        };
-        let event_types = types().map_err(|e| self.error("cannot read the event types", e))?;
-        let first_page = self.events(session, 1..page_events.saturating_add(1))?;
-        Ok(FirstFrame {
-            num_events,
-            event_types,
-            first_page,
-        })
     }
 }
 

@@ -5,13 +5,12 @@ use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags, params};
 use rustc_hash::FxHashMap;
-use serde::Deserialize;
 
 use super::schema;
 use super::secrets::StoreRedaction;
 use super::{SessionId, SessionStatus, StoreError, is_secret_header, now_unix_ms, redact_headers};
 use crate::diagnostic::{Diagnostic, Seq};
-use crate::input::{EventLog, HttpRequest, HttpResponse};
+use crate::input::{Arrivals, EventKeys, EventLog, HttpRequest, HttpResponse};
 
 /// Events are committed at least this often while they arrive: a killed
 /// writer loses at most the events of the last interval.
@@ -69,54 +68,16 @@ struct Keys {
     timestamp: Option<i64>,
 }
 
-/// The keys of an event, borrowed from its bytes.
-#[derive(Default, Deserialize)]
-struct KeysRef<'a> {
-    #[serde(rename = "type", borrow)]
-    event_type: Option<std::borrow::Cow<'a, str>>,
-    #[serde(rename = "messageId", borrow)]
-    message_id: Option<std::borrow::Cow<'a, str>>,
-    #[serde(rename = "runId", borrow)]
-    run_id: Option<std::borrow::Cow<'a, str>>,
-    timestamp: Option<serde_json::Value>,
-}
-
-impl<'a> KeysRef<'a> {
-    /// Reads the keys of an event without building it (any other member is
-    /// skipped); bytes that are not an event object (or whose keys have the
-    /// wrong types) have none.
-    fn of(raw: &'a [u8]) -> Self {
-        serde_json::from_slice(raw).unwrap_or_default()
-    }
-
-    fn timestamp(&self) -> Option<i64> {
-        self.timestamp.as_ref().and_then(serde_json::Value::as_i64)
-    }
-}
-
 impl Keys {
     fn of(raw: &[u8]) -> Self {
-        let keys = KeysRef::of(raw);
+        let keys = EventKeys::of(raw);
         Self {
-            timestamp: keys.timestamp(),
+            timestamp: keys.timestamp,
             event_type: keys.event_type.map(|s| s.into_owned()),
             message_id: keys.message_id.map(|s| s.into_owned()),
             run_id: keys.run_id.map(|s| s.into_owned()),
         }
     }
-}
-
-/// The arrival time of an imported event: its `timestamp` relative to the
-/// session's first one, never going backwards.
-fn imported_arrival(session: &mut Session, timestamp: Option<i64>) -> u64 {
-    if let Some(timestamp) = timestamp {
-        let first = *session.first_timestamp.get_or_insert(timestamp);
-        let millis = u64::try_from(timestamp.saturating_sub(first)).unwrap_or(0);
-        session.last_arrival_nanos = session
-            .last_arrival_nanos
-            .max(millis.saturating_mul(1_000_000));
-    }
-    session.last_arrival_nanos
 }
 
 /// Writes sessions and events into a recording file.
@@ -150,8 +111,9 @@ struct Session {
     next_seq: u64,
     started: Instant,
     /// For imports: the first event's `timestamp`, and the last arrival.
-    first_timestamp: Option<i64>,
-    last_arrival_nanos: u64,
+    /// Arrival times of imported events (the rule a file opened directly
+    /// follows too).
+    arrivals: Arrivals,
 }
 
 /// Wraps an SQLite error with what was being done and the file.
@@ -369,8 +331,7 @@ impl RecordingWriter {
             Session {
                 next_seq: 1,
                 started: Instant::now(),
-                first_timestamp: None,
-                last_arrival_nanos: 0,
+                arrivals: Arrivals::default(),
             },
         );
         self.current = Some(id);
@@ -430,7 +391,8 @@ impl RecordingWriter {
     /// Appends one event of an imported file to the current session, whose
     /// arrival time is not known: it is taken from the event's `timestamp`
     /// (milliseconds), relative to the session's first one, and never goes
-    /// backwards; events without one arrive with the one before.
+    /// backwards; events without one are 100 ms apart before the first
+    /// timestamp and arrive with the one before after it ([`Arrivals`]).
     pub fn append_imported(&mut self, raw: &[u8]) -> Result<Seq, StoreError> {
         let id = self.current()?;
         let keys = Keys::of(raw);
@@ -438,7 +400,7 @@ impl RecordingWriter {
             .sessions
             .get_mut(&id)
             .ok_or_else(|| no_session(&self.path))?;
-        let arrival = imported_arrival(session, keys.timestamp);
+        let arrival = session.arrivals.next(keys.timestamp);
         self.push(id, raw, arrival, keys)
     }
 
@@ -478,13 +440,13 @@ impl RecordingWriter {
                 {
                     let mut insert = tx.prepare_cached(INSERT_EVENT)?;
                     for raw in chunk {
-                        let keys = KeysRef::of(raw);
+                        let keys = EventKeys::of(raw);
                         let arrival = match arrivals.and_then(|a| a.get(index)) {
                             Some(&known) => {
-                                session.last_arrival_nanos = known;
+                                session.arrivals.known(known);
                                 known
                             }
-                            None => imported_arrival(session, keys.timestamp()),
+                            None => session.arrivals.next(keys.timestamp),
                         };
                         index += 1;
                         let seq = i64::try_from(session.next_seq).unwrap_or(i64::MAX);

@@ -248,12 +248,6 @@ impl Timeline {
         });
         replayer
     }
-
-    /// Drops every checkpoint but step 0 (seeking then replays from the
-    /// start). The benchmark measures checkpoint memory with it.
-    pub fn drop_checkpoints(&mut self) {
-        self.checkpoints.truncate(1);
-    }
 }
 
 /// Patch operations an event applies (its cost beyond its bytes).

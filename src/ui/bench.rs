@@ -7,32 +7,26 @@ use std::time::Instant;
 
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
-use serde::Serialize;
 
 use super::{Command, ReplayApp};
 use crate::diagnostic::Seq;
 
-/// The figures of `agui-replay bench ui`.
-#[derive(Clone, Debug, Serialize)]
-pub struct UiFigures {
+/// What `agui-replay bench ui` measures in the app; the binary's bench
+/// turns it into figures.
+#[derive(Clone, Debug)]
+pub struct UiTimings {
     /// Events in the recording.
     pub events: u64,
-    /// Frames timed.
-    pub frames: usize,
     /// Opening the recording (read, replay, indices), before the first frame.
     pub open_ms: f64,
-    /// Median frame: the scrub's seek, the whole UI laid out and
-    /// tessellated.
-    pub frame_p50_ms: f64,
-    /// 99th percentile frame.
-    pub frame_p99_ms: f64,
-    /// Slowest frame.
-    pub frame_max_ms: f64,
+    /// Each frame (the scrub's seek, the whole UI laid out and
+    /// tessellated), in milliseconds, sorted.
+    pub frame_millis: Vec<f64>,
 }
 
 /// Opens `recording` in the app and runs `frames` frames, each moving the
 /// cursor by a scrub (mostly small moves, sometimes a jump), at 1400×900.
-pub fn ui_figures(recording: &Path, frames: usize, seed: u64) -> anyhow::Result<UiFigures> {
+pub fn ui_timings(recording: &Path, frames: usize, seed: u64) -> anyhow::Result<UiTimings> {
     let started = Instant::now();
     let mut app = ReplayApp::with_file(recording);
     if let Some(error) = app.state.error() {
@@ -75,13 +69,9 @@ pub fn ui_figures(recording: &Path, frames: usize, seed: u64) -> anyhow::Result<
         millis.push(started.elapsed().as_secs_f64() * 1e3);
     }
     millis.sort_by(f64::total_cmp);
-    let quantile = |q: f64| crate::bench::percentile(&millis, q);
-    Ok(UiFigures {
+    Ok(UiTimings {
         events,
-        frames,
-        open_ms: (open_ms * 10.0).round() / 10.0,
-        frame_p50_ms: quantile(0.5),
-        frame_p99_ms: quantile(0.99),
-        frame_max_ms: quantile(1.0),
+        open_ms,
+        frame_millis: millis,
     })
 }

@@ -226,37 +226,14 @@ fn is_being_written(session: &SessionInfo, last_arrival_nanos: u64) -> bool {
 }
 
 /// Arrival times of a plain stream file: from the events' `timestamp`s
-/// when they have them, 100 ms apart otherwise; never going backwards.
+/// when they have them, 100 ms apart otherwise; never going backwards (the
+/// rule an imported file follows: [`crate::input::Arrivals`]).
 fn derived_arrivals(source: &Source) -> Vec<u64> {
-    const STEP_NANOS: u64 = 100_000_000;
-    #[derive(serde::Deserialize)]
-    struct Stamp {
-        timestamp: Option<i64>,
-    }
-    let mut first: Option<i64> = None;
-    let mut last = 0u64;
+    let mut arrivals = crate::input::Arrivals::default();
     source
         .events
         .iter()
-        .enumerate()
-        .map(|(i, (_, raw))| {
-            let stamp = serde_json::from_slice::<Stamp>(raw)
-                .ok()
-                .and_then(|s| s.timestamp);
-            last = match stamp {
-                Some(ms) => {
-                    let first = *first.get_or_insert(ms);
-                    last.max(
-                        u64::try_from(ms.saturating_sub(first))
-                            .unwrap_or(0)
-                            .saturating_mul(1_000_000),
-                    )
-                }
-                None if first.is_none() => i as u64 * STEP_NANOS,
-                None => last,
-            };
-            last
-        })
+        .map(|(_, raw)| arrivals.next(crate::input::EventKeys::of(raw).timestamp))
         .collect()
 }
 

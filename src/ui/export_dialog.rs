@@ -133,29 +133,14 @@ impl Format {
     }
 
     /// The format a file name's extension names, as the `export` command
-    /// reads it.
+    /// reads it ([`ExportFormat::from_extension`]).
     fn of_extension(path: &str) -> Option<Self> {
-        let extension = std::path::Path::new(path)
-            .extension()?
-            .to_str()?
-            .to_ascii_lowercase();
-        match extension.as_str() {
-            "json" => Some(Self::Vector),
-            "jsonl" | "ndjson" => Some(Self::Jsonl),
-            "sse" | "txt" => Some(Self::Sse),
-            "rec" | "sqlite" | "db" | "agui" => Some(Self::Recording),
-            _ => None,
-        }
+        let format = ExportFormat::from_extension(std::path::Path::new(path))?;
+        Self::ALL.into_iter().find(|f| f.engine() == format)
     }
 
     fn extension(self) -> &'static str {
-        match self {
-            Self::Vector => "json",
-            Self::Jsonl => "jsonl",
-            Self::Sse => "sse",
-            Self::Recording => "rec",
-            Self::Conformance => "json",
-        }
+        self.engine().extension()
     }
 }
 

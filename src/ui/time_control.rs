@@ -19,7 +19,7 @@ const MAX_SPEED: f32 = 16.0;
 /// store writes for events without timestamps): one event per 100 ms at
 /// speed 1, the spacing the app gives events without timestamps (issue 13,
 /// point 10: such a stream must not jump to its end in one frame).
-pub const UNTIMED_STEP_NANOS: u64 = 100_000_000;
+pub const UNTIMED_STEP_NANOS: u64 = crate::input::UNTIMED_STEP_NANOS;
 
 /// The smallest page, in steps.
 const MIN_PAGE_STEPS: u64 = 10;

@@ -2,7 +2,6 @@
 //! types, severity), and [`filter_rows`], which runs the filter over the
 //! whole stream when it changes.
 
-use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use egui::{Label, RichText};
@@ -227,17 +226,10 @@ pub(crate) fn contains_ignore_ascii_case(haystack: &[u8], needle_lower: &[u8]) -
 
 /// Whether the event's top-level `messageId` is `message_id`.
 fn names_message_id(raw: &[u8], message_id: &str) -> bool {
-    #[derive(serde::Deserialize)]
-    struct MessageIdOnly<'a> {
-        #[serde(rename = "messageId", borrow, default)]
-        message_id: Option<Cow<'a, str>>,
-    }
     // Most events do not name it: skip the parse unless the id's bytes, or
     // an escape that could spell them, are there.
     let may_name = contains(raw, message_id.as_bytes()) || raw.contains(&b'\\');
-    may_name
-        && serde_json::from_slice::<MessageIdOnly<'_>>(raw)
-            .is_ok_and(|e| e.message_id.as_deref() == Some(message_id))
+    may_name && crate::input::EventKeys::of(raw).message_id.as_deref() == Some(message_id)
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {

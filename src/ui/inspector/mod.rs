@@ -422,7 +422,7 @@ mod tests {
         let mut state = AppState::default();
         state.open_now(&path, None);
         let _ = std::fs::remove_file(&path);
-        let divergences = &state.doc.as_ref().expect("opened").divergences;
+        let divergences = &state.doc().expect("opened").divergences;
         assert_eq!(divergences.len(), 1);
         assert_eq!(divergences[0].seq, Seq(4));
         state.apply(vec![Command::Time(TimeCommand::Set(Seq(4)))]);

@@ -125,7 +125,7 @@ pub fn divergence_color(visuals: &egui::Visuals) -> egui::Color32 {
 pub fn paint_divergences(
     ui: &egui::Ui,
     painter: &egui::Painter,
-    axis: &TimeAxis,
+    axis: &StepAxis,
     divergences: &[crate::diagnostic::Diagnostic],
     rows: &MarkRows,
 ) {
@@ -150,7 +150,7 @@ pub fn paint_divergences(
 
 /// The first divergence whose mark is within `radius` of `pos`.
 pub fn divergence_at<'a>(
-    axis: &TimeAxis,
+    axis: &StepAxis,
     divergences: &'a [crate::diagnostic::Diagnostic],
     rows_y: f32,
     pos: egui::Pos2,

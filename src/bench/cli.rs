@@ -6,8 +6,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use super::EXIT_OK;
-use crate::bench::{GenConfig, generate_each, import_figures, proxy_figures, replay_figures};
+use agui_replay::cli::EXIT_OK;
+
+use super::{GenConfig, generate_each, import_figures, proxy_figures, replay_figures};
 
 /// `bench` subcommands.
 #[derive(Debug, Subcommand)]
@@ -113,13 +114,13 @@ pub struct ReplayArgs {
     pub seeks: usize,
 }
 
-pub(super) fn run(command: &BenchCommand, out: &mut dyn Write) -> anyhow::Result<u8> {
+pub fn run(command: &BenchCommand, out: &mut dyn Write) -> anyhow::Result<u8> {
     match command {
         BenchCommand::Gen(args) => {
             let file = File::create(&args.out).map_err(|e| {
                 anyhow::anyhow!(
                     "cannot create ({}): {}",
-                    crate::error::io_cause(&e),
+                    agui_replay::error::io_cause(&e),
                     args.out.display()
                 )
             })?;
@@ -133,7 +134,7 @@ pub(super) fn run(command: &BenchCommand, out: &mut dyn Write) -> anyhow::Result
             result.and_then(|()| writer.flush()).map_err(|e| {
                 anyhow::anyhow!(
                     "cannot write ({}): {}",
-                    crate::error::io_cause(&e),
+                    agui_replay::error::io_cause(&e),
                     args.out.display()
                 )
             })?;
@@ -164,14 +165,33 @@ pub(super) fn run(command: &BenchCommand, out: &mut dyn Write) -> anyhow::Result
     Ok(EXIT_OK)
 }
 
+/// The figures of `agui-replay bench ui`.
+#[cfg(feature = "app")]
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct UiFigures {
+    /// Events in the recording.
+    pub events: u64,
+    /// Frames timed.
+    pub frames: usize,
+    /// Opening the recording (read, replay, indices), before the first frame.
+    pub open_ms: f64,
+    /// Median frame: the scrub's seek, the whole UI laid out and
+    /// tessellated.
+    pub frame_p50_ms: f64,
+    /// 99th percentile frame.
+    pub frame_p99_ms: f64,
+    /// Slowest frame.
+    pub frame_max_ms: f64,
+}
+
 /// `bench ui`: imports a generated stream into a temporary recording and
 /// drives the app headless over it.
 #[cfg(feature = "app")]
-fn ui_figures(args: &UiArgs) -> anyhow::Result<crate::ui::bench::UiFigures> {
+fn ui_figures(args: &UiArgs) -> anyhow::Result<UiFigures> {
     let dir = args.dir.clone().unwrap_or_else(std::env::temp_dir);
     let work = dir.join(format!("agui-replay-bench-ui-{}", std::process::id()));
     std::fs::create_dir_all(&work)?;
-    let result = (|| -> anyhow::Result<crate::ui::bench::UiFigures> {
+    let result = (|| -> anyhow::Result<UiFigures> {
         let input = work.join("stream.jsonl");
         let recording = work.join("stream.rec");
         let mut writer = BufWriter::new(File::create(&input)?);
@@ -184,8 +204,17 @@ fn ui_figures(args: &UiArgs) -> anyhow::Result<crate::ui::bench::UiFigures> {
         written?;
         writer.flush()?;
         drop(writer);
-        crate::store::import_files(std::slice::from_ref(&input), &recording, &mut |_| {})?;
-        crate::ui::bench::ui_figures(&recording, args.frames, args.shape.seed)
+        agui_replay::store::import_files(std::slice::from_ref(&input), &recording, &mut |_| {})?;
+        let timings = agui_replay::ui::bench::ui_timings(&recording, args.frames, args.shape.seed)?;
+        let quantile = |q: f64| super::percentile(&timings.frame_millis, q);
+        Ok(UiFigures {
+            events: timings.events,
+            frames: args.frames,
+            open_ms: (timings.open_ms * 10.0).round() / 10.0,
+            frame_p50_ms: quantile(0.5),
+            frame_p99_ms: quantile(0.99),
+            frame_max_ms: quantile(1.0),
+        })
     })();
     let _ = std::fs::remove_dir_all(&work);
     result
