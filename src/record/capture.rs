@@ -5,9 +5,10 @@ use std::time::Instant;
 
 use futures_util::StreamExt;
 
+use super::body::{BodyHead, BodyKind, BodyRecorder, nanos_since};
 use super::decode::BodyDecoder;
 use super::writer_thread::{BeginError, WriterHandle};
-use crate::input::{HttpRequest, HttpResponse, SseFramer};
+use crate::input::{HttpRequest, HttpResponse};
 use crate::store::{NewSession, SessionId, SessionStatus};
 
 /// What to post.
@@ -109,7 +110,7 @@ pub async fn capture(
                     ..NewSession::default()
                 })
                 .await?;
-            writer.event(session, reason.into_bytes(), elapsed(started));
+            writer.event(session, reason.into_bytes(), nanos_since(started));
             writer.end(session, SessionStatus::Failed);
             return Err(error);
         }
@@ -125,15 +126,16 @@ pub async fn capture(
             )
         })
         .collect();
-    let event_stream = response
-        .headers()
-        .get(reqwest::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.to_ascii_lowercase().starts_with("text/event-stream"));
+    let kind = BodyKind::of_content_type(
+        response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok()),
+    );
     let session = writer
         .begin(NewSession {
             source: format!("run: {shown_url}"),
-            format: if event_stream { "sse" } else { "http" }.into(),
+            format: kind.format().into(),
             request: Some(recorded_request),
             response: Some(HttpResponse {
                 status: status.as_u16(),
@@ -142,106 +144,39 @@ pub async fn capture(
             ..NewSession::default()
         })
         .await?;
-    let mut decoder = BodyDecoder::for_encoding(
-        response
-            .headers()
-            .get(reqwest::header::CONTENT_ENCODING)
-            .and_then(|v| v.to_str().ok()),
-    );
-    let mut undecodable = false;
-    let mut framer = SseFramer::with_max_frame_bytes(super::MAX_RECORDED_FRAME_BYTES);
-    // What is recorded of a body that is not an event stream is bounded as
-    // the proxy bounds it (issue 12); the rest is counted, not kept.
-    let mut body_cut = false;
-    let mut other_body = Vec::new();
-    let mut num_events = 0u64;
-    let mut body = response.bytes_stream();
-    let mut broken = false;
-    while let Some(chunk) = body.next().await {
-        let Ok(chunk) = chunk else {
-            broken = true;
-            break;
-        };
-        // What is stored is decoded; a body that cannot be is stored as it
-        // comes, after a note saying so, and the session fails.
-        let pushed = match &mut decoder {
-            Ok(decoder) => decoder
-                .push(&chunk)
-                .map_err(|e| crate::error::error_chain(&e)),
-            Err(error) => Err(crate::error::error_chain(error)),
-        };
-        let chunk = match pushed {
-            Ok(decoded) => decoded,
-            Err(reason) => {
-                if !undecodable {
-                    undecodable = true;
-                    let note = format!(
-                        "agui-replay: the response body is stored as received, undecoded: {reason}"
-                    );
-                    num_events += 1;
-                    on_event(num_events, note.as_bytes());
-                    writer.event(session, note.into_bytes(), elapsed(started));
-                }
-                decoder = Ok(BodyDecoder::default());
-                chunk.to_vec()
-            }
-        };
-        if event_stream {
-            let arrival = elapsed(started);
-            framer.push(&chunk, &mut |event| {
-                num_events += 1;
-                on_event(num_events, event);
-                writer.event(session, event.to_vec(), arrival);
-            });
-        } else {
-            let room = super::proxy::MAX_RECORDED_BODY_BYTES.saturating_sub(other_body.len());
-            body_cut |= chunk.len() > room;
-            other_body.extend_from_slice(&chunk[..chunk.len().min(room)]);
-        }
-    }
-    let arrival = elapsed(started);
-    if let Ok(decoder) = &mut decoder {
-        match decoder.finish() {
-            Ok(rest) if event_stream => framer.push(&rest, &mut |event| {
-                num_events += 1;
-                on_event(num_events, event);
-                writer.event(session, event.to_vec(), arrival);
-            }),
-            Ok(rest) => {
-                let room = super::proxy::MAX_RECORDED_BODY_BYTES.saturating_sub(other_body.len());
-                body_cut |= rest.len() > room;
-                other_body.extend_from_slice(&rest[..rest.len().min(room)]);
-            }
-            Err(_) => broken = true,
-        }
-    }
-    if event_stream {
-        framer.finish(&mut |event| {
-            num_events += 1;
-            on_event(num_events, event);
-            writer.event(session, event.to_vec(), arrival);
-        });
-    } else if !other_body.is_empty() {
-        num_events += 1;
-        on_event(num_events, &other_body);
-        writer.event(session, other_body, arrival);
-    }
-    let outcome = if !status.is_success() || undecodable {
-        SessionStatus::Failed
-    } else if broken || body_cut || framer.num_truncated() > 0 {
-        SessionStatus::Truncated
-    } else {
-        SessionStatus::Complete
+    let head = BodyHead {
+        session,
+        started,
+        kind,
+        decoder: BodyDecoder::for_encoding(
+            response
+                .headers()
+                .get(reqwest::header::CONTENT_ENCODING)
+                .and_then(|v| v.to_str().ok()),
+        ),
+        content_length: response.content_length(),
+        status: status.as_u16(),
     };
-    writer.end(session, outcome);
+    // The same recorder as the proxy's: the same framing, decoding, bound
+    // and status (issue 16).
+    let mut recorder = BodyRecorder::new(head, writer.clone(), on_event);
+    let mut body = response.bytes_stream();
+    let mut complete = true;
+    while let Some(chunk) = body.next().await {
+        match chunk {
+            Ok(chunk) => recorder.chunk(&chunk),
+            Err(_) => {
+                complete = false;
+                break;
+            }
+        }
+    }
+    let _ = recorder.end(complete);
+    let num_events = recorder.num_events();
     Ok(Captured {
         session,
         status: status.as_u16(),
         num_events,
-        event_stream,
+        event_stream: kind == BodyKind::Sse,
     })
-}
-
-fn elapsed(started: Instant) -> u64 {
-    u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX)
 }

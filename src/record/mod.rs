@@ -3,12 +3,14 @@
 //! they see to a writer thread ([`writer_thread`]) that commits to a
 //! recording at least every 100 ms.
 
+mod body;
 pub mod capture;
 pub mod decode;
 pub mod proxy;
 pub mod writer_thread;
 
-pub use proxy::{PROTOBUF_CONTENT_TYPE, ProxyState, serve};
+pub use body::PROTOBUF_CONTENT_TYPE;
+pub use proxy::{ProxyState, serve};
 
 /// The most of one SSE line or frame a live recording keeps (issue 12):
 /// 16 MiB, far more than any event. An upstream that sends more without

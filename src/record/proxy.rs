@@ -19,20 +19,14 @@ use futures_util::stream::{BoxStream, StreamExt, TakeUntil};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
-use super::decode::{BodyDecoder, DecodeError};
+use super::body::{BodyHead, BodyKind, BodyRecorder, nanos_since};
+use super::decode::BodyDecoder;
 use super::writer_thread::WriterHandle;
-use crate::input::{HttpRequest, HttpResponse, SseFramer};
-use crate::store::{NewSession, SessionId, SessionStatus};
+use crate::input::{HttpRequest, HttpResponse};
+use crate::store::{NewSession, SessionStatus};
 
 /// The largest request body forwarded (run inputs are small JSON).
 const MAX_REQUEST_BYTES: usize = 64 * 1024 * 1024;
-
-/// How much of a response that is not an event stream is recorded (it is
-/// forwarded whole whatever its size).
-pub(crate) const MAX_RECORDED_BODY_BYTES: usize = 4 * 1024 * 1024;
-
-/// The content type of AG-UI's protobuf encoding.
-pub const PROTOBUF_CONTENT_TYPE: &str = "application/vnd.ag-ui.event+proto";
 
 /// What the proxy forwards to, and where it records.
 #[derive(Clone)]
@@ -118,30 +112,12 @@ fn header_pairs(headers: &HeaderMap) -> Vec<(String, String)> {
         .collect()
 }
 
-/// How a response body is recorded.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum BodyKind {
-    /// `text/event-stream`: framed into events as it arrives.
-    Sse,
-    /// AG-UI protobuf: each chunk stored raw (not decoded yet).
-    Protobuf,
-    /// Anything else (JSON errors…): stored as one raw event.
-    Other,
-}
-
 fn body_kind(headers: &HeaderMap) -> BodyKind {
-    let content_type = headers
-        .get(axum::http::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    if content_type.starts_with("text/event-stream") {
-        BodyKind::Sse
-    } else if content_type.starts_with(PROTOBUF_CONTENT_TYPE) {
-        BodyKind::Protobuf
-    } else {
-        BodyKind::Other
-    }
+    BodyKind::of_content_type(
+        headers
+            .get(axum::http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok()),
+    )
 }
 
 async fn forward(State(state): State<Arc<ProxyState>>, request: Request) -> Response {
@@ -220,12 +196,7 @@ async fn forward(State(state): State<Arc<ProxyState>>, request: Request) -> Resp
         .writer
         .begin(NewSession {
             source: "proxy".into(),
-            format: match kind {
-                BodyKind::Sse => "sse",
-                BodyKind::Protobuf => "protobuf",
-                BodyKind::Other => "http",
-            }
-            .into(),
+            format: kind.format().into(),
             request: Some(recorded_request),
             response: Some(HttpResponse {
                 status: status.as_u16(),
@@ -266,15 +237,15 @@ async fn forward(State(state): State<Arc<ProxyState>>, request: Request) -> Resp
     let body = RecordingBody {
         upstream: response.bytes_stream().boxed().take_until(stopped),
         recorder: session.map(|session| {
-            Recorder::new(
+            let head = BodyHead {
                 session,
-                state.writer.clone(),
                 started,
                 kind,
                 decoder,
                 content_length,
-                status.is_client_error() || status.is_server_error(),
-            )
+                status: status.as_u16(),
+            };
+            BodyRecorder::new(head, state.writer.clone(), ignore_event as EventSeen)
         }),
     };
     builder
@@ -292,151 +263,10 @@ fn plain(status: StatusCode, message: String) -> Response {
     response
 }
 
-fn nanos_since(started: Instant) -> u64 {
-    u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX)
-}
+/// The proxy does not watch events as they are recorded.
+type EventSeen = fn(u64, &[u8]);
 
-/// Records a response body as it passes.
-struct Recorder {
-    session: SessionId,
-    writer: WriterHandle,
-    started: Instant,
-    kind: BodyKind,
-    framer: SseFramer,
-    other_body: Vec<u8>,
-    failed: bool,
-    ended: bool,
-    /// Undoes the body's `Content-Encoding` for what is stored; `None` once
-    /// it failed (the rest is stored as it comes, and the session fails).
-    decoder: Option<BodyDecoder>,
-    /// The body's `Content-Length`: a body that delivered it all is
-    /// complete, even if the server stops reading it before its end.
-    content_length: Option<u64>,
-    /// Bytes of the body received (encoded, as counted by
-    /// `Content-Length`).
-    received: u64,
-}
-
-impl Recorder {
-    fn new(
-        session: SessionId,
-        writer: WriterHandle,
-        started: Instant,
-        kind: BodyKind,
-        decoder: Result<BodyDecoder, DecodeError>,
-        content_length: Option<u64>,
-        failed: bool,
-    ) -> Self {
-        let mut recorder = Self {
-            session,
-            writer,
-            started,
-            kind,
-            framer: SseFramer::with_max_frame_bytes(super::MAX_RECORDED_FRAME_BYTES),
-            other_body: Vec::new(),
-            failed,
-            ended: false,
-            decoder: None,
-            content_length,
-            received: 0,
-        };
-        match decoder {
-            Ok(decoder) => recorder.decoder = Some(decoder),
-            Err(error) => recorder.undecodable(&error),
-        }
-        recorder
-    }
-
-    /// The body cannot be decoded: the recording says why in an event of its
-    /// own, stores the rest as it comes (one raw event a chunk), and fails.
-    fn undecodable(&mut self, error: &DecodeError) {
-        let note = format!(
-            "agui-replay proxy: the response body is stored as received, undecoded: {}",
-            crate::error::error_chain(error)
-        );
-        self.writer
-            .event(self.session, note.into_bytes(), nanos_since(self.started));
-        self.decoder = None;
-        self.kind = BodyKind::Protobuf;
-        self.failed = true;
-    }
-
-    fn chunk(&mut self, chunk: &[u8]) {
-        self.received = self.received.saturating_add(chunk.len() as u64);
-        let decoded = match self.decoder.as_mut().map(|d| d.push(chunk)) {
-            Some(Ok(decoded)) => decoded,
-            Some(Err(error)) => {
-                self.undecodable(&error);
-                chunk.to_vec()
-            }
-            None => chunk.to_vec(),
-        };
-        self.store(&decoded);
-    }
-
-    /// Stores (decoded) body bytes.
-    fn store(&mut self, chunk: &[u8]) {
-        if chunk.is_empty() {
-            return;
-        }
-        let arrival = nanos_since(self.started);
-        match self.kind {
-            BodyKind::Sse => {
-                let (writer, session) = (&self.writer, self.session);
-                self.framer.push(chunk, &mut |event| {
-                    writer.event(session, event.to_vec(), arrival);
-                });
-            }
-            BodyKind::Protobuf => self.writer.event(self.session, chunk.to_vec(), arrival),
-            BodyKind::Other => {
-                let room = MAX_RECORDED_BODY_BYTES.saturating_sub(self.other_body.len());
-                self.other_body
-                    .extend_from_slice(&chunk[..chunk.len().min(room)]);
-            }
-        }
-    }
-
-    /// The body ended: normally (`complete`), or cut short (the client went
-    /// away, the upstream failed, the proxy is stopping).
-    fn end(&mut self, complete: bool) {
-        if self.ended {
-            return;
-        }
-        self.ended = true;
-        match self.decoder.as_mut().map(BodyDecoder::finish) {
-            Some(Ok(rest)) => self.store(&rest),
-            Some(Err(error)) => self.undecodable(&error),
-            None => {}
-        }
-        // A body that delivered its whole `Content-Length` is complete: the
-        // server stops polling it there, before its end (issue 12).
-        let complete = complete || self.content_length == Some(self.received);
-        let arrival = nanos_since(self.started);
-        match self.kind {
-            BodyKind::Sse => {
-                let (writer, session) = (&self.writer, self.session);
-                self.framer.finish(&mut |event| {
-                    writer.event(session, event.to_vec(), arrival);
-                });
-            }
-            BodyKind::Protobuf => {}
-            BodyKind::Other => {
-                if !self.other_body.is_empty() {
-                    let body = std::mem::take(&mut self.other_body);
-                    self.writer.event(self.session, body, arrival);
-                }
-            }
-        }
-        // An event cut at the frame bound: the session is not whole.
-        let complete = complete && self.framer.num_truncated() == 0;
-        let status = match (complete, self.failed) {
-            (_, true) => SessionStatus::Failed,
-            (true, false) => SessionStatus::Complete,
-            (false, false) => SessionStatus::Truncated,
-        };
-        self.writer.end(self.session, status);
-    }
-}
+fn ignore_event(_: u64, _: &[u8]) {}
 
 /// Resolves when the proxy is stopping.
 type StopSignal = Pin<Box<dyn Future<Output = ()> + Send>>;
@@ -445,7 +275,7 @@ type StopSignal = Pin<Box<dyn Future<Output = ()> + Send>>;
 /// the upstream ends or the proxy stops.
 struct RecordingBody {
     upstream: TakeUntil<BoxStream<'static, reqwest::Result<Bytes>>, StopSignal>,
-    recorder: Option<Recorder>,
+    recorder: Option<BodyRecorder<EventSeen>>,
 }
 
 impl Stream for RecordingBody {
@@ -462,7 +292,7 @@ impl Stream for RecordingBody {
             }
             Poll::Ready(Some(Err(error))) => {
                 if let Some(recorder) = &mut self.recorder {
-                    recorder.end(false);
+                    let _ = recorder.end(false);
                 }
                 Poll::Ready(Some(Err(std::io::Error::other(error))))
             }
@@ -471,7 +301,7 @@ impl Stream for RecordingBody {
                 // signal fired: `take_result` then holds its output).
                 let complete = self.upstream.take_result().is_none();
                 if let Some(recorder) = &mut self.recorder {
-                    recorder.end(complete);
+                    let _ = recorder.end(complete);
                 }
                 Poll::Ready(None)
             }
@@ -483,7 +313,7 @@ impl Drop for RecordingBody {
     fn drop(&mut self) {
         // Dropping the upstream stream cancels the upstream request.
         if let Some(recorder) = &mut self.recorder {
-            recorder.end(false);
+            let _ = recorder.end(false);
         }
     }
 }
