@@ -4,6 +4,10 @@
 //! R43 best-effort, R41/R42 through the engine, run inputs (R50), more of
 //! R51, the `ag-ui-client-1.0` profile, patch failure texts (R14, R17) and
 //! the per-activity timeline (`ActivityChange`).
+//!
+//! Most rules are rows of one table (`rule_table!` at the end: a stream and
+//! what the replay must say of it); the tests that replay several streams
+//! or compare them stay functions above it, on the same helpers.
 
 use agui_replay::{
     ActivityChange, Code, Diagnostic, Effect, EventEffect, Options, Outcome, Profile, Replayer,
@@ -140,34 +144,6 @@ fn text_message_start_content_end_builds_an_assistant_message() {
 }
 
 #[test]
-fn text_message_start_honours_user_system_developer_roles() {
-    // §9: TEXT_MESSAGE_START.role is honoured when given.
-    let r = replay(&[
-        run_started(),
-        json!({"type": "TEXT_MESSAGE_START", "messageId": "u", "role": "user"}),
-        text_end("u"),
-        json!({"type": "TEXT_MESSAGE_START", "messageId": "s", "role": "system"}),
-        text_content("s", "be brief"),
-        text_end("s"),
-        json!({"type": "TEXT_MESSAGE_START", "messageId": "d", "role": "developer"}),
-        text_end("d"),
-        json!({"type": "TEXT_MESSAGE_START", "messageId": "a", "role": "assistant"}),
-        text_end("a"),
-        run_finished(),
-    ]);
-    assert_eq!(diags(&r), vec![]);
-    assert_eq!(
-        messages(&r),
-        json!([
-            {"id": "u", "role": "user", "content": ""},
-            {"id": "s", "role": "system", "content": "be brief"},
-            {"id": "d", "role": "developer", "content": ""},
-            {"id": "a", "role": "assistant", "content": ""},
-        ])
-    );
-}
-
-#[test]
 fn text_content_without_start_is_fatal_not_started() {
     // §11 (corpus `content-without-start-fatal`, issue 11): content for a
     // message never opened is fatal, lifecycle.not-started, naming the id.
@@ -261,149 +237,6 @@ fn text_start_for_an_open_message_is_fatal_and_a_closed_one_reopens() {
     );
 }
 
-#[test]
-fn empty_text_delta_is_a_note_and_a_no_op() {
-    // §9 + text.empty-delta (ours): applied as a no-op, noted.
-    let r = replay(&[
-        run_started(),
-        text_start("m1"),
-        text_content("m1", "x"),
-        text_content("m1", ""),
-        text_end("m1"),
-        run_finished(),
-    ]);
-    assert_eq!(r.outcome(), Outcome::Ok);
-    assert_eq!(diags(&r), vec![(4, Code::EmptyDelta, Severity::Note)]);
-    assert_eq!(effect(&r, 4).effect, Effect::Applied);
-    assert_eq!(
-        messages(&r),
-        json!([{"id": "m1", "role": "assistant", "content": "x"}])
-    );
-}
-
-#[test]
-fn text_chunk_opens_from_message_id_and_id_less_chunks_continue_it() {
-    // §9: TEXT_MESSAGE_CHUNK is start + content + end in one event.
-    let r = replay(&[
-        run_started(),
-        json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m1", "role": "user", "delta": "Hel"}),
-        json!({"type": "TEXT_MESSAGE_CHUNK", "delta": "lo"}),
-        json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m1", "delta": "!"}),
-        json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m2", "delta": "next"}),
-        json!({"type": "TEXT_MESSAGE_CHUNK", "delta": " one"}),
-        run_finished(),
-    ]);
-    assert_eq!(r.outcome(), Outcome::Ok);
-    assert_eq!(diags(&r), vec![]);
-    assert_eq!(
-        messages(&r),
-        json!([
-            {"id": "m1", "role": "user", "content": "Hello!"},
-            {"id": "m2", "role": "assistant", "content": "next one"},
-        ])
-    );
-}
-
-#[test]
-fn a_non_chunk_event_closes_the_chunk_stream() {
-    // §11 + chunk.missing-id (issue 11): STEP_STARTED ends the chunk
-    // stream, so a later chunk without messageId has nothing to continue:
-    // fatal, as the corpus's `custom-closes-chunk-stream-fatal` says.
-    let r = replay(&[
-        run_started(),
-        json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m1", "delta": "a"}),
-        json!({"type": "TEXT_MESSAGE_CHUNK", "delta": "b"}),
-        json!({"type": "STEP_STARTED", "stepName": "s"}),
-        json!({"type": "TEXT_MESSAGE_CHUNK", "delta": "c"}),
-        json!({"type": "STEP_FINISHED", "stepName": "s"}),
-        run_finished(),
-    ]);
-    assert_eq!(r.outcome(), Outcome::Failed);
-    assert_eq!(diags(&r), vec![(5, Code::ChunkMissingId, Severity::Error)]);
-    assert!(
-        r.diagnostics()[0]
-            .message
-            .contains("First TEXT_MESSAGE_CHUNK must have a messageId")
-    );
-    assert_eq!(effect(&r, 5).effect, Effect::Fatal);
-    assert_eq!(
-        messages(&r),
-        json!([{"id": "m1", "role": "assistant", "content": "ab"}])
-    );
-}
-
-#[test]
-fn activity_events_do_not_close_an_open_text_chunk_stream() {
-    // R63: activity events do not close an open *_CHUNK stream.
-    let r = replay(&[
-        run_started(),
-        json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m1", "delta": "a"}),
-        snapshot("act-1", "t", json!({"n": 1})),
-        json!({"type": "TEXT_MESSAGE_CHUNK", "delta": "b"}),
-        delta(
-            "act-1",
-            "t",
-            json!([{"op": "replace", "path": "/n", "value": 2}]),
-        ),
-        json!({"type": "TEXT_MESSAGE_CHUNK", "delta": "c"}),
-        run_finished(),
-    ]);
-    assert_eq!(r.outcome(), Outcome::Ok);
-    assert_eq!(diags(&r), vec![]);
-    assert_eq!(
-        messages(&r),
-        json!([
-            {"id": "m1", "role": "assistant", "content": "abc"},
-            {"id": "act-1", "role": "activity", "activityType": "t", "content": {"n": 2}},
-        ])
-    );
-}
-
-#[test]
-fn activity_events_do_not_close_an_open_tool_call_chunk_stream() {
-    // R63, for TOOL_CALL_CHUNK.
-    let r = replay(&[
-        run_started(),
-        json!({"type": "TOOL_CALL_CHUNK", "toolCallId": "c1", "toolCallName": "f", "delta": "{"}),
-        snapshot("act-1", "t", json!({})),
-        json!({"type": "TOOL_CALL_CHUNK", "delta": "}"}),
-        run_finished(),
-    ]);
-    assert_eq!(diags(&r), vec![]);
-    assert_eq!(
-        messages(&r),
-        json!([
-            {"id": "c1", "role": "assistant", "toolCalls": [
-                {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
-            {"id": "act-1", "role": "activity", "activityType": "t", "content": {}},
-        ])
-    );
-}
-
-#[test]
-fn unknown_member_on_a_text_event_is_stripped_with_a_warning_naming_it() {
-    // R42: an unknown member on a known event is stripped, the warning names it.
-    let r = replay(&[
-        run_started(),
-        json!({"type": "TEXT_MESSAGE_START", "messageId": "m1", "acmeColour": "red"}),
-        text_end("m1"),
-        run_finished(),
-    ]);
-    assert_eq!(r.outcome(), Outcome::Ok);
-    assert_eq!(
-        diags(&r),
-        vec![(2, Code::EventUnknownProperty, Severity::Warning)]
-    );
-    let d = &r.diagnostics()[0];
-    assert_eq!(d.path.as_deref(), Some("/acmeColour"));
-    assert!(d.message.contains("acmeColour"), "{}", d.message);
-    assert_eq!(effect(&r, 2).effect, Effect::Applied);
-    assert_eq!(
-        messages(&r),
-        json!([{"id": "m1", "role": "assistant", "content": ""}])
-    );
-}
-
 // ---------------------------------------------------------------------------
 // Tool calls
 
@@ -435,53 +268,6 @@ fn tool_call_with_parent_appends_to_that_assistant_message() {
              "function": {"name": "search", "arguments": "{\"q\":\"x\"}"}},
             {"id": "c2", "type": "function", "function": {"name": "fetch", "arguments": ""}},
         ]}])
-    );
-}
-
-#[test]
-fn tool_call_without_parent_creates_an_assistant_message_named_after_the_call() {
-    // §9: no parentMessageId: a new assistant message with id = toolCallId.
-    let r = replay(&[
-        run_started(),
-        json!({"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "search"}),
-        json!({"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": "{}"}),
-        json!({"type": "TOOL_CALL_END", "toolCallId": "c1"}),
-        run_finished(),
-    ]);
-    assert_eq!(diags(&r), vec![]);
-    assert_eq!(
-        messages(&r),
-        json!([{"id": "c1", "role": "assistant", "toolCalls": [
-            {"id": "c1", "type": "function", "function": {"name": "search", "arguments": "{}"}}]}])
-    );
-}
-
-#[test]
-fn tool_call_args_after_end_are_fatal_not_started() {
-    // §11 (issue 11): arguments for a closed tool call are fatal.
-    let r = replay(&[
-        run_started(),
-        json!({"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "f"}),
-        json!({"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": "{}"}),
-        json!({"type": "TOOL_CALL_END", "toolCallId": "c1"}),
-        json!({"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": "extra"}),
-        json!({"type": "TOOL_CALL_END", "toolCallId": "c1"}),
-        run_finished(),
-    ]);
-    assert_eq!(r.outcome(), Outcome::Failed);
-    assert_eq!(
-        diags(&r),
-        vec![(5, Code::LifecycleNotStarted, Severity::Error)]
-    );
-    assert!(
-        r.diagnostics()[0]
-            .message
-            .contains("No active tool call found with ID 'c1'")
-    );
-    assert_eq!(effect(&r, 5).effect, Effect::Fatal);
-    assert_eq!(
-        messages(&r)[0]["toolCalls"][0]["function"]["arguments"],
-        json!("{}")
     );
 }
 
@@ -522,70 +308,6 @@ fn tool_call_start_for_an_open_call_is_fatal_already_active() {
 }
 
 #[test]
-fn tool_call_result_appends_a_tool_message() {
-    // §9: TOOL_CALL_RESULT appends {id, role: "tool", content, toolCallId}.
-    let r = replay(&[
-        run_started(),
-        json!({"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "f"}),
-        json!({"type": "TOOL_CALL_END", "toolCallId": "c1"}),
-        json!({"type": "TOOL_CALL_RESULT", "messageId": "t1", "toolCallId": "c1",
-               "content": "42", "role": "tool"}),
-        run_finished(),
-    ]);
-    assert_eq!(diags(&r), vec![]);
-    assert_eq!(
-        messages(&r)[1],
-        json!({"id": "t1", "role": "tool", "content": "42", "toolCallId": "c1"})
-    );
-    assert_eq!(messages(&r).as_array().map(Vec::len), Some(2));
-}
-
-#[test]
-fn tool_call_result_for_an_unknown_call_is_a_note_and_still_applied() {
-    // §9 + reference.unknown (ours): a note, the tool message is kept as sent.
-    let r = replay(&[
-        run_started(),
-        json!({"type": "TOOL_CALL_RESULT", "messageId": "t1", "toolCallId": "nope",
-               "content": "?"}),
-        run_finished(),
-    ]);
-    assert_eq!(r.outcome(), Outcome::Ok);
-    assert_eq!(diags(&r), vec![(2, Code::UnknownReference, Severity::Note)]);
-    assert!(
-        r.diagnostics()[0].message.contains("nope"),
-        "{}",
-        r.diagnostics()[0].message
-    );
-    assert_eq!(
-        messages(&r),
-        json!([{"id": "t1", "role": "tool", "content": "?", "toolCallId": "nope"}])
-    );
-}
-
-#[test]
-fn tool_call_chunks_stream_a_call() {
-    // §9: TOOL_CALL_CHUNK starts a call from toolCallId + toolCallName and
-    // later id-less chunks append arguments.
-    let r = replay(&[
-        run_started(),
-        text_start("m1"),
-        text_end("m1"),
-        json!({"type": "TOOL_CALL_CHUNK", "toolCallId": "c1", "toolCallName": "f",
-               "parentMessageId": "m1", "delta": "{\"a\""}),
-        json!({"type": "TOOL_CALL_CHUNK", "delta": ":1"}),
-        json!({"type": "TOOL_CALL_CHUNK", "toolCallId": "c1", "delta": "}"}),
-        run_finished(),
-    ]);
-    assert_eq!(r.outcome(), Outcome::Ok);
-    assert_eq!(diags(&r), vec![]);
-    assert_eq!(
-        messages(&r),
-        json!([{"id": "m1", "role": "assistant", "content": "", "toolCalls": [
-            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{\"a\":1}"}}]}])
-    );
-}
-
-#[test]
 fn id_less_tool_call_chunk_without_an_open_chunk_stream_is_fatal() {
     // §11 + chunk.missing-id (issue 11).
     let r = replay(&[
@@ -610,98 +332,8 @@ fn id_less_tool_call_chunk_without_an_open_chunk_stream_is_fatal() {
 // ---------------------------------------------------------------------------
 // Reasoning
 
-#[test]
-fn reasoning_message_start_content_end_builds_a_reasoning_message() {
-    // §9: REASONING_MESSAGE_* build {id, role: "reasoning", content}.
-    let r = replay(&[
-        run_started(),
-        json!({"type": "REASONING_START", "messageId": "phase"}),
-        json!({"type": "REASONING_MESSAGE_START", "messageId": "r1", "role": "reasoning"}),
-        json!({"type": "REASONING_MESSAGE_CONTENT", "messageId": "r1", "delta": "think"}),
-        json!({"type": "REASONING_MESSAGE_CONTENT", "messageId": "r1", "delta": "ing"}),
-        json!({"type": "REASONING_MESSAGE_END", "messageId": "r1"}),
-        json!({"type": "REASONING_END", "messageId": "phase"}),
-        json!({"type": "REASONING_MESSAGE_CONTENT", "messageId": "r1", "delta": "late"}),
-        run_finished(),
-    ]);
-    // §11 (issue 11): a reasoning message is bracketed like any other.
-    assert_eq!(r.outcome(), Outcome::Failed);
-    assert_eq!(
-        diags(&r),
-        vec![(8, Code::LifecycleNotStarted, Severity::Error)]
-    );
-    assert_eq!(
-        messages(&r),
-        json!([{"id": "r1", "role": "reasoning", "content": "thinking"}])
-    );
-}
-
-#[test]
-fn reasoning_encrypted_value_lands_on_the_message_or_the_tool_call() {
-    // §9: REASONING_ENCRYPTED_VALUE sets encryptedValue on its entity.
-    let r = replay(&[
-        run_started(),
-        json!({"type": "REASONING_MESSAGE_START", "messageId": "r1"}),
-        json!({"type": "REASONING_MESSAGE_CONTENT", "messageId": "r1", "delta": "x"}),
-        json!({"type": "REASONING_MESSAGE_END", "messageId": "r1"}),
-        json!({"type": "REASONING_ENCRYPTED_VALUE", "subtype": "message", "entityId": "r1",
-               "encryptedValue": "enc-msg"}),
-        json!({"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "f"}),
-        json!({"type": "TOOL_CALL_END", "toolCallId": "c1"}),
-        json!({"type": "REASONING_ENCRYPTED_VALUE", "subtype": "tool-call", "entityId": "c1",
-               "encryptedValue": "enc-call"}),
-        run_finished(),
-    ]);
-    assert_eq!(diags(&r), vec![]);
-    assert_eq!(
-        messages(&r),
-        json!([
-            {"id": "r1", "role": "reasoning", "content": "x", "encryptedValue": "enc-msg"},
-            {"id": "c1", "role": "assistant", "toolCalls": [
-                {"id": "c1", "type": "function", "function": {"name": "f", "arguments": ""},
-                 "encryptedValue": "enc-call"}]},
-        ])
-    );
-}
-
-#[test]
-fn reasoning_encrypted_value_for_an_unknown_entity_is_a_note() {
-    // §9 + reference.unknown (ours).
-    let r = replay(&[
-        run_started(),
-        json!({"type": "REASONING_ENCRYPTED_VALUE", "subtype": "message", "entityId": "ghost",
-               "encryptedValue": "e"}),
-        json!({"type": "REASONING_ENCRYPTED_VALUE", "subtype": "tool-call", "entityId": "ghost-call",
-               "encryptedValue": "e"}),
-        run_finished(),
-    ]);
-    assert_eq!(r.outcome(), Outcome::Ok);
-    assert_eq!(
-        diags(&r),
-        vec![
-            (2, Code::UnknownReference, Severity::Note),
-            (3, Code::UnknownReference, Severity::Note),
-        ]
-    );
-    assert_eq!(r.diagnostics()[0].message_id.as_deref(), Some("ghost"));
-    assert_eq!(r.diagnostics()[1].message_id.as_deref(), Some("ghost-call"));
-    assert_eq!(messages(&r), json!([]));
-}
-
 // ---------------------------------------------------------------------------
 // State (§9 closing paragraph; R11 applies to state)
-
-#[test]
-fn state_delta_before_any_snapshot_applies_to_an_empty_object() {
-    // §9: the starting state is {}.
-    let r = replay(&[
-        run_started(),
-        json!({"type": "STATE_DELTA", "delta": [{"op": "add", "path": "/a", "value": 1}]}),
-        run_finished(),
-    ]);
-    assert_eq!(diags(&r), vec![]);
-    assert_eq!(r.state(), &json!({"a": 1}));
-}
 
 #[test]
 fn state_snapshot_replaces_the_state_whole() {
@@ -816,20 +448,6 @@ fn anything_but_run_started_after_run_error_is_fatal() {
         }
     );
     assert_eq!(messages(&r), json!([]));
-}
-
-#[test]
-fn run_started_while_a_run_is_open_is_fatal_overlap() {
-    // lifecycle.run-overlap (ours): fatal.
-    let r = replay(&[run_started(), run_started_as("r2"), run_finished()]);
-    assert_eq!(r.outcome(), Outcome::Failed);
-    assert_eq!(
-        diags(&r),
-        vec![(2, Code::LifecycleRunOverlap, Severity::Error)]
-    );
-    assert_eq!(effect(&r, 2).effect, Effect::Fatal);
-    assert_eq!(effect(&r, 3).effect, Effect::NotApplied);
-    assert_eq!(r.fatal().map(|d| d.seq), Some(Seq(2)));
 }
 
 #[test]
@@ -1139,29 +757,6 @@ fn unparseable_text_is_fatal() {
     }
 }
 
-#[test]
-fn unknown_event_type_is_dropped_with_a_warning() {
-    // R42.
-    let r = replay(&[
-        run_started(),
-        json!({"type": "ACME_PING", "n": 1}),
-        json!({"type": "THINKING_START"}),
-        run_finished(),
-    ]);
-    assert_eq!(r.outcome(), Outcome::Ok);
-    assert_eq!(
-        diags(&r),
-        vec![
-            (2, Code::EventUnknownType, Severity::Warning),
-            (3, Code::EventUnknownType, Severity::Warning),
-        ]
-    );
-    assert!(r.diagnostics()[0].message.contains("ACME_PING"));
-    assert_eq!(effect(&r, 2).effect, Effect::Dropped);
-    assert_eq!(effect(&r, 3).effect, Effect::Dropped);
-    assert_eq!(effect(&r, 4).effect, Effect::Applied);
-}
-
 // ---------------------------------------------------------------------------
 // Run input (R50, §1 step 0)
 
@@ -1244,44 +839,6 @@ fn with_run_input_reports_an_activity_message_at_step_zero_and_keeps_it() {
 
 // ---------------------------------------------------------------------------
 // MESSAGES_SNAPSHOT (R51)
-
-#[test]
-fn messages_snapshot_keeps_positions_keeps_reasoning_and_drops_absent_others() {
-    // R51: replaced in place, new ones appended in snapshot order, absent
-    // non-activity messages dropped except reasoning messages.
-    let r = replay(&[
-        run_started(),
-        json!({"type": "TEXT_MESSAGE_START", "messageId": "u1", "role": "user"}),
-        text_content("u1", "q"),
-        text_end("u1"),
-        json!({"type": "REASONING_MESSAGE_START", "messageId": "r1"}),
-        json!({"type": "REASONING_MESSAGE_CONTENT", "messageId": "r1", "delta": "hmm"}),
-        json!({"type": "REASONING_MESSAGE_END", "messageId": "r1"}),
-        text_start("m1"),
-        text_content("m1", "old"),
-        text_end("m1"),
-        text_start("x1"),
-        text_end("x1"),
-        json!({"type": "MESSAGES_SNAPSHOT", "messages": [
-            {"id": "m1", "role": "assistant", "content": "new"},
-            {"id": "n1", "role": "user", "content": "follow-up"},
-            {"id": "u1", "role": "user", "content": "q (edited)"},
-            {"id": "n2", "role": "assistant", "content": "answer"}]}),
-        run_finished(),
-    ]);
-    assert_eq!(r.outcome(), Outcome::Ok);
-    assert_eq!(diags(&r), vec![]);
-    assert_eq!(
-        messages(&r),
-        json!([
-            {"id": "u1", "role": "user", "content": "q (edited)"},
-            {"id": "r1", "role": "reasoning", "content": "hmm"},
-            {"id": "m1", "role": "assistant", "content": "new"},
-            {"id": "n1", "role": "user", "content": "follow-up"},
-            {"id": "n2", "role": "assistant", "content": "answer"},
-        ])
-    );
-}
 
 /// Two activities of types `a` and `b` and a user message, then a
 /// `MESSAGES_SNAPSHOT` with `metadata` holding only the user message.
@@ -1467,140 +1024,8 @@ fn activity_patch_failed_names_index_op_path_and_reason() {
     );
 }
 
-#[test]
-fn failing_op_index_counts_dropped_unknown_ops() {
-    // R17 + R14: an operation dropped for an unknown op keeps its place in
-    // the numbering of the patch as sent.
-    let r = replay(&[
-        run_started(),
-        snapshot("act-1", "t", json!({"a": 1})),
-        delta(
-            "act-1",
-            "t",
-            json!([{"op": "frob", "path": "/a"},
-                   {"op": "replace", "path": "/a", "value": 2},
-                   {"op": "remove", "path": "/missing"}]),
-        ),
-        run_finished(),
-    ]);
-    assert_eq!(
-        diags(&r),
-        vec![
-            (3, Code::PatchOpUnknown, Severity::Warning),
-            (3, Code::PatchFailed, Severity::Warning),
-        ]
-    );
-    assert_eq!(r.diagnostics()[0].path.as_deref(), Some("/patch/0"));
-    let d = the_diag(&r, 3, Code::PatchFailed);
-    assert_eq!(d.path.as_deref(), Some("/patch/2"));
-    assert!(
-        d.message.starts_with("op 2 (remove /missing): "),
-        "{}",
-        d.message
-    );
-    assert!(
-        d.message.contains("/missing does not exist"),
-        "{}",
-        d.message
-    );
-    assert_eq!(messages(&r)[0]["content"], json!({"a": 1}), "R11 atomic");
-}
-
 // ---------------------------------------------------------------------------
 // The per-activity timeline (ActivityChange)
-
-#[test]
-fn effects_record_what_each_event_did_to_its_activity() {
-    // R2, R3, R4, R9, R10, R12, R14, R22, R43 on the timeline.
-    let r = replay(&[
-        run_started(),                           // 1
-        snapshot("act-1", "t", json!({"n": 1})), // 2 Created
-        snapshot("act-1", "t", json!({"n": 2})), // 3 Replaced
-        json!({"type": "ACTIVITY_SNAPSHOT", "messageId": "act-1", "activityType": "t",
-               "content": {"n": 99}, "replace": false}), // 4 Declined
-        delta(
-            "act-1",
-            "t",
-            json!([{"op": "replace", "path": "/n", "value": 3}]),
-        ), // 5 DeltaApplied
-        delta("act-1", "t2", json!([])),         // 6 Retyped
-        delta("nope", "t", json!([])),           // 7 DeltaSkipped
-        delta("act-1", "t2", json!([{"op": "remove", "path": "/zzz"}])), // 8 PatchFailed
-        text_start("m1"),                        // 9
-        snapshot("m1", "t", json!({})),          // 10 SnapshotSkipped
-        delta("m1", "t", json!([])),             // 11 DeltaSkipped (R13)
-        json!({"type": "ACTIVITY_DELTA", "messageId": "act-1", "activityType": "t2",
-               "patch": [], "subagentRunId": "intruder"}), // 12 Fatal (R22)
-        snapshot("act-2", "t", json!({})),       // 13 not applied (R43)
-        run_finished(),                          // 14 not applied
-    ]);
-    use ActivityChange as C;
-    let expected: [(Effect, Option<ActivityChange>); 14] = [
-        (Effect::Applied, None),
-        (Effect::Applied, Some(C::Created)),
-        (Effect::Applied, Some(C::Replaced)),
-        (Effect::Applied, Some(C::Declined)),
-        (Effect::Applied, Some(C::DeltaApplied)),
-        (Effect::Applied, Some(C::Retyped)),
-        (Effect::Skipped, Some(C::DeltaSkipped)),
-        (Effect::Skipped, Some(C::PatchFailed)),
-        (Effect::Applied, None),
-        (Effect::Skipped, Some(C::SnapshotSkipped)),
-        (Effect::Skipped, Some(C::DeltaSkipped)),
-        (Effect::Fatal, Some(C::Fatal)),
-        (Effect::NotApplied, Some(C::NotApplied)),
-        (Effect::NotApplied, None),
-    ];
-    let observed: Vec<(Effect, Option<ActivityChange>)> =
-        r.effects().iter().map(|e| (e.effect, e.activity)).collect();
-    assert_eq!(observed, expected);
-    assert_eq!(
-        diags(&r),
-        vec![
-            (4, Code::SnapshotDeclined, Severity::Info),
-            (6, Code::DeltaRetyped, Severity::Info),
-            (7, Code::DeltaUnknownTarget, Severity::Warning),
-            (8, Code::PatchFailed, Severity::Warning),
-            (10, Code::SnapshotIdCollision, Severity::Warning),
-            (11, Code::DeltaNotActivity, Severity::Warning),
-            (12, Code::SubagentOwnerMismatch, Severity::Error),
-        ]
-    );
-    assert_eq!(
-        messages(&r),
-        json!([
-            {"id": "act-1", "role": "activity", "activityType": "t2", "content": {"n": 3}},
-            {"id": "m1", "role": "assistant", "content": ""},
-        ])
-    );
-}
-
-#[test]
-fn a_malformed_activity_event_is_fatal_on_the_timeline() {
-    // R40: fatal, and the timeline marks the activity event Fatal.
-    let r = replay(&[
-        run_started(),
-        json!({"type": "ACTIVITY_DELTA", "messageId": "act-1", "patch": []}),
-        run_finished(),
-    ]);
-    assert_eq!(r.outcome(), Outcome::Failed);
-    assert_eq!(diags(&r), vec![(2, Code::EventMalformed, Severity::Error)]);
-    assert_eq!(r.diagnostics()[0].path.as_deref(), Some("/activityType"));
-    assert_eq!(
-        effect(&r, 2),
-        EventEffect {
-            effect: Effect::Fatal,
-            activity: Some(ActivityChange::Fatal)
-        }
-    );
-    assert_eq!(
-        effect(&r, 3),
-        EventEffect {
-            effect: Effect::NotApplied,
-            activity: None
-        }
-    );
-}
 
 // ---------------------------------------------------------------------------
 // Issue 11: the reference client's THINKING_* compatibility boundary
@@ -1771,38 +1196,6 @@ fn version_declarations_are_judged_against_the_consumer() {
 }
 
 #[test]
-fn run_finished_with_an_active_subagent_is_fatal() {
-    // §11 (issue 11): a subagent started in the run must finish first.
-    let r = replay(&[
-        run_started(),
-        json!({"type": "SUBAGENT_STARTED", "subagentRunId": "s1", "name": "n"}),
-        run_finished(),
-    ]);
-    assert_eq!(
-        diags(&r),
-        vec![(3, Code::LifecycleOpenAtRunFinished, Severity::Error)]
-    );
-    assert!(r.diagnostics()[0].message.contains("'s1'"));
-}
-
-#[test]
-fn a_tool_call_chunk_naming_another_tool_is_a_chunk_conflict() {
-    // §11 (`chunk-repeat-identical-accepted` and its converse).
-    let r = replay(&[
-        run_started(),
-        json!({"type": "TOOL_CALL_CHUNK", "toolCallId": "c1", "toolCallName": "f", "delta": "{"}),
-        json!({"type": "TOOL_CALL_CHUNK", "toolCallName": "g", "delta": "}"}),
-        run_finished(),
-    ]);
-    assert_eq!(diags(&r), vec![(3, Code::ChunkConflict, Severity::Error)]);
-    assert!(
-        r.diagnostics()[0]
-            .message
-            .contains("does not match the open stream's toolCallName")
-    );
-}
-
-#[test]
 fn text_continuations_keep_their_openers_subagent() {
     // §11 (`subagent-attribution-mismatch-fatal`) for text: a continuation
     // tagged with another subagent is fatal; the message carries its
@@ -1823,4 +1216,581 @@ fn text_continuations_keep_their_openers_subagent() {
         messages(&r),
         json!([{"id": "m1", "role": "assistant", "content": "a", "subagentRunId": "s1"}])
     );
+}
+
+// ---------------------------------------------------------------------------
+// The table: one row a rule (issue 16). A row is a stream, the options it is
+// replayed with (the spec profile unless it says), and what the replay must
+// say of it: the outcome, every diagnostic `(seq, code, severity)`, the
+// final messages, and then any other assertion on the replayer `r`. Each row
+// is a test named after what it pins; the rows' docs cite the rules.
+
+macro_rules! rule_table {
+    ($(
+        $(#[doc = $doc:expr])*
+        $name:ident {
+            $(options: $options:expr,)?
+            events: [$($event:expr),* $(,)?],
+            $(outcome: $outcome:ident,)?
+            $(diags: [$($diag:expr),* $(,)?],)?
+            $(messages: $messages:expr,)?
+            $(then: |$r:ident| $then:block,)?
+        }
+    )*) => {$(
+        $(#[doc = $doc])*
+        #[test]
+        fn $name() {
+            let replayer = replay_with(rule_table!(@options $($options)?), &[$($event),*]);
+            $(assert_eq!(replayer.outcome(), Outcome::$outcome, "outcome");)?
+            $(assert_eq!(diags(&replayer), vec![$($diag),*], "diagnostics");)?
+            $(assert_eq!(messages(&replayer), $messages, "messages");)?
+            $(let $r = replayer; $then)?
+        }
+    )*};
+    (@options) => { spec() };
+    (@options $options:expr) => { $options };
+}
+
+rule_table! {
+    /// §9: TEXT_MESSAGE_START.role is honoured when given.
+    text_message_start_honours_user_system_developer_roles {
+        events: [
+            run_started(),
+            json!({"type": "TEXT_MESSAGE_START", "messageId": "u", "role": "user"}),
+            text_end("u"),
+            json!({"type": "TEXT_MESSAGE_START", "messageId": "s", "role": "system"}),
+            text_content("s", "be brief"),
+            text_end("s"),
+            json!({"type": "TEXT_MESSAGE_START", "messageId": "d", "role": "developer"}),
+            text_end("d"),
+            json!({"type": "TEXT_MESSAGE_START", "messageId": "a", "role": "assistant"}),
+            text_end("a"),
+            run_finished(),
+        ],
+        diags: [],
+        messages: json!([
+                {"id": "u", "role": "user", "content": ""},
+                {"id": "s", "role": "system", "content": "be brief"},
+                {"id": "d", "role": "developer", "content": ""},
+                {"id": "a", "role": "assistant", "content": ""},
+            ]),
+    }
+
+    /// §9 + text.empty-delta (ours): applied as a no-op, noted.
+    empty_text_delta_is_a_note_and_a_no_op {
+        events: [
+            run_started(),
+            text_start("m1"),
+            text_content("m1", "x"),
+            text_content("m1", ""),
+            text_end("m1"),
+            run_finished(),
+        ],
+        outcome: Ok,
+        diags: [(4, Code::EmptyDelta, Severity::Note)],
+        messages: json!([{"id": "m1", "role": "assistant", "content": "x"}]),
+        then: |r| {
+            assert_eq!(effect(&r, 4).effect, Effect::Applied);
+        },
+    }
+
+    /// §9: TEXT_MESSAGE_CHUNK is start + content + end in one event.
+    text_chunk_opens_from_message_id_and_id_less_chunks_continue_it {
+        events: [
+            run_started(),
+            json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m1", "role": "user", "delta": "Hel"}),
+            json!({"type": "TEXT_MESSAGE_CHUNK", "delta": "lo"}),
+            json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m1", "delta": "!"}),
+            json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m2", "delta": "next"}),
+            json!({"type": "TEXT_MESSAGE_CHUNK", "delta": " one"}),
+            run_finished(),
+        ],
+        outcome: Ok,
+        diags: [],
+        messages: json!([
+                {"id": "m1", "role": "user", "content": "Hello!"},
+                {"id": "m2", "role": "assistant", "content": "next one"},
+            ]),
+    }
+
+    /// §11 + chunk.missing-id (issue 11): STEP_STARTED ends the chunk
+    /// stream, so a later chunk without messageId has nothing to continue:
+    /// fatal, as the corpus's `custom-closes-chunk-stream-fatal` says.
+    a_non_chunk_event_closes_the_chunk_stream {
+        events: [
+            run_started(),
+            json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m1", "delta": "a"}),
+            json!({"type": "TEXT_MESSAGE_CHUNK", "delta": "b"}),
+            json!({"type": "STEP_STARTED", "stepName": "s"}),
+            json!({"type": "TEXT_MESSAGE_CHUNK", "delta": "c"}),
+            json!({"type": "STEP_FINISHED", "stepName": "s"}),
+            run_finished(),
+        ],
+        outcome: Failed,
+        diags: [(5, Code::ChunkMissingId, Severity::Error)],
+        messages: json!([{"id": "m1", "role": "assistant", "content": "ab"}]),
+        then: |r| {
+            assert!(
+                r.diagnostics()[0]
+                    .message
+                    .contains("First TEXT_MESSAGE_CHUNK must have a messageId")
+            );
+            assert_eq!(effect(&r, 5).effect, Effect::Fatal);
+        },
+    }
+
+    /// R63: activity events do not close an open *_CHUNK stream.
+    activity_events_do_not_close_an_open_text_chunk_stream {
+        events: [
+            run_started(),
+            json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m1", "delta": "a"}),
+            snapshot("act-1", "t", json!({"n": 1})),
+            json!({"type": "TEXT_MESSAGE_CHUNK", "delta": "b"}),
+            delta(
+                "act-1",
+                "t",
+                json!([{"op": "replace", "path": "/n", "value": 2}]),
+            ),
+            json!({"type": "TEXT_MESSAGE_CHUNK", "delta": "c"}),
+            run_finished(),
+        ],
+        outcome: Ok,
+        diags: [],
+        messages: json!([
+                {"id": "m1", "role": "assistant", "content": "abc"},
+                {"id": "act-1", "role": "activity", "activityType": "t", "content": {"n": 2}},
+            ]),
+    }
+
+    /// R63, for TOOL_CALL_CHUNK.
+    activity_events_do_not_close_an_open_tool_call_chunk_stream {
+        events: [
+            run_started(),
+            json!({"type": "TOOL_CALL_CHUNK", "toolCallId": "c1", "toolCallName": "f", "delta": "{"}),
+            snapshot("act-1", "t", json!({})),
+            json!({"type": "TOOL_CALL_CHUNK", "delta": "}"}),
+            run_finished(),
+        ],
+        diags: [],
+        messages: json!([
+                {"id": "c1", "role": "assistant", "toolCalls": [
+                    {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+                {"id": "act-1", "role": "activity", "activityType": "t", "content": {}},
+            ]),
+    }
+
+    /// R42: an unknown member on a known event is stripped, the warning names it.
+    unknown_member_on_a_text_event_is_stripped_with_a_warning_naming_it {
+        events: [
+            run_started(),
+            json!({"type": "TEXT_MESSAGE_START", "messageId": "m1", "acmeColour": "red"}),
+            text_end("m1"),
+            run_finished(),
+        ],
+        outcome: Ok,
+        diags: [(2, Code::EventUnknownProperty, Severity::Warning)],
+        messages: json!([{"id": "m1", "role": "assistant", "content": ""}]),
+        then: |r| {
+            let d = &r.diagnostics()[0];
+            assert_eq!(d.path.as_deref(), Some("/acmeColour"));
+            assert!(d.message.contains("acmeColour"), "{}", d.message);
+            assert_eq!(effect(&r, 2).effect, Effect::Applied);
+        },
+    }
+
+    /// §9: no parentMessageId: a new assistant message with id = toolCallId.
+    tool_call_without_parent_creates_an_assistant_message_named_after_the_call {
+        events: [
+            run_started(),
+            json!({"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "search"}),
+            json!({"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": "{}"}),
+            json!({"type": "TOOL_CALL_END", "toolCallId": "c1"}),
+            run_finished(),
+        ],
+        diags: [],
+        messages: json!([{"id": "c1", "role": "assistant", "toolCalls": [
+                {"id": "c1", "type": "function", "function": {"name": "search", "arguments": "{}"}}]}]),
+    }
+
+    /// §11 (issue 11): arguments for a closed tool call are fatal.
+    tool_call_args_after_end_are_fatal_not_started {
+        events: [
+            run_started(),
+            json!({"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "f"}),
+            json!({"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": "{}"}),
+            json!({"type": "TOOL_CALL_END", "toolCallId": "c1"}),
+            json!({"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": "extra"}),
+            json!({"type": "TOOL_CALL_END", "toolCallId": "c1"}),
+            run_finished(),
+        ],
+        outcome: Failed,
+        diags: [(5, Code::LifecycleNotStarted, Severity::Error)],
+        then: |r| {
+            assert!(
+                r.diagnostics()[0]
+                    .message
+                    .contains("No active tool call found with ID 'c1'")
+            );
+            assert_eq!(effect(&r, 5).effect, Effect::Fatal);
+            assert_eq!(
+                messages(&r)[0]["toolCalls"][0]["function"]["arguments"],
+                json!("{}")
+            );
+        },
+    }
+
+    /// §9: TOOL_CALL_RESULT appends {id, role: "tool", content, toolCallId}.
+    tool_call_result_appends_a_tool_message {
+        events: [
+            run_started(),
+            json!({"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "f"}),
+            json!({"type": "TOOL_CALL_END", "toolCallId": "c1"}),
+            json!({"type": "TOOL_CALL_RESULT", "messageId": "t1", "toolCallId": "c1",
+                   "content": "42", "role": "tool"}),
+            run_finished(),
+        ],
+        diags: [],
+        then: |r| {
+            assert_eq!(
+                messages(&r)[1],
+                json!({"id": "t1", "role": "tool", "content": "42", "toolCallId": "c1"})
+            );
+            assert_eq!(messages(&r).as_array().map(Vec::len), Some(2));
+        },
+    }
+
+    /// §9 + reference.unknown (ours): a note, the tool message is kept as sent.
+    tool_call_result_for_an_unknown_call_is_a_note_and_still_applied {
+        events: [
+            run_started(),
+            json!({"type": "TOOL_CALL_RESULT", "messageId": "t1", "toolCallId": "nope",
+                   "content": "?"}),
+            run_finished(),
+        ],
+        outcome: Ok,
+        diags: [(2, Code::UnknownReference, Severity::Note)],
+        messages: json!([{"id": "t1", "role": "tool", "content": "?", "toolCallId": "nope"}]),
+        then: |r| {
+            assert!(
+                r.diagnostics()[0].message.contains("nope"),
+                "{}",
+                r.diagnostics()[0].message
+            );
+        },
+    }
+
+    /// §9: TOOL_CALL_CHUNK starts a call from toolCallId + toolCallName and
+    /// later id-less chunks append arguments.
+    tool_call_chunks_stream_a_call {
+        events: [
+            run_started(),
+            text_start("m1"),
+            text_end("m1"),
+            json!({"type": "TOOL_CALL_CHUNK", "toolCallId": "c1", "toolCallName": "f",
+                   "parentMessageId": "m1", "delta": "{\"a\""}),
+            json!({"type": "TOOL_CALL_CHUNK", "delta": ":1"}),
+            json!({"type": "TOOL_CALL_CHUNK", "toolCallId": "c1", "delta": "}"}),
+            run_finished(),
+        ],
+        outcome: Ok,
+        diags: [],
+        messages: json!([{"id": "m1", "role": "assistant", "content": "", "toolCalls": [
+                {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{\"a\":1}"}}]}]),
+    }
+
+    /// §9: REASONING_MESSAGE_* build {id, role: "reasoning", content}.
+    reasoning_message_start_content_end_builds_a_reasoning_message {
+        events: [
+            run_started(),
+            json!({"type": "REASONING_START", "messageId": "phase"}),
+            json!({"type": "REASONING_MESSAGE_START", "messageId": "r1", "role": "reasoning"}),
+            json!({"type": "REASONING_MESSAGE_CONTENT", "messageId": "r1", "delta": "think"}),
+            json!({"type": "REASONING_MESSAGE_CONTENT", "messageId": "r1", "delta": "ing"}),
+            json!({"type": "REASONING_MESSAGE_END", "messageId": "r1"}),
+            json!({"type": "REASONING_END", "messageId": "phase"}),
+            json!({"type": "REASONING_MESSAGE_CONTENT", "messageId": "r1", "delta": "late"}),
+            run_finished(),
+        ],
+        diags: [(8, Code::LifecycleNotStarted, Severity::Error)],
+        messages: json!([{"id": "r1", "role": "reasoning", "content": "thinking"}]),
+        then: |r| {
+            // §11 (issue 11): a reasoning message is bracketed like any other.
+            assert_eq!(r.outcome(), Outcome::Failed);
+        },
+    }
+
+    /// §9: REASONING_ENCRYPTED_VALUE sets encryptedValue on its entity.
+    reasoning_encrypted_value_lands_on_the_message_or_the_tool_call {
+        events: [
+            run_started(),
+            json!({"type": "REASONING_MESSAGE_START", "messageId": "r1"}),
+            json!({"type": "REASONING_MESSAGE_CONTENT", "messageId": "r1", "delta": "x"}),
+            json!({"type": "REASONING_MESSAGE_END", "messageId": "r1"}),
+            json!({"type": "REASONING_ENCRYPTED_VALUE", "subtype": "message", "entityId": "r1",
+                   "encryptedValue": "enc-msg"}),
+            json!({"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "f"}),
+            json!({"type": "TOOL_CALL_END", "toolCallId": "c1"}),
+            json!({"type": "REASONING_ENCRYPTED_VALUE", "subtype": "tool-call", "entityId": "c1",
+                   "encryptedValue": "enc-call"}),
+            run_finished(),
+        ],
+        diags: [],
+        messages: json!([
+                {"id": "r1", "role": "reasoning", "content": "x", "encryptedValue": "enc-msg"},
+                {"id": "c1", "role": "assistant", "toolCalls": [
+                    {"id": "c1", "type": "function", "function": {"name": "f", "arguments": ""},
+                     "encryptedValue": "enc-call"}]},
+            ]),
+    }
+
+    /// §9 + reference.unknown (ours).
+    reasoning_encrypted_value_for_an_unknown_entity_is_a_note {
+        events: [
+            run_started(),
+            json!({"type": "REASONING_ENCRYPTED_VALUE", "subtype": "message", "entityId": "ghost",
+                   "encryptedValue": "e"}),
+            json!({"type": "REASONING_ENCRYPTED_VALUE", "subtype": "tool-call", "entityId": "ghost-call",
+                   "encryptedValue": "e"}),
+            run_finished(),
+        ],
+        outcome: Ok,
+        diags: [(2, Code::UnknownReference, Severity::Note),
+                (3, Code::UnknownReference, Severity::Note),],
+        messages: json!([]),
+        then: |r| {
+            assert_eq!(r.diagnostics()[0].message_id.as_deref(), Some("ghost"));
+            assert_eq!(r.diagnostics()[1].message_id.as_deref(), Some("ghost-call"));
+        },
+    }
+
+    /// §9: the starting state is {}.
+    state_delta_before_any_snapshot_applies_to_an_empty_object {
+        events: [
+            run_started(),
+            json!({"type": "STATE_DELTA", "delta": [{"op": "add", "path": "/a", "value": 1}]}),
+            run_finished(),
+        ],
+        diags: [],
+        then: |r| {
+            assert_eq!(r.state(), &json!({"a": 1}));
+        },
+    }
+
+    /// lifecycle.run-overlap (ours): fatal.
+    run_started_while_a_run_is_open_is_fatal_overlap {
+        events: [run_started(), run_started_as("r2"), run_finished()],
+        outcome: Failed,
+        diags: [(2, Code::LifecycleRunOverlap, Severity::Error)],
+        then: |r| {
+            assert_eq!(effect(&r, 2).effect, Effect::Fatal);
+            assert_eq!(effect(&r, 3).effect, Effect::NotApplied);
+            assert_eq!(r.fatal().map(|d| d.seq), Some(Seq(2)));
+        },
+    }
+
+    /// R42.
+    unknown_event_type_is_dropped_with_a_warning {
+        events: [
+            run_started(),
+            json!({"type": "ACME_PING", "n": 1}),
+            json!({"type": "THINKING_START"}),
+            run_finished(),
+        ],
+        outcome: Ok,
+        diags: [(2, Code::EventUnknownType, Severity::Warning),
+                (3, Code::EventUnknownType, Severity::Warning),],
+        then: |r| {
+            assert!(r.diagnostics()[0].message.contains("ACME_PING"));
+            assert_eq!(effect(&r, 2).effect, Effect::Dropped);
+            assert_eq!(effect(&r, 3).effect, Effect::Dropped);
+            assert_eq!(effect(&r, 4).effect, Effect::Applied);
+        },
+    }
+
+    /// R51: replaced in place, new ones appended in snapshot order, absent
+    /// non-activity messages dropped except reasoning messages.
+    messages_snapshot_keeps_positions_keeps_reasoning_and_drops_absent_others {
+        events: [
+            run_started(),
+            json!({"type": "TEXT_MESSAGE_START", "messageId": "u1", "role": "user"}),
+            text_content("u1", "q"),
+            text_end("u1"),
+            json!({"type": "REASONING_MESSAGE_START", "messageId": "r1"}),
+            json!({"type": "REASONING_MESSAGE_CONTENT", "messageId": "r1", "delta": "hmm"}),
+            json!({"type": "REASONING_MESSAGE_END", "messageId": "r1"}),
+            text_start("m1"),
+            text_content("m1", "old"),
+            text_end("m1"),
+            text_start("x1"),
+            text_end("x1"),
+            json!({"type": "MESSAGES_SNAPSHOT", "messages": [
+                {"id": "m1", "role": "assistant", "content": "new"},
+                {"id": "n1", "role": "user", "content": "follow-up"},
+                {"id": "u1", "role": "user", "content": "q (edited)"},
+                {"id": "n2", "role": "assistant", "content": "answer"}]}),
+            run_finished(),
+        ],
+        outcome: Ok,
+        diags: [],
+        messages: json!([
+                {"id": "u1", "role": "user", "content": "q (edited)"},
+                {"id": "r1", "role": "reasoning", "content": "hmm"},
+                {"id": "m1", "role": "assistant", "content": "new"},
+                {"id": "n1", "role": "user", "content": "follow-up"},
+                {"id": "n2", "role": "assistant", "content": "answer"},
+            ]),
+    }
+
+    /// R17 + R14: an operation dropped for an unknown op keeps its place in
+    /// the numbering of the patch as sent.
+    failing_op_index_counts_dropped_unknown_ops {
+        events: [
+            run_started(),
+            snapshot("act-1", "t", json!({"a": 1})),
+            delta(
+                "act-1",
+                "t",
+                json!([{"op": "frob", "path": "/a"},
+                       {"op": "replace", "path": "/a", "value": 2},
+                       {"op": "remove", "path": "/missing"}]),
+            ),
+            run_finished(),
+        ],
+        diags: [(3, Code::PatchOpUnknown, Severity::Warning),
+                (3, Code::PatchFailed, Severity::Warning),],
+        then: |r| {
+            assert_eq!(r.diagnostics()[0].path.as_deref(), Some("/patch/0"));
+            let d = the_diag(&r, 3, Code::PatchFailed);
+            assert_eq!(d.path.as_deref(), Some("/patch/2"));
+            assert!(
+                d.message.starts_with("op 2 (remove /missing): "),
+                "{}",
+                d.message
+            );
+            assert!(
+                d.message.contains("/missing does not exist"),
+                "{}",
+                d.message
+            );
+            assert_eq!(messages(&r)[0]["content"], json!({"a": 1}), "R11 atomic");
+        },
+    }
+
+    /// R2, R3, R4, R9, R10, R12, R14, R22, R43 on the timeline.
+    effects_record_what_each_event_did_to_its_activity {
+        events: [
+            run_started(),                           // 1
+            snapshot("act-1", "t", json!({"n": 1})), // 2 Created
+            snapshot("act-1", "t", json!({"n": 2})), // 3 Replaced
+            json!({"type": "ACTIVITY_SNAPSHOT", "messageId": "act-1", "activityType": "t",
+                   "content": {"n": 99}, "replace": false}), // 4 Declined
+            delta(
+                "act-1",
+                "t",
+                json!([{"op": "replace", "path": "/n", "value": 3}]),
+            ), // 5 DeltaApplied
+            delta("act-1", "t2", json!([])),         // 6 Retyped
+            delta("nope", "t", json!([])),           // 7 DeltaSkipped
+            delta("act-1", "t2", json!([{"op": "remove", "path": "/zzz"}])), // 8 PatchFailed
+            text_start("m1"),                        // 9
+            snapshot("m1", "t", json!({})),          // 10 SnapshotSkipped
+            delta("m1", "t", json!([])),             // 11 DeltaSkipped (R13)
+            json!({"type": "ACTIVITY_DELTA", "messageId": "act-1", "activityType": "t2",
+                   "patch": [], "subagentRunId": "intruder"}), // 12 Fatal (R22)
+            snapshot("act-2", "t", json!({})),       // 13 not applied (R43)
+            run_finished(),                          // 14 not applied
+        ],
+        diags: [(4, Code::SnapshotDeclined, Severity::Info),
+                (6, Code::DeltaRetyped, Severity::Info),
+                (7, Code::DeltaUnknownTarget, Severity::Warning),
+                (8, Code::PatchFailed, Severity::Warning),
+                (10, Code::SnapshotIdCollision, Severity::Warning),
+                (11, Code::DeltaNotActivity, Severity::Warning),
+                (12, Code::SubagentOwnerMismatch, Severity::Error),],
+        messages: json!([
+                {"id": "act-1", "role": "activity", "activityType": "t2", "content": {"n": 3}},
+                {"id": "m1", "role": "assistant", "content": ""},
+            ]),
+        then: |r| {
+            use ActivityChange as C;
+            let expected: [(Effect, Option<ActivityChange>); 14] = [
+                (Effect::Applied, None),
+                (Effect::Applied, Some(C::Created)),
+                (Effect::Applied, Some(C::Replaced)),
+                (Effect::Applied, Some(C::Declined)),
+                (Effect::Applied, Some(C::DeltaApplied)),
+                (Effect::Applied, Some(C::Retyped)),
+                (Effect::Skipped, Some(C::DeltaSkipped)),
+                (Effect::Skipped, Some(C::PatchFailed)),
+                (Effect::Applied, None),
+                (Effect::Skipped, Some(C::SnapshotSkipped)),
+                (Effect::Skipped, Some(C::DeltaSkipped)),
+                (Effect::Fatal, Some(C::Fatal)),
+                (Effect::NotApplied, Some(C::NotApplied)),
+                (Effect::NotApplied, None),
+            ];
+            let observed: Vec<(Effect, Option<ActivityChange>)> =
+                r.effects().iter().map(|e| (e.effect, e.activity)).collect();
+            assert_eq!(observed, expected);
+        },
+    }
+
+    /// R40: fatal, and the timeline marks the activity event Fatal.
+    a_malformed_activity_event_is_fatal_on_the_timeline {
+        events: [
+            run_started(),
+            json!({"type": "ACTIVITY_DELTA", "messageId": "act-1", "patch": []}),
+            run_finished(),
+        ],
+        outcome: Failed,
+        diags: [(2, Code::EventMalformed, Severity::Error)],
+        then: |r| {
+            assert_eq!(r.diagnostics()[0].path.as_deref(), Some("/activityType"));
+            assert_eq!(
+                effect(&r, 2),
+                EventEffect {
+                    effect: Effect::Fatal,
+                    activity: Some(ActivityChange::Fatal)
+                }
+            );
+            assert_eq!(
+                effect(&r, 3),
+                EventEffect {
+                    effect: Effect::NotApplied,
+                    activity: None
+                }
+            );
+        },
+    }
+
+    /// §11 (issue 11): a subagent started in the run must finish first.
+    run_finished_with_an_active_subagent_is_fatal {
+        events: [
+            run_started(),
+            json!({"type": "SUBAGENT_STARTED", "subagentRunId": "s1", "name": "n"}),
+            run_finished(),
+        ],
+        diags: [(3, Code::LifecycleOpenAtRunFinished, Severity::Error)],
+        then: |r| {
+            assert!(r.diagnostics()[0].message.contains("'s1'"));
+        },
+    }
+
+    /// §11 (`chunk-repeat-identical-accepted` and its converse).
+    a_tool_call_chunk_naming_another_tool_is_a_chunk_conflict {
+        events: [
+            run_started(),
+            json!({"type": "TOOL_CALL_CHUNK", "toolCallId": "c1", "toolCallName": "f", "delta": "{"}),
+            json!({"type": "TOOL_CALL_CHUNK", "toolCallName": "g", "delta": "}"}),
+            run_finished(),
+        ],
+        diags: [(3, Code::ChunkConflict, Severity::Error)],
+        then: |r| {
+            assert!(
+                r.diagnostics()[0]
+                    .message
+                    .contains("does not match the open stream's toolCallName")
+            );
+        },
+    }
 }
