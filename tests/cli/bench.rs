@@ -17,7 +17,7 @@ fn bench_gen(test: &str, name: &str, args: &[&str]) -> (TempPath, Vec<u8>) {
     all.extend_from_slice(args);
     let output = run(&all);
     assert_eq!(code(&output), 0, "bench gen {args:?}: {}", stderr(&output));
-    let bytes = std::fs::read(&file.path()).expect("bench gen wrote the file");
+    let bytes = std::fs::read(file.path()).expect("bench gen wrote the file");
     (file, bytes)
 }
 

@@ -16,6 +16,7 @@ use agui_replay::store::Recording;
 use agui_replay::{EventLog, Options, Profile, Replayer, Seq, read_path, replay_log, replay_to};
 use serde_json::{Value, json};
 
+use crate::common::events::seq_codes;
 use crate::common::snapshot::{assert_output, transcript, transcript_with_file};
 use crate::common::*;
 
@@ -319,17 +320,7 @@ fn vector_problems(path: &Path, label: &str) -> Vec<String> {
             replayer.outcome().as_str()
         ));
     }
-    let expected: Vec<(u64, String)> = expect["diagnostics"]
-        .as_array()
-        .expect("array")
-        .iter()
-        .map(|d| {
-            (
-                d["seq"].as_u64().expect("seq"),
-                d["code"].as_str().expect("code").to_owned(),
-            )
-        })
-        .collect();
+    let expected: Vec<(u64, String)> = seq_codes(expect);
     let replayed: Vec<(u64, String)> = replayer
         .diagnostics()
         .iter()
@@ -1522,7 +1513,7 @@ fn an_export_that_fails_leaves_the_file_it_would_replace() {
     let demo = demo();
     for (format, name) in [("jsonl", "keep.jsonl"), ("recording", "keep.rec")] {
         let out = TempPath::new("failed-export", name);
-        std::fs::write(&out.path(), "precious\n").expect("written");
+        std::fs::write(out.path(), "precious\n").expect("written");
         for bad in [
             vec!["--to", "999"],
             vec!["--redact", "content/title"],
@@ -1534,7 +1525,7 @@ fn an_export_that_fails_leaves_the_file_it_would_replace() {
             let output = run(&args);
             assert_eq!(code(&output), 2, "{args:?}");
             assert_eq!(
-                std::fs::read_to_string(&out.path()).expect("still there"),
+                std::fs::read_to_string(out.path()).expect("still there"),
                 "precious\n",
                 "{args:?}"
             );
@@ -1550,7 +1541,7 @@ fn an_export_that_fails_leaves_the_file_it_would_replace() {
             "--force",
         ]);
         assert_eq!(code(&output), 0, "{}", stderr(&output));
-        assert_ne!(std::fs::read(&out.path()).expect("written"), b"precious\n");
+        assert_ne!(std::fs::read(out.path()).expect("written"), b"precious\n");
         let dir = out.path().parent().unwrap();
         let partial = std::fs::read_dir(dir)
             .unwrap()
@@ -1566,8 +1557,8 @@ fn an_export_that_fails_leaves_the_file_it_would_replace() {
 #[test]
 fn export_refuses_to_write_over_its_input() {
     let copy = TempPath::new("over-input", "demo.jsonl");
-    std::fs::copy(demo(), &copy.path()).expect("copied");
-    let before = std::fs::read(&copy.path()).unwrap();
+    std::fs::copy(demo(), copy.path()).expect("copied");
+    let before = std::fs::read(copy.path()).unwrap();
     let output = run(&["export", copy.s(), "--out", copy.s(), "--force"]);
     assert_eq!(code(&output), 2);
     assert!(
@@ -1575,7 +1566,7 @@ fn export_refuses_to_write_over_its_input() {
         "{}",
         stderr(&output)
     );
-    assert_eq!(std::fs::read(&copy.path()).unwrap(), before);
+    assert_eq!(std::fs::read(copy.path()).unwrap(), before);
 }
 
 // ---------------------------------------------------------------- snapshots

@@ -4,7 +4,7 @@
 //! file is checked against the fixture format (`fixture.ts`: the members it
 //! requires and their types, and the corpus gate's "a failure says which
 //! failure"), judged by the project's conformance judge ([`judge`], the
-//! one `tests/conformance.rs` runs the AG-UI corpus through; §11, C1) and
+//! one `tests/engine/conformance.rs` runs the AG-UI corpus through; §11, C1) and
 //! compared with what `check` reports on the same events.
 
 use std::path::Path;
@@ -195,7 +195,7 @@ fn subset_matches(expected: &Value, actual: &Value) -> bool {
 /// listed as not judged.
 fn judge(fixture: &Value, profile: Profile) -> Vec<String> {
     // The project's own conformance judge (src/conformance.rs), the one
-    // `tests/conformance.rs` runs the AG-UI corpus through.
+    // `tests/engine/conformance.rs` runs the AG-UI corpus through.
     let fixture = match Fixture::from_json(&fixture.to_string()) {
         Ok(fixture) => fixture,
         Err(error) => return vec![format!("not a fixture: {error}")],

@@ -276,7 +276,7 @@ fn step_zero_is_a_match_when_the_run_input_holds() {
     let file = TempPath::with_bytes(
         "find",
         "run-input.json",
-        &json!({
+        json!({
             "input": {"threadId": "t", "runId": "r", "messages": [], "state": {"mode": "draft"}},
             "events": [
                 {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},

@@ -20,14 +20,14 @@ use axum::response::Response;
 use axum::routing::post;
 use futures_util::StreamExt;
 use futures_util::stream::{self, BoxStream};
-use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
 use crate::common::bin::{BIN, KillOnDrop, drain, lines_of, run_within as run_bin};
+use crate::common::events::seq_codes;
 use crate::common::proxy::{Proxy, client};
 use crate::common::store::{only_session, raw_events};
-use crate::common::{TempDir, manifest_path, p};
+use crate::common::{TempDir, json_out, manifest_path, p};
 
 /// The pause the agent makes after the first frame of `/agent`.
 const FIRST_PAUSE: Duration = Duration::from_millis(400);
@@ -467,24 +467,8 @@ fn check_json(file: &Path, session: Option<i64>) -> (u64, Vec<(u64, String)>) {
         args.extend(["--session".to_owned(), session.to_string()]);
     }
     let output = run_bin(&args, WAIT);
-    let value: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!(
-            "check prints JSON ({e}): {}\n{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        )
-    });
-    let diagnostics = value["diagnostics"]
-        .as_array()
-        .expect("a diagnostics array")
-        .iter()
-        .map(|d| {
-            (
-                d["seq"].as_u64().expect("a seq"),
-                d["code"].as_str().expect("a code").to_owned(),
-            )
-        })
-        .collect();
+    let value = json_out(&output);
+    let diagnostics = seq_codes(&value);
     (value["events"].as_u64().expect("events"), diagnostics)
 }
 

@@ -11,6 +11,7 @@ use std::process::Command;
 use agui_replay::{Options, Profile, read_path, replay_log};
 use serde_json::Value;
 
+use crate::common::events::seq_codes;
 use crate::common::{load, vector_paths};
 
 /// Checks an observed `{outcome, diagnostics, messages, state}` against a
@@ -35,17 +36,7 @@ fn mismatches(expect: &Value, observed: &Value) -> Vec<String> {
             )
         })
         .collect();
-    let expected: Vec<(u64, String)> = expect["diagnostics"]
-        .as_array()
-        .expect("expected diagnostics")
-        .iter()
-        .map(|d| {
-            (
-                d["seq"].as_u64().expect("seq"),
-                d["code"].as_str().expect("code").to_owned(),
-            )
-        })
-        .collect();
+    let expected: Vec<(u64, String)> = seq_codes(expect);
     for (seq, code) in &expected {
         if !reported.iter().any(|(s, c, _)| s == seq && c == code) {
             problems.push(format!("missing diagnostic {code} at seq {seq}"));
