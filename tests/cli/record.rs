@@ -3,7 +3,6 @@
 //! (`agui-replay run`), against an AG-UI agent served inside the test on
 //! 127.0.0.1.
 
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -20,9 +19,8 @@ use axum::response::Response;
 use axum::routing::post;
 use futures_util::StreamExt;
 use futures_util::stream::{self, BoxStream};
-use tokio::net::TcpListener;
-use tokio::task::JoinHandle;
 
+use crate::common::agent::{Received, Server};
 use crate::common::bin::{BIN, KillOnDrop, drain, lines_of, run_within as run_bin};
 use crate::common::events::seq_codes;
 use crate::common::proxy::{Proxy, client};
@@ -93,15 +91,6 @@ fn proto_chunks() -> Vec<Bytes> {
 // The agent
 // ---------------------------------------------------------------------------
 
-/// A request the agent received.
-#[derive(Clone, Debug)]
-struct Received {
-    method: String,
-    path: String,
-    headers: HeaderMap,
-    body: Vec<u8>,
-}
-
 /// What the agent saw and did.
 #[derive(Default)]
 struct AgentLog {
@@ -114,16 +103,9 @@ struct AgentLog {
 
 /// The in-test AG-UI agent.
 struct Agent {
-    addr: SocketAddr,
+    server: Server,
     log: Arc<AgentLog>,
     frames: Vec<Bytes>,
-    server: JoinHandle<()>,
-}
-
-impl Drop for Agent {
-    fn drop(&mut self) {
-        self.server.abort();
-    }
 }
 
 #[derive(Clone)]
@@ -147,21 +129,15 @@ impl Agent {
             .route("/endless", post(agent_endless))
             .route("/stall", post(agent_stall))
             .with_state(state);
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind agent");
-        let addr = listener.local_addr().expect("agent address");
-        let server = tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
-        });
         Self {
-            addr,
+            server: Server::start(app).await,
             log,
             frames,
-            server,
         }
     }
 
     fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        self.server.url()
     }
 
     fn requests(&self) -> Vec<Received> {
@@ -183,16 +159,8 @@ impl Agent {
 }
 
 async fn note(log: &AgentLog, request: Request) {
-    let (parts, body) = request.into_parts();
-    let body = axum::body::to_bytes(body, 1 << 20)
-        .await
-        .expect("request body");
-    log.requests.lock().unwrap().push(Received {
-        method: parts.method.to_string(),
-        path: parts.uri.path().to_owned(),
-        headers: parts.headers,
-        body: body.to_vec(),
-    });
+    let received = Received::read(request).await;
+    log.requests.lock().unwrap().push(received);
 }
 
 fn streaming(

@@ -2,13 +2,14 @@
 //! are ([`files`]), temporary files and folders ([`temp`]), running the
 //! binary ([`bin`]), small streams ([`events`]), recordings on disk
 //! ([`store`]), text snapshots of outputs ([`snapshot`]), the proxy in
-//! process ([`proxy`]). The panel harness of the app is `panel.rs` here too;
+//! process ([`proxy`]) and an agent for it ([`agent`]). The panel harness of the app is `panel.rs` here too;
 //! only the app's suite mounts it (`tests/app/main.rs`), so that the CLI
 //! and engine suites link no egui.
 //!
 //! Each suite uses part of it, so unused items are no warning here.
 #![allow(dead_code, unused_imports, unused_macros)]
 
+pub mod agent;
 pub mod bin;
 pub mod events;
 pub mod files;

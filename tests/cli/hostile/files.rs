@@ -28,6 +28,7 @@ use futures_util::stream;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
+use crate::common::agent::{Received, Server};
 use crate::common::bin::{BIN, KillOnDrop, run_within};
 use crate::common::proxy::{Proxy, client};
 use crate::common::store::only_session;
@@ -138,27 +139,13 @@ fn raw_events(recording: &Recording, session: &SessionInfo) -> Vec<String> {
 // The agent
 // ---------------------------------------------------------------------------
 
-/// A request the agent received: its path and query, and its body.
-#[derive(Clone, Debug)]
-struct Received {
-    path_and_query: String,
-    body: Vec<u8>,
-}
-
 #[derive(Clone, Default)]
 struct AgentLog(Arc<Mutex<Vec<Received>>>);
 
 /// The in-test agent on 127.0.0.1.
 struct Agent {
-    addr: SocketAddr,
+    server: Server,
     log: AgentLog,
-    server: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for Agent {
-    fn drop(&mut self) {
-        self.server.abort();
-    }
 }
 
 impl Agent {
@@ -171,16 +158,14 @@ impl Agent {
             .route("/brotli", post(agent_brotli))
             .route("/echo", post(agent_echo))
             .with_state(log.clone());
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind agent");
-        let addr = listener.local_addr().expect("agent address");
-        let server = tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
-        });
-        Self { addr, log, server }
+        Self {
+            server: Server::start(app).await,
+            log,
+        }
     }
 
     fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        self.server.url()
     }
 
     fn requests(&self) -> Vec<Received> {
@@ -189,17 +174,8 @@ impl Agent {
 }
 
 async fn note(log: &AgentLog, request: Request) {
-    let (parts, body) = request.into_parts();
-    let body = axum::body::to_bytes(body, 1 << 20)
-        .await
-        .expect("the request body");
-    log.0.lock().expect("the log").push(Received {
-        path_and_query: parts
-            .uri
-            .path_and_query()
-            .map_or_else(String::new, |p| p.as_str().to_owned()),
-        body: body.to_vec(),
-    });
+    let received = Received::read(request).await;
+    log.0.lock().expect("the log").push(received);
 }
 
 fn event_stream() -> axum::http::response::Builder {
@@ -637,7 +613,7 @@ async fn the_proxy_stores_urls_and_run_inputs_without_their_secrets() {
     let dir = TempDir::new("proxy-secrets");
     let out = dir.join("rec.sqlite");
     let agent = Agent::start().await;
-    let upstream = format!("http://bob:hunter2-secret@{}", agent.addr);
+    let upstream = format!("http://bob:hunter2-secret@{}", agent.server.addr);
     let proxy = Proxy::start(&upstream, out).await;
     let input = r#"{"threadId":"t","runId":"r","state":{},"messages":[],"tools":[],"context":[],"forwardedProps":{"apiKey":"sk-live-secret","model":"m"}}"#;
     let (_, body) = post_all(
@@ -662,7 +638,7 @@ async fn the_proxy_stores_urls_and_run_inputs_without_their_secrets() {
         request.url,
         format!(
             "http://bob:[redacted]@{}/echo?api_key=[redacted]&page=2&Token=[redacted]",
-            agent.addr
+            agent.server.addr
         )
     );
     let stored_body = String::from_utf8(request.body.clone().expect("the body")).expect("UTF-8");
