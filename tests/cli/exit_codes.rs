@@ -146,8 +146,8 @@ fn usage_outputs_are_the_snapshots() {
             &["check", "recordings/demo.jsonl", "--no-such-flag"],
         ),
         (
-            "empty_file",
-            &["check", "tests/vectors/README.md", "--format", "xml"],
+            "bad_format_value",
+            &["check", "recordings/demo.jsonl", "--format", "xml"],
         ),
     ] {
         assert_output!(name, transcript(args));

@@ -16,25 +16,32 @@ pub fn dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots")
 }
 
-/// `text` with this process's temporary paths written `[TMP]/NAME` and the
+/// `text` with this process's temporary paths written `[TMP]/NAME` (and a
+/// temporary name alone, as a fixture's `name`, `[TMP]-NAME`) and the
 /// checkout's folder `[ROOT]`.
 pub fn redact(text: &str) -> String {
-    let temp = std::env::temp_dir();
-    let prefix = format!("{}/{}", temp.display(), temp_prefix());
+    let prefix = temp_prefix();
+    let in_temp = format!("{}/{prefix}", std::env::temp_dir().display());
+    let text = replace_numbered(text, &in_temp, "[TMP]/");
+    replace_numbered(&text, &prefix, "[TMP]-").replace(env!("CARGO_MANIFEST_DIR"), "[ROOT]")
+}
+
+/// `text` with each `needle` followed by the counter that makes a
+/// temporary name unique (`7-`) written `with`.
+fn replace_numbered(text: &str, needle: &str, with: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
-    while let Some(at) = rest.find(&prefix) {
+    while let Some(at) = rest.find(needle) {
         out.push_str(&rest[..at]);
-        out.push_str("[TMP]/");
-        // Past the counter that makes each temporary name unique: `7-`.
-        let after = &rest[at + prefix.len()..];
+        out.push_str(with);
+        let after = &rest[at + needle.len()..];
         let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
         rest = after[digits..]
             .strip_prefix('-')
             .unwrap_or(&after[digits..]);
     }
     out.push_str(rest);
-    out.replace(env!("CARGO_MANIFEST_DIR"), "[ROOT]")
+    out
 }
 
 /// `value` with every number under one of `keys` replaced by `"[figure]"`
