@@ -1,36 +1,26 @@
-//! What the app's kittest suites (`app.rs`, `app_tools.rs`) share: a
-//! harness of the window's size, waiting for a background open, the step.
+//! The one harness every test suite shares (issue 16): where the fixtures
+//! are ([`files`]), temporary files and folders ([`temp`]), running the
+//! binary ([`bin`]), small streams ([`events`]), recordings on disk
+//! ([`store`]), text snapshots of outputs ([`snapshot`]), the proxy in
+//! process ([`proxy`]) and an agent for it ([`agent`]). The panel harness of the app is `panel.rs` here too;
+//! only the app's suite mounts it (`tests/app/main.rs`), so that the CLI
+//! and engine suites link no egui.
+//!
+//! Each suite uses part of it, so unused items are no warning here.
+#![allow(dead_code, unused_imports, unused_macros)]
 
-use std::time::{Duration, Instant};
+pub mod agent;
+pub mod bin;
+pub mod events;
+pub mod files;
+pub mod generator;
+pub mod proxy;
+pub mod snapshot;
+pub mod store;
+pub mod temp;
 
-use agui_replay::ui::ReplayApp;
-use egui_kittest::Harness;
-
-/// The app headless at 1400×900, one run done.
-pub fn harness(app: ReplayApp) -> Harness<'static, ReplayApp> {
-    let mut harness = Harness::builder()
-        .with_size(egui::vec2(1400.0, 900.0))
-        .build_ui_state(|ui, app: &mut ReplayApp| app.ui(ui), app);
-    harness.run();
-    harness
-}
-
-/// Runs frames until a background open (a file, a replay again, another
-/// session) has finished (bounded).
-pub fn wait_for_loading(harness: &mut Harness<'static, ReplayApp>) {
-    let started = Instant::now();
-    while harness.state().state.is_loading() {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "opening took too long"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-        harness.step();
-    }
-    harness.run();
-}
-
-/// The cursor's step.
-pub fn step(harness: &Harness<'static, ReplayApp>) -> u64 {
-    harness.state().state.step().0
-}
+pub use bin::{check_json, code, json_out, run, run_ok, run_with_stdin, stderr, stdout};
+pub use files::{
+    demo, demo_rec, file_name, har, load, manifest_path, p, sample, vector, vector_paths,
+};
+pub use temp::{TempDir, TempPath, sidecar};

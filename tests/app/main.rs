@@ -1,0 +1,12 @@
+//! The desktop app, headless (`egui_kittest`): the views, and the tools
+//! (marks and diffs, exports, bookmarks and notes, search, live follow).
+//!
+//! One test binary, so that egui links once (issue 16).
+
+#[path = "../common/mod.rs"]
+mod common;
+#[path = "../common/panel.rs"]
+mod panel;
+
+mod tools;
+mod views;

@@ -1,0 +1,203 @@
+//! `bench gen` and `bench replay`: the generator's files and the figures.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::common::events::*;
+use crate::common::snapshot::{assert_output, redact_figures, transcript_with_file};
+use crate::common::*;
+
+// ---------------------------------------------------------------- bench
+
+/// Runs `bench gen` into a fresh temp file and returns it with its bytes.
+fn bench_gen(test: &str, name: &str, args: &[&str]) -> (TempPath, Vec<u8>) {
+    let file = TempPath::with_bytes(test, name, b"");
+    let mut all = vec!["bench", "gen", "--out", file.s()];
+    all.extend_from_slice(args);
+    let output = run(&all);
+    assert_eq!(code(&output), 0, "bench gen {args:?}: {}", stderr(&output));
+    let bytes = std::fs::read(file.path()).expect("bench gen wrote the file");
+    (file, bytes)
+}
+
+#[test]
+fn bench_gen_writes_exactly_n_lines_of_events() {
+    for (events, activities) in [("1", "1"), ("300", "7"), ("2500", "20")] {
+        let (_file, bytes) = bench_gen(
+            "benchlines",
+            &format!("{events}.jsonl"),
+            &["--events", events, "--activities", activities],
+        );
+        let n: usize = events.parse().expect("a number");
+        let text = String::from_utf8(bytes).expect("UTF-8");
+        assert!(text.ends_with('\n'), "the last line ends");
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), n, "--events {events}");
+        assert_eq!(text.matches('\n').count(), n, "--events {events}");
+        for line in &lines {
+            let event: Value =
+                serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+            assert!(event["type"].is_string(), "{line}");
+        }
+        assert_eq!(
+            serde_json::from_str::<Value>(lines[0]).expect("json")["type"],
+            "RUN_STARTED"
+        );
+    }
+}
+
+#[test]
+fn bench_gen_is_deterministic_by_seed() {
+    let args = ["--events", "2000", "--activities", "15", "--seed", "42"];
+    let (_a, first) = bench_gen("benchseed", "a.jsonl", &args);
+    let (_b, second) = bench_gen("benchseed", "b.jsonl", &args);
+    assert!(!first.is_empty());
+    assert!(first == second, "the same seed gives the same bytes");
+    let (_c, other) = bench_gen(
+        "benchseed",
+        "c.jsonl",
+        &["--events", "2000", "--activities", "15", "--seed", "43"],
+    );
+    assert!(first != other, "another seed gives other bytes");
+    assert_eq!(
+        other.iter().filter(|&&b| b == b'\n').count(),
+        2000,
+        "as many events"
+    );
+}
+
+#[test]
+fn a_generated_stream_checks_ok() {
+    let (file, bytes) = bench_gen(
+        "benchcheck",
+        "s.jsonl",
+        &["--events", "3000", "--activities", "25", "--seed", "9"],
+    );
+    let (output, report) = check_json(&[file.s()]);
+    assert_eq!(code(&output), 0, "stderr: {}", stderr(&output));
+    assert_eq!(report["outcome"], "ok");
+    assert_eq!(report["events"], 3000);
+    assert!(report["fatal"].is_null(), "{}", report["fatal"]);
+    // The generator's deliberate failures are warnings, not errors.
+    let diagnostics = report["diagnostics"].as_array().expect("diagnostics");
+    assert!(
+        diagnostics.iter().all(|d| d["severity"] != "error"),
+        "{diagnostics:?}"
+    );
+    assert!(
+        !diagnostics_with_code(&report, "activity.patch.failed").is_empty(),
+        "the generator fails some patches on purpose"
+    );
+    // The library reads the same file to the same outcome.
+    let stream = agui_replay::read_bytes(&bytes, Path::new("s.jsonl")).expect("reads");
+    assert_eq!(stream.events.len(), 3000);
+    let replayer = agui_replay::replay_log(&stream.events, agui_replay::Options::default());
+    assert_eq!(replayer.outcome(), agui_replay::Outcome::Ok);
+    assert_eq!(report["messages"], replayer.conversation().to_json());
+}
+
+#[test]
+fn bench_replay_prints_its_figures_as_one_json_object() {
+    let output = run(&[
+        "bench",
+        "replay",
+        "--events",
+        "5000",
+        "--activities",
+        "20",
+        "--seeks",
+        "50",
+    ]);
+    assert_eq!(code(&output), 0, "stderr: {}", stderr(&output));
+    let figures = json_out(&output);
+    let figures = figures.as_object().expect("one JSON object");
+    for key in [
+        "events",
+        "stream_bytes",
+        "parse_events_per_sec",
+        "replay_events_per_sec",
+        "seek_p50_ms",
+        "seek_p99_ms",
+        "seek_max_ms",
+        "checkpoint_bytes",
+        "peak_rss_bytes",
+    ] {
+        assert!(figures.contains_key(key), "no `{key}` in {figures:?}");
+    }
+    assert_eq!(figures["events"], 5000);
+    assert!(
+        figures["stream_bytes"].as_u64().expect("a count") > 5000,
+        "{figures:?}"
+    );
+    for key in ["parse_events_per_sec", "replay_events_per_sec"] {
+        assert!(
+            figures[key].as_f64().expect("a rate") > 0.0,
+            "{key}: {figures:?}"
+        );
+    }
+    let ms = |key: &str| {
+        figures[key]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{key} is a number: {figures:?}"))
+    };
+    let (p50, p99, max) = (ms("seek_p50_ms"), ms("seek_p99_ms"), ms("seek_max_ms"));
+    assert!(p50 >= 0.0, "{figures:?}");
+    assert!(p50 <= p99, "p50 {p50} > p99 {p99}");
+    assert!(p99 <= max, "p99 {p99} > max {max}");
+}
+
+// ---------------------------------------------------------------- snapshots
+
+#[test]
+fn bench_outputs_are_the_snapshots() {
+    // The generator is deterministic by seed: its file is a snapshot.
+    assert_output!(
+        "gen_40_events",
+        transcript_with_file(
+            &[
+                "bench",
+                "gen",
+                "--events",
+                "40",
+                "--activities",
+                "3",
+                "--seed",
+                "5"
+            ],
+            "gen.jsonl"
+        )
+    );
+    // The figures' names and counts; timings and memory are redacted.
+    let output = run(&[
+        "bench",
+        "replay",
+        "--events",
+        "500",
+        "--activities",
+        "3",
+        "--seeks",
+        "5",
+    ]);
+    assert_eq!(code(&output), 0, "stderr: {}", stderr(&output));
+    let mut figures = json_out(&output);
+    redact_figures(
+        &mut figures,
+        &[
+            "parse_events_per_sec",
+            "replay_events_per_sec",
+            "replay_to_parse_ratio",
+            "seek_p50_ms",
+            "seek_p99_ms",
+            "seek_max_ms",
+            "find_all_ms",
+            "search_next_p99_ms",
+            "search_previous_p99_ms",
+            "peak_rss_bytes",
+        ],
+    );
+    assert_output!(
+        "replay_figures",
+        serde_json::to_string_pretty(&figures).expect("prints")
+    );
+}

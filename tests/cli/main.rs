@@ -1,0 +1,24 @@
+//! The command line, tested through the built binary (PRODUCT.md's
+//! contract), one module per command, and the suites that drive the binary
+//! or the recording proxy: exports, the fuzz corpus, hostile input.
+//!
+//! One test binary, so that the crate links once (issue 16).
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod bench;
+mod check;
+mod conformance;
+mod diff;
+mod exit_codes;
+mod export;
+mod export_conformance;
+mod find;
+mod fuzz_corpus;
+mod hostile;
+mod import;
+mod record;
+mod rules;
+mod state;
+mod stdin;

@@ -1,0 +1,17 @@
+//! The engine through the library, without the binary: the replay rules
+//! (`rules`), the conformance vectors and corpus, the timeline's indices,
+//! property tests, and recording files with their annotations.
+//!
+//! One test binary, so that the crate links once (issue 16).
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod annotations;
+mod client_conversation;
+mod conformance;
+mod index;
+mod properties;
+mod rules;
+mod store;
+mod vectors;
