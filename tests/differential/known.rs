@@ -139,6 +139,16 @@ pub const KNOWN: &[Known] = &[
         recognise: |case| any_op(case, |op| !is_text(&op["op"])),
     },
     Known {
+        cause: "a `test` comparing numbers: the engine compares their text (`1` / `1.0`, `100` / `1e2`, `0` / `-0`, nested too) and skips the delta; the client compares values",
+        rule: "issue 18 item 1 (R11, R14, RFC 6902 §4.6)",
+        recognise: |case| {
+            case.difference.aspect != "outcome"
+                && any_op(case, |op| {
+                    op["op"] == "test" && op["value"].to_string().contains(NUM)
+                })
+        },
+    },
+    Known {
         cause: "a JavaScript prototype key (`/toString`) in a pointer resolves as present in the client's patch library (and moving the function out fails the client's structuredClone)",
         rule: "issue 18 item 8 (R11, R14)",
         recognise: |case| {
@@ -153,6 +163,25 @@ pub const KNOWN: &[Known] = &[
         cause: "`remove \"\"` sets the content (or state) to null in the client",
         rule: "issue 18 item 8 (R11)",
         recognise: |case| any_op(case, |op| op["op"] == "remove" && op["path"] == ""),
+    },
+    Known {
+        cause: "an operation below a content (or state) that a root operation made a primitive: the client's patch library lets it succeed as a no-op",
+        rule: "issue 18 item 8 (R11, R15)",
+        recognise: |case| {
+            ops(case).count() >= 2
+                && any_op(case, |op| {
+                    op["path"] == ""
+                        && !op["value"].is_object()
+                        && !op["value"].is_array()
+                        && !op["value"].is_null()
+                        && op.get("value").is_some()
+                })
+        },
+    },
+    Known {
+        cause: "`copy` to an array index past the end (or from a missing path): the client's patch library appends (or copies `undefined`), where RFC 6902 fails the patch",
+        rule: "not in issue 18's list (item 8's kind: R11, RFC 6902 §4.5)",
+        recognise: |case| any_op(case, |op| op["op"] == "copy"),
     },
     Known {
         cause: "the client's `move` checks the target before removing the source: some valid moves fail, some invalid ones run and lose the value",
@@ -224,13 +253,34 @@ pub const KNOWN: &[Known] = &[
         recognise: |case| has(case, "TOOL_CALL_RESULT") && same_ids_other_order(case),
     },
     Known {
-        cause: "a TOOL_CALL_RESULT reusing a message id: the client appends a second message with that id",
+        cause: "a TOOL_CALL_RESULT reusing a message id held already (an earlier result, a snapshot's message): the client appends a second message with that id",
         rule: "not in issue 18's list (R51: one message per id); item 3's rule should decide it",
         recognise: |case| {
-            let ids: Vec<&str> = of_type(case, "TOOL_CALL_RESULT")
-                .filter_map(|e| e["messageId"].as_str())
-                .collect();
-            ids.iter().enumerate().any(|(i, id)| ids[..i].contains(id))
+            case.events.iter().enumerate().any(|(i, e)| {
+                e["type"] == "TOOL_CALL_RESULT"
+                    && e["messageId"].as_str().is_some_and(|id| {
+                        case.events[..i].iter().any(|before| {
+                            before["messageId"] == id
+                                || before["messages"]
+                                    .as_array()
+                                    .into_iter()
+                                    .flatten()
+                                    .any(|m| m["id"] == id)
+                        })
+                    })
+            })
+        },
+    },
+    Known {
+        cause: "a TOOL_CALL_START reusing an ended tool call's id: the client's verifier opens it again and its reducer merges the event's metadata into the held call; the engine refuses it",
+        rule: "not in issue 18's list (conformance issue: continued entities, R30)",
+        recognise: |case| {
+            case.events.iter().enumerate().any(|(i, e)| {
+                e["type"] == "TOOL_CALL_START"
+                    && case.events[..i].iter().any(|before| {
+                        before["type"] == "TOOL_CALL_END" && before["toolCallId"] == e["toolCallId"]
+                    })
+            })
         },
     },
     Known {

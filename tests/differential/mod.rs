@@ -226,3 +226,16 @@ fn differential_client_profile_agrees_with_the_reference_client() {
         unknown.len()
     );
 }
+
+#[test]
+fn differential_generator_is_seeded_and_sends_numbers_as_written() {
+    // Issue 18: a stream is regenerated from its seed and index alone, and
+    // a number placeholder reaches both consumers as the text it names.
+    assert_eq!(streams::stream(18, 7), streams::stream(18, 7));
+    assert_ne!(streams::stream(18, 7), streams::stream(19, 7));
+    let event = serde_json::json!({"value": [streams::num("1e2"), streams::num("-0"), "#x"]});
+    assert_eq!(render(&event), r##"{"value":[1e2,-0,"#x"]}"##);
+    // What JavaScript shows: one number however it was written, not a string.
+    assert!(same(&serde_json::json!(1), &serde_json::json!(1.0)));
+    assert!(!same(&serde_json::json!(1), &serde_json::json!("1")));
+}

@@ -122,6 +122,9 @@ impl Gen {
             self.push(event);
         }
         self.start_run();
+        if self.chance(0.05) {
+            self.equal_numbers();
+        }
         let length = self.rng.random_range(1..14);
         for _ in 0..length {
             if self.chance(0.06) {
@@ -148,6 +151,49 @@ impl Gen {
             // R61: a late event after the run ended.
             let event = self.body_event();
             self.push(event);
+        }
+    }
+
+    /// Issue 18 item 1: a snapshot holding a number, and a delta whose
+    /// `test` names the same value written another way (alone or nested),
+    /// then changes something.
+    fn equal_numbers(&mut self) {
+        const SPELLINGS: &[(&str, &str)] = &[
+            ("1", "1.0"),
+            ("100", "1e2"),
+            ("0", "-0"),
+            ("0.0", "0"),
+            ("1e2", "100.0"),
+        ];
+        let (a, b) = SPELLINGS[self.rng.random_range(0..SPELLINGS.len())];
+        let (a, b) = if self.chance(0.5) { (a, b) } else { (b, a) };
+        let (path, held, tested) = match self.rng.random_range(0..3) {
+            0 => ("/n", num(a), num(b)),
+            1 => ("/list", json!([num(a)]), json!([num(b)])),
+            _ => ("/obj", json!({"k": num(a)}), json!({"k": num(b)})),
+        };
+        let key = &path[1..];
+        let id = self.pick(ACTIVITY_IDS).to_owned();
+        if self.chance(0.7) {
+            self.push(json!({
+                "type": "ACTIVITY_SNAPSHOT", "messageId": id, "activityType": "plan",
+                "content": {key: held},
+            }));
+            self.push(json!({
+                "type": "ACTIVITY_DELTA", "messageId": id, "activityType": "plan",
+                "patch": [{"op": "test", "path": path, "value": tested},
+                          {"op": "add", "path": "/done", "value": true}],
+            }));
+            if !self.activities.contains(&id) {
+                self.activities.push(id);
+            }
+        } else {
+            self.push(json!({"type": "STATE_SNAPSHOT", "snapshot": {key: held}}));
+            self.push(json!({
+                "type": "STATE_DELTA",
+                "delta": [{"op": "test", "path": path, "value": tested},
+                          {"op": "add", "path": "/done", "value": true}],
+            }));
         }
     }
 
@@ -318,6 +364,19 @@ impl Gen {
         let path = self.pick(PATHS);
         let mut operation = json!({"op": op, "path": path});
         match op {
+            "test" if self.chance(0.6) => {
+                // Issue 18 item 1: a number compared with the same value
+                // written another way (`1` / `1.0`, `100` / `1e2`, `0` / `-0`),
+                // alone or nested.
+                let path = self.pick(&["/n", "/list/0", "/obj/k", "/obj", "/list"]);
+                let number = self.number();
+                operation["path"] = Value::from(path);
+                operation["value"] = match path {
+                    "/obj" => json!({"k": number}),
+                    "/list" => json!([number]),
+                    _ => number,
+                };
+            }
             "add" | "replace" | "test" => operation["value"] = self.value(2),
             "move" | "copy" => operation["from"] = Value::from(self.pick(PATHS)),
             _ => {}
