@@ -272,13 +272,14 @@ pub const KNOWN: &[Known] = &[
         },
     },
     Known {
-        cause: "a TOOL_CALL_START reusing an ended tool call's id: the client's verifier opens it again and its reducer merges the event's metadata into the held call; the engine refuses it",
+        cause: "a TOOL_CALL_START reusing a tool call id already started (ended, or left open by a run that ended): the client's verifier opens it again and its reducer merges the event's metadata into the held call; the engine refuses it",
         rule: "not in issue 18's list (conformance issue: continued entities, R30)",
         recognise: |case| {
             case.events.iter().enumerate().any(|(i, e)| {
                 e["type"] == "TOOL_CALL_START"
                     && case.events[..i].iter().any(|before| {
-                        before["type"] == "TOOL_CALL_END" && before["toolCallId"] == e["toolCallId"]
+                        before["type"] == "TOOL_CALL_START"
+                            && before["toolCallId"] == e["toolCallId"]
                     })
             })
         },
