@@ -15,6 +15,11 @@ use agui_replay::protocol::ProtocolVersion;
 use agui_replay::{Code, Options, Profile, Severity};
 use serde_json::json;
 
+/// Issue 18: the differential test against the real `@ag-ui/client` 1.0.0
+/// (`tests/engine/differential/`), in this binary to spare another link.
+#[path = "differential/mod.rs"]
+mod differential;
+
 /// Which profiles a row of [`DIFFERS`] is about.
 #[derive(Clone, Copy, Debug)]
 enum Profiles {
