@@ -194,6 +194,7 @@ fn bench_outputs_are_the_snapshots() {
             "search_next_p99_ms",
             "search_previous_p99_ms",
             "peak_rss_bytes",
+            "checkpoint_bytes",
         ],
     );
     assert_output!(
