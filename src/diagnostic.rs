@@ -13,11 +13,21 @@ use serde::Serialize;
 /// is the starting state, before any event.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(transparent)]
-pub struct Seq(pub u64);
+pub struct Seq(u64);
 
 impl Seq {
     /// The starting state, before the first event.
     pub const START: Self = Self(0);
+
+    /// Step `n` (0 is the starting state, 1 the first event).
+    pub const fn new(n: u64) -> Self {
+        Self(n)
+    }
+
+    /// The step's number.
+    pub const fn get(self) -> u64 {
+        self.0
+    }
 
     /// The 0-based position of this event in the stream (`Seq(1)` is index 0).
     pub fn index(self) -> Option<usize> {

@@ -138,7 +138,12 @@ mod tests {
     #[test]
     fn the_patch_of_a_message_turns_a_into_b() {
         let timeline = demo();
-        let diff = Comparison::between(&timeline, DiffScope::Message("a".into()), Seq(2), Seq(4));
+        let diff = Comparison::between(
+            &timeline,
+            DiffScope::Message("a".into()),
+            Seq::new(2),
+            Seq::new(4),
+        );
         assert_eq!(diff.before["content"]["steps"], serde_json::json!(["x"]));
         assert_eq!(diff.after["content"]["done"], Value::Bool(true));
         assert!(!diff.is_unchanged());
@@ -148,7 +153,12 @@ mod tests {
     #[test]
     fn a_message_that_does_not_exist_yet_is_null() {
         let timeline = demo();
-        let diff = Comparison::between(&timeline, DiffScope::Message("a".into()), Seq(1), Seq(2));
+        let diff = Comparison::between(
+            &timeline,
+            DiffScope::Message("a".into()),
+            Seq::new(1),
+            Seq::new(2),
+        );
         assert_eq!(diff.before, Value::Null);
         assert_eq!(diff.after["id"], "a");
         assert_eq!(apply(&diff.before, &diff.patch), diff.after);
@@ -157,16 +167,17 @@ mod tests {
     #[test]
     fn state_and_conversation_scopes() {
         let timeline = demo();
-        let state = Comparison::between(&timeline, DiffScope::State, Seq(2), Seq(3));
+        let state = Comparison::between(&timeline, DiffScope::State, Seq::new(2), Seq::new(3));
         assert_eq!(state.after, serde_json::json!({"n": 1}));
         assert_eq!(apply(&state.before, &state.patch), state.after);
-        let unchanged = Comparison::between(&timeline, DiffScope::State, Seq(3), Seq(5));
+        let unchanged = Comparison::between(&timeline, DiffScope::State, Seq::new(3), Seq::new(5));
         assert!(unchanged.is_unchanged());
-        let conversation = Comparison::between(&timeline, DiffScope::Conversation, Seq(0), Seq(5));
+        let conversation =
+            Comparison::between(&timeline, DiffScope::Conversation, Seq::new(0), Seq::new(5));
         assert_eq!(conversation.before, serde_json::json!([]));
         assert_eq!(conversation.after.as_array().map(Vec::len), Some(1));
         // Backwards in time is a patch too.
-        let back = Comparison::between(&timeline, DiffScope::Everything, Seq(5), Seq(1));
+        let back = Comparison::between(&timeline, DiffScope::Everything, Seq::new(5), Seq::new(1));
         assert_eq!(apply(&back.before, &back.patch), back.after);
     }
 }

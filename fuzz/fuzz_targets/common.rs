@@ -74,7 +74,7 @@ pub fn replay_checked(log: &EventLog, run_input: Option<&serde_json::Value>) {
             let len = log.len();
             let stride = (len / MAX_SEEKS).max(1);
             for step in (0..=len).step_by(stride) {
-                let seq = Seq(step as u64);
+                let seq = Seq::new(step as u64);
                 let sought = timeline.seek(seq);
                 let replayed = replay_from_to(start(options, run_input), log, seq);
                 assert_eq!(

@@ -41,12 +41,12 @@ fn read_all(path: &std::path::Path) {
     let _ = recording.pick_session(Some(1));
     for session in recording.sessions().iter().take(8) {
         let _ = session.run_input();
-        let _ = recording.first_frame(session.id, 64);
+        let _ = recording.declared_profile(session.id);
         let _ = recording.events(session.id, 0..64);
         let _ = recording.arrival_nanos(session.id);
         if let Ok(log) = recording.load_events(session.id) {
             common::parse_all(&log);
-            let _ = recording.events_after(session.id, agui_replay::Seq(log.len() as u64 / 2));
+            let _ = recording.events_after(session.id, agui_replay::Seq::new(log.len() as u64 / 2));
         }
     }
     drop(recording);

@@ -184,9 +184,9 @@ pub fn replay_figures(config: GenConfig, num_seeks: usize) -> ReplayFigures {
 
     let mut rng = Pcg64Mcg::seed_from_u64(config.seed ^ 0x5eed);
     let mut seek_millis = Vec::with_capacity(num_seeks);
-    let last = timeline.last_step().0;
+    let last = timeline.last_step().get();
     for _ in 0..num_seeks {
-        let step = Seq(rng.random_range(0..=last));
+        let step = Seq::new(rng.random_range(0..=last));
         let started = Instant::now();
         let state = timeline.seek(step);
         seek_millis.push(started.elapsed().as_secs_f64() * 1e3);
@@ -245,11 +245,11 @@ fn search_figures(timeline: &Timeline, rng: &mut Pcg64Mcg, num_searches: usize) 
     let started = Instant::now();
     let matches = find_all(timeline, &query);
     let find_all_ms = started.elapsed().as_secs_f64() * 1e3;
-    let last = timeline.last_step().0;
+    let last = timeline.last_step().get();
     let time = |previous: bool, rng: &mut Pcg64Mcg| {
         let mut millis: Vec<f64> = (0..num_searches)
             .map(|_| {
-                let from = Seq(rng.random_range(0..=last));
+                let from = Seq::new(rng.random_range(0..=last));
                 let started = Instant::now();
                 let mut search = if previous {
                     Search::previous(query.clone(), from)

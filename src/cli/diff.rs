@@ -65,7 +65,7 @@ pub(super) fn run(args: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
         (None, Some(ScopeArg::Conversation)) => DiffScope::Conversation,
         (None, Some(ScopeArg::State)) => DiffScope::State,
     };
-    let comparison = Comparison::between(&timeline, scope, Seq(args.from), Seq(args.to));
+    let comparison = Comparison::between(&timeline, scope, Seq::new(args.from), Seq::new(args.to));
     // A message absent at a step diffs as `null`: added or removed.
     if let Some(id) = &args.message
         && comparison.before.is_null()

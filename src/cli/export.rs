@@ -142,14 +142,14 @@ pub(super) fn run(args: &ExportArgs, out: &mut dyn Write) -> anyhow::Result<u8> 
         );
     }
     let (source, options) = open_stream(&args.stream)?;
-    let last = Seq(source.events.len() as u64);
-    let to = args.to.map_or(last, Seq);
+    let last = Seq::new(source.events.len() as u64);
+    let to = args.to.map_or(last, Seq::new);
     let scope = match (&args.message, args.from) {
         (Some(id), _) => Scope::Repro {
             message_id: id.clone(),
             to,
         },
-        (None, Some(from)) => Scope::Range(Seq(from), to),
+        (None, Some(from)) => Scope::Range(Seq::new(from), to),
         (None, None) => Scope::UpTo(to),
     };
     let source_name = args.stream.file.display().to_string();

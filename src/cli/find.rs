@@ -69,7 +69,7 @@ pub(super) fn run(args: &FindArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
             args.stream.file.display()
         );
     }
-    let after = args.from.map(Seq);
+    let after = args.from.map(Seq::new);
     let mut matches = Vec::new();
     let end = find_in_log(source.start(options), &source.events, &query, |found| {
         if after.is_some_and(|after| found.step <= after) {
@@ -82,7 +82,7 @@ pub(super) fn run(args: &FindArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
             ControlFlow::Continue(())
         }
     });
-    if end.step().0 == num_events {
+    if end.step().get() == num_events {
         if let Some(fatal) = end.fatal()
             && !options.best_effort
         {
@@ -170,7 +170,7 @@ fn query_json(query: &Query) -> Value {
 /// resolve.
 fn match_json(found: &Match) -> Value {
     let mut object = Map::new();
-    object.insert("step".into(), Value::from(found.step.0));
+    object.insert("step".into(), Value::from(found.step.get()));
     if let Some(value) = &found.value {
         object.insert("value".into(), value.clone());
     }

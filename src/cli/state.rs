@@ -18,7 +18,7 @@ pub(super) fn run(args: &StateArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
             args.stream.file.display()
         );
     }
-    let replayer = replay_from_to(source.start(options), &source.events, Seq(args.at));
+    let replayer = replay_from_to(source.start(options), &source.events, Seq::new(args.at));
     if let Some(fatal) = replayer.fatal()
         && !options.best_effort
     {

@@ -167,7 +167,7 @@ pub fn select(
 ) -> Result<Selection, ExportError> {
     let last = events.len() as u64;
     let check = |seq: Seq, what: &str| {
-        if seq.0 > last {
+        if seq.get() > last {
             Err(ExportError::Scope(format!(
                 "{what} {seq} is past the end of the stream ({last} events)"
             )))
@@ -176,14 +176,14 @@ pub fn select(
         }
     };
     let (from, to) = match scope {
-        Scope::UpTo(to) => (Seq(1), *to),
+        Scope::UpTo(to) => (Seq::new(1), *to),
         Scope::Range(from, to) => {
             if from > to {
                 return Err(ExportError::Scope(format!(
                     "the range {from}..{to} is empty (--from must not be after --to)"
                 )));
             }
-            (Seq(from.0.max(1)), *to)
+            (Seq::new(from.get().max(1)), *to)
         }
         Scope::Repro { message_id, to } => {
             check(*to, "step")?;

@@ -579,16 +579,16 @@ mod tests {
     fn only_the_pointed_bytes_change() {
         let mut r = redactor(&[("/value/token", json!("[REDACTED]"))]);
         let raw = br#"{ "type" : "CUSTOM", "value": {"n": 1.50, "token":"abc" } }"#;
-        let out = ev(&mut r, raw, Some(Seq(1))).expect("changed");
+        let out = ev(&mut r, raw, Some(Seq::new(1))).expect("changed");
         assert_eq!(
             String::from_utf8(out).expect("UTF-8"),
             r#"{ "type" : "CUSTOM", "value": {"n": 1.50, "token":"[REDACTED]" } }"#
         );
-        assert_eq!(ev(&mut r, br#"{"type":"X"}"#, Some(Seq(2))), None);
-        assert_eq!(ev(&mut r, b"not json", Some(Seq(3))), None);
+        assert_eq!(ev(&mut r, br#"{"type":"X"}"#, Some(Seq::new(2))), None);
+        assert_eq!(ev(&mut r, b"not json", Some(Seq::new(3))), None);
         let report = r.finish();
         assert_eq!(report.redacted_values, 1);
-        assert_eq!(report.unredactable_events, [Seq(3)]);
+        assert_eq!(report.unredactable_events, [Seq::new(3)]);
         assert!(report.unmatched_pointers.is_empty());
     }
 
@@ -602,7 +602,7 @@ mod tests {
             ("/a/-", json!(9)),
         ]);
         let raw = br#"{"a":[1,2,3],"b/c":"s","d":1,"d":2}"#;
-        let out = ev(&mut r, raw, Some(Seq(1))).expect("changed");
+        let out = ev(&mut r, raw, Some(Seq::new(1))).expect("changed");
         assert_eq!(
             String::from_utf8(out).expect("UTF-8"),
             // Both members named `d` (issue 12: only the last was).
@@ -636,7 +636,7 @@ mod tests {
     fn deltas_are_redacted_below_at_and_above_the_pointed_value() {
         let mut redactor = redactor(&[("/content/secret/key", json!("x"))]);
         let raw = br#"{"type":"ACTIVITY_DELTA","messageId":"a","patch":[{"op":"replace","path":"","value":{"secret":{"key":1,"other":2}}},{"op":"add","path":"/secret/key","value":3},{"op":"add","path":"/secret/key/deep","value":4},{"op":"remove","path":"/secret/key"},{"op":"add","path":"/public","value":5}]}"#;
-        let out = ev(&mut redactor, raw, Some(Seq(1))).expect("changed");
+        let out = ev(&mut redactor, raw, Some(Seq::new(1))).expect("changed");
         let event: Value = serde_json::from_slice(&out).expect("JSON");
         let ops = &event["patch"];
         assert_eq!(ops[0]["value"], json!({"secret": {"key": "x", "other": 2}}));
@@ -646,7 +646,7 @@ mod tests {
         assert_eq!(ops[4]["value"], 5);
         // Not a delta: the same pointer names nothing there.
         let text = br#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x","patch":[{"path":"/secret/key","value":1}]}"#;
-        assert_eq!(ev(&mut redactor, text, Some(Seq(2))), None);
+        assert_eq!(ev(&mut redactor, text, Some(Seq::new(2))), None);
         assert_eq!(redactor.finish().redacted_values, 3);
     }
 
@@ -657,7 +657,7 @@ mod tests {
             ("/snapshot/key", json!("k")),
         ]);
         let mut redact = |raw: &str| -> Value {
-            let out = ev(&mut redactor, raw.as_bytes(), Some(Seq(1)));
+            let out = ev(&mut redactor, raw.as_bytes(), Some(Seq::new(1)));
             serde_json::from_slice(out.as_deref().unwrap_or(raw.as_bytes())).expect("JSON")
         };
         // Each rule to its own kind of delta only.
@@ -685,7 +685,7 @@ mod tests {
         assert_eq!(start["input"]["state"]["key"], "k");
         // `-` appends at an index: a rule under an index follows it.
         let mut redactor = redactor_for("/content/users/0/apiKey");
-        let out = ev(&mut redactor, br#"{"type":"ACTIVITY_DELTA","messageId":"a","patch":[{"op":"add","path":"/users/-","value":{"apiKey":"S","name":"n"}}]}"#, Some(Seq(1)))
+        let out = ev(&mut redactor, br#"{"type":"ACTIVITY_DELTA","messageId":"a","patch":[{"op":"add","path":"/users/-","value":{"apiKey":"S","name":"n"}}]}"#, Some(Seq::new(1)))
             .expect("changed");
         let event: Value = serde_json::from_slice(&out).expect("JSON");
         assert_eq!(
@@ -697,7 +697,7 @@ mod tests {
     #[test]
     fn replacing_an_object_is_reported() {
         let mut redactor = redactor_for("/content/creds");
-        ev(&mut redactor, br#"{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"t","content":{"creds":{"user":"u"}}}"#, Some(Seq(1)))
+        ev(&mut redactor, br#"{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"t","content":{"creds":{"user":"u"}}}"#, Some(Seq::new(1)))
             .expect("changed");
         let report = redactor.finish();
         assert_eq!(report.replaced_containers, 1);

@@ -66,15 +66,18 @@ mod tests {
     #[test]
     fn events_keep_their_bytes_and_seqs() {
         let mut log = EventLog::default();
-        assert_eq!(log.push(b"{\"a\":1}"), Seq(1));
-        assert_eq!(log.push(b""), Seq(2));
-        assert_eq!(log.push(b"x"), Seq(3));
+        assert_eq!(log.push(b"{\"a\":1}"), Seq::new(1));
+        assert_eq!(log.push(b""), Seq::new(2));
+        assert_eq!(log.push(b"x"), Seq::new(3));
         assert_eq!(log.len(), 3);
-        assert_eq!(log.get(Seq(1)), Some(&b"{\"a\":1}"[..]));
-        assert_eq!(log.get(Seq(2)), Some(&b""[..]));
-        assert_eq!(log.get(Seq(0)), None);
-        assert_eq!(log.get(Seq(4)), None);
-        let all: Vec<_> = log.iter().map(|(seq, raw)| (seq.0, raw.len())).collect();
+        assert_eq!(log.get(Seq::new(1)), Some(&b"{\"a\":1}"[..]));
+        assert_eq!(log.get(Seq::new(2)), Some(&b""[..]));
+        assert_eq!(log.get(Seq::new(0)), None);
+        assert_eq!(log.get(Seq::new(4)), None);
+        let all: Vec<_> = log
+            .iter()
+            .map(|(seq, raw)| (seq.get(), raw.len()))
+            .collect();
         assert_eq!(all, vec![(1, 7), (2, 0), (3, 1)]);
     }
 }

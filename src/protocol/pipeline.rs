@@ -129,7 +129,7 @@ mod tests {
         let mut seen = Vec::new();
         for_each_parsed(&log, |seq, _, parsed| {
             assert!(matches!(parsed, ParseOutcome::Event { .. }));
-            seen.push(seq.0);
+            seen.push(seq.get());
         });
         let expected: Vec<u64> = (1..=log.len() as u64).collect();
         assert_eq!(seen, expected);

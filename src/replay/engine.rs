@@ -305,7 +305,7 @@ impl Replayer {
 
     /// Applies the next event (its seq is one more than the last).
     pub fn apply(&mut self, parsed: ParseOutcome) -> EventEffect {
-        self.seq = Seq(self.seq.0 + 1);
+        self.seq = Seq::new(self.seq.get() + 1);
         let effect = if self.fatal.is_some() && !self.options.best_effort {
             let activity = matches!(
                 parsed.event_type(),
@@ -809,7 +809,9 @@ pub fn replay_to(log: &EventLog, options: Options, step: Seq) -> Replayer {
 /// [`replay_to`] from a given step 0.
 pub fn replay_from_to(start: Replayer, log: &EventLog, step: Seq) -> Replayer {
     let mut replayer = start;
-    let end = usize::try_from(step.0).unwrap_or(usize::MAX).min(log.len());
+    let end = usize::try_from(step.get())
+        .unwrap_or(usize::MAX)
+        .min(log.len());
     for_each_parsed_in(log, 0..end, |_, _, parsed| {
         replayer.apply(parsed);
     });

@@ -44,7 +44,7 @@ pub fn find_in_log(
     {
         return cursor.replayer;
     }
-    let _ = cursor.replay_to(query, events, Seq(events.len() as u64), on_match);
+    let _ = cursor.replay_to(query, events, Seq::new(events.len() as u64), on_match);
     cursor.replayer
 }
 
@@ -122,7 +122,11 @@ impl Search {
 
     /// The first match at a step after `after`.
     pub fn next(query: Query, after: Seq) -> Self {
-        Self::new(query, Direction::Forward, Seq(after.0.saturating_add(1)))
+        Self::new(
+            query,
+            Direction::Forward,
+            Seq::new(after.get().saturating_add(1)),
+        )
     }
 
     /// The last match at a step before `before`.
@@ -172,7 +176,8 @@ impl Search {
                     return SearchStatus::NotFound;
                 }
                 // Step `from` is judged against the step before it.
-                let start = checkpoint_at_or_before(timeline, Seq(from.0.saturating_sub(1)));
+                let start =
+                    checkpoint_at_or_before(timeline, Seq::new(from.get().saturating_sub(1)));
                 let cursor = Cursor::new(timeline.seek(start), query);
                 if from == Seq::START && cursor.watch.holds(query) {
                     return SearchStatus::Found(cursor.current());
@@ -181,7 +186,7 @@ impl Search {
             }
         };
         let before = cursor.step();
-        let to = Seq(last.0.min(before.0.saturating_add(budget)));
+        let to = Seq::new(last.get().min(before.get().saturating_add(budget)));
         let mut found = None;
         let _ = cursor.replay_to(query, timeline.events(), to, |candidate| {
             if candidate.step < from {
@@ -190,8 +195,8 @@ impl Search {
             found = Some(candidate);
             ControlFlow::Break(())
         });
-        self.done += cursor.step().0 - before.0;
-        self.total = self.done + (last.0 - cursor.step().0);
+        self.done += cursor.step().get() - before.get();
+        self.total = self.done + (last.get() - cursor.step().get());
         match found {
             Some(found) => SearchStatus::Found(found),
             None if cursor.step() >= last => SearchStatus::NotFound,
@@ -208,8 +213,8 @@ impl Search {
                     if self.bound == Seq::START {
                         return SearchStatus::NotFound;
                     }
-                    let end = Seq((self.bound.0 - 1).min(timeline.last_step().0));
-                    self.total = end.0;
+                    let end = Seq::new((self.bound.get() - 1).min(timeline.last_step().get()));
+                    self.total = end.get();
                     let start = checkpoint_before(timeline, end);
                     *self.segment.insert((start, end))
                 }
@@ -224,13 +229,13 @@ impl Search {
                 }
             };
             let before = cursor.step();
-            let to = Seq(end.0.min(before.0.saturating_add(budget)));
+            let to = Seq::new(end.get().min(before.get().saturating_add(budget)));
             let best = &mut self.best;
             let _ = cursor.replay_to(query, timeline.events(), to, |candidate| {
                 *best = Some(candidate);
                 ControlFlow::Continue(())
             });
-            let applied = cursor.step().0 - before.0;
+            let applied = cursor.step().get() - before.get();
             self.done += applied;
             budget = budget.saturating_sub(applied);
             if cursor.step() < end {
@@ -303,7 +308,7 @@ mod tests {
         .expect("valid");
         let steps: Vec<u64> = find_all(&timeline, &found)
             .iter()
-            .map(|m| m.step.0)
+            .map(|m| m.step.get())
             .collect();
         assert_eq!(steps, [13, 14, 15, 19]);
         let query = Query::new(
@@ -329,21 +334,24 @@ mod tests {
         let query = Query::new(Target::State, "/mode", Predicate::Exists).expect("valid");
         let steps: Vec<u64> = find_all(&timeline, &query)
             .iter()
-            .map(|m| m.step.0)
+            .map(|m| m.step.get())
             .collect();
         assert_eq!(steps, [0, 2]);
         let mut search = Search::first(query.clone());
         assert_eq!(
             search.advance(&timeline, 7),
             SearchStatus::Found(Match {
-                step: Seq(0),
+                step: Seq::new(0),
                 value: Some(json!("draft"))
             })
         );
-        let mut search = Search::previous(query, Seq(2));
+        let mut search = Search::previous(query, Seq::new(2));
         assert!(matches!(
             search.advance(&timeline, 7),
-            SearchStatus::Found(Match { step: Seq(0), .. })
+            SearchStatus::Found(Match {
+                step: Seq::START,
+                ..
+            })
         ));
     }
 }

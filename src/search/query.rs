@@ -270,7 +270,7 @@ mod tests {
             "/a~1b",
         ];
         for step in [0, 5, 15, 17, 25, 30, 41, log.len() as u64] {
-            let replayer = crate::replay::replay_to(&log, Options::default(), Seq(step));
+            let replayer = crate::replay::replay_to(&log, Options::default(), Seq::new(step));
             for message in replayer.conversation().iter() {
                 let json = message.to_json();
                 for pointer in pointers {

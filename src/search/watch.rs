@@ -197,11 +197,11 @@ impl Cursor {
         to: Seq,
         mut on_match: impl FnMut(Match) -> ControlFlow<()>,
     ) -> ControlFlow<()> {
-        let end = usize::try_from(to.0)
+        let end = usize::try_from(to.get())
             .unwrap_or(usize::MAX)
             .min(events.len());
-        while (self.step().0 as usize) < end {
-            let from = self.step().0 as usize;
+        while (self.step().get() as usize) < end {
+            let from = self.step().get() as usize;
             let chunk_end = end.min(from.saturating_add(CHUNK_EVENTS));
             let mut flow = ControlFlow::Continue(());
             for_each_parsed_in(events, from..chunk_end, |_, _, parsed| {

@@ -105,7 +105,7 @@ impl Recording {
 }
 
 fn seq_from_stored(seq: i64) -> Seq {
-    Seq(u64::try_from(seq).unwrap_or(0))
+    Seq::new(u64::try_from(seq).unwrap_or(0))
 }
 
 /// Adds a bookmark at step `seq` of `session`.
@@ -272,7 +272,7 @@ impl<'a> AnnotationWrite<'a> {
 
     /// A step as stored (an `INTEGER`).
     fn stored_seq(&self, seq: Seq) -> Result<i64, StoreError> {
-        i64::try_from(seq.0).map_err(|_| self.not_saved(format!("step {seq} is out of range")))
+        i64::try_from(seq.get()).map_err(|_| self.not_saved(format!("step {seq} is out of range")))
     }
 
     fn require_row(&self, changed: usize, id: i64) -> Result<(), Failure> {

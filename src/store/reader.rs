@@ -556,7 +556,7 @@ impl Recording {
                 let seq: i64 = row.get(0)?;
                 let arrival: i64 = row.get(1)?;
                 Ok(StoredEvent {
-                    seq: Seq(seq.max(0) as u64),
+                    seq: Seq::new(seq.max(0) as u64),
                     arrival_nanos: arrival.max(0) as u64,
                     raw: row.get(2)?,
                     event_type: row.get(3)?,
@@ -576,7 +576,7 @@ impl Recording {
         session: SessionId,
         after: Seq,
     ) -> Result<Vec<StoredEvent>, StoreError> {
-        self.events(session, after.0.saturating_add(1)..MAX_SEQ + 1)
+        self.events(session, after.get().saturating_add(1)..MAX_SEQ + 1)
     }
 
     /// The arrival time of every event of a session (index 0 is seq 1).
@@ -610,7 +610,7 @@ struct StoredDiagnostic {
 impl StoredDiagnostic {
     fn into_diagnostic(self) -> Option<Diagnostic> {
         let code = crate::diagnostic::Code::from_name(&self.code)?;
-        let mut diagnostic = Diagnostic::new(Seq(self.seq), code, self.message);
+        let mut diagnostic = Diagnostic::new(Seq::new(self.seq), code, self.message);
         diagnostic.message_id = self.message_id;
         diagnostic.path = self.path;
         Some(diagnostic)

@@ -520,7 +520,7 @@ impl RecordingWriter {
         } else {
             self.flush_if_due()?;
         }
-        Ok(Seq(seq))
+        Ok(Seq::new(seq))
     }
 
     /// Commits the pending events if the last commit is older than

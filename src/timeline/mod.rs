@@ -241,8 +241,8 @@ impl Timeline {
             .partition_point(|checkpoint| checkpoint.step() <= step)
             .saturating_sub(1);
         let mut replayer = self.checkpoints[at].thaw();
-        let from = replayer.step().0 as usize;
-        let to = step.0 as usize;
+        let from = replayer.step().get() as usize;
+        let to = step.get() as usize;
         for_each_parsed_in(&self.events, from..to, |_, _, parsed| {
             replayer.apply(parsed);
         });
@@ -293,13 +293,13 @@ mod tests {
         timeline.finish();
         assert!(timeline.num_checkpoints() > 5);
         for step in 0..=log.len() as u64 {
-            let expected = crate::replay::replay_to(&log, options, Seq(step));
-            let sought = timeline.seek(Seq(step));
-            assert_eq!(sought.step(), Seq(step));
+            let expected = crate::replay::replay_to(&log, options, Seq::new(step));
+            let sought = timeline.seek(Seq::new(step));
+            assert_eq!(sought.step(), Seq::new(step));
             assert_eq!(sought.document(), expected.document(), "step {step}");
             assert_eq!(sought.fatal(), expected.fatal(), "step {step}");
             assert_eq!(
-                timeline.diagnostics_until(Seq(step)),
+                timeline.diagnostics_until(Seq::new(step)),
                 expected.diagnostics(),
                 "step {step}"
             );
@@ -337,8 +337,8 @@ mod tests {
             timeline.append(raw);
         }
         timeline.finish();
-        let sought = timeline.seek(Seq(5));
-        let expected = crate::replay::replay_to(&log, options, Seq(5));
+        let sought = timeline.seek(Seq::new(5));
+        let expected = crate::replay::replay_to(&log, options, Seq::new(5));
         assert_eq!(sought.document(), expected.document());
         assert_eq!(
             sought.state().get("ok"),
@@ -354,18 +354,18 @@ mod tests {
         assert_eq!(search.activity_type, "web_search");
         assert_eq!(
             search.events.first(),
-            Some(&(Seq(13), crate::replay::ActivityChange::Created))
+            Some(&(Seq::new(13), crate::replay::ActivityChange::Created))
         );
         assert!(
             search
                 .events
-                .contains(&(Seq(16), crate::replay::ActivityChange::PatchFailed))
+                .contains(&(Seq::new(16), crate::replay::ActivityChange::PatchFailed))
         );
         assert_eq!(
             index.steps_with(crate::diagnostic::Severity::Warning),
-            &[Seq(16), Seq(17)]
+            &[Seq::new(16), Seq::new(17)]
         );
-        let counts = index.counts(Seq(1)..=Seq(timeline.len() as u64));
+        let counts = index.counts(Seq::new(1)..=Seq::new(timeline.len() as u64));
         assert_eq!(counts.iter().sum::<u32>() as usize, timeline.len());
         let delta = EventKind::Known(crate::protocol::EventType::ActivityDelta).index();
         assert_eq!(counts[delta], 9);

@@ -523,7 +523,7 @@ fn bookmark_row_ui(
             }
             return;
         }
-        let text = format!("{:>6}  {}", bookmark.seq.0, bookmark.label);
+        let text = format!("{:>6}  {}", bookmark.seq.get(), bookmark.label);
         if ui
             .selectable_label(bookmark.seq == step, RichText::new(text).monospace())
             .on_hover_text(format!("Go to step {}", bookmark.seq))
@@ -616,7 +616,7 @@ mod tests {
 
     fn at(step: u64) -> NoteContext<'static> {
         NoteContext {
-            step: Seq(step),
+            step: Seq::new(step),
             selected_activity: Some("a-1"),
             default_label: "ACTIVITY_DELTA a-1",
         }
@@ -640,7 +640,7 @@ mod tests {
             "memory ids, not rows (issue 16, point 8)"
         );
         let next = notes.apply(NoteCommand::NextBookmark, at(3));
-        assert_eq!(next.go_to, Some(Seq(6)));
+        assert_eq!(next.go_to, Some(Seq::new(6)));
         let none = notes.apply(NoteCommand::NextBookmark, at(6));
         assert_eq!(none.go_to, None);
         assert_eq!(
@@ -648,7 +648,7 @@ mod tests {
             Some("No next bookmark: none after step 6")
         );
         let previous = notes.apply(NoteCommand::PreviousBookmark, at(6));
-        assert_eq!(previous.go_to, Some(Seq(3)));
+        assert_eq!(previous.go_to, Some(Seq::new(3)));
         let id = notes.annotations().bookmarks()[1].id;
         notes.apply(NoteCommand::RenameBookmark(id, "the end".into()), at(0));
         assert_eq!(notes.annotations().bookmarks()[1].label, "the end");
@@ -666,7 +666,7 @@ mod tests {
         notes.apply(NoteCommand::AddNote("why?".into()), at(2));
         let note = &notes.annotations().notes()[0];
         assert_eq!(note.message_id.as_deref(), Some("a-1"));
-        assert_eq!(note.seq, Seq(2));
+        assert_eq!(note.seq, Seq::new(2));
         let id = note.id;
         notes.apply(NoteCommand::EditNote(id, String::new()), at(2));
         assert_eq!(notes.annotations().notes()[0].text, "why?", "not emptied");

@@ -64,7 +64,7 @@ pub fn ui_timings(recording: &Path, frames: usize, seed: u64) -> anyhow::Result<
         };
         let started = Instant::now();
         app.state
-            .apply(vec![Command::Time(TimeCommand::Set(Seq(step)))]);
+            .apply(vec![Command::Time(TimeCommand::Set(Seq::new(step)))]);
         frame(&mut app);
         millis.push(started.elapsed().as_secs_f64() * 1e3);
     }

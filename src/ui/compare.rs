@@ -68,7 +68,7 @@ impl Marks {
     /// Applies a command, the cursor at `cursor` in a stream of
     /// `num_events` events (a mark never passes its end).
     pub fn apply(&mut self, command: MarkCommand, cursor: Seq, num_events: u64) -> MarkResponse {
-        let clamp = |step: Seq| Seq(step.0.min(num_events));
+        let clamp = |step: Seq| Seq::new(step.get().min(num_events));
         match command {
             MarkCommand::Set(slot, step) => {
                 self.marks[slot as usize] = step.map(clamp);
@@ -86,7 +86,7 @@ impl Marks {
                 MarkResponse { show_diff: true }
             }
             MarkCommand::DiffWithPrevious => {
-                self.marks = [Some(Seq(cursor.0.saturating_sub(1))), Some(cursor)];
+                self.marks = [Some(Seq::new(cursor.get().saturating_sub(1))), Some(cursor)];
                 MarkResponse { show_diff: true }
             }
         }
@@ -101,7 +101,7 @@ impl Marks {
     /// stream replayed again may be shorter).
     pub fn clamp(&mut self, num_events: u64) {
         for mark in self.marks.iter_mut().flatten() {
-            *mark = Seq(mark.0.min(num_events));
+            *mark = Seq::new(mark.get().min(num_events));
         }
     }
 
@@ -431,29 +431,37 @@ mod tests {
     #[test]
     fn marks_at_the_cursor_show_the_diff_once_both_are_set() {
         let mut marks = Marks::default();
-        let a = marks.apply(MarkCommand::AtCursor(MarkSlot::A), Seq(2), 8);
+        let a = marks.apply(MarkCommand::AtCursor(MarkSlot::A), Seq::new(2), 8);
         assert!(!a.show_diff, "one mark is not a diff");
-        let b = marks.apply(MarkCommand::AtCursor(MarkSlot::B), Seq(5), 8);
+        let b = marks.apply(MarkCommand::AtCursor(MarkSlot::B), Seq::new(5), 8);
         assert!(b.show_diff);
-        assert_eq!(marks.get(), [Some(Seq(2)), Some(Seq(5))]);
-        marks.apply(MarkCommand::Set(MarkSlot::A, None), Seq(5), 8);
-        assert_eq!(marks.get(), [None, Some(Seq(5))]);
+        assert_eq!(marks.get(), [Some(Seq::new(2)), Some(Seq::new(5))]);
+        marks.apply(MarkCommand::Set(MarkSlot::A, None), Seq::new(5), 8);
+        assert_eq!(marks.get(), [None, Some(Seq::new(5))]);
     }
 
     #[test]
     fn marks_are_ordered_and_never_pass_the_end() {
         let mut marks = Marks::default();
-        marks.apply(MarkCommand::SetBoth(Seq(30), Seq(3)), Seq(0), 8);
-        assert_eq!(marks.get(), [Some(Seq(3)), Some(Seq(8))]);
-        marks.apply(MarkCommand::Set(MarkSlot::B, Some(Seq(99))), Seq(0), 8);
-        assert_eq!(marks.get()[1], Some(Seq(8)));
+        marks.apply(
+            MarkCommand::SetBoth(Seq::new(30), Seq::new(3)),
+            Seq::new(0),
+            8,
+        );
+        assert_eq!(marks.get(), [Some(Seq::new(3)), Some(Seq::new(8))]);
+        marks.apply(
+            MarkCommand::Set(MarkSlot::B, Some(Seq::new(99))),
+            Seq::new(0),
+            8,
+        );
+        assert_eq!(marks.get()[1], Some(Seq::new(8)));
         marks.clamp(4);
-        assert_eq!(marks.get(), [Some(Seq(3)), Some(Seq(4))]);
-        let response = marks.apply(MarkCommand::DiffWithPrevious, Seq(0), 8);
+        assert_eq!(marks.get(), [Some(Seq::new(3)), Some(Seq::new(4))]);
+        let response = marks.apply(MarkCommand::DiffWithPrevious, Seq::new(0), 8);
         assert!(response.show_diff);
         assert_eq!(
             marks.get(),
-            [Some(Seq(0)), Some(Seq(0))],
+            [Some(Seq::new(0)), Some(Seq::new(0))],
             "no step before 0"
         );
         marks.clear();
@@ -466,14 +474,18 @@ mod tests {
         let mut marks = Marks::default();
         marks.refresh(1, Some(&doc.timeline), Some("a-1"));
         assert!(marks.comparison().is_none(), "no marks, no diff");
-        marks.apply(MarkCommand::SetBoth(Seq(2), Seq(3)), Seq(0), 8);
+        marks.apply(
+            MarkCommand::SetBoth(Seq::new(2), Seq::new(3)),
+            Seq::new(0),
+            8,
+        );
         marks.refresh(1, Some(&doc.timeline), None);
         assert!(marks.comparison().is_none(), "the activity scope needs one");
         marks.refresh(1, Some(&doc.timeline), Some("a-1"));
         let first = Arc::clone(marks.comparison().expect("a diff"));
         assert_eq!(
             first.key,
-            (Seq(2), Seq(3), DiffScope::Message("a-1".into()))
+            (Seq::new(2), Seq::new(3), DiffScope::Message("a-1".into()))
         );
         assert!(!first.comparison.is_unchanged(), "a delta changed a-1");
         marks.refresh(1, Some(&doc.timeline), Some("a-1"));

@@ -375,7 +375,7 @@ mod tests {
                 let seqs = g
                     .members
                     .iter()
-                    .map(|&p| diagnostic_at(&doc, p).map_or(0, |d| d.seq.0))
+                    .map(|&p| diagnostic_at(&doc, p).map_or(0, |d| d.seq.get()))
                     .collect();
                 (g.code.as_str(), seqs)
             })
@@ -435,7 +435,7 @@ mod tests {
         harness.run();
         harness.get_by_label_contains(r#"for "ghost""#).click();
         harness.run();
-        assert_eq!(harness.state().step(), Seq(4));
+        assert_eq!(harness.state().step(), Seq::new(4));
         assert_eq!(harness.state().selected_activity(), Some("ghost"));
     }
 

@@ -205,11 +205,11 @@ impl ExportDialog {
                 [Some(a), Some(b)] if a.max(b) == Seq::START => {
                     return Err("marks A and B are both at step 0, before any event".into());
                 }
-                [Some(a), Some(b)] => Scope::Range(a.min(b).max(Seq(1)), a.max(b)),
+                [Some(a), Some(b)] => Scope::Range(a.min(b).max(Seq::new(1)), a.max(b)),
                 _ => return Err("put marks A and B on the timeline (keys a and b)".into()),
             },
             ScopeChoice::Whole => {
-                Scope::UpTo(state.doc().map_or(Seq(0), |d| d.timeline.last_step()))
+                Scope::UpTo(state.doc().map_or(Seq::new(0), |d| d.timeline.last_step()))
             }
         };
         let mut replace = Vec::new();

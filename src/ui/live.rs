@@ -178,8 +178,11 @@ mod tests {
         let mut live = Live::default();
         assert_eq!(live.poll_interval(Some(&doc)), None);
         assert_eq!(live.poll_interval(None), None);
-        assert_eq!(live.poll(&mut doc, Seq(1)), LiveResponse::default());
-        assert_eq!(live.poll_now(&mut doc, Seq(1)), LiveResponse::default());
+        assert_eq!(live.poll(&mut doc, Seq::new(1)), LiveResponse::default());
+        assert_eq!(
+            live.poll_now(&mut doc, Seq::new(1)),
+            LiveResponse::default()
+        );
         assert_eq!(doc.num_events(), 8, "nothing appended");
         assert!(live.quiet_for().is_none(), "never polled");
     }

@@ -446,22 +446,22 @@ mod tests {
         assert_eq!(search.advance(&doc.timeline, 10), SearchProgress::Idle);
         search.apply(
             SearchCommand::Start(found_query(), SearchFrom::First),
-            Seq(0),
+            Seq::new(0),
         );
         assert_eq!(search.progress(), Some(0.0));
         assert_eq!(
             run(&mut search, &doc.timeline),
-            SearchProgress::Found(Seq(3))
+            SearchProgress::Found(Seq::new(3))
         );
         assert!(search.progress().is_none(), "done");
         assert!(matches!(
             search.outcome(),
-            Some(SearchOutcome::Found { step: Seq(3), .. })
+            Some(SearchOutcome::Found { step, .. }) if *step == Seq::new(3)
         ));
         assert_eq!(search.query(), Some(&found_query()));
         search.apply(
             SearchCommand::Start(found_query(), SearchFrom::Next),
-            Seq(3),
+            Seq::new(3),
         );
         assert_eq!(run(&mut search, &doc.timeline), SearchProgress::NotFound);
         assert!(matches!(
@@ -476,9 +476,9 @@ mod tests {
         let mut search = SearchRun::default();
         search.apply(
             SearchCommand::Start(found_query(), SearchFrom::First),
-            Seq(0),
+            Seq::new(0),
         );
-        search.apply(SearchCommand::Cancel, Seq(0));
+        search.apply(SearchCommand::Cancel, Seq::new(0));
         assert_eq!(search.advance(&doc.timeline, 100), SearchProgress::Idle);
         assert!(search.outcome().is_none());
         search.apply(
@@ -486,7 +486,7 @@ mod tests {
                 message: Some("a-1".into()),
                 pointer: "/content/found".into(),
             },
-            Seq(0),
+            Seq::new(0),
         );
         assert_eq!(
             search.take_prefill(),

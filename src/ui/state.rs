@@ -378,7 +378,7 @@ impl AppState {
         // when it opens again (a replay, another exchange and back).
         self.notes.open(self.doc.as_ref(), &doc);
         self.time
-            .reset(num_events, doc.live, Seq(num_events.min(1)));
+            .reset(num_events, doc.live, Seq::new(num_events.min(1)));
         self.doc = Some(doc);
         if let Some(command) = keep_step {
             self.time_command(command);
@@ -450,8 +450,8 @@ impl AppState {
         {
             return;
         }
-        let before = doc.timeline.seek(Seq(step.0.saturating_sub(1)));
-        let (at, event) = match doc.raw(step).filter(|_| step.0 > 0) {
+        let before = doc.timeline.seek(Seq::new(step.get().saturating_sub(1)));
+        let (at, event) = match doc.raw(step).filter(|_| step.get() > 0) {
             Some(raw) => {
                 let mut at = before.checkpoint();
                 let parsed = parse_event(raw);

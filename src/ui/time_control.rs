@@ -150,7 +150,7 @@ impl TimeControl {
         self.playing = false;
         self.play_nanos = None;
         self.following = false;
-        self.step = Seq(step.0.min(num_steps));
+        self.step = Seq::new(step.get().min(num_steps));
         self.response_since(&before)
     }
 
@@ -161,9 +161,9 @@ impl TimeControl {
         self.num_steps = num_steps;
         self.live = live;
         if self.following {
-            self.step = Seq(num_steps);
+            self.step = Seq::new(num_steps);
         } else {
-            self.step = Seq(self.step.0.min(num_steps));
+            self.step = Seq::new(self.step.get().min(num_steps));
         }
         if !live {
             self.following = false;
@@ -176,7 +176,7 @@ impl TimeControl {
         let before = self.clone();
         match command {
             TimeCommand::Set(step) => {
-                if step.0 <= self.num_steps {
+                if step.get() <= self.num_steps {
                     self.move_to(step);
                 }
             }
@@ -196,7 +196,7 @@ impl TimeControl {
             }
             TimeCommand::ToStart => self.move_to(Seq::START),
             TimeCommand::ToEndAndFollow => {
-                self.move_to(Seq(self.num_steps));
+                self.move_to(Seq::new(self.num_steps));
                 self.following = self.live;
             }
             TimeCommand::StopFollowing => self.following = false,
@@ -237,10 +237,10 @@ impl TimeControl {
         let now = from + elapsed;
         self.play_nanos = Some(now);
         let reached = timing.reached(now).min(self.num_steps);
-        if reached > self.step.0 {
-            self.step = Seq(reached);
+        if reached > self.step.get() {
+            self.step = Seq::new(reached);
         }
-        if self.step.0 >= self.num_steps {
+        if self.step.get() >= self.num_steps {
             self.pause();
         }
         self.response_since(&before)
@@ -251,7 +251,7 @@ impl TimeControl {
             return;
         }
         self.following = false;
-        if self.step.0 >= self.num_steps {
+        if self.step.get() >= self.num_steps {
             if self.num_steps == 0 {
                 return;
             }
@@ -270,15 +270,15 @@ impl TimeControl {
     /// stops following.
     fn move_to(&mut self, step: Seq) {
         self.pause();
-        self.step = Seq(step.0.min(self.num_steps));
-        if self.step.0 < self.num_steps {
+        self.step = Seq::new(step.get().min(self.num_steps));
+        if self.step.get() < self.num_steps {
             self.following = false;
         }
     }
 
     fn move_by(&mut self, delta: i64) {
-        let step = self.step.0.saturating_add_signed(delta);
-        self.move_to(Seq(step));
+        let step = self.step.get().saturating_add_signed(delta);
+        self.move_to(Seq::new(step));
     }
 
     fn response_since(&self, before: &Self) -> TimeResponse {
@@ -332,7 +332,7 @@ impl<'a> Timing<'a> {
                 .and_then(|i| arrivals.get(i))
                 .copied()
                 .unwrap_or(0),
-            Self::Paced(_) => step.0.saturating_mul(UNTIMED_STEP_NANOS),
+            Self::Paced(_) => step.get().saturating_mul(UNTIMED_STEP_NANOS),
         }
     }
 
@@ -351,7 +351,7 @@ mod tests {
 
     fn control(num_steps: u64, live: bool, step: u64) -> TimeControl {
         let mut time = TimeControl::default();
-        time.reset(num_steps, live, Seq(step));
+        time.reset(num_steps, live, Seq::new(step));
         time
     }
 
@@ -362,46 +362,46 @@ mod tests {
     #[test]
     fn setting_a_step_past_the_end_is_refused_and_clamped_on_request() {
         let mut time = control(10, false, 3);
-        let response = apply(&mut time, TimeCommand::Set(Seq(11)));
-        assert_eq!(time.step(), Seq(3));
+        let response = apply(&mut time, TimeCommand::Set(Seq::new(11)));
+        assert_eq!(time.step(), Seq::new(3));
         assert!(!response.any());
-        let response = apply(&mut time, TimeCommand::SetClamped(Seq(u64::MAX)));
-        assert_eq!(time.step(), Seq(10));
+        let response = apply(&mut time, TimeCommand::SetClamped(Seq::new(u64::MAX)));
+        assert_eq!(time.step(), Seq::new(10));
         assert!(response.step_changed);
-        assert_eq!(control(10, false, 99).step(), Seq(10), "reset clamps");
+        assert_eq!(control(10, false, 99).step(), Seq::new(10), "reset clamps");
     }
 
     #[test]
     fn stepping_stops_at_both_ends() {
         let mut time = control(5, false, 4);
         assert!(apply(&mut time, TimeCommand::Step(1)).step_changed);
-        assert_eq!(time.step(), Seq(5));
+        assert_eq!(time.step(), Seq::new(5));
         let response = apply(&mut time, TimeCommand::Step(1));
         assert!(!response.step_changed, "already at the end");
         apply(&mut time, TimeCommand::Step(-100));
         assert_eq!(time.step(), Seq::START);
         assert!(!apply(&mut time, TimeCommand::Step(-1)).step_changed);
         apply(&mut time, TimeCommand::Step(i64::MAX));
-        assert_eq!(time.step(), Seq(5));
+        assert_eq!(time.step(), Seq::new(5));
     }
 
     #[test]
     fn a_page_is_a_tenth_of_the_visible_steps_and_at_least_ten() {
         let mut time = control(1000, false, 0);
         apply(&mut time, TimeCommand::Page(1));
-        assert_eq!(time.step(), Seq(100), "a tenth of the whole stream");
+        assert_eq!(time.step(), Seq::new(100), "a tenth of the whole stream");
         let zoomed = TimeContext {
             visible_steps: Some(30.0),
             ..TimeContext::default()
         };
         time.apply(TimeCommand::Page(-1), &zoomed);
-        assert_eq!(time.step(), Seq(90), "at least 10 steps");
+        assert_eq!(time.step(), Seq::new(90), "at least 10 steps");
     }
 
     #[test]
     fn diagnostics_are_reached_across_severities() {
-        let warnings = [Seq(3), Seq(8)];
-        let errors = [Seq(5)];
+        let warnings = [Seq::new(3), Seq::new(8)];
+        let errors = [Seq::new(5)];
         let lists: [&[Seq]; 2] = [&warnings, &errors];
         let context = TimeContext {
             diagnostic_steps: &lists,
@@ -409,13 +409,13 @@ mod tests {
         };
         let mut time = control(10, false, 3);
         time.apply(TimeCommand::ToNextDiagnostic, &context);
-        assert_eq!(time.step(), Seq(5));
+        assert_eq!(time.step(), Seq::new(5));
         time.apply(TimeCommand::ToNextDiagnostic, &context);
-        assert_eq!(time.step(), Seq(8));
+        assert_eq!(time.step(), Seq::new(8));
         let response = time.apply(TimeCommand::ToNextDiagnostic, &context);
         assert!(!response.step_changed, "none after the last");
         time.apply(TimeCommand::ToPreviousDiagnostic, &context);
-        assert_eq!(time.step(), Seq(5));
+        assert_eq!(time.step(), Seq::new(5));
     }
 
     #[test]
@@ -425,19 +425,19 @@ mod tests {
         assert!(response.step_changed && response.following_changed);
         assert!(time.is_following());
         assert!(time.set_num_steps(12, true).step_changed);
-        assert_eq!(time.step(), Seq(12), "the cursor stays at the end");
+        assert_eq!(time.step(), Seq::new(12), "the cursor stays at the end");
         let response = apply(&mut time, TimeCommand::Step(-1));
         assert!(response.following_changed);
         assert!(!time.is_following(), "stepping back stops following");
         time.set_num_steps(15, true);
-        assert_eq!(time.step(), Seq(11), "the cursor stays where it was");
+        assert_eq!(time.step(), Seq::new(11), "the cursor stays where it was");
     }
 
     #[test]
     fn a_stream_that_is_not_live_is_not_followed() {
         let mut time = control(10, false, 2);
         apply(&mut time, TimeCommand::ToEndAndFollow);
-        assert_eq!(time.step(), Seq(10));
+        assert_eq!(time.step(), Seq::new(10));
         assert!(!time.is_following());
         // A live stream that ends is no longer followed.
         let mut time = control(10, true, 2);
@@ -454,12 +454,12 @@ mod tests {
         assert!(apply(&mut time, TimeCommand::Play).playing_changed);
         assert!(!time.tick(0.5, &arrivals).step_changed, "nothing yet");
         time.tick(0.6, &arrivals);
-        assert_eq!(time.step(), Seq(1), "1.1 s: the first event");
+        assert_eq!(time.step(), Seq::new(1), "1.1 s: the first event");
         apply(&mut time, TimeCommand::SetSpeed(2.0));
         time.tick(0.5, &arrivals);
-        assert_eq!(time.step(), Seq(2), "2.1 s at double speed");
+        assert_eq!(time.step(), Seq::new(2), "2.1 s at double speed");
         time.tick(1.0, &arrivals);
-        assert_eq!(time.step(), Seq(3), "4.1 s: the gap before the last");
+        assert_eq!(time.step(), Seq::new(3), "4.1 s: the gap before the last");
         assert!(time.is_playing());
     }
 
@@ -469,7 +469,7 @@ mod tests {
         let mut time = control(2, false, 0);
         apply(&mut time, TimeCommand::Play);
         let response = time.tick(5.0, &arrivals);
-        assert_eq!(time.step(), Seq(2));
+        assert_eq!(time.step(), Seq::new(2));
         assert!(response.playing_changed && !time.is_playing(), "paused");
         apply(&mut time, TimeCommand::TogglePlay);
         assert!(time.is_playing());
@@ -482,17 +482,17 @@ mod tests {
         let mut time = control(3, false, 1);
         apply(&mut time, TimeCommand::Play);
         time.tick(1.0, &arrivals);
-        assert_eq!(time.step(), Seq(2));
+        assert_eq!(time.step(), Seq::new(2));
         apply(&mut time, TimeCommand::Pause);
         assert!(!time.tick(10.0, &arrivals).any());
-        assert_eq!(time.step(), Seq(2));
+        assert_eq!(time.step(), Seq::new(2));
     }
 
     #[test]
     fn a_move_pauses_playback() {
         let mut time = control(10, false, 1);
         apply(&mut time, TimeCommand::Play);
-        let response = apply(&mut time, TimeCommand::Set(Seq(4)));
+        let response = apply(&mut time, TimeCommand::Set(Seq::new(4)));
         assert!(response.playing_changed && !time.is_playing());
     }
 
@@ -504,9 +504,9 @@ mod tests {
         let mut time = control(100, false, 0);
         apply(&mut time, TimeCommand::Play);
         time.tick(1.0 / 60.0, &arrivals);
-        assert!(time.step().0 <= 1, "one frame: at most one step");
+        assert!(time.step().get() <= 1, "one frame: at most one step");
         time.tick(1.0, &arrivals);
-        let step = time.step().0;
+        let step = time.step().get();
         assert!((9..=11).contains(&step), "about ten steps a second: {step}");
         assert!(time.is_playing());
     }

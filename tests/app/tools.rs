@@ -50,19 +50,22 @@ fn keys_a_and_b_mark_two_points_and_the_diff_shows_the_patch() {
         &mut harness,
         vec![
             Command::SelectActivity(Some("plan-1".into())),
-            Command::Time(TimeCommand::Set(Seq(26))),
+            Command::Time(TimeCommand::Set(Seq::new(26))),
         ],
     );
     press(&mut harness, egui::Key::A);
-    assert_eq!(harness.state().state.marks(), [Some(Seq(26)), None]);
+    assert_eq!(harness.state().state.marks(), [Some(Seq::new(26)), None]);
     assert_eq!(
         harness.state().state.central_tab(),
         CentralTab::Conversation
     );
-    apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(27)))]);
+    apply(
+        &mut harness,
+        vec![Command::Time(TimeCommand::Set(Seq::new(27)))],
+    );
     press(&mut harness, egui::Key::B);
     let state = &harness.state().state;
-    assert_eq!(state.marks(), [Some(Seq(26)), Some(Seq(27))]);
+    assert_eq!(state.marks(), [Some(Seq::new(26)), Some(Seq::new(27))]);
     assert_eq!(
         state.central_tab(),
         CentralTab::Diff,
@@ -129,7 +132,7 @@ fn diff_with_previous_step_compares_the_cursor_with_the_step_before() {
         &mut harness,
         vec![
             Command::SetDiffScope(DiffScopeChoice::State),
-            Command::Time(TimeCommand::Set(Seq(20))),
+            Command::Time(TimeCommand::Set(Seq::new(20))),
         ],
     );
     press(&mut harness, egui::Key::D);
@@ -141,7 +144,7 @@ fn diff_with_previous_step_compares_the_cursor_with_the_step_before() {
         .expect("a comparison");
     assert_eq!(
         (view.comparison.from, view.comparison.to),
-        (Seq(19), Seq(20))
+        (Seq::new(19), Seq::new(20))
     );
     assert_eq!(view.comparison.before["budget"], 800);
     assert_eq!(view.comparison.after["budget"], 739);
@@ -150,17 +153,26 @@ fn diff_with_previous_step_compares_the_cursor_with_the_step_before() {
     assert_eq!(patched, view.comparison.after);
 
     // The button does the same at the cursor.
-    apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(2)))]);
+    apply(
+        &mut harness,
+        vec![Command::Time(TimeCommand::Set(Seq::new(2)))],
+    );
     harness.get_by_label("Diff with previous step (d)").click();
     harness.run();
-    assert_eq!(harness.state().state.marks(), [Some(Seq(1)), Some(Seq(2))]);
+    assert_eq!(
+        harness.state().state.marks(),
+        [Some(Seq::new(1)), Some(Seq::new(2))]
+    );
     let view = harness
         .state()
         .state
         .comparison()
         .cloned()
         .expect("a comparison");
-    assert_eq!((view.comparison.from, view.comparison.to), (Seq(1), Seq(2)));
+    assert_eq!(
+        (view.comparison.from, view.comparison.to),
+        (Seq::new(1), Seq::new(2))
+    );
     assert_eq!(view.comparison.after["city"], "Lisbon");
     assert!(
         view.right
@@ -200,8 +212,11 @@ fn a_right_drag_over_the_timeline_marks_a_range() {
         panic!("both marks are set: {:?}", state.marks());
     };
     assert!(a < b, "{a} < {b}");
-    assert!((8..=14).contains(&a.0), "A near a quarter of 45 steps: {a}");
-    assert!((30..=37).contains(&b.0), "B near three quarters: {b}");
+    assert!(
+        (8..=14).contains(&a.get()),
+        "A near a quarter of 45 steps: {a}"
+    );
+    assert!((30..=37).contains(&b.get()), "B near three quarters: {b}");
     assert_eq!(state.central_tab(), CentralTab::Diff);
     assert_eq!(step(&harness), 1, "a right drag does not move the cursor");
 }
@@ -217,7 +232,7 @@ fn the_export_dialog_writes_what_the_export_command_writes() {
         &mut harness,
         vec![
             Command::SelectActivity(Some("plan-1".into())),
-            Command::Time(TimeCommand::Set(Seq(40))),
+            Command::Time(TimeCommand::Set(Seq::new(40))),
         ],
     );
     harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::E);
@@ -277,7 +292,10 @@ fn the_export_dialog_writes_a_conformance_fixture() {
     let dir = TempDir::new("conformance");
     let source = fixture("recordings/demo.jsonl");
     let mut harness = open(&source);
-    apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(33)))]);
+    apply(
+        &mut harness,
+        vec![Command::Time(TimeCommand::Set(Seq::new(33)))],
+    );
     let app = harness.state_mut();
     app.export_dialog.open_for(&app.state);
     harness.run();
@@ -339,7 +357,10 @@ fn the_export_dialog_writes_a_conformance_fixture() {
 fn the_export_dialog_redacts_values_at_pointers() {
     let dir = TempDir::new("redact");
     let mut harness = open(&fixture("recordings/demo.jsonl"));
-    apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(45)))]);
+    apply(
+        &mut harness,
+        vec![Command::Time(TimeCommand::Set(Seq::new(45)))],
+    );
     let app = harness.state_mut();
     app.export_dialog.open_for(&app.state);
     let out = dir.join("whole.jsonl");
@@ -387,14 +408,20 @@ fn bookmarks_and_notes_are_saved_in_the_recording() {
         "opening writes nothing"
     );
 
-    apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(16)))]);
+    apply(
+        &mut harness,
+        vec![Command::Time(TimeCommand::Set(Seq::new(16)))],
+    );
     press(&mut harness, egui::Key::M);
-    apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(30)))]);
+    apply(
+        &mut harness,
+        vec![Command::Time(TimeCommand::Set(Seq::new(30)))],
+    );
     press(&mut harness, egui::Key::M);
     let saved = Recording::open(&path)
         .and_then(|r| r.bookmarks(SessionId::new(1)))
         .expect("bookmarks read");
-    let steps: Vec<u64> = saved.iter().map(|b| b.seq.0).collect();
+    let steps: Vec<u64> = saved.iter().map(|b| b.seq.get()).collect();
     assert_eq!(steps, [16, 30]);
     harness.get_by_label("Saved in the recording.");
     // Named after the event at the step.
@@ -402,7 +429,10 @@ fn bookmarks_and_notes_are_saved_in_the_recording() {
     harness.get_by_label_contains("16  ACTIVITY_DELTA search-1");
 
     // [ and ] go to the previous and next bookmark.
-    apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(20)))]);
+    apply(
+        &mut harness,
+        vec![Command::Time(TimeCommand::Set(Seq::new(20)))],
+    );
     press(&mut harness, egui::Key::CloseBracket);
     assert_eq!(step(&harness), 30);
     press(&mut harness, egui::Key::OpenBracket);
@@ -447,7 +477,7 @@ fn bookmarks_and_notes_are_saved_in_the_recording() {
     assert_eq!(notes.len(), 1);
     assert_eq!(notes[0].text, "delta before snapshot");
     assert_eq!(notes[0].message_id.as_deref(), Some("prices-7"));
-    assert_eq!(notes[0].seq, Seq(16));
+    assert_eq!(notes[0].seq, Seq::new(16));
     // Edited in the panel, saved in the file.
     harness.get_by_label("Edit").click();
     harness.run();
@@ -479,11 +509,14 @@ fn bookmarks_on_a_plain_stream_file_stay_in_memory() {
     std::fs::copy(fixture("recordings/demo.jsonl"), &path).expect("copied");
     let before = std::fs::read(&path).expect("read");
     let mut harness = open(&path);
-    apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(5)))]);
+    apply(
+        &mut harness,
+        vec![Command::Time(TimeCommand::Set(Seq::new(5)))],
+    );
     press(&mut harness, egui::Key::M);
     let bookmarks = &harness.state().state.annotations().bookmarks();
     assert_eq!(bookmarks.len(), 1);
-    assert_eq!(bookmarks[0].seq, Seq(5));
+    assert_eq!(bookmarks[0].seq, Seq::new(5));
     harness.get_by_label_contains("Kept until the app closes");
     assert_eq!(
         std::fs::read(&path).expect("read"),
@@ -535,7 +568,10 @@ fn search_moves_the_playhead_to_the_first_next_and_previous_match() {
     harness.get_by_label("No match");
 
     // On the state: where the budget became 739, searching back from the end.
-    apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(45)))]);
+    apply(
+        &mut harness,
+        vec![Command::Time(TimeCommand::Set(Seq::new(45)))],
+    );
     {
         let form = &mut harness.state_mut().search_form;
         form.message = None;
@@ -561,7 +597,7 @@ fn a_bad_pointer_is_explained_and_nothing_runs() {
     let state = &harness.state().state;
     assert!(state.search().progress().is_none(), "nothing runs");
     assert!(state.search().outcome().is_none());
-    assert_eq!(state.step(), Seq(1));
+    assert_eq!(state.step(), Seq::new(1));
 }
 
 // ------------------------------------------------------------ live follow
@@ -689,7 +725,7 @@ fn a_recording_being_written_grows_and_the_playhead_follows_it() {
         "{:?}",
         doc.timeline.diagnostics()
     );
-    assert_eq!(state.event_rows(), vec![Seq(10)]);
+    assert_eq!(state.event_rows(), vec![Seq::new(10)]);
     assert_eq!(
         doc.counts.get(agui_replay::diagnostic::Severity::Warning),
         1
@@ -724,7 +760,7 @@ fn another_session_starts_without_the_marks_and_selection_of_the_first() {
         &mut harness,
         vec![
             Command::SelectActivity(Some("plan-1".into())),
-            Command::Mark(MarkCommand::SetBoth(Seq(20), Seq(40))),
+            Command::Mark(MarkCommand::SetBoth(Seq::new(20), Seq::new(40))),
             Command::PickSession(2),
         ],
     );
@@ -739,7 +775,10 @@ fn another_session_starts_without_the_marks_and_selection_of_the_first() {
 #[test]
 fn bookmarks_kept_in_memory_survive_a_profile_switch() {
     let mut harness = open(&fixture("recordings/demo.jsonl"));
-    apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(7)))]);
+    apply(
+        &mut harness,
+        vec![Command::Time(TimeCommand::Set(Seq::new(7)))],
+    );
     press(&mut harness, egui::Key::M);
     apply(
         &mut harness,
@@ -753,7 +792,7 @@ fn bookmarks_kept_in_memory_survive_a_profile_switch() {
         state.options().profile,
         agui_replay::replay::Profile::AgUiClient10
     );
-    assert_eq!(state.step(), Seq(7), "the cursor stays");
+    assert_eq!(state.step(), Seq::new(7), "the cursor stays");
     assert_eq!(
         state.annotations().bookmarks().len(),
         1,
@@ -809,7 +848,7 @@ fn a_failed_export_leaves_the_file_it_would_replace() {
         &mut harness,
         vec![
             Command::SelectActivity(Some("plan-1".into())),
-            Command::Time(TimeCommand::Set(Seq(2))),
+            Command::Time(TimeCommand::Set(Seq::new(2))),
         ],
     );
     let app = harness.state_mut();
@@ -929,7 +968,10 @@ fn a_bookmark_that_could_not_be_saved_is_kept_through_a_replay() {
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).expect("read-only");
     let before = std::fs::read(&path).expect("read");
     let mut harness = open(&path);
-    apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(9)))]);
+    apply(
+        &mut harness,
+        vec![Command::Time(TimeCommand::Set(Seq::new(9)))],
+    );
     press(&mut harness, egui::Key::M);
     {
         let state = &harness.state().state;
@@ -945,7 +987,7 @@ fn a_bookmark_that_could_not_be_saved_is_kept_through_a_replay() {
     let state = &harness.state().state;
     assert!(state.options().best_effort);
     assert_eq!(state.annotations().bookmarks().len(), 1, "still kept");
-    assert_eq!(state.annotations().bookmarks()[0].seq, Seq(9));
+    assert_eq!(state.annotations().bookmarks()[0].seq, Seq::new(9));
     assert_eq!(std::fs::read(&path).expect("read"), before);
 }
 
@@ -987,7 +1029,7 @@ fn a_value_in_the_inspector_leads_to_the_steps_where_it_changes() {
         &mut harness,
         vec![
             Command::SelectActivity(Some("plan-1".into())),
-            Command::Time(TimeCommand::Set(Seq(27))),
+            Command::Time(TimeCommand::Set(Seq::new(27))),
         ],
     );
     // The value the event at 27 changed: `done` of the first item.
@@ -1050,14 +1092,17 @@ fn a_recording_opened_before_its_first_session_follows_that_session() {
     assert_eq!(doc.session, Some(1));
     assert_eq!(doc.num_events(), 2);
     assert!(state.time().is_following(), "it follows the session");
-    assert_eq!(state.step(), Seq(2));
+    assert_eq!(state.step(), Seq::new(2));
     drop(writer);
 }
 
 #[test]
 fn bookmarks_kept_in_memory_come_back_with_their_exchange() {
     let mut harness = open(&fixture("tests/samples/two-streams.har"));
-    apply(&mut harness, vec![Command::Time(TimeCommand::Set(Seq(3)))]);
+    apply(
+        &mut harness,
+        vec![Command::Time(TimeCommand::Set(Seq::new(3)))],
+    );
     press(&mut harness, egui::Key::M);
     assert_eq!(harness.state().state.annotations().bookmarks().len(), 1);
     apply(&mut harness, vec![Command::PickSession(2)]);
@@ -1071,7 +1116,7 @@ fn bookmarks_kept_in_memory_come_back_with_their_exchange() {
     wait_for_loading(&mut harness);
     let bookmarks = &harness.state().state.annotations().bookmarks();
     assert_eq!(bookmarks.len(), 1, "back with its exchange");
-    assert_eq!(bookmarks[0].seq, Seq(3));
+    assert_eq!(bookmarks[0].seq, Seq::new(3));
 }
 
 #[test]

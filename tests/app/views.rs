@@ -151,11 +151,12 @@ fn the_cursor_view_holds_the_state_at_the_step() {
     harness.run();
     let state = &harness.state().state;
     let view = state.view().expect("a view");
-    assert_eq!(view.step, Seq(39));
+    assert_eq!(view.step, Seq::new(39));
     let doc = state.doc().expect("doc");
-    let expected = agui_replay::replay::replay_to(doc.timeline.events(), doc.options(), Seq(39));
+    let expected =
+        agui_replay::replay::replay_to(doc.timeline.events(), doc.options(), Seq::new(39));
     assert_eq!(view.at.document(), expected.document());
-    let before = agui_replay::replay::replay_to(doc.timeline.events(), doc.options(), Seq(38));
+    let before = agui_replay::replay::replay_to(doc.timeline.events(), doc.options(), Seq::new(38));
     assert_eq!(view.before.document(), before.document());
 }
 
@@ -332,7 +333,7 @@ fn hovering_a_code_in_the_inspector_shows_its_rule() {
     let mut harness = demo_harness();
     harness.state_mut().state.apply(vec![
         Command::SelectActivity(Some("search-1".into())),
-        Command::Time(TimeCommand::Set(Seq(16))),
+        Command::Time(TimeCommand::Set(Seq::new(16))),
     ]);
     harness.run();
     let r14 = agui_replay::rules::reference()
@@ -353,7 +354,7 @@ fn selecting_an_activity_shows_its_content_in_the_inspector() {
     harness
         .state_mut()
         .state
-        .apply(vec![Command::Time(TimeCommand::Set(Seq(20)))]);
+        .apply(vec![Command::Time(TimeCommand::Set(Seq::new(20)))]);
     harness.run();
     harness.get_by_label("Activity search-1").click();
     harness.run();

@@ -195,11 +195,11 @@ mod diff_properties {
     /// the whole document and for each of a few messages; seeking agrees
     /// with replaying from the start.
     fn check(events: &EventLog, timeline: &Timeline, ids: &[String], a: u64, b: u64) {
-        let (at_a, at_b) = (timeline.seek(Seq(a)), timeline.seek(Seq(b)));
+        let (at_a, at_b) = (timeline.seek(Seq::new(a)), timeline.seek(Seq::new(b)));
         let (doc_a, doc_b) = (at_a.document(), at_b.document());
         assert_eq!(
             doc_b,
-            replay_to(events, Options::default(), Seq(b)).document(),
+            replay_to(events, Options::default(), Seq::new(b)).document(),
             "seek({b}) is the replay to {b}"
         );
         let patch = json_patch::diff(&doc_a, &doc_b);

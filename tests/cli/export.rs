@@ -324,7 +324,7 @@ fn vector_problems(path: &Path, label: &str) -> Vec<String> {
     let replayed: Vec<(u64, String)> = replayer
         .diagnostics()
         .iter()
-        .map(|d| (d.seq.0, d.code.as_str().to_owned()))
+        .map(|d| (d.seq.get(), d.code.as_str().to_owned()))
         .collect();
     if expected != replayed {
         problems.push(format!(
@@ -463,7 +463,7 @@ fn activity_diagnostics(replayer: &Replayer, id: &str) -> Vec<(u64, String, Stri
         .filter(|d| d.message_id.as_deref() == Some(id))
         .map(|d| {
             (
-                d.seq.0,
+                d.seq.get(),
                 d.code.as_str().to_owned(),
                 d.severity.as_str().to_owned(),
             )
@@ -497,7 +497,7 @@ fn repro_problems(
     // Every event but a closing one is a source event, byte for byte, in
     // source order, up to `to`.
     assert_eq!(selection.events.len(), selection.origins.len(), "{case}");
-    let mut last_origin = Seq(0);
+    let mut last_origin = Seq::new(0);
     for (i, ((_, raw), origin)) in selection.events.iter().zip(&selection.origins).enumerate() {
         match origin {
             Some(seq) => {
@@ -559,10 +559,10 @@ fn repro_problems(
     let mapped: Vec<(u64, String, String)> = activity_diagnostics(&repro, id)
         .into_iter()
         .map(|(seq, code, severity)| {
-            let origin = Seq(seq)
+            let origin = Seq::new(seq)
                 .index()
                 .and_then(|i| selection.origins.get(i).copied().flatten())
-                .map_or(0, |s| s.0);
+                .map_or(0, |s| s.get());
             (origin, code, severity)
         })
         .collect();
@@ -609,7 +609,7 @@ fn a_minimal_repro_reproduces_each_activity_of_every_vector() {
             ..Options::default()
         };
         let events = log_of(&path);
-        let last = Seq(events.len() as u64);
+        let last = Seq::new(events.len() as u64);
         for id in activity_ids(&events) {
             cases += 1;
             problems.extend(repro_problems(
@@ -638,7 +638,7 @@ fn a_minimal_repro_reproduces_each_demo_activity_at_every_step() {
             .find(|(_, raw)| {
                 serde_json::from_slice::<Value>(raw).is_ok_and(|v| v["messageId"] == id.as_str())
             })
-            .map(|(seq, _)| seq.0)
+            .map(|(seq, _)| seq.get())
             .expect("named");
         for to in first..=events.len() as u64 {
             problems.extend(repro_problems(
@@ -647,7 +647,7 @@ fn a_minimal_repro_reproduces_each_demo_activity_at_every_step() {
                 &events,
                 spec(),
                 id,
-                Seq(to),
+                Seq::new(to),
             ));
         }
     }
@@ -659,7 +659,7 @@ fn a_minimal_repro_reproduces_each_demo_activity_at_every_step() {
         &Replayer::new(spec()),
         &Scope::Repro {
             message_id: "search-1".into(),
-            to: Seq(19),
+            to: Seq::new(19),
         },
     )
     .expect("selects");
@@ -773,7 +773,7 @@ fn a_repro_keeps_the_messages_snapshot_that_created_the_activity() {
         &start,
         &agui_replay::export::Scope::Repro {
             message_id: "a".into(),
-            to: agui_replay::Seq(3),
+            to: agui_replay::Seq::new(3),
         },
     )
     .expect("a repro");
@@ -844,7 +844,7 @@ fn redaction_replaces_exactly_the_pointed_values() {
     let out = TempPath::new("redact_exact", "out.jsonl");
     let rules = demo_rules();
     let request = ExportRequest {
-        scope: Scope::UpTo(Seq(lines.len() as u64)),
+        scope: Scope::UpTo(Seq::new(lines.len() as u64)),
         format: ExportFormat::Jsonl,
         redaction: redaction(&rules),
     };
@@ -897,7 +897,7 @@ fn redaction_replaces_exactly_the_pointed_values() {
     assert_eq!(summary.num_events, lines.len());
     assert_eq!(summary.num_bytes, written.len() as u64);
     assert_eq!(summary.redaction.redacted_values, resolved);
-    assert_eq!(summary.redaction.unredactable_events, [Seq(11)]);
+    assert_eq!(summary.redaction.unredactable_events, [Seq::new(11)]);
     assert_eq!(summary.redaction.unmatched_pointers, ["/no/such/member"]);
     let notes = summary.redaction.notes().join("\n");
     assert!(
@@ -920,7 +920,7 @@ fn an_invalid_pointer_is_a_clear_error() {
         ("", "names the whole event"),
     ] {
         let request = ExportRequest {
-            scope: Scope::UpTo(Seq(45)),
+            scope: Scope::UpTo(Seq::new(45)),
             format: ExportFormat::Jsonl,
             redaction: redaction(&[(pointer, json!(null))]),
         };
@@ -1068,11 +1068,11 @@ fn a_redacted_vector_export_is_a_vector_that_passes() {
 fn a_preview_is_the_start_of_what_export_writes() {
     let rules = demo_rules();
     let scopes = [
-        Scope::UpTo(Seq(45)),
-        Scope::Range(Seq(3), Seq(20)),
+        Scope::UpTo(Seq::new(45)),
+        Scope::Range(Seq::new(3), Seq::new(20)),
         Scope::Repro {
             message_id: "search-1".into(),
-            to: Seq(30),
+            to: Seq::new(30),
         },
     ];
     let mut compared = 0;
@@ -1165,7 +1165,7 @@ fn a_recording_preview_summarizes_its_session() {
     let rec = TempPath::new("preview_rec", "har.rec");
     run_ok(&["import", p(&har()), "--out", rec.s()]);
     let request = |drop_headers| ExportRequest {
-        scope: Scope::UpTo(Seq(7)),
+        scope: Scope::UpTo(Seq::new(7)),
         format: ExportFormat::Recording,
         redaction: Redaction {
             drop_headers,
@@ -1204,7 +1204,7 @@ fn a_recording_preview_summarizes_its_session() {
         kept.text
     );
     let events = log_of(session_jsonl(&rec, 1).path());
-    let last = events.get(Seq(7)).expect("7 events");
+    let last = events.get(Seq::new(7)).expect("7 events");
     assert!(
         kept.text
             .ends_with(&format!("{}\n", String::from_utf8_lossy(last))),
@@ -1467,7 +1467,7 @@ fn a_write_that_fails_at_the_rename_puts_everything_back() {
     std::fs::write(dir.path().join("keep"), b"inside").expect("written");
     let wal = TempPath::with_bytes("rename-fails", "dir-wal", b"log of the replaced file");
     let request = ExportRequest {
-        scope: Scope::UpTo(Seq(5)),
+        scope: Scope::UpTo(Seq::new(5)),
         format: ExportFormat::Jsonl,
         redaction: Redaction::default(),
     };
@@ -1493,7 +1493,7 @@ fn a_write_that_fails_at_the_rename_puts_everything_back() {
 fn a_recording_export_that_fails_names_the_file_asked_for() {
     let out = Path::new("/nonexistent-agui-replay-dir/out.rec");
     let request = ExportRequest {
-        scope: Scope::UpTo(Seq(5)),
+        scope: Scope::UpTo(Seq::new(5)),
         format: ExportFormat::Recording,
         redaction: Redaction::default(),
     };

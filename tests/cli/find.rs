@@ -5,13 +5,13 @@
 
 use std::process::Output;
 
+use crate::common::generator::{GenConfig, generate};
 use agui_replay::replay::{Options, Profile, Replayer, replay_from_to};
 use agui_replay::search::{
     Direction, Match, Predicate, Query, Search, SearchStatus, Target, find_all,
 };
 use agui_replay::timeline::{CheckpointPolicy, Timeline};
 use agui_replay::{EventLog, Seq, read_path};
-use crate::common::generator::{GenConfig, generate};
 use serde_json::{Value, json};
 
 use crate::common::snapshot::{assert_output, transcript};
@@ -400,7 +400,7 @@ fn matches_from_values(values: Vec<Option<Value>>, query: &Query) -> Vec<Match> 
             holds(value) && (step == 0 || !holds(&values[step - 1]) || values[step - 1] != *value);
         if matched {
             matches.push(Match {
-                step: Seq(step as u64),
+                step: Seq::new(step as u64),
                 value: value.clone(),
             });
         }
@@ -411,7 +411,7 @@ fn matches_from_values(values: Vec<Option<Value>>, query: &Query) -> Vec<Match> 
 /// Every step replayed from the start (`replay_to` per step).
 fn naive_matches(start: &Replayer, log: &EventLog, query: &Query) -> Vec<Match> {
     let values = (0..=log.len() as u64)
-        .map(|step| oracle_value(&replay_from_to(start.clone(), log, Seq(step)), query))
+        .map(|step| oracle_value(&replay_from_to(start.clone(), log, Seq::new(step)), query))
         .collect();
     matches_from_values(values, query)
 }
@@ -675,8 +675,8 @@ fn next_and_previous_equal_the_neighbours_in_find_all() {
         },
     );
     assert!(timeline.num_checkpoints() > 30);
-    let last = timeline.last_step().0;
-    let checkpoints: Vec<u64> = timeline.checkpoint_steps().map(|s| s.0).collect();
+    let last = timeline.last_step().get();
+    let checkpoints: Vec<u64> = timeline.checkpoint_steps().map(|s| s.get()).collect();
     // Steps around every other checkpoint, and a stride through the rest.
     let mut steps: Vec<u64> = checkpoints
         .iter()
@@ -699,16 +699,16 @@ fn next_and_previous_equal_the_neighbours_in_find_all() {
             "first {query:?}"
         );
         for &step in &steps {
-            let expected_next = all.iter().find(|m| m.step.0 > step).cloned();
-            let search = Search::next(query.clone(), Seq(step));
+            let expected_next = all.iter().find(|m| m.step.get() > step).cloned();
+            let search = Search::next(query.clone(), Seq::new(step));
             assert_eq!(search.direction(), Direction::Forward);
             assert_eq!(
                 run_search(search, &timeline, 7),
                 expected_next,
                 "next after {step}: {query:?}"
             );
-            let expected_previous = all.iter().rev().find(|m| m.step.0 < step).cloned();
-            let search = Search::previous(query.clone(), Seq(step));
+            let expected_previous = all.iter().rev().find(|m| m.step.get() < step).cloned();
+            let search = Search::previous(query.clone(), Seq::new(step));
             assert_eq!(search.direction(), Direction::Backward);
             let found = run_search(search, &timeline, 7);
             num_found += usize::from(found.is_some());
@@ -748,7 +748,7 @@ fn a_search_goes_on_as_the_timeline_grows() {
         timeline.append(event.as_bytes());
     }
     let query = query(Target::State, "/done", Predicate::Equals(json!(true)));
-    let mut search = Search::next(query, Seq(3));
+    let mut search = Search::next(query, Seq::new(3));
     let SearchStatus::Pending { done, .. } = search.advance(&timeline, 5) else {
         panic!("the search is not done after 5 events");
     };
@@ -756,7 +756,7 @@ fn a_search_goes_on_as_the_timeline_grows() {
     assert_eq!(
         resume_search(search, done, &timeline, 5),
         Some(Match {
-            step: Seq(22),
+            step: Seq::new(22),
             value: Some(json!(true)),
         })
     );

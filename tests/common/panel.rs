@@ -32,5 +32,5 @@ pub fn wait_for_loading(harness: &mut Harness<'static, ReplayApp>) {
 
 /// The cursor's step.
 pub fn step(harness: &Harness<'static, ReplayApp>) -> u64 {
-    harness.state().state.step().0
+    harness.state().state.step().get()
 }

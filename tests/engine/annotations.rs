@@ -102,11 +102,11 @@ fn bookmarks_and_notes_round_trip() {
     assert!(reader.notes(S1).expect("lists").is_empty());
 
     let started = agui_replay::store::now_unix_ms();
-    let late = add_bookmark(rec.path(), S1, Seq(30), "search done").expect("saves");
-    let early = add_bookmark(rec.path(), S1, Seq(4), "plan appears").expect("saves");
-    let same_step = add_bookmark(rec.path(), S1, Seq(4), "second at 4").expect("saves");
+    let late = add_bookmark(rec.path(), S1, Seq::new(30), "search done").expect("saves");
+    let early = add_bookmark(rec.path(), S1, Seq::new(4), "plan appears").expect("saves");
+    let same_step = add_bookmark(rec.path(), S1, Seq::new(4), "second at 4").expect("saves");
     assert_eq!(late.session, S1);
-    assert_eq!(late.seq, Seq(30));
+    assert_eq!(late.seq, Seq::new(30));
     assert_eq!(late.label, "search done");
     assert!(late.created_at_unix_ms >= started);
     assert_ne!(late.id, early.id);
@@ -119,12 +119,13 @@ fn bookmarks_and_notes_round_trip() {
     let note = add_note(
         rec.path(),
         S1,
-        Seq(12),
+        Seq::new(12),
         Some("plan-1"),
         "why is step 2 gone?",
     )
     .expect("saves");
-    let general = add_note(rec.path(), S1, Seq(0), None, "before the first event").expect("saves");
+    let general =
+        add_note(rec.path(), S1, Seq::new(0), None, "before the first event").expect("saves");
     assert_eq!(note.message_id.as_deref(), Some("plan-1"));
     assert_eq!(
         reader.notes(S1).expect("lists"),
@@ -186,14 +187,15 @@ fn bookmarks_and_notes_round_trip() {
         edit_note(rec.path(), 12345, "x"),
         Err(StoreError::NoSuchAnnotation { .. })
     ));
-    let err = add_bookmark(rec.path(), SessionId::new(7), Seq(1), "x").expect_err("no session 7");
+    let err =
+        add_bookmark(rec.path(), SessionId::new(7), Seq::new(1), "x").expect_err("no session 7");
     assert!(
         matches!(err, StoreError::NoSuchSession { session: 7, .. }),
         "{err:?}"
     );
     assert!(err.to_string().contains("1 session: 1"), "{err}");
     assert_names_file(&err, rec.path());
-    assert!(add_note(rec.path(), SessionId::new(2), Seq(1), None, "x").is_err());
+    assert!(add_note(rec.path(), SessionId::new(2), Seq::new(1), None, "x").is_err());
     assert_eq!(
         Recording::open(rec.path())
             .expect("opens")
@@ -208,8 +210,8 @@ fn bookmarks_and_notes_round_trip() {
 #[test]
 fn opening_and_listing_annotations_never_modifies_the_file() {
     let rec = demo_recording("read_only");
-    add_bookmark(rec.path(), S1, Seq(5), "a bookmark").expect("saves");
-    add_note(rec.path(), S1, Seq(6), Some("plan-1"), "a note").expect("saves");
+    add_bookmark(rec.path(), S1, Seq::new(5), "a bookmark").expect("saves");
+    add_note(rec.path(), S1, Seq::new(6), Some("plan-1"), "a note").expect("saves");
     let before = snapshot(rec.path());
     {
         let recording = Recording::open(rec.path()).expect("opens");
@@ -231,7 +233,7 @@ fn opening_and_listing_annotations_never_modifies_the_file() {
 fn a_bookmark_changes_only_the_bookmarks_table_and_a_note_only_the_notes() {
     let rec = demo_recording("only_bookmarks");
     let before = dump(rec.path());
-    let bookmark = add_bookmark(rec.path(), S1, Seq(9), "here").expect("saves");
+    let bookmark = add_bookmark(rec.path(), S1, Seq::new(9), "here").expect("saves");
     rename_bookmark(rec.path(), bookmark.id, "there").expect("renames");
     let after = dump(rec.path());
     assert_eq!(
@@ -244,7 +246,7 @@ fn a_bookmark_changes_only_the_bookmarks_table_and_a_note_only_the_notes() {
     assert!(table(&after, "bookmarks")[0].contains("there"));
 
     let before = after;
-    let note = add_note(rec.path(), S1, Seq(9), None, "a note").expect("saves");
+    let note = add_note(rec.path(), S1, Seq::new(9), None, "a note").expect("saves");
     edit_note(rec.path(), note.id, "edited").expect("edits");
     let after = dump(rec.path());
     assert_eq!(
@@ -309,11 +311,11 @@ fn a_bookmark_is_saved_while_a_writer_keeps_appending() {
     let reader = Recording::open(rec.path()).expect("opens the live recording");
     let mut saved = Vec::new();
     for i in 0..25u64 {
-        let bookmark = add_bookmark(rec.path(), session, Seq(i), &format!("live {i}"))
+        let bookmark = add_bookmark(rec.path(), session, Seq::new(i), &format!("live {i}"))
             .unwrap_or_else(|e| panic!("bookmark {i} while recording: {e}"));
         if i % 5 == 0 {
             rename_bookmark(rec.path(), bookmark.id, &format!("renamed {i}")).expect("renames");
-            add_note(rec.path(), session, Seq(i), None, "live note").expect("notes");
+            add_note(rec.path(), session, Seq::new(i), None, "live note").expect("notes");
         }
         saved.push(bookmark.id);
         assert_eq!(reader.bookmarks(session).expect("lists").len(), saved.len());
@@ -328,7 +330,7 @@ fn a_bookmark_is_saved_while_a_writer_keeps_appending() {
     assert_eq!(info.num_events, appended, "every appended event is there");
     let events = recording.load_events(info.id).expect("loads");
     for (seq, raw) in events.iter() {
-        let expected = format!(r#"{{"type":"CUSTOM","name":"n","value":{}}}"#, seq.0);
+        let expected = format!(r#"{{"type":"CUSTOM","name":"n","value":{}}}"#, seq.get());
         assert_eq!(raw, expected.as_bytes(), "event {seq}");
     }
     let bookmarks = recording.bookmarks(info.id).expect("lists");
@@ -350,11 +352,11 @@ fn files_that_are_not_recordings_are_refused_unchanged() {
         .expect("fills");
     }
     let before = snapshot(db.path());
-    let err = add_bookmark(db.path(), S1, Seq(1), "x").expect_err("refused");
+    let err = add_bookmark(db.path(), S1, Seq::new(1), "x").expect_err("refused");
     assert!(matches!(err, StoreError::Foreign { .. }), "{err:?}");
     assert_names_file(&err, db.path());
     assert!(matches!(
-        add_note(db.path(), S1, Seq(1), None, "x"),
+        add_note(db.path(), S1, Seq::new(1), None, "x"),
         Err(StoreError::Foreign { .. })
     ));
     assert!(matches!(
@@ -365,7 +367,7 @@ fn files_that_are_not_recordings_are_refused_unchanged() {
 
     let text = TempPath::new("text", "notes.rec");
     std::fs::write(text.path(), b"my own notes\n").expect("writes");
-    let err = add_note(text.path(), S1, Seq(1), None, "x").expect_err("refused");
+    let err = add_note(text.path(), S1, Seq::new(1), None, "x").expect_err("refused");
     assert!(matches!(err, StoreError::NotSqlite { .. }), "{err:?}");
     assert_eq!(
         std::fs::read(text.path()).expect("reads"),
@@ -373,7 +375,7 @@ fn files_that_are_not_recordings_are_refused_unchanged() {
     );
 
     let missing = TempPath::new("missing", "missing.rec");
-    let err = add_bookmark(missing.path(), S1, Seq(1), "x").expect_err("refused");
+    let err = add_bookmark(missing.path(), S1, Seq::new(1), "x").expect_err("refused");
     assert_names_file(&err, missing.path());
     assert!(
         !missing.path().exists(),
@@ -388,7 +390,7 @@ fn files_that_are_not_recordings_are_refused_unchanged() {
             .expect("raises");
     }
     let before = snapshot(newer.path());
-    let err = add_bookmark(newer.path(), S1, Seq(1), "x").expect_err("refused");
+    let err = add_bookmark(newer.path(), S1, Seq::new(1), "x").expect_err("refused");
     assert!(
         matches!(err, StoreError::NewerSchema { found: 99, .. }),
         "{err:?}"
@@ -404,7 +406,7 @@ fn a_read_only_recording_gives_an_error_not_a_panic() {
     std::fs::set_permissions(rec.path(), permissions.clone()).expect("chmod");
     let before = snapshot(rec.path());
 
-    let err = add_bookmark(rec.path(), S1, Seq(3), "x").expect_err("a read-only file");
+    let err = add_bookmark(rec.path(), S1, Seq::new(3), "x").expect_err("a read-only file");
     assert!(matches!(err, StoreError::NotSaved { .. }), "{err:?}");
     let message = err.to_string();
     assert!(
@@ -412,7 +414,7 @@ fn a_read_only_recording_gives_an_error_not_a_panic() {
         "{message}"
     );
     assert_names_file(&err, rec.path());
-    let err = add_note(rec.path(), S1, Seq(3), None, "x").expect_err("a read-only file");
+    let err = add_note(rec.path(), S1, Seq::new(3), None, "x").expect_err("a read-only file");
     assert!(
         err.to_string().starts_with("the note could not be saved"),
         "{err}"
@@ -432,5 +434,5 @@ fn a_read_only_recording_gives_an_error_not_a_panic() {
     #[allow(clippy::permissions_set_readonly_false)]
     permissions.set_readonly(false);
     std::fs::set_permissions(rec.path(), permissions).expect("chmod back");
-    add_bookmark(rec.path(), S1, Seq(3), "x").expect("writable again");
+    add_bookmark(rec.path(), S1, Seq::new(3), "x").expect("writable again");
 }

@@ -105,8 +105,8 @@ fn run_started_input_messages_not_held_join_in_order_marked_as_input() {
         assert_eq!(messages[1]["content"], "new", "the first copy joins");
         assert_eq!(messages[2]["content"], json!({"k": 1}));
         // Marked as input, at the step of its RUN_STARTED (seq 5).
-        assert_eq!(r.conversation().from_input("u2"), Some(Seq(5)));
-        assert_eq!(r.conversation().from_input("a9"), Some(Seq(5)));
+        assert_eq!(r.conversation().from_input("u2"), Some(Seq::new(5)));
+        assert_eq!(r.conversation().from_input("a9"), Some(Seq::new(5)));
         assert_eq!(r.conversation().from_input("m1"), None);
         // R50 still warns about the activity in the input.
         assert!(has_code(&r, Code::InputActivityMessage));
@@ -409,7 +409,7 @@ fn owner_map_cases() -> Vec<(&'static str, Vec<Value>, bool, bool)> {
 fn the_client_owner_map_drifts_from_the_reducer_as_the_reference_verifier() {
     // issue 18 (item 8): each case confirmed against @ag-ui/client 1.0.0.
     for (name, events, client_fatal, spec_fatal) in owner_map_cases() {
-        let delta_seq = Seq(events.len() as u64 - 1);
+        let delta_seq = Seq::new(events.len() as u64 - 1);
         for (options, fatal) in [(client(), client_fatal), (spec(), spec_fatal)] {
             let r = replay_with(options, &events);
             let outcome = if fatal { Outcome::Failed } else { Outcome::Ok };
@@ -462,7 +462,7 @@ fn divergences_name_the_event_and_what_the_client_shows() {
         let found = lockstep(options, &events);
         let seqs: Vec<(u64, Option<&str>)> = found
             .iter()
-            .map(|d| (d.seq.0, d.message_id.as_deref()))
+            .map(|d| (d.seq.get(), d.message_id.as_deref()))
             .collect();
         // 4: m1 differs; 7: the lists differ (m1 survives as an activity
         // under the client only); 8: the outcome parts, then nothing more.

@@ -138,14 +138,14 @@ fn index_problems(path: &Path) -> Vec<String> {
             ));
         }
     }
-    for seq in [Seq(0), Seq(n as u64 + 1)] {
+    for seq in [Seq::new(0), Seq::new(n as u64 + 1)] {
         if let Some(kind) = index.kind(seq) {
             problems.push(format!("a kind at seq {seq}, outside the stream: {kind:?}"));
         }
     }
 
     // Counts over the whole stream.
-    let counts = index.counts(Seq(1)..=Seq(n as u64));
+    let counts = index.counts(Seq::new(1)..=Seq::new(n as u64));
     let total: u32 = counts.iter().sum();
     if total as usize != n {
         problems.push(format!("counts sum to {total}, not {n}"));
@@ -180,7 +180,7 @@ fn index_problems(path: &Path) -> Vec<String> {
     // Every diagnostic the vector expects is on its step, under the
     // severity the engine reported it with.
     for expected in vector["expect"]["diagnostics"].as_array().expect("expect") {
-        let seq = Seq(expected["seq"].as_u64().expect("seq"));
+        let seq = Seq::new(expected["seq"].as_u64().expect("seq"));
         let code = expected["code"].as_str().expect("code");
         match diagnostics
             .iter()
@@ -315,7 +315,7 @@ fn lane_events(vector: &str, message_id: &str) -> Vec<(u64, ActivityChange)> {
         .index()
         .lane(message_id)
         .unwrap_or_else(|| panic!("{vector}: no lane for {message_id:?}"));
-    lane.events.iter().map(|(seq, c)| (seq.0, *c)).collect()
+    lane.events.iter().map(|(seq, c)| (seq.get(), *c)).collect()
 }
 
 #[test]
@@ -328,7 +328,10 @@ fn a_failed_patch_shows_on_its_lane() {
         ]
     );
     let (_, timeline) = timeline_of(&vector_path("failed-patch-is-atomic"));
-    assert_eq!(timeline.index().steps_with(Severity::Warning), [Seq(3)]);
+    assert_eq!(
+        timeline.index().steps_with(Severity::Warning),
+        [Seq::new(3)]
+    );
     assert_eq!(timeline.index().steps_with(Severity::Error), []);
 }
 
@@ -343,7 +346,7 @@ fn a_declined_snapshot_shows_on_its_lane() {
         timeline
             .index()
             .steps_with(Severity::Info)
-            .contains(&Seq(3))
+            .contains(&Seq::new(3))
     );
 }
 
@@ -384,7 +387,7 @@ fn an_owner_mismatch_is_fatal_on_its_lane_and_later_events_not_applied() {
         ]
     );
     let (_, timeline) = timeline_of(&vector_path("tagged-delta-owner-mismatch-is-fatal"));
-    assert_eq!(timeline.index().steps_with(Severity::Error), [Seq(3)]);
+    assert_eq!(timeline.index().steps_with(Severity::Error), [Seq::new(3)]);
     assert_eq!(
         timeline.effects()[4].effect,
         Effect::NotApplied,
@@ -396,20 +399,20 @@ fn an_owner_mismatch_is_fatal_on_its_lane_and_later_events_not_applied() {
 fn an_unknown_type_is_counted_as_such() {
     let (vector, timeline) = timeline_of(&vector_path("unknown-event-type-dropped"));
     let index = timeline.index();
-    assert_eq!(index.kind(Seq(2)), Some(EventKind::UnknownType));
+    assert_eq!(index.kind(Seq::new(2)), Some(EventKind::UnknownType));
     assert_eq!(
-        index.kind(Seq(1)),
+        index.kind(Seq::new(1)),
         Some(EventKind::Known(EventType::RunStarted))
     );
     let n = vector["events"].as_array().expect("events").len() as u64;
-    let counts = index.counts(Seq(1)..=Seq(n));
+    let counts = index.counts(Seq::new(1)..=Seq::new(n));
     assert_eq!(counts[EventKind::UnknownType.index()], 1);
     assert_eq!(counts[EventKind::Unparseable.index()], 0);
     // A range holding only the unknown event.
-    let counts = index.counts(Seq(2)..=Seq(2));
+    let counts = index.counts(Seq::new(2)..=Seq::new(2));
     assert_eq!(counts.iter().sum::<u32>(), 1);
     assert_eq!(counts[EventKind::UnknownType.index()], 1);
-    assert_eq!(index.steps_with(Severity::Warning), [Seq(2)]);
+    assert_eq!(index.steps_with(Severity::Warning), [Seq::new(2)]);
 }
 
 #[test]
@@ -422,12 +425,12 @@ fn a_malformed_snapshot_has_a_lane_and_is_fatal() {
         .index()
         .lane(id)
         .expect("a lane for the malformed snapshot");
-    assert_eq!(lane.events, [(Seq(2), ActivityChange::Fatal)]);
+    assert_eq!(lane.events, [(Seq::new(2), ActivityChange::Fatal)]);
     assert_eq!(
-        timeline.index().kind(Seq(2)),
+        timeline.index().kind(Seq::new(2)),
         Some(EventKind::Known(EventType::ActivitySnapshot))
     );
-    assert_eq!(timeline.index().steps_with(Severity::Error), [Seq(2)]);
+    assert_eq!(timeline.index().steps_with(Severity::Error), [Seq::new(2)]);
 }
 
 #[test]
@@ -454,7 +457,7 @@ fn events_that_are_not_objects_with_a_string_type_are_unparseable() {
         },
     );
     let index = timeline.index();
-    let kinds: Vec<Option<EventKind>> = (1..=7).map(|seq| index.kind(Seq(seq))).collect();
+    let kinds: Vec<Option<EventKind>> = (1..=7).map(|seq| index.kind(Seq::new(seq))).collect();
     assert_eq!(
         kinds,
         [
@@ -467,15 +470,15 @@ fn events_that_are_not_objects_with_a_string_type_are_unparseable() {
             Some(EventKind::Known(EventType::RunFinished)),
         ]
     );
-    let counts = index.counts(Seq(1)..=Seq(7));
+    let counts = index.counts(Seq::new(1)..=Seq::new(7));
     assert_eq!(counts[EventKind::Unparseable.index()], 4);
     assert_eq!(counts[EventKind::UnknownType.index()], 1);
     assert_eq!(counts.iter().sum::<u32>(), 7);
     assert_eq!(
         index.steps_with(Severity::Error),
-        [Seq(2), Seq(3), Seq(4), Seq(5)]
+        [Seq::new(2), Seq::new(3), Seq::new(4), Seq::new(5)]
     );
-    assert_eq!(index.steps_with(Severity::Warning), [Seq(6)]);
+    assert_eq!(index.steps_with(Severity::Warning), [Seq::new(6)]);
     assert!(index.lanes().is_empty());
 }
 
@@ -510,7 +513,7 @@ fn counts_over_any_range_equal_the_kinds_in_it() {
                 expected[kind.index()] += 1;
             }
             assert_eq!(
-                index.counts(Seq(start)..=Seq(end)),
+                index.counts(Seq::new(start)..=Seq::new(end)),
                 expected,
                 "counts({start}..={end})"
             );
@@ -518,8 +521,8 @@ fn counts_over_any_range_equal_the_kinds_in_it() {
     }
     // Clamped to the stream.
     assert_eq!(
-        index.counts(Seq(0)..=Seq(n + 100)),
-        index.counts(Seq(1)..=Seq(n))
+        index.counts(Seq::new(0)..=Seq::new(n + 100)),
+        index.counts(Seq::new(1)..=Seq::new(n))
     );
-    assert_eq!(index.counts(Seq(1)..=Seq(0)), [0; NUM_KINDS]);
+    assert_eq!(index.counts(Seq::new(1)..=Seq::new(0)), [0; NUM_KINDS]);
 }

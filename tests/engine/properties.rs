@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use crate::common::generator::{GenConfig, generate};
 use agui_replay::diff::{Comparison, DiffScope};
 use agui_replay::protocol::{ENVELOPE, Kind, ProtocolVersion, SCHEMA};
 use agui_replay::replay::apply_patch;
@@ -12,7 +13,6 @@ use agui_replay::{
     Code, Effect, EventLog, EventType, Options, Outcome, Profile, Replayer, Seq, Severity,
     parse_event, read_bytes, replay_log, replay_to,
 };
-use crate::common::generator::{GenConfig, generate};
 use proptest::collection::{btree_map, vec};
 use proptest::prelude::*;
 use proptest::sample::select;
@@ -705,7 +705,7 @@ fn check_invariants(
     let effects = replayer.effects();
     let diagnostics = replayer.diagnostics();
     prop_assert_eq!(effects.len(), num_events, "one effect per event");
-    prop_assert_eq!(replayer.step().0, num_events as u64);
+    prop_assert_eq!(replayer.step().get(), num_events as u64);
 
     let has_error = diagnostics.iter().any(|d| d.severity == Severity::Error);
     prop_assert_eq!(
@@ -733,7 +733,7 @@ fn check_invariants(
 
     for d in diagnostics {
         prop_assert!(
-            (1..=num_events as u64).contains(&d.seq.0),
+            (1..=num_events as u64).contains(&d.seq.get()),
             "diagnostic outside the stream: {:?} ({} events)",
             d,
             num_events
@@ -1160,11 +1160,11 @@ fn check_seek(
     );
     // The sought replay's own logs hold the events it applied after its
     // checkpoint, as replaying from step 0 reported them.
-    let resumed_at = step.0 - sought.effects().len() as u64;
+    let resumed_at = step.get() - sought.effects().len() as u64;
     let tail: Vec<_> = expected
         .diagnostics()
         .iter()
-        .filter(|d| d.seq.0 > resumed_at)
+        .filter(|d| d.seq.get() > resumed_at)
         .cloned()
         .collect();
     prop_assert_eq!(
@@ -1186,7 +1186,7 @@ fn check_seek(
     let (mut sought, mut expected) = (sought, expected);
     let (seen_by_sought, seen_by_expected) =
         (sought.diagnostics().len(), expected.diagnostics().len());
-    for (_, raw) in log.iter().skip(step.0 as usize) {
+    for (_, raw) in log.iter().skip(step.get() as usize) {
         prop_assert_eq!(
             sought.apply_bytes(raw),
             expected.apply_bytes(raw),
@@ -1235,7 +1235,7 @@ proptest! {
             }
             timeline.finish();
             prop_assert_eq!(timeline.len(), log.len());
-            prop_assert_eq!(timeline.last_step(), Seq(len));
+            prop_assert_eq!(timeline.last_step(), Seq::new(len));
             prop_assert_eq!(timeline.events(), &log);
             if log.num_bytes() as u64 >= TINY_POLICY.max_cost {
                 // The seeks below start from checkpoints past step 0.
@@ -1245,7 +1245,7 @@ proptest! {
             let mut steps = vec![0, len, len.saturating_sub(1)];
             steps.extend(picks.iter().map(|pick| pick.index(log.len() + 1) as u64));
             for step in steps {
-                check_seek(&timeline, &log, options, Seq(step))?;
+                check_seek(&timeline, &log, options, Seq::new(step))?;
             }
 
             let whole = Timeline::from_log(log.clone(), options);
@@ -1272,8 +1272,8 @@ proptest! {
                 );
             }
             prop_assert_eq!(
-                by_log.counts(Seq(1)..=Seq(len)),
-                by_appending.counts(Seq(1)..=Seq(len)),
+                by_log.counts(Seq::new(1)..=Seq::new(len)),
+                by_appending.counts(Seq::new(1)..=Seq::new(len)),
                 "{:?}",
                 options
             );
@@ -1290,7 +1290,7 @@ fn random_steps(last: u64, count: usize, seed: u64) -> Vec<Seq> {
             state = state
                 .wrapping_mul(6_364_136_223_846_793_005)
                 .wrapping_add(1_442_695_040_888_963_407);
-            Seq((state >> 33) % (last + 1))
+            Seq::new((state >> 33) % (last + 1))
         })
         .collect()
 }
@@ -1323,9 +1323,9 @@ fn check_long_timeline(
         "the seeks start from checkpoints: {}",
         timeline.num_checkpoints()
     );
-    let last = timeline.last_step().0;
+    let last = timeline.last_step().get();
     let mut steps = random_steps(last, num_seeks, seed);
-    steps.extend([Seq(0), Seq(last), Seq(last - 1)]);
+    steps.extend([Seq::new(0), Seq::new(last), Seq::new(last - 1)]);
     for step in steps {
         let expected = replay_to(log, options, step);
         let sought = timeline.seek(step);
@@ -1389,7 +1389,7 @@ fn a_long_timeline_with_a_fatal_error_equals_the_replay() {
     });
     let mut log = EventLog::default();
     for (seq, raw) in generated.iter() {
-        if seq == Seq(6_000) {
+        if seq == Seq::new(6_000) {
             log.push(b"not json");
         }
         log.push(raw);
@@ -1403,7 +1403,7 @@ fn a_long_timeline_with_a_fatal_error_equals_the_replay() {
         let replayed = replay_log(&log, options);
         assert_eq!(
             replayed.fatal().map(|d| d.seq),
-            Some(Seq(6_000)),
+            Some(Seq::new(6_000)),
             "{options:?}"
         );
         check_long_timeline(
@@ -1711,7 +1711,7 @@ proptest! {
     /// The diff view's patch turns any JSON value into any other.
     #[test]
     fn the_diff_patch_turns_any_value_into_any_other(a in json_value(), b in json_value()) {
-        let comparison = Comparison::of(DiffScope::State, Seq(1), a, Seq(2), b);
+        let comparison = Comparison::of(DiffScope::State, Seq::new(1), a, Seq::new(2), b);
         check_diff_applies(&comparison)?;
         prop_assert_eq!(comparison.is_unchanged(), comparison.before == comparison.after);
     }
@@ -1740,8 +1740,8 @@ proptest! {
         let mut scopes = vec![DiffScope::Everything, DiffScope::State, DiffScope::Conversation];
         scopes.extend(ids.into_iter().map(DiffScope::Message));
         for (a, b) in &picks {
-            let a = Seq(a.index(log.len() + 1) as u64);
-            let b = Seq(b.index(log.len() + 1) as u64);
+            let a = Seq::new(a.index(log.len() + 1) as u64);
+            let b = Seq::new(b.index(log.len() + 1) as u64);
             for scope in &scopes {
                 let comparison = Comparison::between(&timeline, scope.clone(), a, b);
                 prop_assert_eq!(&comparison.before, &scope.document(&replay_to(&log, Options::default(), a)));

@@ -86,7 +86,7 @@ fn diags(replayer: &Replayer) -> Vec<(u64, Code, Severity)> {
     replayer
         .diagnostics()
         .iter()
-        .map(|d| (d.seq.0, d.code, d.severity))
+        .map(|d| (d.seq.get(), d.code, d.severity))
         .collect()
 }
 
@@ -96,7 +96,7 @@ fn the_diag(replayer: &Replayer, seq: u64, code: Code) -> Diagnostic {
     let found: Vec<&Diagnostic> = replayer
         .diagnostics()
         .iter()
-        .filter(|d| d.seq == Seq(seq) && d.code == code)
+        .filter(|d| d.seq == Seq::new(seq) && d.code == code)
         .collect();
     assert_eq!(
         found.len(),
@@ -109,7 +109,7 @@ fn the_diag(replayer: &Replayer, seq: u64, code: Code) -> Diagnostic {
 
 /// The effect of the event at `seq`.
 fn effect(replayer: &Replayer, seq: u64) -> EventEffect {
-    replayer.effects()[Seq(seq).index().expect("seq >= 1")]
+    replayer.effects()[Seq::new(seq).index().expect("seq >= 1")]
 }
 
 fn messages(replayer: &Replayer) -> Value {
@@ -625,7 +625,7 @@ fn after_a_fatal_error_later_events_are_not_applied() {
         vec![(4, Code::SubagentOwnerMismatch, Severity::Error)],
         "no diagnostics for events not applied, no truncation"
     );
-    assert_eq!(r.fatal().map(|d| d.seq), Some(Seq(4)));
+    assert_eq!(r.fatal().map(|d| d.seq), Some(Seq::new(4)));
     assert_eq!(
         effect(&r, 4),
         EventEffect {
@@ -652,7 +652,7 @@ fn best_effort_applies_later_events_and_reports_their_diagnostics() {
     // the run is still failed.
     let r = replay_with(best_effort(), &fatal_then_more());
     assert_eq!(r.outcome(), Outcome::Failed);
-    assert_eq!(r.fatal().map(|d| d.seq), Some(Seq(4)));
+    assert_eq!(r.fatal().map(|d| d.seq), Some(Seq::new(4)));
     assert_eq!(effect(&r, 4).effect, Effect::Fatal);
     assert_eq!(effect(&r, 5).effect, Effect::Applied);
     assert_eq!(effect(&r, 6).effect, Effect::Applied);
@@ -713,7 +713,7 @@ fn best_effort_applies_events_after_a_lifecycle_error() {
         "{:?}",
         r.diagnostics()
     );
-    assert_eq!(r.diagnostics()[0].seq, Seq(3));
+    assert_eq!(r.diagnostics()[0].seq, Seq::new(3));
     assert_eq!(
         messages(&r),
         json!([{"id": "m1", "role": "assistant", "content": "late"}])
@@ -1584,7 +1584,7 @@ rule_table! {
         then: |r| {
             assert_eq!(effect(&r, 2).effect, Effect::Fatal);
             assert_eq!(effect(&r, 3).effect, Effect::NotApplied);
-            assert_eq!(r.fatal().map(|d| d.seq), Some(Seq(2)));
+            assert_eq!(r.fatal().map(|d| d.seq), Some(Seq::new(2)));
         },
     }
 

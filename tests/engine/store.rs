@@ -77,7 +77,7 @@ fn importing_the_demo_keeps_every_line_byte_for_byte() {
     let page = recording.events(session.id, 1..46).expect("page");
     assert_eq!(page.len(), 45);
     for (i, (event, line)) in page.iter().zip(&lines).enumerate() {
-        assert_eq!(event.seq, Seq(i as u64 + 1));
+        assert_eq!(event.seq, Seq::new(i as u64 + 1));
         assert_eq!(&event.raw, line, "event {}", i + 1);
         let value: Value = serde_json::from_slice(line).expect("demo lines are JSON");
         assert_eq!(
@@ -94,7 +94,7 @@ fn importing_the_demo_keeps_every_line_byte_for_byte() {
         );
     }
     let middle = recording.events(session.id, 13..16).expect("page");
-    let seqs: Vec<u64> = middle.iter().map(|e| e.seq.0).collect();
+    let seqs: Vec<u64> = middle.iter().map(|e| e.seq.get()).collect();
     assert_eq!(seqs, [13, 14, 15]);
 
     // Arrival times come from the `timestamp`s, relative to the first one,
@@ -299,7 +299,7 @@ fn a_killed_writer_leaves_every_committed_event() {
     let events = recording.load_events(session.id).expect("events load");
     assert_eq!(events.len() as u64, session.num_events);
     for (seq, raw) in events.iter() {
-        assert_eq!(raw, crash_event(seq.0).as_slice(), "event {seq}");
+        assert_eq!(raw, crash_event(seq.get()).as_slice(), "event {seq}");
     }
     let page = recording
         .events(session.id, 1..session.num_events + 1)
@@ -307,7 +307,7 @@ fn a_killed_writer_leaves_every_committed_event() {
     assert_eq!(page.len() as u64, session.num_events);
     for (i, event) in page.iter().enumerate() {
         let seq = i as u64 + 1;
-        assert_eq!(event.seq, Seq(seq));
+        assert_eq!(event.seq, Seq::new(seq));
         assert_eq!(event.raw, crash_event(seq), "event {seq}");
     }
     let arrival = recording.arrival_nanos(session.id).expect("arrival");
@@ -630,7 +630,7 @@ fn reading_a_recording_never_modifies_it() {
             assert_eq!(arrival.len() as u64, session.num_events);
             let first_page = recording.events(session.id, 1..5).expect("first page");
             assert_eq!(first_page.len(), 4);
-            assert_eq!(first_page[0].raw, events.get(Seq(1)).expect("seq 1"));
+            assert_eq!(first_page[0].raw, events.get(Seq::new(1)).expect("seq 1"));
         }
         let demo_page = recording
             .events(recording.sessions()[0].id, 1..101)
@@ -872,14 +872,14 @@ fn a_reader_follows_a_recording_being_written() {
         assert!(sessions.len() <= 2, "{}", recording.describe_sessions());
         let mut news = false;
         for (index, session) in sessions.iter().enumerate() {
-            let last = Seq(seen[index].len() as u64);
+            let last = Seq::new(seen[index].len() as u64);
             let events = recording
                 .events_after(session.id, last)
                 .expect("reads new events");
             for (offset, event) in events.iter().enumerate() {
                 assert_eq!(
                     event.seq,
-                    Seq(last.0 + offset as u64 + 1),
+                    Seq::new(last.get() + offset as u64 + 1),
                     "session {}: events arrive once, in order, without gaps",
                     session.id
                 );
@@ -926,7 +926,7 @@ fn a_reader_follows_a_recording_being_written() {
     // Nothing new after the end.
     assert!(
         recording
-            .events_after(sessions[0].id, Seq(sessions[0].num_events))
+            .events_after(sessions[0].id, Seq::new(sessions[0].num_events))
             .expect("reads")
             .is_empty()
     );
@@ -967,7 +967,7 @@ fn opening_a_live_recording_reads_it_without_modifying_it() {
         assert_eq!(events.len(), 40);
         assert_eq!(
             recording
-                .events_after(session, Seq(38))
+                .events_after(session, Seq::new(38))
                 .expect("reads")
                 .len(),
             2

@@ -73,8 +73,9 @@ pub fn conversation_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command
     // When the cursor moves, bring what the event touched into view.
     let list_id = ui.make_persistent_id("conversation");
     let step_id = list_id.with("step");
-    let moved = ui.ctx().data(|d| d.get_temp::<u64>(step_id)) != Some(view.step.0);
-    ui.ctx().data_mut(|d| d.insert_temp(step_id, view.step.0));
+    let moved = ui.ctx().data(|d| d.get_temp::<u64>(step_id)) != Some(view.step.get());
+    ui.ctx()
+        .data_mut(|d| d.insert_temp(step_id, view.step.get()));
     let target = if moved {
         touched_row(view, num_rows, row)
     } else {
@@ -136,7 +137,7 @@ mod tests {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("recordings/demo.jsonl");
         let mut state = AppState::default();
         state.open_now(&path, None);
-        state.apply(vec![Command::Time(TimeCommand::Set(Seq(step)))]);
+        state.apply(vec![Command::Time(TimeCommand::Set(Seq::new(step)))]);
         state
     }
 
@@ -173,7 +174,7 @@ mod tests {
         harness.get_by_label("new");
         harness
             .state_mut()
-            .apply(vec![Command::Time(TimeCommand::Set(Seq(14)))]);
+            .apply(vec![Command::Time(TimeCommand::Set(Seq::new(14)))]);
         harness.run();
         harness.get_by_label("changed");
         assert!(harness.query_by_label("new").is_none());
@@ -195,7 +196,7 @@ mod tests {
         std::fs::write(&path, stream.join("\n")).expect("temp file");
         let mut state = AppState::default();
         state.open_now(&path, None);
-        state.apply(vec![Command::Time(TimeCommand::Set(Seq(3)))]);
+        state.apply(vec![Command::Time(TimeCommand::Set(Seq::new(3)))]);
         let _ = std::fs::remove_file(&path);
         let mut harness = harness(state);
         harness.run();

@@ -104,7 +104,10 @@ fn kinds_ui(ui: &mut egui::Ui, doc: &Doc, kinds: &mut BTreeSet<EventKind>) -> eg
         .close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside)
         .show_ui(ui, |ui| {
             // Bucket sums: cheap, and only while the popup is open.
-            let counts = doc.timeline.index().counts(Seq(1)..=Seq(doc.num_events()));
+            let counts = doc
+                .timeline
+                .index()
+                .counts(Seq::new(1)..=Seq::new(doc.num_events()));
             if ui.selectable_label(kinds.is_empty(), "all types").clicked() {
                 kinds.clear();
             }
@@ -169,16 +172,16 @@ pub fn filter_rows(doc: &Doc, filter: &EventFilter) -> Vec<Seq> {
 /// recording appended).
 pub fn filter_rows_after(doc: &Doc, filter: &EventFilter, after: Seq) -> Vec<Seq> {
     let index = doc.timeline.index();
-    let range = after.0 + 1..=doc.num_events();
+    let range = after.get() + 1..=doc.num_events();
     let mut rows: Vec<Seq> = match filter.min_severity {
-        None => range.map(Seq).collect(),
+        None => range.map(Seq::new).collect(),
         Some(min) => {
             // Severities are ordered worst first: "at least `min`" is `<= min`.
             let mut steps: Vec<Seq> = Severity::ALL
                 .iter()
                 .filter(|&&severity| severity <= min)
                 .flat_map(|&severity| index.steps_with(severity).iter().copied())
-                .filter(|seq| range.contains(&seq.0))
+                .filter(|seq| range.contains(&seq.get()))
                 .collect();
             steps.sort_unstable();
             steps.dedup();

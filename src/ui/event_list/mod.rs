@@ -260,7 +260,7 @@ pub(crate) mod tests {
     pub(crate) fn state_of(lines: &[&str]) -> AppState {
         let mut state = AppState::default();
         state.install_doc(doc_of(lines));
-        state.apply(vec![Command::Time(TimeCommand::Set(Seq(1)))]);
+        state.apply(vec![Command::Time(TimeCommand::Set(Seq::new(1)))]);
         state
     }
 
@@ -284,7 +284,7 @@ pub(crate) mod tests {
         harness.run();
         harness.get_by_label("ghost").click();
         harness.run();
-        assert_eq!(harness.state().step(), Seq(4));
+        assert_eq!(harness.state().step(), Seq::new(4));
         assert_eq!(harness.state().selected_activity(), Some("ghost"));
     }
 
@@ -296,7 +296,7 @@ pub(crate) mod tests {
         harness.run();
         harness.get_by_label(r#""Hello Lisbon""#).click();
         harness.run();
-        assert_eq!(harness.state().step(), Seq(6));
+        assert_eq!(harness.state().step(), Seq::new(6));
         assert_eq!(harness.state().selected_activity(), Some("a-1"));
     }
 
@@ -315,7 +315,7 @@ pub(crate) mod tests {
 
     /// The numbers of `rows`, to compare with literals.
     pub(crate) fn seqs(rows: &[Seq]) -> Vec<u64> {
-        rows.iter().map(|s| s.0).collect()
+        rows.iter().map(|s| s.get()).collect()
     }
 
     #[test]

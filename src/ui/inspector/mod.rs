@@ -271,7 +271,7 @@ fn metadata_view(
         highlights_between(before.as_ref(), &value)
     };
     let step = if removed {
-        Seq(view.step.0.saturating_sub(1))
+        Seq::new(view.step.get().saturating_sub(1))
     } else {
         view.step
     };
@@ -366,7 +366,7 @@ mod tests {
         let mut state = AppState::default();
         state.open_now(&path, None);
         state.apply(vec![
-            Command::Time(TimeCommand::Set(Seq(step))),
+            Command::Time(TimeCommand::Set(Seq::new(step))),
             Command::SelectActivity(Some(selected.to_owned())),
         ]);
         state
@@ -424,8 +424,8 @@ mod tests {
         let _ = std::fs::remove_file(&path);
         let divergences = &state.doc().expect("opened").divergences;
         assert_eq!(divergences.len(), 1);
-        assert_eq!(divergences[0].seq, Seq(4));
-        state.apply(vec![Command::Time(TimeCommand::Set(Seq(4)))]);
+        assert_eq!(divergences[0].seq, Seq::new(4));
+        state.apply(vec![Command::Time(TimeCommand::Set(Seq::new(4)))]);
         let mut harness = harness(state);
         harness.run();
         harness.get_by_label("Your client shows something else here");
@@ -433,7 +433,7 @@ mod tests {
         // Not at another step.
         harness
             .state_mut()
-            .apply(vec![Command::Time(TimeCommand::Set(Seq(3)))]);
+            .apply(vec![Command::Time(TimeCommand::Set(Seq::new(3)))]);
         harness.run();
         assert!(
             harness
@@ -448,9 +448,9 @@ mod tests {
         harness.run();
         harness.get_by_label("step 16 ›").click();
         harness.run();
-        assert_eq!(harness.state().step(), Seq(16));
+        assert_eq!(harness.state().step(), Seq::new(16));
         harness.get_by_label("‹ step 15").click();
         harness.run();
-        assert_eq!(harness.state().step(), Seq(15));
+        assert_eq!(harness.state().step(), Seq::new(15));
     }
 }

@@ -178,10 +178,10 @@ pub(super) fn paint_density(
         }
         let seqs = bin_seqs(bin, density.bin_steps, num_events);
         let mut x0 = axis
-            .x_from_step(seqs.start().0 as f64 - 0.5)
+            .x_from_step(seqs.start().get() as f64 - 0.5)
             .max(rect.left());
         let mut x1 = axis
-            .x_from_step(seqs.end().0 as f64 + 0.5)
+            .x_from_step(seqs.end().get() as f64 + 0.5)
             .min(rect.right());
         if x1 - x0 > 4.0 {
             // Zoomed in to single events: a gap between them.

@@ -35,7 +35,7 @@ impl Hover<'_> {
         // A bookmark's flag, on the diagnostics row.
         let flag = self.bookmarks.iter().find(|b| {
             self.ticks_rect.y_range().contains(pos.y)
-                && (self.axis.x_from_step(b.seq.0 as f64) - pos.x).abs() <= super::HIT_RADIUS
+                && (self.axis.x_from_step(b.seq.get() as f64) - pos.x).abs() <= super::HIT_RADIUS
         });
         if let Some(bookmark) = flag {
             step_line_ui(ui, index, bookmark.seq);

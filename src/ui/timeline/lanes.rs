@@ -217,7 +217,7 @@ impl LanesView {
             return None;
         }
         let lane = self.lanes.iter().find(|l| l.rect.contains(pos))?;
-        let x_of = |mark: &LaneMark| self.axis.x_from_step(mark.seq.0 as f64);
+        let x_of = |mark: &LaneMark| self.axis.x_from_step(mark.seq.get() as f64);
         let start = lane.marks.partition_point(|m| x_of(m) < pos.x - HIT_RADIUS);
         let mark = lane.marks[start..]
             .iter()
@@ -353,17 +353,17 @@ mod tests {
     fn merged_marks_show_the_worst_change_of_their_bin() {
         use ActivityChange as C;
         let events = [
-            (Seq(1), C::Created),
-            (Seq(2), C::DeltaApplied),
-            (Seq(3), C::PatchFailed),
-            (Seq(4), C::DeltaApplied),
-            (Seq(6), C::DeltaApplied),
-            (Seq(7), C::DeltaSkipped),
-            (Seq(8), C::DeltaSkipped),
-            (Seq(30), C::Fatal),
+            (Seq::new(1), C::Created),
+            (Seq::new(2), C::DeltaApplied),
+            (Seq::new(3), C::PatchFailed),
+            (Seq::new(4), C::DeltaApplied),
+            (Seq::new(6), C::DeltaApplied),
+            (Seq::new(7), C::DeltaSkipped),
+            (Seq::new(8), C::DeltaSkipped),
+            (Seq::new(30), C::Fatal),
         ];
         let mark = |seq, change, num_merged| LaneMark {
-            seq: Seq(seq),
+            seq: Seq::new(seq),
             change,
             num_merged,
         };

@@ -74,7 +74,7 @@ pub fn paint_marks(
 ) {
     let color = mark_color(ui.visuals());
     let (top, bottom) = (*rows.lines.start(), *rows.lines.end());
-    let x = |step: Seq| axis.x_from_step(step.0 as f64);
+    let x = |step: Seq| axis.x_from_step(step.get() as f64);
     let marks = match dragging {
         Some((a, b)) => [Some(a), Some(b)],
         None => state.marks(),
@@ -133,7 +133,7 @@ pub fn paint_divergences(
     let y = rows.flags_y - 5.0;
     let mut last_x = f32::NEG_INFINITY;
     for divergence in divergences {
-        let x = axis.x_from_step(divergence.seq.0 as f64);
+        let x = axis.x_from_step(divergence.seq.get() as f64);
         if x - last_x < 2.0 {
             continue;
         }
@@ -161,5 +161,5 @@ pub fn divergence_at<'a>(
     }
     divergences
         .iter()
-        .find(|d| (axis.x_from_step(d.seq.0 as f64) - pos.x).abs() <= radius)
+        .find(|d| (axis.x_from_step(d.seq.get() as f64) - pos.x).abs() <= radius)
 }

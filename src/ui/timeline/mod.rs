@@ -102,22 +102,22 @@ mod tests {
         let mut h = harness();
         h.run();
         h.state_mut()
-            .apply(vec![Command::Time(TimeCommand::Set(Seq(3)))]);
+            .apply(vec![Command::Time(TimeCommand::Set(Seq::new(3)))]);
         h.run();
         h.get_by_label("Next step").click();
         h.run();
-        assert_eq!(h.state().step(), Seq(4));
+        assert_eq!(h.state().step(), Seq::new(4));
         h.get_by_label("Previous step").click();
         h.get_by_label("Previous step").click();
         h.run();
-        assert_eq!(h.state().step(), Seq(2));
+        assert_eq!(h.state().step(), Seq::new(2));
         h.get_by_label("First step").click();
         h.run();
-        assert_eq!(h.state().step(), Seq(0));
+        assert_eq!(h.state().step(), Seq::new(0));
         h.get_by_label("Last step").click();
         h.run();
         let last = h.state().doc().as_ref().unwrap().num_events();
-        assert_eq!(h.state().step(), Seq(last));
+        assert_eq!(h.state().step(), Seq::new(last));
         let previous = h
             .state()
             .diagnostic_step(false)
@@ -205,7 +205,7 @@ mod tests {
             right_x: plot.right() - crate::ui::theme::TIMELINE_PLOT_PADDING,
         };
         // A little off the mark, and off the step: the mark wins.
-        let pos = egui::pos2(axis.x_from_step(seq.0 as f64) + 3.0, row.center().y);
+        let pos = egui::pos2(axis.x_from_step(seq.get() as f64) + 3.0, row.center().y);
         h.hover_at(pos);
         h.run();
         h.event(egui::Event::PointerButton {
@@ -253,7 +253,7 @@ mod tests {
         h.get_by_label("Timeline").click();
         h.run();
         let last = h.state().doc().as_ref().unwrap().num_events();
-        let step = h.state().step().0 as i64;
+        let step = h.state().step().get() as i64;
         assert!(
             (step - (last / 2) as i64).abs() <= 1,
             "step {step} of {last}"

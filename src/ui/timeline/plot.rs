@@ -120,7 +120,7 @@ pub(super) fn plot_ui(
         Sense::click_and_drag(),
     );
     let mut playhead = state.step();
-    response.widget_info(|| egui::WidgetInfo::slider(true, playhead.0 as f64, "Timeline"));
+    response.widget_info(|| egui::WidgetInfo::slider(true, playhead.get() as f64, "Timeline"));
     let (shift, primary_down) = ui.input(|i| (i.modifiers.shift, i.pointer.primary_down()));
     if response.dragged_by(PointerButton::Middle)
         || (response.dragged_by(PointerButton::Primary) && shift)
@@ -211,7 +211,7 @@ fn paint_playhead(
     step: Seq,
     y: RangeInclusive<f32>,
 ) {
-    let x = axis.x_from_step(step.0 as f64);
+    let x = axis.x_from_step(step.get() as f64);
     let color = theme::playhead_color(ui.visuals());
     let top = *y.start();
     let plot = painter.clip_rect().x_range();

@@ -86,7 +86,7 @@ pub fn bin_steps(steps_per_pixel: f64) -> u64 {
 
 /// The bin of a step (step 0 joins bin 0).
 pub fn bin_of(step: Seq, bin_steps: u64) -> u64 {
-    step.0.saturating_sub(1) / bin_steps
+    step.get().saturating_sub(1) / bin_steps
 }
 
 /// The bins a range shows, or none for an empty stream.
@@ -98,7 +98,7 @@ pub fn visible_bins(
     if num_events == 0 {
         return None;
     }
-    let step = |s: f64| Seq((s.max(0.0) as u64).min(num_events));
+    let step = |s: f64| Seq::new((s.max(0.0) as u64).min(num_events));
     let first = bin_of(step(range.first.floor()), bin_steps);
     let last = bin_of(step(range.last.ceil()), bin_steps);
     Some(first..=last)
@@ -111,7 +111,7 @@ pub fn bin_seqs(bin: u64, bin_steps: u64, num_events: u64) -> RangeInclusive<Seq
         .saturating_add(1)
         .saturating_mul(bin_steps)
         .min(num_events);
-    Seq(first)..=Seq(last)
+    Seq::new(first)..=Seq::new(last)
 }
 
 /// The visible items of a list sorted by step, grouped by bin: each group
@@ -128,13 +128,13 @@ pub fn bin_groups<T>(
         bin => bin.saturating_mul(bin_steps).saturating_add(1),
     };
     let last_step = bins.end().saturating_add(1).saturating_mul(bin_steps);
-    let mut i = items.partition_point(|t| step_of(t).0 < first_step);
-    let end = items.partition_point(|t| step_of(t).0 <= last_step);
+    let mut i = items.partition_point(|t| step_of(t).get() < first_step);
+    let end = items.partition_point(|t| step_of(t).get() <= last_step);
     let mut groups = Vec::new();
     while i < end {
         let bin = bin_of(step_of(&items[i]), bin_steps);
         let bin_last = bin.saturating_add(1).saturating_mul(bin_steps);
-        let j = i + items[i..end].partition_point(|t| step_of(t).0 <= bin_last);
+        let j = i + items[i..end].partition_point(|t| step_of(t).get() <= bin_last);
         groups.push((bin, i..j));
         i = j;
     }
@@ -159,7 +159,7 @@ pub fn ruler_spacing(steps_per_pixel: f64, min_points: f32) -> u64 {
 
 /// The step nearest an x, within the stream.
 pub(super) fn step_at(axis: &StepAxis, x: f32, num_events: u64) -> Seq {
-    Seq(axis.step_from_x(x).round().clamp(0.0, num_events as f64) as u64)
+    Seq::new(axis.step_from_x(x).round().clamp(0.0, num_events as f64) as u64)
 }
 
 /// Keeps the playhead in view while playing: when it leaves the range, the
@@ -169,7 +169,7 @@ pub(super) fn follow_playhead(
     playhead: Seq,
     num_events: u64,
 ) -> TimelineRange {
-    let step = playhead.0 as f64;
+    let step = playhead.get() as f64;
     if (range.first..=range.last).contains(&step) {
         return range;
     }
@@ -247,11 +247,11 @@ mod tests {
         assert_eq!(bin_steps(1.2), 2);
         assert_eq!(bin_steps(300.0), 512);
         assert_eq!(bin_steps(f64::NAN), 1);
-        assert_eq!(bin_of(Seq(0), 4), 0);
-        assert_eq!(bin_of(Seq(4), 4), 0);
-        assert_eq!(bin_of(Seq(5), 4), 1);
-        assert_eq!(bin_seqs(1, 4, 100), Seq(5)..=Seq(8));
-        assert_eq!(bin_seqs(24, 4, 98), Seq(97)..=Seq(98));
+        assert_eq!(bin_of(Seq::new(0), 4), 0);
+        assert_eq!(bin_of(Seq::new(4), 4), 0);
+        assert_eq!(bin_of(Seq::new(5), 4), 1);
+        assert_eq!(bin_seqs(1, 4, 100), Seq::new(5)..=Seq::new(8));
+        assert_eq!(bin_seqs(24, 4, 98), Seq::new(97)..=Seq::new(98));
         assert_eq!(visible_bins(range(0.0, 100.0), 4, 98), Some(0..=24));
         assert_eq!(visible_bins(range(10.2, 20.7), 4, 98), Some(2..=5));
         assert_eq!(visible_bins(range(0.0, 1.0), 4, 0), None);
@@ -267,7 +267,7 @@ mod tests {
                 let covered: u64 = bins
                     .map(|bin| {
                         let seqs = bin_seqs(bin, k, num_events);
-                        seqs.end().0 + 1 - seqs.start().0
+                        seqs.end().get() + 1 - seqs.start().get()
                     })
                     .sum();
                 assert_eq!(
@@ -280,7 +280,7 @@ mod tests {
 
     #[test]
     fn bin_groups_merge_what_falls_in_one_bin_and_skip_the_rest() {
-        let steps: Vec<Seq> = [0, 1, 2, 3, 9, 10, 17, 40, 41].map(Seq).to_vec();
+        let steps: Vec<Seq> = [0, 1, 2, 3, 9, 10, 17, 40, 41].map(Seq::new).to_vec();
         // Bins of 4 steps; bins 1 to 4 show steps 5 to 20.
         let groups = bin_groups(&steps, |s| *s, &(1..=4), 4);
         assert_eq!(groups, vec![(2, 4..6), (4, 6..7)]);
@@ -304,8 +304,11 @@ mod tests {
     #[test]
     fn the_playhead_is_followed_while_playing() {
         let r = range(0.0, 100.0);
-        assert_eq!(follow_playhead(r, Seq(50), 1000), r);
-        assert_eq!(follow_playhead(r, Seq(150), 1000), range(140.0, 240.0));
-        assert_eq!(follow_playhead(r, Seq(995), 1000), range(900.0, 1000.0));
+        assert_eq!(follow_playhead(r, Seq::new(50), 1000), r);
+        assert_eq!(follow_playhead(r, Seq::new(150), 1000), range(140.0, 240.0));
+        assert_eq!(
+            follow_playhead(r, Seq::new(995), 1000),
+            range(900.0, 1000.0)
+        );
     }
 }

@@ -127,7 +127,7 @@ pub(super) fn paint_ticks(
         let steps = index.steps_with(severity);
         for (_, group) in bin_groups(steps, |s| *s, bins, bin_steps) {
             let step = steps[group.start];
-            let x = axis.x_from_step(step.0 as f64);
+            let x = axis.x_from_step(step.get() as f64);
             let top = rect.bottom() - rect.height() * height;
             painter.vline(x, top..=rect.bottom(), Stroke::new(width, color));
             ticks.push(Tick {

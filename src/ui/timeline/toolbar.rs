@@ -17,7 +17,7 @@ pub(super) fn toolbar_ui(
     let step = state.step();
     let num_events = doc.num_events();
     let at_start = step == Seq::START;
-    let at_end = step.0 >= num_events;
+    let at_end = step.get() >= num_events;
     ui.horizontal_wrapped(|ui| {
         if icon_button(ui, !at_start, "|◂", "First step", "First step (Home)") {
             commands.push(Command::Time(TimeCommand::ToStart));
@@ -49,7 +49,7 @@ pub(super) fn toolbar_ui(
         speed_ui(ui, state.time().speed(), commands);
         ui.separator();
         let label = ui.label("Step");
-        let mut value = step.0;
+        let mut value = step.get();
         if ui
             .add(
                 egui::DragValue::new(&mut value)
@@ -60,7 +60,7 @@ pub(super) fn toolbar_ui(
             .on_hover_text("Type a step, or drag")
             .changed()
         {
-            commands.push(Command::Time(TimeCommand::Set(Seq(value))));
+            commands.push(Command::Time(TimeCommand::Set(Seq::new(value))));
         }
         ui.label(format!("of {num_events}"));
         let seconds = state.arrival_at(step) as f64 / 1e9;
@@ -146,7 +146,7 @@ fn zoom_buttons_ui(
 ) {
     let full = full_range(num_events);
     // Around the playhead when it shows, else around the middle.
-    let anchor = match step.0 as f64 {
+    let anchor = match step.get() as f64 {
         s if (range.first..=range.last).contains(&s) => s,
         _ => (range.first + range.last) / 2.0,
     };

@@ -953,7 +953,7 @@ fn a_bookmark_saved_into_a_wal_recording_opened_alone_is_seen() {
     let recording = Recording::open(&copy).expect("the copy opens");
     let session = only_session(&recording).id;
     assert!(recording.bookmarks(session).expect("bookmarks").is_empty());
-    agui_replay::store::add_bookmark(&copy, session, agui_replay::diagnostic::Seq(2), "here")
+    agui_replay::store::add_bookmark(&copy, session, agui_replay::diagnostic::Seq::new(2), "here")
         .expect("saved");
     let bookmarks = recording.bookmarks(session).expect("bookmarks");
     assert_eq!(bookmarks.len(), 1, "{bookmarks:?}");

@@ -44,7 +44,7 @@ pub fn engine(events: &[String]) -> Observed {
         error: replayer
             .fatal()
             .map(|d| format!("{}: {}", d.code, d.message)),
-        failed_at: replayer.fatal().map(|d| d.seq.0),
+        failed_at: replayer.fatal().map(|d| d.seq.get()),
         messages,
         state: replayer.state().clone(),
     }
