@@ -125,6 +125,7 @@ impl Agent {
         let app = Router::new()
             .route("/agent", post(agent_stream))
             .route("/error", post(agent_error))
+            .route("/big", post(agent_big))
             .route("/proto", post(agent_proto))
             .route("/endless", post(agent_endless))
             .route("/stall", post(agent_stall))
@@ -205,6 +206,21 @@ async fn agent_error(State(state): State<AgentState>, request: Request) -> Respo
         .header(header::CONTENT_TYPE, "application/json")
         .body(Body::from(ERROR_BODY))
         .unwrap()
+}
+
+/// A JSON answer longer than what a recording keeps of a body that is not
+/// an event stream (4 MiB), sent in chunks with no `Content-Length`.
+const BIG_BODY_BYTES: usize = 5 * 1024 * 1024;
+
+async fn agent_big(State(state): State<AgentState>, request: Request) -> Response {
+    note(&state.log, request).await;
+    let chunks = (0..BIG_BODY_BYTES / 65_536)
+        .map(|_| Ok::<_, std::io::Error>(Bytes::from(vec![b' '; 65_536])));
+    streaming(
+        StatusCode::OK,
+        "application/json",
+        stream::iter(chunks).boxed(),
+    )
 }
 
 async fn agent_proto(State(state): State<AgentState>, request: Request) -> Response {
@@ -932,4 +948,50 @@ async fn run_against_an_error_exits_1_and_records_a_failed_session() {
         raw_events(&recording, session),
         vec![ERROR_BODY.as_bytes().to_vec()]
     );
+}
+
+/// Issue 16.6: the proxy and `run` record a body the same way. A body that
+/// is not an event stream is kept up to 4 MiB and its session marked
+/// truncated past that, by both (the proxy used to call it complete); the
+/// client of the proxy still receives every byte.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_body_past_the_bound_is_truncated_by_the_proxy_and_by_run_alike() {
+    const KEPT: usize = 4 * 1024 * 1024;
+    let dir = TempDir::new("big-body");
+    let agent = Agent::start().await;
+
+    let proxy = Proxy::start(&agent.url(), dir.join("proxy.sqlite")).await;
+    let received = read_all(post_run(&proxy.url("/big")).await).await;
+    assert_eq!(received.status, StatusCode::OK);
+    assert_eq!(
+        received.body.len(),
+        BIG_BODY_BYTES,
+        "the client gets it all"
+    );
+    let recording = proxy.stop().await;
+    let session = only_session(&recording);
+    assert_eq!(session.status, SessionStatus::Truncated, "proxy");
+    let stored = raw_events(&recording, session);
+    assert_eq!(stored.iter().map(Vec::len).collect::<Vec<_>>(), vec![KEPT]);
+
+    let out = dir.join("run.sqlite");
+    let input = dir.join("run.json");
+    std::fs::write(&input, RUN_INPUT).unwrap();
+    let url = format!("{}/big", agent.url());
+    let args: Vec<String> = ["run", &url, "--input", p(&input), "--out", p(&out)]
+        .map(str::to_owned)
+        .to_vec();
+    let output = tokio::task::spawn_blocking(move || run_bin(&args, WAIT))
+        .await
+        .unwrap();
+    let recording = Recording::open(&out).expect("the recording opens");
+    let session = only_session(&recording);
+    assert_eq!(
+        session.status,
+        SessionStatus::Truncated,
+        "run; stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stored = raw_events(&recording, session);
+    assert_eq!(stored.iter().map(Vec::len).collect::<Vec<_>>(), vec![KEPT]);
 }
