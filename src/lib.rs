@@ -40,7 +40,7 @@ pub mod ui;
 
 pub use diagnostic::{Code, Diagnostic, Seq, Severity, SeverityCounts};
 pub use input::{EventLog, Format, ReadError, Stream, read_bytes, read_path};
-pub use protocol::{Event, EventBody, EventType, ParseOutcome, parse_event};
+pub use protocol::{Event, EventBody, EventType, MessageId, ParseOutcome, parse_event};
 pub use replay::{
     ActivityChange, Effect, EventEffect, Options, Outcome, Profile, Replayer, replay_log, replay_to,
 };

@@ -24,8 +24,12 @@ pub(super) mod precise {
         f.string(name)
     }
 
-    pub fn MessageId(f: &mut Fields<'_>, name: &str, issues: &mut Vec<Issue>) -> Read<String> {
-        Text(f, name, issues)
+    pub fn MessageId(
+        f: &mut Fields<'_>,
+        name: &str,
+        issues: &mut Vec<Issue>,
+    ) -> Read<crate::protocol::MessageId> {
+        Ok(Text(f, name, issues)?.map(crate::protocol::MessageId::from))
     }
 
     pub fn ToolCallId(f: &mut Fields<'_>, name: &str, issues: &mut Vec<Issue>) -> Read<String> {
@@ -252,8 +256,8 @@ pub(super) mod fast {
         str_of(value).map(|text| text.map(Cow::into_owned))
     }
 
-    pub fn MessageId(value: Option<WireValue<'_>>) -> Read<String> {
-        Text(value)
+    pub fn MessageId(value: Option<WireValue<'_>>) -> Read<crate::protocol::MessageId> {
+        Text(value).map(|id| id.map(crate::protocol::MessageId::from))
     }
 
     pub fn ToolCallId(value: Option<WireValue<'_>>) -> Read<String> {

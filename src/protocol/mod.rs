@@ -5,6 +5,7 @@
 mod event;
 mod fast;
 mod fields;
+mod id;
 mod kinds;
 mod parse;
 mod patch;
@@ -14,6 +15,7 @@ mod version;
 
 pub use event::{EncryptedSubtype, Envelope, Event, EventBody, EventType, MessageRole, TextRole};
 pub use fields::Malformed;
+pub use id::MessageId;
 pub use parse::{
     Issue, MESSAGE_ROLES, ParseOutcome, parse_event, parse_event_str, parse_fast_only,
     parse_precisely,

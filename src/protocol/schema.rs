@@ -18,6 +18,7 @@
 use serde_json::{Map, Value};
 
 use super::event::{EncryptedSubtype, TextRole};
+use super::id::MessageId;
 use super::patch::Patch;
 use super::version::ProtocolVersion;
 
@@ -139,7 +140,7 @@ impl Kind {
 
 /// The Rust type of a member's value in the model.
 macro_rules! value_ty {
-    (MessageId) => { String };
+    (MessageId) => { MessageId };
     (ToolCallId) => { String };
     (SubagentRunId) => { String };
     (ActivityType) => { String };

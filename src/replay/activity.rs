@@ -41,7 +41,7 @@ impl Replayer {
             // R2: create at the position of arrival, whatever `replace` says.
             None => {
                 self.conversation.push(Message::Activity(ActivityMessage {
-                    id: message_id.to_owned(),
+                    id: message_id.into(),
                     activity_type: activity_type.to_owned(),
                     content_bytes: document_bytes(&content),
                     content: Arc::new(content),
@@ -72,7 +72,7 @@ impl Replayer {
                     Profile::AgUiClient10 if replace => {
                         self.conversation
                             .replace(Message::Activity(ActivityMessage {
-                                id: message_id.to_owned(),
+                                id: message_id.into(),
                                 activity_type: activity_type.to_owned(),
                                 content_bytes: document_bytes(&content),
                                 content: Arc::new(content),
@@ -358,7 +358,7 @@ impl Replayer {
         // the owners of the activities the snapshot drops: P12).
         for message in &incoming {
             if let Message::Activity(a) = &**message {
-                Arc::make_mut(&mut self.owners).insert(a.id.clone(), a.subagent_run_id.clone());
+                Arc::make_mut(&mut self.owners).insert(a.id.to_string(), a.subagent_run_id.clone());
             }
         }
         self.conversation.set_messages(result);

@@ -6,7 +6,7 @@ use rustc_hash::FxBuildHasher;
 
 use serde_json::{Map, Value};
 
-use crate::protocol::MessageRole;
+use crate::protocol::{MessageId, MessageRole};
 
 /// The role of a non-activity message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -62,7 +62,7 @@ impl Role {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ActivityMessage {
     /// `id` (the events' `messageId`).
-    pub id: String,
+    pub id: MessageId,
     /// `activityType`.
     pub activity_type: String,
     /// `content`: an object, unless a producer broke R15. Shared, so that
@@ -83,7 +83,7 @@ impl ActivityMessage {
     /// The AG-UI `Message` object.
     pub fn to_json(&self) -> Value {
         let mut object = Map::new();
-        object.insert("id".into(), Value::String(self.id.clone()));
+        object.insert("id".into(), Value::String(self.id.to_string()));
         object.insert("role".into(), Value::from("activity"));
         object.insert(
             "activityType".into(),
@@ -114,7 +114,7 @@ impl ActivityMessage {
 #[derive(Clone, Debug, PartialEq)]
 pub struct OtherMessage {
     /// `id`.
-    pub id: String,
+    pub id: MessageId,
     /// `role`.
     pub role: Role,
     /// Every other member (`content`, `toolCalls`, `toolCallId`, `name`…).
@@ -127,7 +127,7 @@ impl OtherMessage {
         let mut fields = Map::new();
         fields.insert("content".into(), Value::String(String::new()));
         Self {
-            id: id.to_owned(),
+            id: id.into(),
             role,
             fields,
         }
@@ -170,7 +170,7 @@ impl OtherMessage {
     /// The AG-UI `Message` object.
     pub fn to_json(&self) -> Value {
         let mut object = Map::new();
-        object.insert("id".into(), Value::String(self.id.clone()));
+        object.insert("id".into(), Value::String(self.id.to_string()));
         object.insert("role".into(), Value::from(self.role.as_str()));
         for (key, value) in &self.fields {
             object.insert(key.clone(), value.clone());
@@ -222,7 +222,7 @@ impl Message {
         if role == "activity" {
             let content = object.get("content")?;
             return Some(Self::Activity(ActivityMessage {
-                id,
+                id: id.into(),
                 activity_type: object.get("activityType")?.as_str()?.to_owned(),
                 content_bytes: super::document_bytes(content),
                 content: Arc::new(content.clone()),
@@ -239,7 +239,11 @@ impl Message {
             .filter(|(key, _)| *key != "id" && *key != "role")
             .map(|(key, value)| (key.clone(), value.clone()))
             .collect();
-        Some(Self::Other(OtherMessage { id, role, fields }))
+        Some(Self::Other(OtherMessage {
+            id: id.into(),
+            role,
+            fields,
+        }))
     }
 }
 

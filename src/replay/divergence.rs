@@ -67,7 +67,7 @@ impl Touched {
                 touched.tool_calls.push(tool_call_id.clone());
             }
             B::ReasoningEncryptedValue { entity_id, .. } => {
-                touched.tool_calls.push(entity_id.clone());
+                touched.tool_calls.push(entity_id.to_string());
             }
             _ => {}
         }

@@ -683,17 +683,17 @@ impl Replayer {
             };
             if client
                 && let Message::Activity(activity) = &message
-                && !self.owners.contains_key(&activity.id)
+                && !self.owners.contains_key(activity.id.as_str())
             {
                 Arc::make_mut(&mut self.owners)
-                    .insert(activity.id.clone(), activity.subagent_run_id.clone());
+                    .insert(activity.id.to_string(), activity.subagent_run_id.clone());
             }
             if self.conversation.contains(message.id()) {
                 continue;
             }
             if let (false, Message::Activity(activity)) = (client, &message) {
                 Arc::make_mut(&mut self.owners)
-                    .insert(activity.id.clone(), activity.subagent_run_id.clone());
+                    .insert(activity.id.to_string(), activity.subagent_run_id.clone());
             }
             self.register_tool_calls(&message);
             let id = message.id().to_owned();
@@ -777,7 +777,7 @@ impl Replayer {
     pub(super) fn register_tool_calls(&mut self, message: &Message) {
         if let Message::Other(m) = message {
             for id in m.tool_call_ids() {
-                Arc::make_mut(&mut self.tool_call_messages).insert(id.to_owned(), m.id.clone());
+                Arc::make_mut(&mut self.tool_call_messages).insert(id.to_owned(), m.id.to_string());
             }
         }
     }

@@ -302,14 +302,14 @@ impl Replayer {
                 envelope,
             ),
             B::ReasoningStart { message_id } => {
-                if self.streams.reasoning_phases.insert(message_id.clone()) {
+                if self.streams.reasoning_phases.insert(message_id.to_string()) {
                     EventEffect::APPLIED
                 } else {
                     self.already_active("REASONING_START", "reasoning", message_id)
                 }
             }
             B::ReasoningEnd { message_id } => {
-                if self.streams.reasoning_phases.remove(message_id) {
+                if self.streams.reasoning_phases.remove(message_id.as_str()) {
                     EventEffect::APPLIED
                 } else {
                     self.not_started("REASONING_END", "reasoning", message_id)
@@ -826,7 +826,7 @@ impl Replayer {
                     fields.insert("subagentRunId".into(), Value::String(owner.clone()));
                 }
                 self.conversation.push(Message::Other(OtherMessage {
-                    id: holder.to_owned(),
+                    id: holder.into(),
                     role: Role::Assistant,
                     fields,
                 }));
@@ -1048,7 +1048,7 @@ impl Replayer {
         }
         merge_metadata(&mut fields, envelope.metadata.as_ref());
         let message = Message::Other(OtherMessage {
-            id: message_id.to_owned(),
+            id: message_id.into(),
             role: Role::Tool,
             fields,
         });

@@ -139,7 +139,7 @@ pub(super) fn activity_card_ui(
     }
     let response = response.on_hover_text("Inspect this activity");
     if response.clicked() {
-        commands.push(Command::SelectActivity(Some(activity.id.clone())));
+        commands.push(Command::SelectActivity(Some(activity.id.to_string())));
     }
 }
 
