@@ -66,3 +66,14 @@ pub fn message_by_id<'a>(messages: &'a Value, id: &str) -> Option<&'a Value> {
         .iter()
         .find(|m| m["id"] == id)
 }
+
+/// Replays `events` (each serialised to its JSON text) under `options` and
+/// runs the end-of-stream checks.
+pub fn replay_with(options: agui_replay::Options, events: &[Value]) -> agui_replay::Replayer {
+    let mut replayer = agui_replay::Replayer::new(options);
+    for event in events {
+        replayer.apply_bytes(event.to_string().as_bytes());
+    }
+    replayer.finish();
+    replayer
+}

@@ -6,21 +6,14 @@
 use agui_replay::{Code, Options, Outcome, Profile, Replayer, Seq, Severity};
 use serde_json::{Value, json};
 
+use crate::common::events::replay_with;
+
 fn spec() -> Options {
     Options::default()
 }
 
 fn client() -> Options {
     Options::for_profile(Profile::AgUiClient10)
-}
-
-fn replay_with(options: Options, events: &[Value]) -> Replayer {
-    let mut replayer = Replayer::new(options);
-    for event in events {
-        replayer.apply_bytes(event.to_string().as_bytes());
-    }
-    replayer.finish();
-    replayer
 }
 
 fn run_started(run_id: &str) -> Value {

@@ -15,7 +15,7 @@ use agui_replay::{
 };
 use serde_json::{Value, json};
 
-use crate::common::events::{run_finished, run_started};
+use crate::common::events::{replay_with, run_finished, run_started};
 
 // ---------------------------------------------------------------------------
 // Helpers
@@ -38,17 +38,6 @@ fn best_effort() -> Options {
         best_effort: true,
         ..Options::default()
     }
-}
-
-/// Replays `events` (each serialised to its JSON text) and runs the
-/// end-of-stream checks.
-fn replay_with(options: Options, events: &[Value]) -> Replayer {
-    let mut replayer = Replayer::new(options);
-    for event in events {
-        replayer.apply_bytes(event.to_string().as_bytes());
-    }
-    replayer.finish();
-    replayer
 }
 
 fn replay(events: &[Value]) -> Replayer {
