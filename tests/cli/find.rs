@@ -5,13 +5,13 @@
 
 use std::process::Output;
 
+use crate::common::generator::{GenConfig, generate};
 use agui_replay::replay::{Options, Profile, Replayer, replay_from_to};
 use agui_replay::search::{
     Direction, Match, Predicate, Query, Search, SearchStatus, Target, find_all,
 };
 use agui_replay::timeline::{CheckpointPolicy, Timeline};
 use agui_replay::{EventLog, Seq, read_path};
-use crate::common::generator::{GenConfig, generate};
 use serde_json::{Value, json};
 
 use crate::common::snapshot::{assert_output, transcript};

@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use crate::common::generator::{GenConfig, generate};
 use agui_replay::diff::{Comparison, DiffScope};
 use agui_replay::protocol::{ENVELOPE, Kind, ProtocolVersion, SCHEMA};
 use agui_replay::replay::apply_patch;
@@ -12,7 +13,6 @@ use agui_replay::{
     Code, Effect, EventLog, EventType, Options, Outcome, Profile, Replayer, Seq, Severity,
     parse_event, read_bytes, replay_log, replay_to,
 };
-use crate::common::generator::{GenConfig, generate};
 use proptest::collection::{btree_map, vec};
 use proptest::prelude::*;
 use proptest::sample::select;
