@@ -1307,12 +1307,14 @@ impl Replayer {
     /// follow it (as `tool-result-parts-mint-tool-message` places it and
     /// the reference client does).
     fn tool_result_position(&self, tool_call_id: &str) -> Option<usize> {
-        let holder = self.tool_call_messages.get(tool_call_id)?;
-        let at = self.conversation.position(holder)?;
+        // The first assistant message that holds the call now: a
+        // MESSAGES_SNAPSHOT may have replaced its holder by a message
+        // without it.
+        let at = self.conversation.iter().position(|m| {
+            matches!(m, Message::Other(m) if m.role == Role::Assistant
+                && m.tool_call_ids().any(|id| id == tool_call_id))
+        })?;
         let is_role = |i: usize, role: Role| matches!(self.conversation.at(i), Some(Message::Other(m)) if m.role == role);
-        if !is_role(at, Role::Assistant) {
-            return None;
-        }
         let mut after = at + 1;
         while is_role(after, Role::Tool) {
             after += 1;

@@ -676,3 +676,26 @@ fn a_run_error_after_a_run_error_fails_under_the_client() {
     );
     assert!(replay_with(spec(), &events).fatal().is_none());
 }
+
+#[test]
+fn a_tool_result_whose_call_a_snapshot_removed_goes_to_the_end() {
+    // issue 18 (E12): the result goes after the assistant message that holds
+    // the call now; a MESSAGES_SNAPSHOT that replaced the holder by one
+    // without the call leaves none, so it is appended (both profiles).
+    let events = [
+        run_started("r1"),
+        tool_start("tc1", Some("m2"), None),
+        json!({"type": "MESSAGES_SNAPSHOT", "messages": [
+            {"id": "m2", "role": "assistant", "content": "answer"},
+            {"id": "u1", "role": "user", "content": "hello"}]}),
+        json!({"type": "TOOL_CALL_RESULT", "messageId": "tr2", "toolCallId": "tc1", "content": "ok"}),
+    ];
+    for options in [client(), spec()] {
+        assert_eq!(
+            ids(&replay_with(options, &events)),
+            ["m2:assistant", "u1:user", "tr2:tool"],
+            "{:?}",
+            options.profile
+        );
+    }
+}
