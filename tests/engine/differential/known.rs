@@ -49,7 +49,7 @@ fn any_op(case: &Case, test: impl Fn(&Value) -> bool) -> bool {
 pub const KNOWN: &[Known] = &[
     Known {
         cause: "a JavaScript prototype key (`/toString`) in a pointer resolves as present in the client's patch library (and moving the function out fails the client's structuredClone)",
-        rule: "P14, P7 (prototype keys; not reproduced: reading on into a function's own properties through move or copy)",
+        rule: "P14, P7 (prototype keys resolve as present; the minimal stream moves the whole document into `/toString`, which P7 does not reproduce)",
         recognise: |case| {
             any_op(case, |op| {
                 ["path", "from"]
@@ -59,27 +59,21 @@ pub const KNOWN: &[Known] = &[
         },
     },
     Known {
-        cause: "an operation below a content (or state) that a root operation made a primitive: the client's patch library lets it succeed as a no-op",
-        rule: "P14, P7 (writing below a primitive)",
+        cause: "a `move` of the whole document (`from: \"\"`) into itself: the client's patch library makes the document cyclic",
+        rule: "P14, P7 (not reproduced: a move of the whole document into itself)",
         recognise: |case| {
-            ops(case).count() >= 2
-                && any_op(case, |op| {
-                    op["path"] == ""
-                        && !op["value"].is_object()
-                        && !op["value"].is_array()
-                        && !op["value"].is_null()
-                        && op.get("value").is_some()
-                })
+            any_op(case, |op| {
+                op["op"] == "move" && op["from"] == "" && op["path"] != ""
+            })
         },
     },
     Known {
-        cause: "`copy` to an array index past the end (or from a missing path): the client's patch library appends (or copies `undefined`), where RFC 6902 fails the patch",
-        rule: "P14, P7 (a copy to \"\" from a path that does not resolve; reading on into an array's own properties)",
-        recognise: |case| any_op(case, |op| op["op"] == "copy"),
-    },
-    Known {
-        cause: "the client's `move` checks the target before removing the source: some valid moves fail, some invalid ones run and lose the value (a move of the whole document into itself makes a cycle)",
-        rule: "P14, P7 (not reproduced: a move of the whole document into itself)",
-        recognise: |case| any_op(case, |op| op["op"] == "move"),
+        cause: "a `move` or `copy` to `\"\"` from a path that does not resolve: the client's content becomes `undefined` (no `content` member), shown as `null` here",
+        rule: "P14, P7 (a move or copy to \"\" from a path that does not resolve)",
+        recognise: |case| {
+            any_op(case, |op| {
+                (op["op"] == "move" || op["op"] == "copy") && op["path"] == ""
+            })
+        },
     },
 ];
