@@ -360,6 +360,9 @@ impl Replayer {
             if let Message::Activity(a) = &**message {
                 Arc::make_mut(&mut self.owners).insert(a.id.to_string(), a.subagent_run_id.clone());
             }
+            if client {
+                self.verifier_record(message, true);
+            }
         }
         self.conversation.set_messages(result);
         // Tool calls follow their messages: forget those that left.

@@ -616,6 +616,17 @@ impl Replayer {
             )),
             // R61 amended: a late RUN_ERROR is delivered and does not fail
             // the stream (`late-run-error-after-finished-run-continues`).
+            // P14: the client's verifier refuses anything but RUN_STARTED
+            // after a RUN_ERROR, a second RUN_ERROR included.
+            (RunPhase::Ended, EventType::RunError)
+                if self.ended_by == Some(EventType::RunError)
+                    && self.profile() == Profile::AgUiClient10 =>
+            {
+                Some((
+                    Code::LifecycleAfterRun,
+                    "Cannot send event type 'RUN_ERROR': The run has already errored with 'RUN_ERROR'. No further events can be sent (ag-ui-client-1.0; spec delivers a late RUN_ERROR)".to_owned(),
+                ))
+            }
             (_, EventType::RunStarted)
             | (RunPhase::NotStarted | RunPhase::Ended, EventType::RunError) => None,
             (RunPhase::NotStarted, t) => Some((
@@ -681,6 +692,9 @@ impl Replayer {
             let Some(message) = Message::from_json(object) else {
                 continue;
             };
+            if client {
+                self.verifier_record(&message, false);
+            }
             if client
                 && let Message::Activity(activity) = &message
                 && !self.owners.contains_key(activity.id.as_str())

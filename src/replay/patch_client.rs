@@ -526,6 +526,18 @@ fn validate_with_document(
     doc: &Value,
     existing: &str,
 ) -> Result<(), ClientError> {
+    // `else if (document)`: the library checks paths only against a truthy
+    // document, so below a root of `0`, `""` or `false` nothing is checked
+    // and the operation is a silent no-op (P7).
+    let falsy = match doc {
+        Value::Null | Value::Bool(false) => true,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => s.is_empty(),
+        _ => false,
+    };
+    if falsy {
+        return Ok(());
+    }
     match kind {
         Kind::Add => {
             let path_len = path.split('/').count();
@@ -1303,6 +1315,19 @@ mod tests {
             r#"[{"op":"test","path":"/length","value":3},{"op":"test","path":"/0","value":"a"}]"#,
         );
         assert_eq!(client, Ok(json!("abc")));
+        // issue 18: below a falsy root (`0`, `""`, `false`) the library
+        // checks no path, so a `remove` or `replace` of a missing member is
+        // a no-op too; a truthy one fails the check.
+        for document in ["0", "0.0", "\"\"", "false"] {
+            for op in ["remove", "replace"] {
+                let patch = format!(r#"[{{"op":"{op}","path":"/list","value":1}}]"#);
+                let (spec, client) = both(document, &patch);
+                assert!(spec.is_err(), "{document} {op}");
+                assert_eq!(client, Ok(doc(document)), "{document} {op}");
+            }
+        }
+        let (_, client) = both("5", r#"[{"op":"remove","path":"/list"}]"#);
+        assert!(client.unwrap_err().contains("OPERATION_PATH_UNRESOLVABLE"));
         // Below null it throws.
         let (_, client) = both("null", r#"[{"op":"add","path":"/x","value":1}]"#);
         assert!(client.unwrap_err().contains("null"));

@@ -17,6 +17,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
+use super::Profile;
 use super::conversation::{Message, OtherMessage, Role};
 use super::engine::{Effect, EventEffect, Replayer};
 use crate::diagnostic::Code;
@@ -53,6 +54,20 @@ pub(super) struct Streams {
     /// The reasoning message a translated `THINKING_TEXT_MESSAGE_START`
     /// opened (`ag-ui-client-1.0` only).
     thinking: Option<String>,
+    /// `ag-ui-client-1.0` (P12): the owner the reference client's verifier
+    /// records for each message id (text and tool messages, not activities
+    /// or reasoning) in the current run.
+    verified_messages: BTreeMap<String, Owner>,
+    /// `ag-ui-client-1.0` (P12): the same for each tool call id.
+    verified_tool_calls: BTreeMap<String, Owner>,
+}
+
+/// How an owner reads in a diagnostic.
+fn owner_name(owner: &Owner) -> String {
+    match owner {
+        Some(owner) => format!("'{owner}'"),
+        None => "'(the parent agent)'".to_owned(),
+    }
 }
 
 /// The retired `THINKING_*` types the reference client translates.
@@ -199,6 +214,52 @@ impl Family {
 }
 
 impl Replayer {
+    /// `ag-ui-client-1.0` (P12): records the owners the reference client's
+    /// verifier takes from a message a `RUN_STARTED.input` (`overwrite`
+    /// false: only ids it has none for) or a `MESSAGES_SNAPSHOT` (`overwrite`
+    /// true) carries: a text or tool message's own `subagentRunId`, and the
+    /// same for each of its tool calls.
+    pub(super) fn verifier_record(&mut self, message: &Message, overwrite: bool) {
+        let Message::Other(message) = message else {
+            return;
+        };
+        if message.role == Role::Reasoning {
+            return;
+        }
+        let owner: Owner = message
+            .fields
+            .get("subagentRunId")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let streams = &mut self.streams;
+        if overwrite || !streams.verified_messages.contains_key(&message.id) {
+            streams
+                .verified_messages
+                .insert(message.id.clone(), owner.clone());
+        }
+        for call in message.tool_call_ids() {
+            if overwrite || !streams.verified_tool_calls.contains_key(call) {
+                streams
+                    .verified_tool_calls
+                    .insert(call.to_owned(), owner.clone());
+            }
+        }
+    }
+
+    /// `ag-ui-client-1.0` (P12): a continuation is checked against the owner
+    /// the verifier recorded for the id, not against its opener.
+    fn verified_opener(&self, family: Option<Family>, id: &str, opener: Owner) -> Owner {
+        if self.profile() != Profile::AgUiClient10 {
+            return opener;
+        }
+        let recorded = match family {
+            Some(Family::Text) => self.streams.verified_messages.get(id),
+            Some(Family::Reasoning) => None,
+            None => self.streams.verified_tool_calls.get(id),
+        };
+        recorded.cloned().unwrap_or(opener)
+    }
+
     /// `ag-ui-client-1.0` (§10, §11 `era-0-0-45-thinking-translated`): the
     /// reference client's always-on compatibility boundary translates the
     /// retired `THINKING_*` events into reasoning, with a warning; the text
@@ -344,6 +405,7 @@ impl Replayer {
                 let Some(opener) = self.streams.tool_calls.get(tool_call_id).cloned() else {
                     return self.not_started("TOOL_CALL_END", "tool call", tool_call_id);
                 };
+                let opener = self.verified_opener(None, tool_call_id, opener);
                 if !self.attribution_agrees(
                     "TOOL_CALL_END",
                     "tool call",
@@ -502,8 +564,10 @@ impl Replayer {
     }
 
     /// Creates the message a start (or a first chunk) opens, or finds the
-    /// closed one it reopens. `false` (after a diagnostic) when the id names
-    /// a message of another kind.
+    /// closed one it reopens: `Ok(true)`. `Ok(false)` when the stream opens
+    /// without a message (`ag-ui-client-1.0`, an id naming an activity);
+    /// `Err` (after a diagnostic) when the id names a message of another
+    /// kind, or (client) the verifier's owner for it is another.
     fn open_message(
         &mut self,
         family: Family,
@@ -511,15 +575,52 @@ impl Replayer {
         role: Role,
         name: &Option<String>,
         envelope: &Envelope,
-    ) -> Result<(), EventEffect> {
+    ) -> Result<bool, EventEffect> {
         let owner = envelope.subagent_run_id.as_deref();
+        if self.profile() == Profile::AgUiClient10 && family == Family::Text {
+            // P12: the verifier checks the tag against the owner it recorded
+            // for the id (an earlier start, the run input, a snapshot, a
+            // tool result), and records it when it has none.
+            let event = format!("{}_START", family.prefix());
+            match self.streams.verified_messages.get(id).cloned() {
+                Some(recorded) => {
+                    if !self.attribution_agrees(&event, "message", id, &recorded, owner) {
+                        return Err(EventEffect::plain(Effect::Fatal));
+                    }
+                }
+                None => {
+                    self.streams
+                        .verified_messages
+                        .insert(id.to_owned(), owner.map(str::to_owned));
+                }
+            }
+            match self.conversation.get_mut(id) {
+                // P14: the verifier opens it, the reducer refuses it.
+                Some(Message::Activity(_)) => {
+                    self.diagnose(
+                        Code::SequenceAlreadyOpen,
+                        Some(id),
+                        format!(
+                            "{event} names the activity message {id:?}: the client opens the message and shows nothing of it (ag-ui-client-1.0; spec skips the start)"
+                        ),
+                    );
+                    return Ok(false);
+                }
+                // The reducer continues any other message with this id.
+                Some(Message::Other(message)) => {
+                    merge_metadata(&mut message.fields, envelope.metadata.as_ref());
+                    return Ok(true);
+                }
+                None => {}
+            }
+        }
         match self.conversation.get_mut(id) {
             Some(message) if family.holds(message) => {
                 // Reopened: content appends (`reopen-closed-message-appends`).
                 if let Message::Other(message) = message {
                     merge_metadata(&mut message.fields, envelope.metadata.as_ref());
                 }
-                Ok(())
+                Ok(true)
             }
             Some(_) => Err(self.already_exists(family.name(), id)),
             None => {
@@ -536,7 +637,7 @@ impl Replayer {
                 }
                 merge_metadata(&mut message.fields, envelope.metadata.as_ref());
                 self.conversation.push(Message::Other(message));
-                Ok(())
+                Ok(true)
             }
         }
     }
@@ -553,9 +654,10 @@ impl Replayer {
             let event = format!("{}_START", family.prefix());
             return self.already_active(&event, family.name(), id);
         }
-        if let Err(effect) = self.open_message(family, id, role, name, envelope) {
-            return effect;
-        }
+        let held = match self.open_message(family, id, role, name, envelope) {
+            Ok(held) => held,
+            Err(effect) => return effect,
+        };
         let owner = envelope
             .subagent_run_id
             .clone()
@@ -568,7 +670,11 @@ impl Replayer {
                 _ => None,
             });
         self.open_map(family).insert(id.to_owned(), owner);
-        EventEffect::APPLIED
+        if held {
+            EventEffect::APPLIED
+        } else {
+            EventEffect::SKIPPED
+        }
     }
 
     /// Checks that `id` is open in `family` and that the event keeps its
@@ -583,6 +689,7 @@ impl Replayer {
         let Some(opener) = self.open_map(family).get(id).cloned() else {
             return Err(self.not_started(event, family.name(), id));
         };
+        let opener = self.verified_opener(Some(family), id, opener);
         if self.attribution_agrees(
             event,
             family.name(),
@@ -630,6 +737,15 @@ impl Replayer {
                 }
                 message.append_content(delta);
                 EventEffect::APPLIED
+            }
+            Some(Message::Activity(_)) => {
+                // P14: a text stream the client opened on an activity id.
+                self.diagnose(
+                    Code::SequenceNotOpen,
+                    Some(id),
+                    format!("{id:?} is an activity message; content skipped"),
+                );
+                EventEffect::SKIPPED
             }
             _ => {
                 // A MESSAGES_SNAPSHOT may have dropped the message meanwhile.
@@ -745,9 +861,10 @@ impl Replayer {
                 Family::Text => role_from_text(role),
                 Family::Reasoning => Role::Reasoning,
             };
-            if let Err(effect) = self.open_message(family, &id, message_role, name, envelope) {
-                return effect;
-            }
+            let held = match self.open_message(family, &id, message_role, name, envelope) {
+                Ok(held) => held,
+                Err(effect) => return effect,
+            };
             *self.chunk_lane(family) = Some(ChunkLane {
                 id: id.clone(),
                 owner: envelope.subagent_run_id.clone(),
@@ -755,6 +872,9 @@ impl Replayer {
                 name: name.clone(),
                 parent: None,
             });
+            if !held {
+                return EventEffect::SKIPPED;
+            }
             if delta.is_none_or(str::is_empty) {
                 return EventEffect::APPLIED;
             }
@@ -785,7 +905,19 @@ impl Replayer {
         if self.streams.tool_calls.contains_key(tool_call_id) {
             return Err(self.already_active(event, "tool call", tool_call_id));
         }
-        if self.tool_call_messages.contains_key(tool_call_id) {
+        let client = self.profile() == Profile::AgUiClient10;
+        if client {
+            self.verify_tool_call_start(event, tool_call_id, parent_message_id, envelope)?;
+            // The reducer continues a tool call it holds: the name is
+            // updated, the metadata merges, and it is open again (P14).
+            if let Some(call) = self.tool_call_mut(tool_call_id) {
+                if let Some(Value::Object(function)) = call.get_mut("function") {
+                    function.insert("name".into(), Value::String(name.to_owned()));
+                }
+                merge_metadata(call, envelope.metadata.as_ref());
+                return Ok(());
+            }
+        } else if self.tool_call_messages.contains_key(tool_call_id) {
             return Err(self.already_exists("tool call", tool_call_id));
         }
         let mut call = json!({
@@ -797,6 +929,9 @@ impl Replayer {
             merge_metadata(call, envelope.metadata.as_ref());
         }
         let holder = parent_message_id.unwrap_or(tool_call_id);
+        // The client's fallback message would repeat an id the conversation
+        // holds already: not reproduced (P14), skipped as under spec.
+        let held_as_id = self.conversation.contains(tool_call_id);
         match self.conversation.get_mut(holder) {
             Some(Message::Other(message)) if message.role == Role::Assistant => {
                 match message.fields.get_mut("toolCalls") {
@@ -807,6 +942,31 @@ impl Replayer {
                             .insert("toolCalls".into(), Value::Array(vec![call]));
                     }
                 }
+            }
+            // P14: the client gives the call a new assistant message named
+            // by the tool call id.
+            Some(other) if client && !held_as_id => {
+                let role = other.role_name();
+                self.diagnose(
+                    Code::SequenceAlreadyOpen,
+                    Some(holder),
+                    format!(
+                        "{event} {tool_call_id:?} names the {role} message {holder:?} as its parent: the client puts the call on a new assistant message {tool_call_id:?} (ag-ui-client-1.0; spec skips it)"
+                    ),
+                );
+                let mut fields = Map::new();
+                fields.insert("toolCalls".into(), Value::Array(vec![call]));
+                if let Some(owner) = &envelope.subagent_run_id {
+                    fields.insert("subagentRunId".into(), Value::String(owner.clone()));
+                }
+                self.conversation.push(Message::Other(OtherMessage {
+                    id: tool_call_id.to_owned(),
+                    role: Role::Assistant,
+                    fields,
+                }));
+                Arc::make_mut(&mut self.tool_call_messages)
+                    .insert(tool_call_id.to_owned(), tool_call_id.to_owned());
+                return Ok(());
             }
             Some(other) => {
                 let role = other.role_name();
@@ -834,6 +994,67 @@ impl Replayer {
         }
         Arc::make_mut(&mut self.tool_call_messages)
             .insert(tool_call_id.to_owned(), holder.to_owned());
+        Ok(())
+    }
+
+    /// `ag-ui-client-1.0` (P12): the verifier's checks of a tool call start:
+    /// a tag against its parent message's recorded owner, and against the
+    /// owner recorded for the tool call id (an untagged start against it
+    /// through the parent's); records the owner (the tag, else the
+    /// parent's) when it has none.
+    fn verify_tool_call_start(
+        &mut self,
+        event: &str,
+        tool_call_id: &str,
+        parent_message_id: Option<&str>,
+        envelope: &Envelope,
+    ) -> Result<(), EventEffect> {
+        let tag = envelope.subagent_run_id.as_deref();
+        let parent = parent_message_id
+            .and_then(|p| Some((p, self.streams.verified_messages.get(p)?.clone())));
+        if let (Some((parent_id, parent_owner)), Some(tag)) = (&parent, tag)
+            && parent_owner.as_deref() != Some(tag)
+        {
+            self.diagnose(
+                Code::SubagentAttributionMismatch,
+                Some(tool_call_id),
+                format!(
+                    "{event}: subagentRunId '{tag}' does not match its parent message '{parent_id}' owner {}",
+                    owner_name(parent_owner)
+                ),
+            );
+            return Err(EventEffect::plain(Effect::Fatal));
+        }
+        match self.streams.verified_tool_calls.get(tool_call_id).cloned() {
+            Some(recorded) => {
+                if !self.attribution_agrees(event, "tool call", tool_call_id, &recorded, tag) {
+                    return Err(EventEffect::plain(Effect::Fatal));
+                }
+                if let (None, Some((parent_id, parent_owner))) = (tag, &parent)
+                    && *parent_owner != recorded
+                {
+                    self.diagnose(
+                        Code::SubagentAttributionMismatch,
+                        Some(tool_call_id),
+                        format!(
+                            "{event}: tool call '{tool_call_id}' is owned by {} but its parent message '{parent_id}' is owned by {}",
+                            owner_name(&recorded),
+                            owner_name(parent_owner)
+                        ),
+                    );
+                    return Err(EventEffect::plain(Effect::Fatal));
+                }
+            }
+            None => {
+                let owner = match tag {
+                    Some(tag) => Some(tag.to_owned()),
+                    None => parent.and_then(|(_, owner)| owner),
+                };
+                self.streams
+                    .verified_tool_calls
+                    .insert(tool_call_id.to_owned(), owner);
+            }
+        }
         Ok(())
     }
 
@@ -868,6 +1089,7 @@ impl Replayer {
         let Some(opener) = self.streams.tool_calls.get(tool_call_id).cloned() else {
             return self.not_started("TOOL_CALL_ARGS", "tool call", tool_call_id);
         };
+        let opener = self.verified_opener(None, tool_call_id, opener);
         if !self.attribution_agrees(
             "TOOL_CALL_ARGS",
             "tool call",
@@ -1030,8 +1252,26 @@ impl Replayer {
         content: &Value,
         envelope: &Envelope,
     ) -> EventEffect {
+        let client = self.profile() == Profile::AgUiClient10;
+        if client {
+            // P12: the verifier records the result's tag for its id.
+            self.streams
+                .verified_messages
+                .insert(message_id.to_owned(), envelope.subagent_run_id.clone());
+        }
+        // R51, E12: one message per id under `spec`; the client appends a
+        // second message with the id (P14).
         if self.conversation.contains(message_id) {
-            return self.already_exists("tool message", message_id);
+            if !client {
+                return self.already_exists("tool message", message_id);
+            }
+            self.diagnose(
+                Code::SequenceAlreadyOpen,
+                Some(message_id),
+                format!(
+                    "tool message {message_id:?} already names another message: the client adds a second message with this id (ag-ui-client-1.0; spec skips the result)"
+                ),
+            );
         }
         if !self.tool_call_messages.contains_key(tool_call_id) {
             self.diagnose(
@@ -1067,12 +1307,14 @@ impl Replayer {
     /// follow it (as `tool-result-parts-mint-tool-message` places it and
     /// the reference client does).
     fn tool_result_position(&self, tool_call_id: &str) -> Option<usize> {
-        let holder = self.tool_call_messages.get(tool_call_id)?;
-        let at = self.conversation.position(holder)?;
+        // The first assistant message that holds the call now: a
+        // MESSAGES_SNAPSHOT may have replaced its holder by a message
+        // without it.
+        let at = self.conversation.iter().position(|m| {
+            matches!(m, Message::Other(m) if m.role == Role::Assistant
+                && m.tool_call_ids().any(|id| id == tool_call_id))
+        })?;
         let is_role = |i: usize, role: Role| matches!(self.conversation.at(i), Some(Message::Other(m)) if m.role == role);
-        if !is_role(at, Role::Assistant) {
-            return None;
-        }
         let mut after = at + 1;
         while is_role(after, Role::Tool) {
             after += 1;

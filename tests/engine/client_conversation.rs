@@ -502,3 +502,193 @@ fn streams_where_the_profiles_agree_have_no_divergence() {
     assert!(lockstep(spec(), &events).is_empty());
     assert!(lockstep(client(), &events).is_empty());
 }
+
+// ---------------------------------------------------------------------------
+// P12, P14: the client's verifier for text messages and tool calls
+
+fn text_start(id: &str, owner: Option<&str>) -> Value {
+    let mut event = json!({"type": "TEXT_MESSAGE_START", "messageId": id, "role": "assistant"});
+    if let Some(owner) = owner {
+        event["subagentRunId"] = json!(owner);
+    }
+    event
+}
+
+fn tool_start(id: &str, parent: Option<&str>, owner: Option<&str>) -> Value {
+    let mut event = json!({"type": "TOOL_CALL_START", "toolCallId": id, "toolCallName": "search"});
+    if let Some(parent) = parent {
+        event["parentMessageId"] = json!(parent);
+    }
+    if let Some(owner) = owner {
+        event["subagentRunId"] = json!(owner);
+    }
+    event
+}
+
+#[test]
+fn a_text_start_naming_an_activity_opens_without_a_message_under_the_client() {
+    // issue 18: the client's verifier opens the message, its reducer refuses
+    // it, so its content and end are accepted and show nothing; spec skips
+    // the start (E4), so the content is fatal there (C6).
+    let events = [
+        run_started("r1"),
+        snapshot("a1", None, None),
+        text_start("a1", None),
+        json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "a1", "delta": "hi"}),
+        json!({"type": "TEXT_MESSAGE_END", "messageId": "a1"}),
+        run_finished("r1"),
+    ];
+    let client = replay_with(client(), &events);
+    assert_eq!(client.outcome(), Outcome::Ok);
+    assert_eq!(ids(&client), ["a1:activity"]);
+    let spec = replay_with(spec(), &events);
+    assert_eq!(spec.outcome(), Outcome::Failed);
+    assert_eq!(
+        spec.fatal().map(|d| d.code),
+        Some(Code::LifecycleNotStarted)
+    );
+}
+
+#[test]
+fn a_tool_call_parented_on_an_activity_gets_its_own_assistant_message_under_the_client() {
+    // issue 18: the reference falls back to a new assistant message named by
+    // the tool call id; spec skips the start.
+    let events = [
+        run_started("r1"),
+        snapshot("m2", None, None),
+        tool_start("tc2", Some("m2"), Some("s1")),
+    ];
+    let client = replay_with(client(), &events);
+    assert_eq!(ids(&client), ["m2:activity", "tc2:assistant"]);
+    let call = client.conversation().get("tc2").expect("tc2").to_json();
+    assert_eq!(call["toolCalls"][0]["id"], "tc2");
+    assert_eq!(call["subagentRunId"], "s1");
+    let spec = replay_with(spec(), &events);
+    assert_eq!(ids(&spec), ["m2:activity"]);
+}
+
+#[test]
+fn a_text_message_restarted_under_another_owner_fails_under_the_client() {
+    // issue 18: the verifier keeps the owner of the first start (or of the
+    // run input's message) and checks a tagged start against it.
+    let restarted = [
+        run_started("r1"),
+        text_start("m2", None),
+        json!({"type": "TEXT_MESSAGE_END", "messageId": "m2"}),
+        text_start("m2", Some("s2")),
+    ];
+    let from_input = [
+        run_started_with(
+            "r1",
+            json!([{"id": "m1", "role": "assistant", "content": "answer"}]),
+        ),
+        text_start("m1", Some("s2")),
+    ];
+    for events in [&restarted[..], &from_input[..]] {
+        let client = replay_with(client(), events);
+        let fatal = client.fatal().expect("fatal under the client");
+        assert_eq!(fatal.code, Code::SubagentAttributionMismatch);
+        assert_eq!(fatal.seq, Seq(events.len() as u64));
+        let spec = replay_with(spec(), events);
+        assert!(spec.fatal().is_none(), "spec: {:?}", spec.diagnostics());
+    }
+}
+
+#[test]
+fn a_tool_call_under_a_parent_of_another_owner_fails_under_the_client() {
+    // issue 18: a tagged start whose parent message the verifier recorded
+    // for another owner is fatal in the client.
+    let events = [
+        run_started("r1"),
+        text_start("m1", None),
+        json!({"type": "TEXT_MESSAGE_END", "messageId": "m1"}),
+        tool_start("tc1", Some("m1"), Some("s1")),
+    ];
+    let client = replay_with(client(), &events);
+    assert_eq!(
+        client.fatal().map(|d| (d.seq, d.code)),
+        Some((Seq(4), Code::SubagentAttributionMismatch))
+    );
+    assert!(replay_with(spec(), &events).fatal().is_none());
+}
+
+#[test]
+fn a_tool_result_reusing_a_held_id_is_a_second_message_under_the_client() {
+    // issue 18: the reference appends a second message with the id; spec
+    // keeps one message per id (R51, E12) and skips the result.
+    let events = [
+        run_started("r1"),
+        json!({"type": "MESSAGES_SNAPSHOT",
+               "messages": [{"id": "tr2", "role": "tool", "content": "ok", "toolCallId": "tc1"}]}),
+        json!({"type": "TOOL_CALL_RESULT", "messageId": "tr2", "toolCallId": "tc2", "content": "ok"}),
+    ];
+    assert_eq!(
+        ids(&replay_with(client(), &events)),
+        ["tr2:tool", "tr2:tool"]
+    );
+    assert_eq!(ids(&replay_with(spec(), &events)), ["tr2:tool"]);
+}
+
+#[test]
+fn a_tool_call_started_again_continues_the_held_call_under_the_client() {
+    // issue 18: the verifier opens an ended tool call id again and the
+    // reducer updates the held call; spec skips the start (E4).
+    let events = [
+        run_started("r1"),
+        tool_start("tc1", None, None),
+        json!({"type": "TOOL_CALL_END", "toolCallId": "tc1"}),
+        json!({"type": "TOOL_CALL_START", "toolCallId": "tc1", "toolCallName": "other",
+               "metadata": {"k": 1}}),
+        json!({"type": "TOOL_CALL_ARGS", "toolCallId": "tc1", "delta": "{}"}),
+        json!({"type": "TOOL_CALL_END", "toolCallId": "tc1"}),
+        run_finished("r1"),
+    ];
+    let client = replay_with(client(), &events);
+    assert_eq!(client.outcome(), Outcome::Ok);
+    let call = &client.conversation().get("tc1").expect("tc1").to_json()["toolCalls"][0];
+    assert_eq!(
+        call["function"],
+        json!({"name": "other", "arguments": "{}"})
+    );
+    assert_eq!(call["metadata"], json!({"k": 1}));
+    assert_eq!(replay_with(spec(), &events).outcome(), Outcome::Failed);
+}
+
+#[test]
+fn a_run_error_after_a_run_error_fails_under_the_client() {
+    // issue 18: the client's verifier accepts nothing but RUN_STARTED after a
+    // RUN_ERROR; spec delivers a late RUN_ERROR (R61).
+    let events = [
+        json!({"type": "RUN_ERROR", "message": "failed"}),
+        json!({"type": "RUN_ERROR", "message": "failed"}),
+    ];
+    let client = replay_with(client(), &events);
+    assert_eq!(
+        client.fatal().map(|d| (d.seq, d.code)),
+        Some((Seq(2), Code::LifecycleAfterRun))
+    );
+    assert!(replay_with(spec(), &events).fatal().is_none());
+}
+
+#[test]
+fn a_tool_result_whose_call_a_snapshot_removed_goes_to_the_end() {
+    // issue 18 (E12): the result goes after the assistant message that holds
+    // the call now; a MESSAGES_SNAPSHOT that replaced the holder by one
+    // without the call leaves none, so it is appended (both profiles).
+    let events = [
+        run_started("r1"),
+        tool_start("tc1", Some("m2"), None),
+        json!({"type": "MESSAGES_SNAPSHOT", "messages": [
+            {"id": "m2", "role": "assistant", "content": "answer"},
+            {"id": "u1", "role": "user", "content": "hello"}]}),
+        json!({"type": "TOOL_CALL_RESULT", "messageId": "tr2", "toolCallId": "tc1", "content": "ok"}),
+    ];
+    for options in [client(), spec()] {
+        assert_eq!(
+            ids(&replay_with(options, &events)),
+            ["m2:assistant", "u1:user", "tr2:tool"],
+            "{:?}",
+            options.profile
+        );
+    }
+}
