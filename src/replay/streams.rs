@@ -232,10 +232,10 @@ impl Replayer {
             .and_then(Value::as_str)
             .map(str::to_owned);
         let streams = &mut self.streams;
-        if overwrite || !streams.verified_messages.contains_key(&message.id) {
+        if overwrite || !streams.verified_messages.contains_key(message.id.as_str()) {
             streams
                 .verified_messages
-                .insert(message.id.clone(), owner.clone());
+                .insert(message.id.to_string(), owner.clone());
         }
         for call in message.tool_call_ids() {
             if overwrite || !streams.verified_tool_calls.contains_key(call) {
@@ -960,7 +960,7 @@ impl Replayer {
                     fields.insert("subagentRunId".into(), Value::String(owner.clone()));
                 }
                 self.conversation.push(Message::Other(OtherMessage {
-                    id: tool_call_id.to_owned(),
+                    id: tool_call_id.into(),
                     role: Role::Assistant,
                     fields,
                 }));

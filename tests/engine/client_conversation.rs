@@ -588,7 +588,7 @@ fn a_text_message_restarted_under_another_owner_fails_under_the_client() {
         let client = replay_with(client(), events);
         let fatal = client.fatal().expect("fatal under the client");
         assert_eq!(fatal.code, Code::SubagentAttributionMismatch);
-        assert_eq!(fatal.seq, Seq(events.len() as u64));
+        assert_eq!(fatal.seq, Seq::new(events.len() as u64));
         let spec = replay_with(spec(), events);
         assert!(spec.fatal().is_none(), "spec: {:?}", spec.diagnostics());
     }
@@ -607,7 +607,7 @@ fn a_tool_call_under_a_parent_of_another_owner_fails_under_the_client() {
     let client = replay_with(client(), &events);
     assert_eq!(
         client.fatal().map(|d| (d.seq, d.code)),
-        Some((Seq(4), Code::SubagentAttributionMismatch))
+        Some((Seq::new(4), Code::SubagentAttributionMismatch))
     );
     assert!(replay_with(spec(), &events).fatal().is_none());
 }
@@ -665,7 +665,7 @@ fn a_run_error_after_a_run_error_fails_under_the_client() {
     let client = replay_with(client(), &events);
     assert_eq!(
         client.fatal().map(|d| (d.seq, d.code)),
-        Some((Seq(2), Code::LifecycleAfterRun))
+        Some((Seq::new(2), Code::LifecycleAfterRun))
     );
     assert!(replay_with(spec(), &events).fatal().is_none());
 }
