@@ -38,27 +38,30 @@ pub enum ScopeChoice {
     Whole,
 }
 
-/// The dialog's fields.
+/// The export dialog's state: its fields, the preview, what the last
+/// export did. Changed by [`ExportCommand`]s ([`ExportDialog::apply`]), read
+/// through its accessors; the window ([`export_dialog_ui`]) only draws it
+/// and applies what the user does (issue 16, point 3).
 #[derive(Default)]
 pub struct ExportDialog {
     /// Whether it shows.
-    pub open: bool,
+    open: bool,
     /// What is exported.
-    pub scope: ScopeChoice,
+    scope: ScopeChoice,
     /// The format.
-    pub format: Format,
+    format: Format,
     /// Store no request or response headers (recording format).
-    pub drop_headers: bool,
+    drop_headers: bool,
     /// Values to replace: a JSON pointer, and the JSON replacing it.
-    pub redactions: Vec<(String, String)>,
+    redactions: Vec<(String, String)>,
     /// Where to write.
-    pub path: String,
+    path: String,
     /// Replace the file if it exists.
-    pub replace: bool,
+    replace: bool,
     /// The preview, and what it was made for.
     preview: Memo<PreviewKey, Result<Preview, String>>,
     /// What the last export did.
-    pub result: Option<Result<String, String>>,
+    result: Option<Result<String, String>>,
     /// The file the path was chosen for (another file gets a new default).
     for_doc: Option<PathBuf>,
     /// The fields the last export's message is about.
@@ -68,6 +71,62 @@ pub struct ExportDialog {
     chosen_path: String,
     /// When the preview was made.
     previewed_at: Option<std::time::Instant>,
+}
+
+/// What the user does with the export dialog.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExportCommand {
+    /// Opens it, with defaults that fit the state: the activity repro when
+    /// one is selected, the range when both marks are set.
+    Open,
+    /// Closes it.
+    Close,
+    /// Chooses what is exported; refused when the state offers no such
+    /// scope (no activity selected, marks not set).
+    SetScope(ScopeChoice),
+    /// Chooses the format: a path the app chose follows it, one the user
+    /// typed keeps its name and takes the format's extension.
+    SetFormat(Format),
+    /// The path, as typed: the extension names the format, as for the
+    /// command (`.json` keeps a fixture a fixture); "Replace" is unticked.
+    SetPath(String),
+    /// The path, as picked in the system's file dialog (which asked about
+    /// replacing it): the format stays, "Replace" is ticked.
+    PickPath(String),
+    /// Replace the file if it exists.
+    SetReplace(bool),
+    /// Store no request or response headers (a recording export).
+    SetDropHeaders(bool),
+    /// Adds a redaction: a JSON pointer, and the JSON replacing its value
+    /// (empty: `"[REDACTED]"`).
+    AddRedaction(String, String),
+    /// Changes the redaction at this index (none there: nothing changes).
+    EditRedaction(usize, String, String),
+    /// Removes the redaction at this index (none there: nothing changes).
+    RemoveRedaction(usize),
+    /// Writes the export, never over the open file nor over an existing
+    /// file without "Replace".
+    Run,
+}
+
+/// What an [`ExportCommand`] changed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExportResponse {
+    /// The export was written there.
+    pub written: Option<PathBuf>,
+    /// The command was refused, or the export failed: why.
+    pub error: Option<String>,
+    /// The dialog closed.
+    pub closed: bool,
+}
+
+impl ExportResponse {
+    fn error(why: impl Into<String>) -> Self {
+        Self {
+            error: Some(why.into()),
+            ..Self::default()
+        }
+    }
 }
 
 /// The formats offered (the engine's, with a name and an extension).
@@ -145,9 +204,149 @@ impl Format {
 }
 
 impl ExportDialog {
-    /// Opens the dialog, with defaults that fit the state: the activity
-    /// repro when one is selected, the range when both marks are set.
-    pub fn open_for(&mut self, state: &AppState) {
+    /// Whether it shows.
+    pub fn is_open(&self) -> bool {
+        self.open
+    }
+
+    /// What is exported.
+    pub fn scope(&self) -> ScopeChoice {
+        self.scope
+    }
+
+    /// The format.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// Whether a recording export stores no headers.
+    pub fn drop_headers(&self) -> bool {
+        self.drop_headers
+    }
+
+    /// The redactions: a JSON pointer, and the JSON replacing its value.
+    pub fn redactions(&self) -> &[(String, String)] {
+        &self.redactions
+    }
+
+    /// Where the export goes.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Whether an existing file is replaced.
+    pub fn replace(&self) -> bool {
+        self.replace
+    }
+
+    /// What the last export did: its message, or why it failed.
+    pub fn result(&self) -> Option<&Result<String, String>> {
+        self.result.as_ref()
+    }
+
+    /// Applies a command over `state` (the open document, the cursor, the
+    /// marks, the selected activity).
+    pub fn apply(&mut self, command: ExportCommand, state: &AppState) -> ExportResponse {
+        match command {
+            ExportCommand::Open => self.open_for(state),
+            ExportCommand::Close => {
+                let closed = self.open;
+                self.open = false;
+                return ExportResponse {
+                    closed,
+                    ..ExportResponse::default()
+                };
+            }
+            ExportCommand::SetScope(scope) => {
+                if let Err(why) = scope_available(state, scope) {
+                    return ExportResponse::error(why);
+                }
+                self.scope = scope;
+            }
+            ExportCommand::SetFormat(format) => {
+                if format != self.format {
+                    self.format = format;
+                    self.choices_changed(state);
+                }
+            }
+            ExportCommand::SetPath(path) => {
+                self.path = path;
+                // "Replace" was for the file named before.
+                self.replace = false;
+                // The extension names the format, as for the command;
+                // `.json` keeps a fixture a fixture (it is also JSON).
+                if let Some(format) = Format::of_extension(&self.path)
+                    && !(format == Format::Vector && self.format == Format::Conformance)
+                {
+                    self.format = format;
+                }
+            }
+            ExportCommand::PickPath(path) => {
+                self.path = path;
+                self.replace = true;
+            }
+            ExportCommand::SetReplace(replace) => self.replace = replace,
+            ExportCommand::SetDropHeaders(drop) => self.drop_headers = drop,
+            ExportCommand::AddRedaction(pointer, replacement) => {
+                self.redactions.push((pointer, replacement));
+            }
+            ExportCommand::EditRedaction(i, pointer, replacement) => {
+                if let Some(redaction) = self.redactions.get_mut(i) {
+                    *redaction = (pointer, replacement);
+                }
+            }
+            ExportCommand::RemoveRedaction(i) => {
+                if i < self.redactions.len() {
+                    self.redactions.remove(i);
+                }
+            }
+            ExportCommand::Run => return self.run(state),
+        }
+        ExportResponse::default()
+    }
+
+    /// Why the fields cannot be exported now (`None`: they can): the
+    /// request they describe is invalid, the path is empty, or names a file
+    /// that exists while "Replace" is off.
+    pub fn not_ready(&self, state: &AppState) -> Option<String> {
+        if let Err(why) = self.request(state) {
+            return Some(why);
+        }
+        let path = self.path.trim();
+        if path.is_empty() {
+            return Some("the path is empty: type where to write the export".into());
+        }
+        if !self.replace && std::path::Path::new(path).exists() {
+            return Some(format!("{path} exists: tick \"Replace\" to write over it"));
+        }
+        None
+    }
+
+    /// Writes the export, when the fields are ready; what it did is also
+    /// the dialog's message.
+    fn run(&mut self, state: &AppState) -> ExportResponse {
+        let path = PathBuf::from(self.path.trim());
+        let result = match (state.doc(), self.request(state)) {
+            (None, _) => Err("open a stream first".to_owned()),
+            (Some(_), Err(why)) => Err(why),
+            (Some(doc), Ok(request)) => match self.not_ready(state) {
+                Some(why) => Err(why),
+                None => write(doc, &request, &path),
+            },
+        };
+        self.result = Some(result.clone());
+        self.result_fields = Some(self.fields_key());
+        match result {
+            Ok(_) => ExportResponse {
+                written: Some(path),
+                ..ExportResponse::default()
+            },
+            Err(why) => ExportResponse::error(why),
+        }
+    }
+
+    /// Opens the dialog, with defaults that fit the state.
+    fn open_for(&mut self, state: &AppState) {
         self.open = true;
         self.result = None;
         self.preview.clear();
@@ -163,6 +362,50 @@ impl ExportDialog {
         if self.path.is_empty() || self.for_doc != doc_path || self.path_is_default() {
             self.for_doc = doc_path;
             self.choose_path(default_path(state, self.format, self.scope));
+        }
+    }
+
+    /// A path the app chose follows the scope, the cursor, the marks.
+    fn follow_state(&mut self, state: &AppState) {
+        if self.path_is_default() {
+            self.choose_path(default_path(state, self.format, self.scope));
+        }
+    }
+
+    /// The last export's message is about the fields it ran with: once
+    /// they change, it goes.
+    fn drop_stale_result(&mut self) {
+        let fields = self.fields_key();
+        if self.result_fields.is_some_and(|k| k != fields) {
+            self.result = None;
+            self.result_fields = None;
+        }
+    }
+
+    /// Makes the preview when it is stale and may be made now (`asked`:
+    /// the user pressed Preview).
+    fn refresh_preview(
+        &mut self,
+        state: &AppState,
+        doc: &Doc,
+        request: &ExportRequest,
+        asked: bool,
+    ) {
+        let key = self.preview_key(state);
+        let generation = state.generation();
+        let fresh = self.preview.get(generation, &key).is_some();
+        let auto = doc.num_events() <= AUTO_PREVIEW_EVENTS;
+        // A live recording grows every moment: its preview follows at most
+        // once a second.
+        let settled = !doc.live
+            || self
+                .previewed_at
+                .is_none_or(|t| t.elapsed() >= std::time::Duration::from_secs(1));
+        if (!fresh && auto && settled) || asked {
+            let path = PathBuf::from(self.path.trim());
+            self.preview
+                .set(generation, key, make_preview(doc, request, &path));
+            self.previewed_at = Some(std::time::Instant::now());
         }
     }
 
@@ -270,6 +513,20 @@ impl ExportDialog {
     }
 }
 
+/// Whether the state offers `scope`: an activity repro needs a selected
+/// activity, a range both marks.
+fn scope_available(state: &AppState, scope: ScopeChoice) -> Result<(), &'static str> {
+    match scope {
+        ScopeChoice::Activity if state.selected_activity().is_none() => {
+            Err("select an activity to export its repro")
+        }
+        ScopeChoice::Range if !state.marks().iter().all(Option::is_some) => {
+            Err("put marks A and B on the timeline (keys a and b)")
+        }
+        _ => Ok(()),
+    }
+}
+
 fn default_path(state: &AppState, format: Format, scope: ScopeChoice) -> String {
     let stem = match (scope, state.selected_activity(), state.marks()) {
         (ScopeChoice::Activity, Some(id), _) => {
@@ -365,9 +622,10 @@ pub fn run_export(
     Ok(message)
 }
 
-/// The dialog window.
+/// The dialog window: it draws the dialog's state and applies what the
+/// user does as [`ExportCommand`]s.
 pub fn export_dialog_ui(ctx: &egui::Context, state: &AppState, dialog: &mut ExportDialog) {
-    if !dialog.open {
+    if !dialog.is_open() {
         return;
     }
     let mut open = true;
@@ -385,72 +643,73 @@ pub fn export_dialog_ui(ctx: &egui::Context, state: &AppState, dialog: &mut Expo
     if ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Escape)) {
         open = false;
     }
-    dialog.open &= open;
+    if !open {
+        dialog.apply(ExportCommand::Close, state);
+    }
 }
 
 fn fields_ui(ui: &mut Ui, state: &AppState, doc: &Doc, dialog: &mut ExportDialog) {
     let step = state.step();
-    if dialog.path_is_default() {
-        // The name the app chose follows the scope, the cursor, the marks.
-        dialog.choose_path(default_path(state, dialog.format, dialog.scope));
-    }
+    dialog.follow_state(state);
+    let apply = |dialog: &mut ExportDialog, command: ExportCommand| {
+        dialog.apply(command, state);
+    };
     egui::Grid::new("export_fields")
         .num_columns(2)
         .show(ui, |ui| {
             ui.label("Scope");
             ui.vertical(|ui| {
+                let mut scope = dialog.scope();
                 let activity = match state.selected_activity() {
                     Some(id) => format!("Activity {id} up to step {step} (minimal repro)"),
                     None => "Selected activity up to the cursor (none selected)".to_owned(),
                 };
-                ui.add_enabled_ui(state.selected_activity().is_some(), |ui| {
-                    ui.radio_value(&mut dialog.scope, ScopeChoice::Activity, activity);
-                });
+                ui.add_enabled_ui(
+                    scope_available(state, ScopeChoice::Activity).is_ok(),
+                    |ui| {
+                        ui.radio_value(&mut scope, ScopeChoice::Activity, activity);
+                    },
+                );
                 let range = match state.marks() {
                     [Some(a), Some(b)] => format!("Range A..B: steps {}..{}", a.min(b), a.max(b)),
                     _ => "Range A..B (marks not set: keys a and b)".to_owned(),
                 };
-                ui.add_enabled_ui(state.marks().iter().all(Option::is_some), |ui| {
-                    ui.radio_value(&mut dialog.scope, ScopeChoice::Range, range);
+                ui.add_enabled_ui(scope_available(state, ScopeChoice::Range).is_ok(), |ui| {
+                    ui.radio_value(&mut scope, ScopeChoice::Range, range);
                 });
                 ui.radio_value(
-                    &mut dialog.scope,
+                    &mut scope,
                     ScopeChoice::Whole,
                     format!("Whole stream ({} events)", doc.num_events()),
                 );
+                if scope != dialog.scope() {
+                    apply(dialog, ExportCommand::SetScope(scope));
+                }
             });
             ui.end_row();
             ui.label("Format");
             ui.horizontal_wrapped(|ui| {
+                let mut chosen = dialog.format();
                 for format in Format::ALL {
-                    if ui
-                        .radio_value(&mut dialog.format, format, format.label())
-                        .on_hover_text(format.hover_text())
-                        .changed()
-                    {
-                        dialog.choices_changed(state);
-                    }
+                    ui.radio_value(&mut chosen, format, format.label())
+                        .on_hover_text(format.hover_text());
+                }
+                if chosen != dialog.format() {
+                    apply(dialog, ExportCommand::SetFormat(chosen));
                 }
             });
             ui.end_row();
             ui.label("Redaction");
-            ui.vertical(|ui| redaction_ui(ui, dialog));
+            ui.vertical(|ui| redaction_ui(ui, state, dialog));
             ui.end_row();
             let save_label = ui.label("Save to");
             ui.horizontal(|ui| {
+                let mut path = dialog.path().to_owned();
                 let field = ui
-                    .add(egui::TextEdit::singleline(&mut dialog.path).desired_width(380.0))
+                    .add(egui::TextEdit::singleline(&mut path).desired_width(380.0))
                     .labelled_by(save_label.id);
                 if field.changed() {
-                    // "Replace" was for the file named before.
-                    dialog.replace = false;
-                    // The extension names the format, as for the command;
-                    // `.json` keeps a fixture a fixture (it is also JSON).
-                    if let Some(format) = Format::of_extension(&dialog.path)
-                        && !(format == Format::Vector && dialog.format == Format::Conformance)
-                    {
-                        dialog.format = format;
-                    }
+                    apply(dialog, ExportCommand::SetPath(path));
                 }
                 if ui
                     .button("Browse…")
@@ -461,39 +720,39 @@ fn fields_ui(ui: &mut Ui, state: &AppState, doc: &Doc, dialog: &mut ExportDialog
                     .clicked()
                     && let Some(path) = rfd::FileDialog::new()
                         .set_file_name(
-                            PathBuf::from(&dialog.path)
+                            PathBuf::from(dialog.path())
                                 .file_name()
                                 .map(|n| n.to_string_lossy().into_owned())
                                 .unwrap_or_default(),
                         )
                         .save_file()
                 {
-                    dialog.path = path.display().to_string();
-                    dialog.replace = true;
+                    apply(dialog, ExportCommand::PickPath(path.display().to_string()));
                 }
             });
             ui.end_row();
         });
     let request = dialog.request(state);
-    let path = PathBuf::from(dialog.path.trim());
-    let exists = path.exists();
-    if exists {
-        ui.checkbox(&mut dialog.replace, format!("Replace {}", path.display()));
+    let path = PathBuf::from(dialog.path().trim());
+    if path.exists() {
+        let mut replace = dialog.replace();
+        if ui
+            .checkbox(&mut replace, format!("Replace {}", path.display()))
+            .changed()
+        {
+            apply(dialog, ExportCommand::SetReplace(replace));
+        }
     }
     ui.horizontal(|ui| {
-        let ready =
-            request.is_ok() && !dialog.path.trim().is_empty() && (!exists || dialog.replace);
-        if ui.add_enabled(ready, egui::Button::new("Export")).clicked()
-            && let Ok(request) = &request
-        {
-            dialog.result = Some(write(doc, request, &path));
-            dialog.result_fields = Some(dialog.fields_key());
+        let ready = dialog.not_ready(state).is_none();
+        if ui.add_enabled(ready, egui::Button::new("Export")).clicked() {
+            apply(dialog, ExportCommand::Run);
         }
         if ui.button("Close").clicked() {
-            dialog.open = false;
+            apply(dialog, ExportCommand::Close);
         }
     });
-    match &dialog.result {
+    match dialog.result() {
         Some(Ok(message)) => {
             ui.label(message);
         }
@@ -524,50 +783,65 @@ fn write(doc: &Doc, request: &ExportRequest, path: &std::path::Path) -> Result<S
     run_export(doc, request, path)
 }
 
-fn redaction_ui(ui: &mut Ui, dialog: &mut ExportDialog) {
-    let recording = dialog.format == Format::Recording;
-    ui.add_enabled(
-        recording,
-        egui::Checkbox::new(
-            &mut dialog.drop_headers,
-            "Drop the request and response headers",
-        ),
-    )
-    .on_disabled_hover_text("Only a recording export carries headers")
-    .on_hover_text(
-        "A recording export then stores no headers at all (secrets are always redacted)",
-    );
-    let mut remove = None;
-    for (i, (pointer, replacement)) in dialog.redactions.iter_mut().enumerate() {
+fn redaction_ui(ui: &mut Ui, state: &AppState, dialog: &mut ExportDialog) {
+    let recording = dialog.format() == Format::Recording;
+    let mut drop_headers = dialog.drop_headers();
+    if ui
+        .add_enabled(
+            recording,
+            egui::Checkbox::new(&mut drop_headers, "Drop the request and response headers"),
+        )
+        .on_disabled_hover_text("Only a recording export carries headers")
+        .on_hover_text(
+            "A recording export then stores no headers at all (secrets are always redacted)",
+        )
+        .changed()
+    {
+        dialog.apply(ExportCommand::SetDropHeaders(drop_headers), state);
+    }
+    let mut commands = Vec::new();
+    for (i, (pointer, replacement)) in dialog.redactions().iter().enumerate() {
+        let (mut pointer, mut replacement) = (pointer.clone(), replacement.clone());
         ui.horizontal(|ui| {
             let pointer_label = ui.label("Pointer");
-            ui.add(
-                egui::TextEdit::singleline(pointer)
-                    .hint_text("/content/apiKey")
-                    .desired_width(200.0),
-            )
-            .labelled_by(pointer_label.id);
+            let edited_pointer = ui
+                .add(
+                    egui::TextEdit::singleline(&mut pointer)
+                        .hint_text("/content/apiKey")
+                        .desired_width(200.0),
+                )
+                .labelled_by(pointer_label.id)
+                .changed();
             let with_label = ui.label("with");
-            ui.add(
-                egui::TextEdit::singleline(replacement)
-                    .hint_text("\"[REDACTED]\"")
-                    .desired_width(140.0),
-            )
-            .labelled_by(with_label.id);
+            let edited_replacement = ui
+                .add(
+                    egui::TextEdit::singleline(&mut replacement)
+                        .hint_text("\"[REDACTED]\"")
+                        .desired_width(140.0),
+                )
+                .labelled_by(with_label.id)
+                .changed();
+            if edited_pointer || edited_replacement {
+                commands.push(ExportCommand::EditRedaction(
+                    i,
+                    pointer.clone(),
+                    replacement.clone(),
+                ));
+            }
             if ui.small_button("Remove").clicked() {
-                remove = Some(i);
+                commands.push(ExportCommand::RemoveRedaction(i));
             }
         });
-    }
-    if let Some(i) = remove {
-        dialog.redactions.remove(i);
     }
     if ui
         .small_button("Replace values at a JSON pointer…")
         .on_hover_text("In every exported event where the pointer resolves")
         .clicked()
     {
-        dialog.redactions.push((String::new(), String::new()));
+        commands.push(ExportCommand::AddRedaction(String::new(), String::new()));
+    }
+    for command in commands {
+        dialog.apply(command, state);
     }
 }
 
@@ -578,33 +852,15 @@ fn preview_ui(
     dialog: &mut ExportDialog,
     request: &ExportRequest,
 ) {
-    let key = dialog.preview_key(state);
-    let generation = state.generation();
-    let fresh = dialog.preview.get(generation, &key).is_some();
-    let fields = dialog.fields_key();
-    if dialog.result_fields.is_some_and(|k| k != fields) {
-        dialog.result = None;
-        dialog.result_fields = None;
-    }
+    dialog.drop_stale_result();
     let auto = doc.num_events() <= AUTO_PREVIEW_EVENTS;
-    // A live recording grows every moment: its preview follows at most
-    // once a second.
-    let settled = !doc.live
-        || dialog
-            .previewed_at
-            .is_none_or(|t| t.elapsed() >= std::time::Duration::from_secs(1));
     ui.horizontal(|ui| {
         ui.label(RichText::new("Preview").strong());
         let asked = !auto && ui.button("Preview").clicked();
-        if (!fresh && auto && settled) || asked {
-            let path = PathBuf::from(dialog.path.trim());
-            dialog
-                .preview
-                .set(generation, key.clone(), make_preview(doc, request, &path));
-            dialog.previewed_at = Some(std::time::Instant::now());
-        }
+        dialog.refresh_preview(state, doc, request, asked);
     });
-    let fresh = dialog.preview.get(generation, &key).is_some();
+    let key = dialog.preview_key(state);
+    let fresh = dialog.preview.get(state.generation(), &key).is_some();
     let Some(preview) = dialog.preview.last() else {
         ui.weak("A long stream: press Preview to see what will be written.");
         return;
@@ -639,5 +895,173 @@ fn preview_ui(
         Err(error) => {
             ui.colored_label(ui.visuals().error_fg_color, error);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    // The export dialog's state machine, with no egui context (issue 16,
+    // point 3).
+    use super::*;
+    use crate::ui::event_list::tests::{STREAM, state_of};
+    use crate::ui::state::{Command, TimeCommand};
+    use clap::Parser;
+
+    /// A fresh folder under the system's temporary one.
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "agui-replay-export-dialog-{name}-{}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a temporary folder");
+        dir
+    }
+
+    /// The short stream open at step 1, no activity selected, no marks.
+    fn unselected() -> AppState {
+        let mut state = state_of(STREAM);
+        state.apply(vec![Command::SelectActivity(None)]);
+        assert_eq!(state.selected_activity(), None);
+        assert_eq!(state.marks(), [None, None]);
+        state
+    }
+
+    #[test]
+    fn a_format_change_renames_the_paths_extension() {
+        let state = unselected();
+        let mut dialog = ExportDialog::default();
+        assert!(!dialog.is_open());
+        assert_eq!(
+            dialog.apply(ExportCommand::Open, &state),
+            ExportResponse::default()
+        );
+        assert!(dialog.is_open());
+        assert_eq!(dialog.scope(), ScopeChoice::Whole, "no activity, no marks");
+        assert!(dialog.path().ends_with("export.json"), "{}", dialog.path());
+        dialog.apply(ExportCommand::SetFormat(Format::Jsonl), &state);
+        assert!(dialog.path().ends_with("export.jsonl"), "{}", dialog.path());
+        // A typed path: its extension names the format; a format change
+        // keeps its name and unticks "Replace".
+        let typed = temp_dir("rename").join("my-case.sse");
+        dialog.apply(ExportCommand::SetPath(typed.display().to_string()), &state);
+        assert_eq!(dialog.format(), Format::Sse);
+        dialog.apply(ExportCommand::SetReplace(true), &state);
+        dialog.apply(ExportCommand::SetFormat(Format::Recording), &state);
+        assert_eq!(
+            dialog.path(),
+            typed.with_extension("rec").display().to_string()
+        );
+        assert!(!dialog.replace());
+        // A typed .json keeps a fixture a fixture.
+        dialog.apply(ExportCommand::SetFormat(Format::Conformance), &state);
+        assert_eq!(
+            dialog.path(),
+            typed.with_extension("json").display().to_string()
+        );
+        dialog.apply(ExportCommand::SetPath(dialog.path().to_owned()), &state);
+        assert_eq!(dialog.format(), Format::Conformance);
+        let closed = dialog.apply(ExportCommand::Close, &state);
+        assert!(closed.closed && !dialog.is_open());
+    }
+
+    #[test]
+    fn a_scope_the_state_does_not_offer_is_refused() {
+        let mut state = unselected();
+        let mut dialog = ExportDialog::default();
+        dialog.apply(ExportCommand::Open, &state);
+        let refused = dialog.apply(ExportCommand::SetScope(ScopeChoice::Activity), &state);
+        assert!(
+            refused
+                .error
+                .as_deref()
+                .is_some_and(|e| e.contains("select an activity")),
+            "{refused:?}"
+        );
+        let refused = dialog.apply(ExportCommand::SetScope(ScopeChoice::Range), &state);
+        assert!(
+            refused
+                .error
+                .as_deref()
+                .is_some_and(|e| e.contains("marks A and B")),
+            "{refused:?}"
+        );
+        assert_eq!(dialog.scope(), ScopeChoice::Whole, "unchanged");
+        state.apply(vec![Command::SelectActivity(Some("a-1".into()))]);
+        let accepted = dialog.apply(ExportCommand::SetScope(ScopeChoice::Activity), &state);
+        assert_eq!(accepted, ExportResponse::default());
+        assert_eq!(dialog.scope(), ScopeChoice::Activity);
+    }
+
+    #[test]
+    fn running_with_an_empty_path_is_an_error_that_says_so() {
+        let state = unselected();
+        let mut dialog = ExportDialog::default();
+        dialog.apply(ExportCommand::Open, &state);
+        dialog.apply(ExportCommand::SetPath("   ".into()), &state);
+        assert!(dialog.not_ready(&state).is_some());
+        let response = dialog.apply(ExportCommand::Run, &state);
+        assert_eq!(response.written, None);
+        let error = response.error.expect("an error");
+        assert!(error.contains("path is empty"), "{error}");
+        assert_eq!(dialog.result(), Some(&Err(error)));
+    }
+
+    #[test]
+    fn running_writes_what_the_export_command_writes() {
+        let dir = temp_dir("run");
+        let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("recordings/demo.jsonl");
+        let mut state = AppState::default();
+        state.open_now(&source, None);
+        state.apply(vec![
+            Command::SelectActivity(Some("plan-1".into())),
+            Command::Time(TimeCommand::Set(Seq::new(40))),
+        ]);
+        let mut dialog = ExportDialog::default();
+        dialog.apply(ExportCommand::Open, &state);
+        assert_eq!(dialog.scope(), ScopeChoice::Activity);
+        let out = dir.join("repro.jsonl");
+        dialog.apply(ExportCommand::SetFormat(Format::Jsonl), &state);
+        dialog.apply(ExportCommand::SetPath(out.display().to_string()), &state);
+        assert_eq!(dialog.not_ready(&state), None);
+        let response = dialog.apply(ExportCommand::Run, &state);
+        assert_eq!(
+            response.written.as_deref(),
+            Some(out.as_path()),
+            "{response:?}"
+        );
+        assert!(
+            matches!(dialog.result(), Some(Ok(message)) if message.contains("Wrote")),
+            "{:?}",
+            dialog.result()
+        );
+        let written = std::fs::read(&out).expect("the dialog wrote the file");
+
+        let by_command = dir.join("by-command.jsonl");
+        let cli = crate::cli::Cli::try_parse_from([
+            "agui-replay",
+            "export",
+            source.to_str().unwrap(),
+            "--message",
+            "plan-1",
+            "--to",
+            "40",
+            "--format",
+            "jsonl",
+            "--out",
+            by_command.to_str().unwrap(),
+        ])
+        .expect("a command line");
+        assert_eq!(crate::cli::run(cli).expect("runs"), 0);
+        assert_eq!(written, std::fs::read(&by_command).expect("written"));
+
+        // The file exists now: without "Replace" it is kept.
+        let again = dialog.apply(ExportCommand::Run, &state);
+        assert!(
+            again.error.as_deref().is_some_and(|e| e.contains("exists")),
+            "{again:?}"
+        );
+        assert_eq!(std::fs::read(&out).expect("kept"), written);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -116,7 +116,8 @@ impl ReplayApp {
             self.right_tab = RightTab::Bookmarks;
         }
         if ctx.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::E)) {
-            self.export_dialog.open_for(&self.state);
+            self.export_dialog
+                .apply(export_dialog::ExportCommand::Open, &self.state);
         }
         dropped_files(&ctx, &mut commands);
 
@@ -231,7 +232,8 @@ impl ReplayApp {
                     )
                     .clicked()
                 {
-                    self.export_dialog.open_for(&self.state);
+                    self.export_dialog
+                        .apply(export_dialog::ExportCommand::Open, &self.state);
                     ui.close();
                 }
                 ui.separator();

@@ -5,6 +5,7 @@
 
 use agui_replay::ui::annotations::AnnotationId;
 use agui_replay::ui::command::{MarkCommand, NoteCommand};
+use agui_replay::ui::export_dialog::{ExportCommand, Format, ScopeChoice};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -223,6 +224,16 @@ fn a_right_drag_over_the_timeline_marks_a_range() {
 
 // ----------------------------------------------------------------- export
 
+/// Applies `commands` to the export dialog over the app's state, as its
+/// window does; each must be accepted (issue 16, point 3).
+fn export(harness: &mut Harness<'static, ReplayApp>, commands: Vec<ExportCommand>) {
+    let app = harness.state_mut();
+    for command in commands {
+        let response = app.export_dialog.apply(command.clone(), &app.state);
+        assert_eq!(response.error, None, "{command:?}");
+    }
+}
+
 #[test]
 fn the_export_dialog_writes_what_the_export_command_writes() {
     let dir = TempDir::new("export");
@@ -238,21 +249,23 @@ fn the_export_dialog_writes_what_the_export_command_writes() {
     harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::E);
     harness.run();
     assert!(
-        harness.state().export_dialog.open,
+        harness.state().export_dialog.is_open(),
         "Ctrl+E opens the dialog"
     );
     harness.get_by_label_contains("Activity plan-1 up to step 40");
     let out = dir.join("repro.jsonl");
-    {
-        let dialog = &mut harness.state_mut().export_dialog;
-        dialog.format = agui_replay::ui::export_dialog::Format::Jsonl;
-        dialog.path = out.display().to_string();
-    }
+    export(
+        &mut harness,
+        vec![
+            ExportCommand::SetFormat(Format::Jsonl),
+            ExportCommand::SetPath(out.display().to_string()),
+        ],
+    );
     harness.run();
     harness.get_by_label("Export").click();
     harness.run();
     let written = std::fs::read(&out).expect("the dialog wrote the file");
-    let result = harness.state().export_dialog.result.clone();
+    let result = harness.state().export_dialog.result().cloned();
     assert!(
         matches!(&result, Some(Ok(message)) if message.contains("Wrote")),
         "{result:?}"
@@ -296,8 +309,7 @@ fn the_export_dialog_writes_a_conformance_fixture() {
         &mut harness,
         vec![Command::Time(TimeCommand::Set(Seq::new(33)))],
     );
-    let app = harness.state_mut();
-    app.export_dialog.open_for(&app.state);
+    export(&mut harness, vec![ExportCommand::Open]);
     harness.run();
     harness.get_by_label("Conformance fixture").click();
     harness.run();
@@ -306,11 +318,8 @@ fn the_export_dialog_writes_a_conformance_fixture() {
         .click();
     harness.run();
     let dialog = &harness.state().export_dialog;
-    assert_eq!(
-        dialog.format,
-        agui_replay::ui::export_dialog::Format::Conformance
-    );
-    assert!(dialog.path.ends_with("export.json"), "{}", dialog.path);
+    assert_eq!(dialog.format(), Format::Conformance);
+    assert!(dialog.path().ends_with("export.json"), "{}", dialog.path());
     // Typing a .json name keeps the fixture.
     let out = dir.join("lisbon-case.json");
     harness.get_by_label("Save to").focus();
@@ -320,11 +329,8 @@ fn the_export_dialog_writes_a_conformance_fixture() {
         .type_text(&out.display().to_string());
     harness.run();
     let dialog = &harness.state().export_dialog;
-    assert_eq!(dialog.path, out.display().to_string());
-    assert_eq!(
-        dialog.format,
-        agui_replay::ui::export_dialog::Format::Conformance
-    );
+    assert_eq!(dialog.path(), out.display().to_string());
+    assert_eq!(dialog.format(), Format::Conformance);
     // The preview is the fixture, named after the file.
     harness.get_by_label_contains(r#""name": "lisbon-case","#);
     harness.get_by_label("Export").click();
@@ -361,22 +367,30 @@ fn the_export_dialog_redacts_values_at_pointers() {
         &mut harness,
         vec![Command::Time(TimeCommand::Set(Seq::new(45)))],
     );
-    let app = harness.state_mut();
-    app.export_dialog.open_for(&app.state);
     let out = dir.join("whole.jsonl");
-    {
-        let dialog = &mut harness.state_mut().export_dialog;
-        dialog.scope = agui_replay::ui::export_dialog::ScopeChoice::Whole;
-        dialog.format = agui_replay::ui::export_dialog::Format::Jsonl;
-        dialog.path = out.display().to_string();
-    }
+    export(
+        &mut harness,
+        vec![
+            ExportCommand::Open,
+            ExportCommand::SetScope(ScopeChoice::Whole),
+            ExportCommand::SetFormat(Format::Jsonl),
+            ExportCommand::SetPath(out.display().to_string()),
+        ],
+    );
     harness.run();
     harness
         .get_by_label("Replace values at a JSON pointer…")
         .click();
     harness.run();
-    harness.state_mut().export_dialog.redactions[0] =
-        ("/content/title".to_owned(), "\"(hidden)\"".to_owned());
+    assert_eq!(harness.state().export_dialog.redactions().len(), 1);
+    export(
+        &mut harness,
+        vec![ExportCommand::EditRedaction(
+            0,
+            "/content/title".to_owned(),
+            "\"(hidden)\"".to_owned(),
+        )],
+    );
     harness.run();
     harness.get_by_label_contains("values redacted");
     harness.get_by_label("Export").click();
@@ -831,18 +845,22 @@ fn a_failed_export_leaves_the_file_it_would_replace() {
     std::fs::write(&out, "precious\n").expect("written");
     let mut harness = open(&fixture("recordings/demo.jsonl"));
     // An invalid pointer is refused before anything runs: no Export.
-    let app = harness.state_mut();
-    app.export_dialog.open_for(&app.state);
-    app.export_dialog.scope = agui_replay::ui::export_dialog::ScopeChoice::Whole;
-    app.export_dialog.format = agui_replay::ui::export_dialog::Format::Jsonl;
-    app.export_dialog.path = out.display().to_string();
-    app.export_dialog.replace = true;
-    app.export_dialog.redactions = vec![("content/title".into(), String::new())];
+    export(
+        &mut harness,
+        vec![
+            ExportCommand::Open,
+            ExportCommand::SetScope(ScopeChoice::Whole),
+            ExportCommand::SetFormat(Format::Jsonl),
+            ExportCommand::SetPath(out.display().to_string()),
+            ExportCommand::SetReplace(true),
+            ExportCommand::AddRedaction("content/title".into(), String::new()),
+        ],
+    );
     harness.run();
     harness.get_by_label_contains("invalid JSON pointer");
     harness.get_by_label("Export").click();
     harness.run();
-    assert_eq!(harness.state().export_dialog.result, None, "disabled");
+    assert_eq!(harness.state().export_dialog.result(), None, "disabled");
     // A repro of an activity before it exists fails while rendering.
     apply(
         &mut harness,
@@ -851,15 +869,20 @@ fn a_failed_export_leaves_the_file_it_would_replace() {
             Command::Time(TimeCommand::Set(Seq::new(2))),
         ],
     );
-    let app = harness.state_mut();
-    app.export_dialog.redactions.clear();
-    app.export_dialog.scope = agui_replay::ui::export_dialog::ScopeChoice::Activity;
-    app.export_dialog.path = out.display().to_string();
-    app.export_dialog.replace = true;
+    export(
+        &mut harness,
+        vec![
+            ExportCommand::RemoveRedaction(0),
+            ExportCommand::SetScope(ScopeChoice::Activity),
+            ExportCommand::SetPath(out.display().to_string()),
+            ExportCommand::SetReplace(true),
+        ],
+    );
+    assert!(harness.state().export_dialog.redactions().is_empty());
     harness.run();
     harness.get_by_label("Export").click();
     harness.run();
-    let result = harness.state().export_dialog.result.clone();
+    let result = harness.state().export_dialog.result().cloned();
     assert!(
         matches!(&result, Some(Err(e)) if e.contains("no event names")),
         "{result:?}"
@@ -871,14 +894,18 @@ fn a_failed_export_leaves_the_file_it_would_replace() {
     // Nor does it write over the open file.
     let open_path = fixture("recordings/demo.jsonl");
     let before = std::fs::read(&open_path).unwrap();
-    let app = harness.state_mut();
-    app.export_dialog.redactions.clear();
-    app.export_dialog.path = open_path.display().to_string();
-    app.export_dialog.replace = true;
+    export(
+        &mut harness,
+        vec![
+            ExportCommand::SetPath(open_path.display().to_string()),
+            ExportCommand::SetReplace(true),
+        ],
+    );
+    assert!(harness.state().export_dialog.redactions().is_empty());
     harness.run();
     harness.get_by_label("Export").click();
     harness.run();
-    let result = harness.state().export_dialog.result.clone();
+    let result = harness.state().export_dialog.result().cloned();
     assert!(
         matches!(&result, Some(Err(e)) if e.contains("is the open file")),
         "{result:?}"
