@@ -954,16 +954,8 @@ impl Replayer {
                         "{event} {tool_call_id:?} names the {role} message {holder:?} as its parent: the client puts the call on a new assistant message {tool_call_id:?} (ag-ui-client-1.0; spec skips it)"
                     ),
                 );
-                let mut fields = Map::new();
-                fields.insert("toolCalls".into(), Value::Array(vec![call]));
-                if let Some(owner) = &envelope.subagent_run_id {
-                    fields.insert("subagentRunId".into(), Value::String(owner.clone()));
-                }
-                self.conversation.push(Message::Other(OtherMessage {
-                    id: tool_call_id.into(),
-                    role: Role::Assistant,
-                    fields,
-                }));
+                self.conversation
+                    .push(call_holder(tool_call_id, call, envelope));
                 Arc::make_mut(&mut self.tool_call_messages)
                     .insert(tool_call_id.to_owned(), tool_call_id.to_owned());
                 return Ok(());
@@ -980,16 +972,7 @@ impl Replayer {
                 return Err(EventEffect::SKIPPED);
             }
             None => {
-                let mut fields = Map::new();
-                fields.insert("toolCalls".into(), Value::Array(vec![call]));
-                if let Some(owner) = &envelope.subagent_run_id {
-                    fields.insert("subagentRunId".into(), Value::String(owner.clone()));
-                }
-                self.conversation.push(Message::Other(OtherMessage {
-                    id: holder.into(),
-                    role: Role::Assistant,
-                    fields,
-                }));
+                self.conversation.push(call_holder(holder, call, envelope));
             }
         }
         Arc::make_mut(&mut self.tool_call_messages)
@@ -1361,4 +1344,20 @@ impl Replayer {
             }
         }
     }
+}
+
+/// A new assistant message `id` holding one tool call, owned by the event's
+/// `subagentRunId` (R21): what a tool call start makes when no assistant
+/// message holds it.
+fn call_holder(id: &str, call: Value, envelope: &Envelope) -> Message {
+    let mut fields = Map::new();
+    fields.insert("toolCalls".into(), Value::Array(vec![call]));
+    if let Some(owner) = &envelope.subagent_run_id {
+        fields.insert("subagentRunId".into(), Value::String(owner.clone()));
+    }
+    Message::Other(OtherMessage {
+        id: id.into(),
+        role: Role::Assistant,
+        fields,
+    })
 }
