@@ -19,7 +19,10 @@ pub enum DiffScope {
     /// `Message` object, as `state --message` prints it; `null` where the
     /// message does not exist.
     Message(String),
-    /// The messages, as an array of AG-UI `Message` objects.
+    /// The messages, as an object of AG-UI `Message` objects by their
+    /// `id`: two messages are compared by id, not by position, and a path
+    /// names its message (`/plan-1/content/found`, not `/2/content/found`;
+    /// issue 13, point 12).
     Conversation,
     /// The shared state.
     State,
@@ -45,11 +48,30 @@ impl DiffScope {
                 .conversation()
                 .get(id)
                 .map_or(Value::Null, |message| message.to_json()),
-            Self::Conversation => replayer.conversation().to_json(),
+            Self::Conversation => by_id(replayer.conversation().to_json()),
             Self::State => replayer.state().clone(),
             Self::Everything => replayer.document(),
         }
     }
+}
+
+/// An array of messages as an object keyed by their `id`, in their order. A
+/// message without an id, or whose id came before, is keyed by its position
+/// too (`#3`, `m-1#3`), so that nothing is lost.
+fn by_id(messages: Value) -> Value {
+    let Value::Array(messages) = messages else {
+        return messages;
+    };
+    let mut object = serde_json::Map::new();
+    for (i, message) in messages.into_iter().enumerate() {
+        let key = match message.get("id").and_then(Value::as_str) {
+            Some(id) if !object.contains_key(id) => id.to_owned(),
+            Some(id) => format!("{id}#{i}"),
+            None => format!("#{i}"),
+        };
+        object.insert(key, message);
+    }
+    Value::Object(object)
 }
 
 /// A scope's document at two steps, and the patch between them.
@@ -174,10 +196,44 @@ mod tests {
         assert!(unchanged.is_unchanged());
         let conversation =
             Comparison::between(&timeline, DiffScope::Conversation, Seq::new(0), Seq::new(5));
-        assert_eq!(conversation.before, serde_json::json!([]));
-        assert_eq!(conversation.after.as_array().map(Vec::len), Some(1));
+        assert_eq!(conversation.before, serde_json::json!({}));
+        assert_eq!(conversation.after.as_object().map(|o| o.len()), Some(1));
+        assert_eq!(conversation.after["a"]["id"], "a");
         // Backwards in time is a patch too.
         let back = Comparison::between(&timeline, DiffScope::Everything, Seq::new(5), Seq::new(1));
         assert_eq!(apply(&back.before, &back.patch), back.after);
+    }
+
+    #[test]
+    fn the_conversation_is_compared_by_message_id_not_position() {
+        // Issue 13, point 12: a message removed before another must not
+        // read as every later message replaced, and paths name messages.
+        let timeline = timeline(&[
+            r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#,
+            r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"plan","content":{"n":1}}"#,
+            r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"b","activityType":"plan","content":{"n":2}}"#,
+            r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"b","role":"activity","activityType":"plan","content":{"n":3}}]}"#,
+        ]);
+        let diff =
+            Comparison::between(&timeline, DiffScope::Conversation, Seq::new(3), Seq::new(4));
+        let paths: Vec<String> = diff
+            .patch
+            .0
+            .iter()
+            .map(|op| op.path().to_string())
+            .collect();
+        assert!(paths.contains(&"/a".to_owned()), "{paths:?}");
+        assert!(paths.contains(&"/b/content/n".to_owned()), "{paths:?}");
+        assert!(paths.iter().all(|p| !p.starts_with("/0")), "{paths:?}");
+        assert_eq!(apply(&diff.before, &diff.patch), diff.after);
+    }
+
+    #[test]
+    fn messages_without_an_id_or_with_a_repeated_one_are_all_kept() {
+        let value = by_id(serde_json::json!([{"id": "m"}, {"id": "m", "x": 1}, {"x": 2}]));
+        assert_eq!(
+            value,
+            serde_json::json!({"m": {"id": "m"}, "m#1": {"id": "m", "x": 1}, "#2": {"x": 2}})
+        );
     }
 }

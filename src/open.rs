@@ -33,9 +33,45 @@ pub struct Source {
     pub sessions: Vec<SessionInfo>,
     /// When each event arrived (index 0 is seq 1), for recordings.
     pub arrival_nanos: Option<Vec<u64>>,
-    /// The event-stream exchanges of a HAR file (`POST https://…`), in
-    /// order (empty otherwise): session N is the N-th.
-    pub exchanges: Vec<String>,
+    /// The event-stream exchanges of a HAR file, in order (empty
+    /// otherwise): session N is the N-th.
+    pub exchanges: Vec<ExchangeSummary>,
+}
+
+/// One event-stream exchange of a HAR file, as a picker lists it: two
+/// requests to the same URL differ by their time, status and events
+/// (issue 13, point 12).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExchangeSummary {
+    /// `POST https://…/agent`.
+    pub request: String,
+    /// When the request started, in milliseconds since the Unix epoch.
+    pub started_at_unix_ms: Option<i64>,
+    /// The response's status code.
+    pub status: u16,
+    /// The events its body holds (what the reader frames).
+    pub num_events: usize,
+}
+
+impl std::fmt::Display for ExchangeSummary {
+    /// `POST https://…/agent (09:26:50.004 UTC, 200, 9 events)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} (", self.request)?;
+        if let Some(ms) = self.started_at_unix_ms {
+            write!(f, "{}, ", time_of_day_utc(ms))?;
+        }
+        let plural = if self.num_events == 1 { "" } else { "s" };
+        write!(f, "{}, {} event{plural})", self.status, self.num_events)
+    }
+}
+
+/// `hh:mm:ss.mmm UTC` of a Unix time in milliseconds.
+fn time_of_day_utc(unix_ms: i64) -> String {
+    let ms_of_day = unix_ms.rem_euclid(86_400_000);
+    let (hours, rest) = (ms_of_day / 3_600_000, ms_of_day % 3_600_000);
+    let (minutes, rest) = (rest / 60_000, rest % 60_000);
+    let (seconds, millis) = (rest / 1000, rest % 1000);
+    format!("{hours:02}:{minutes:02}:{seconds:02}.{millis:03} UTC")
 }
 
 impl Source {
@@ -193,6 +229,21 @@ fn open_har(path: &Path, bytes: &[u8], session: Option<i64>) -> Result<Source, S
         .as_ref()
         .and_then(|body| serde_json::from_slice::<Value>(body).ok())
         .filter(Value::is_object);
+    let exchanges: Vec<ExchangeSummary> = exchanges
+        .iter()
+        .map(|e| ExchangeSummary {
+            request: format!("{} {}", e.request.method, e.request.url),
+            started_at_unix_ms: e.started_at_unix_ms,
+            status: e.response.status,
+            // The open one is read already; the others are framed
+            // just to be counted (a HAR file is small).
+            num_events: if std::ptr::eq(e, exchange) {
+                stream.events.len()
+            } else {
+                input::read_bytes(&e.body, Path::new("response.sse")).map_or(0, |s| s.events.len())
+            },
+        })
+        .collect();
     Ok(Source {
         events: stream.events,
         format: "HAR exchange (SSE body)".to_owned(),
@@ -203,9 +254,6 @@ fn open_har(path: &Path, bytes: &[u8], session: Option<i64>) -> Result<Source, S
         num_sessions: exchanges.len(),
         sessions: Vec::new(),
         arrival_nanos: None,
-        exchanges: exchanges
-            .iter()
-            .map(|e| format!("{} {}", e.request.method, e.request.url))
-            .collect(),
+        exchanges,
     })
 }

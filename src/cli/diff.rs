@@ -26,8 +26,9 @@ pub struct DiffArgs {
     /// `{messages, state}` document.
     #[arg(long, value_name = "ID", conflicts_with = "scope")]
     pub message: Option<String>,
-    /// Diff the whole document (default), the messages alone (an array, as
-    /// the app's "Conversation"), or the state alone.
+    /// Diff the whole document (default), the messages alone (an object of
+    /// messages by id, as the app's "Conversation": messages are compared
+    /// by id), or the state alone.
     #[arg(long, value_enum)]
     pub scope: Option<ScopeArg>,
 }

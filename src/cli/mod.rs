@@ -53,6 +53,32 @@ pub struct OpenArgs {
     /// Close the window after this many seconds (smoke tests, screenshots).
     #[arg(long, value_name = "SECS", hide = true)]
     pub exit_after: Option<f64>,
+    /// The colour theme for this run (default: the one chosen in View ›
+    /// Theme, else the system's); not kept.
+    #[arg(long, value_enum)]
+    pub theme: Option<ThemeArg>,
+}
+
+/// `--theme` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ThemeArg {
+    /// Light text on a dark background.
+    Dark,
+    /// Dark text on a light background.
+    Light,
+    /// The system's preference.
+    System,
+}
+
+impl ThemeArg {
+    /// The name the app keeps a theme under.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Dark => "dark",
+            Self::Light => "light",
+            Self::System => "system",
+        }
+    }
 }
 
 /// The subcommands.
@@ -291,17 +317,25 @@ fn open_app(args: &OpenArgs) -> anyhow::Result<u8> {
         .exit_after
         .filter(|secs| secs.is_finite() && *secs >= 0.0)
         .map(std::time::Duration::from_secs_f64);
-    run_app(path, exit_after)
+    run_app(path, exit_after, args.theme)
 }
 
 #[cfg(feature = "app")]
-fn run_app(path: PathBuf, exit_after: Option<std::time::Duration>) -> anyhow::Result<u8> {
-    crate::ui::run_app(Some(path), exit_after)?;
+fn run_app(
+    path: PathBuf,
+    exit_after: Option<std::time::Duration>,
+    theme: Option<ThemeArg>,
+) -> anyhow::Result<u8> {
+    crate::ui::run_app(Some(path), exit_after, theme.map(ThemeArg::name))?;
     Ok(EXIT_OK)
 }
 
 #[cfg(not(feature = "app"))]
-fn run_app(path: PathBuf, _exit_after: Option<std::time::Duration>) -> anyhow::Result<u8> {
+fn run_app(
+    path: PathBuf,
+    _exit_after: Option<std::time::Duration>,
+    _theme: Option<ThemeArg>,
+) -> anyhow::Result<u8> {
     anyhow::bail!(
         "this build has no desktop app (built without the `app` feature); \
          the subcommands work, e.g. `agui-replay check {}`",

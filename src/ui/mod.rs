@@ -16,23 +16,26 @@ pub mod event_list;
 pub mod export_dialog;
 pub mod inspector;
 pub mod json_tree;
+pub mod keys;
+pub mod layout;
 pub mod live;
 pub mod memo;
 pub mod rule_text;
 pub mod search;
 pub mod state;
+pub mod status_bar;
 pub mod step_axis;
 pub mod theme;
 pub mod time_control;
 pub mod timeline;
+pub mod words;
 
-use crate::ui::command::{MarkCommand, NoteCommand};
+use crate::ui::command::NoteCommand;
 use std::path::PathBuf;
 use std::time::Duration;
 
 pub use state::{AppState, Command, Doc, EventFilter, TimeCommand};
 
-use crate::diagnostic::Severity;
 use crate::protocol::ProtocolVersion;
 use crate::replay::Profile;
 
@@ -63,6 +66,11 @@ pub struct ReplayApp {
     pub search_form: search::SearchForm,
     /// File › Export repro….
     pub export_dialog: export_dialog::ExportDialog,
+    /// Which panels show, and their widths.
+    pub layout: layout::PanelLayout,
+    /// The keys overlay (`?`, F1, Help › Keys) shows.
+    pub show_keys: bool,
+    styled: bool,
     started: std::time::Instant,
 }
 
@@ -80,6 +88,9 @@ impl ReplayApp {
             notes_form: annotations::NotesForm::default(),
             search_form: search::SearchForm::default(),
             export_dialog: export_dialog::ExportDialog::default(),
+            layout: layout::PanelLayout::default(),
+            show_keys: false,
+            styled: false,
             started: std::time::Instant::now(),
         }
     }
@@ -94,6 +105,11 @@ impl ReplayApp {
     /// One frame.
     pub fn ui(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
+        if !self.styled {
+            // The colours that reach WCAG AA (issue 13, point 7).
+            theme::install(&ctx);
+            self.styled = true;
+        }
         // The work that draws nothing, once, before the panels draw. The
         // frame's time comes from egui's input (the clock in the app, a
         // fixed step in tests), so playback is the same under load.
@@ -112,8 +128,12 @@ impl ReplayApp {
             ctx.request_repaint_after(Duration::from_millis(200));
         }
         let mut commands = Vec::new();
-        if keyboard(&ctx, &mut commands) {
+        let keys = keyboard(&ctx, &mut commands);
+        if keys.bookmark {
             self.right_tab = RightTab::Bookmarks;
+        }
+        if keys.toggle_keys {
+            self.show_keys = !self.show_keys;
         }
         if ctx.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::E)) {
             self.export_dialog
@@ -122,57 +142,43 @@ impl ReplayApp {
         dropped_files(&ctx, &mut commands);
 
         egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui, &mut commands));
-        egui::Panel::bottom("status").show(ui, |ui| status_bar_ui(ui, &self.state, &mut commands));
-        egui::Panel::bottom("timeline")
-            .resizable(true)
-            .default_size(theme::TIMELINE_HEIGHT)
-            .show(ui, |ui| {
-                timeline::timeline_ui(ui, &self.state, &mut commands)
-            });
+        egui::Panel::bottom("status").show(ui, |ui| {
+            status_bar::status_bar_ui(ui, &self.state, &mut commands)
+        });
+        if self.layout.show_timeline {
+            egui::Panel::bottom("timeline")
+                .resizable(true)
+                .default_size(theme::TIMELINE_HEIGHT)
+                .show(ui, |ui| {
+                    timeline::timeline_ui(ui, &self.state, &mut commands)
+                });
+        }
+        self.layout.begin(ui.available_width());
         let wide = self.state.wide_diff() && self.state.central_tab() == state::CentralTab::Diff;
         // The side panels give way to a full-width diff.
-        if !wide {
-            egui::Panel::left("events")
+        if !wide && self.layout.show_events {
+            let (width, range) = self.layout.size_of(layout::Side::Events);
+            let response = egui::Panel::left(self.layout.panel_id(layout::Side::Events))
                 .resizable(true)
-                .default_size(theme::EVENT_LIST_WIDTH)
+                .default_size(width)
+                .size_range(range)
                 .show(ui, |ui| {
                     event_list::event_list_ui(ui, &self.state, &mut commands)
                 });
-            egui::Panel::right("inspector")
-                .resizable(true)
-                .default_size(theme::INSPECTOR_WIDTH)
-                .show(ui, |ui| {
-                    ui.horizontal(|ui| {
-                        ui.selectable_value(&mut self.right_tab, RightTab::Inspector, "Inspector");
-                        ui.selectable_value(
-                            &mut self.right_tab,
-                            RightTab::Diagnostics,
-                            "Diagnostics",
-                        );
-                        ui.selectable_value(&mut self.right_tab, RightTab::Bookmarks, "Bookmarks");
-                        ui.selectable_value(&mut self.right_tab, RightTab::Search, "Search");
-                    });
-                    ui.separator();
-                    match self.right_tab {
-                        RightTab::Inspector => {
-                            inspector::inspector_ui(ui, &self.state, &mut commands)
-                        }
-                        RightTab::Diagnostics => {
-                            diagnostics::diagnostics_ui(ui, &self.state, &mut commands)
-                        }
-                        RightTab::Bookmarks => annotations::notes_ui(
-                            ui,
-                            &self.state,
-                            &mut self.notes_form,
-                            &mut commands,
-                        ),
-                        RightTab::Search => {
-                            search::search_ui(ui, &self.state, &mut self.search_form, &mut commands)
-                        }
-                    }
-                });
+            self.layout
+                .took(layout::Side::Events, response.response.rect.width());
         }
-        egui::CentralPanel::default().show(ui, |ui| {
+        if !wide && self.layout.show_inspector {
+            let (width, range) = self.layout.size_of(layout::Side::Inspector);
+            let response = egui::Panel::right(self.layout.panel_id(layout::Side::Inspector))
+                .resizable(true)
+                .default_size(width)
+                .size_range(range)
+                .show(ui, |ui| self.right_panel_ui(ui, &mut commands));
+            self.layout
+                .took(layout::Side::Inspector, response.response.rect.width());
+        }
+        let central = egui::CentralPanel::default().show(ui, |ui| {
             if let Some(error) = self.state.error() {
                 error_banner_ui(ui, error, &mut commands);
             }
@@ -184,11 +190,38 @@ impl ReplayApp {
                 state::CentralTab::Diff => compare::diff_view_ui(ui, &self.state, &mut commands),
             }
         });
+        self.layout.took_central(central.response.rect.width());
+        if self.show_keys {
+            let modal =
+                egui::Modal::new(egui::Id::unique("keys-overlay")).show(&ctx, keys::keys_ui);
+            if modal.should_close() {
+                self.show_keys = false;
+            }
+        }
         export_dialog::export_dialog_ui(&ctx, &self.state, &mut self.export_dialog);
         self.state.apply(commands);
         if let Some((message, pointer)) = self.state.take_search_prefill() {
             self.search_form.prefill(message, pointer);
             self.right_tab = RightTab::Search;
+        }
+    }
+
+    /// The inspector, the diagnostics, the bookmarks or the search, by tab.
+    fn right_panel_ui(&mut self, ui: &mut egui::Ui, commands: &mut Vec<Command>) {
+        ui.horizontal_wrapped(|ui| {
+            ui.selectable_value(&mut self.right_tab, RightTab::Inspector, "Inspector");
+            ui.selectable_value(&mut self.right_tab, RightTab::Diagnostics, "Diagnostics");
+            ui.selectable_value(&mut self.right_tab, RightTab::Bookmarks, "Bookmarks");
+            ui.selectable_value(&mut self.right_tab, RightTab::Search, "Search");
+        });
+        ui.separator();
+        match self.right_tab {
+            RightTab::Inspector => inspector::inspector_ui(ui, &self.state, commands),
+            RightTab::Diagnostics => diagnostics::diagnostics_ui(ui, &self.state, commands),
+            RightTab::Bookmarks => {
+                annotations::notes_ui(ui, &self.state, &mut self.notes_form, commands)
+            }
+            RightTab::Search => search::search_ui(ui, &self.state, &mut self.search_form, commands),
         }
     }
 
@@ -242,6 +275,8 @@ impl ReplayApp {
                 }
             });
             ui.menu_button("View", |ui| {
+                self.layout.view_menu_ui(ui);
+                ui.separator();
                 ui.menu_button("Theme", |ui| {
                     let current = ui.ctx().options(|o| o.theme_preference);
                     for (preference, label) in [
@@ -259,39 +294,6 @@ impl ReplayApp {
                     }
                 });
             });
-            if let Some(doc) = self.state.doc()
-                && doc.sessions.is_empty()
-                && doc.source.exchanges.len() > 1
-            {
-                exchange_picker_ui(ui, doc, commands);
-            }
-            if let Some(doc) = self.state.doc()
-                && doc.sessions.len() > 1
-            {
-                let current = doc.session.unwrap_or(1);
-                let label = ui.label("Session");
-                egui::ComboBox::from_id_salt("session")
-                    .selected_text(format!("{current} of {}", doc.sessions.len()))
-                    .show_ui(ui, |ui| {
-                        for session in &doc.sessions {
-                            let label = format!(
-                                "{}: {} ({} events, {})",
-                                session.id,
-                                session.source,
-                                session.num_events,
-                                session_status_label(session.status)
-                            );
-                            if ui
-                                .selectable_label(session.id.get() == current, label)
-                                .clicked()
-                            {
-                                commands.push(Command::PickSession(session.id.get()));
-                            }
-                        }
-                    })
-                    .response
-                    .labelled_by(label.id);
-            }
             ui.separator();
             ui.label("Profile");
             let profile = self.state.options().profile;
@@ -346,6 +348,44 @@ impl ReplayApp {
             if rule_text::on_hover_cited(checkbox, why, Some(why)).changed() {
                 commands.push(Command::SetBestEffort(best_effort));
             }
+            // The pickers come after the replay's settings, so that they
+            // appearing (a file opened) moves nothing a click was meant
+            // for (issue 13, point 12).
+            if let Some(doc) = self.state.doc()
+                && doc.sessions.is_empty()
+                && doc.source.exchanges.len() > 1
+            {
+                ui.separator();
+                exchange_picker_ui(ui, doc, commands);
+            }
+            if let Some(doc) = self.state.doc()
+                && doc.sessions.len() > 1
+            {
+                ui.separator();
+                let current = doc.session.unwrap_or(1);
+                let label = ui.label("Session");
+                egui::ComboBox::from_id_salt("session")
+                    .selected_text(format!("{current} of {}", doc.sessions.len()))
+                    .show_ui(ui, |ui| {
+                        for session in &doc.sessions {
+                            let label = format!(
+                                "{}: {} ({}, {})",
+                                session.id,
+                                session.source,
+                                words::count(session.num_events, "event", "events"),
+                                session_status_label(session.status)
+                            );
+                            if ui
+                                .selectable_label(session.id.get() == current, label)
+                                .clicked()
+                            {
+                                commands.push(Command::PickSession(session.id.get()));
+                            }
+                        }
+                    })
+                    .response
+                    .labelled_by(label.id);
+            }
             if let Some(loading) = self.state.loading() {
                 ui.separator();
                 ui.spinner();
@@ -358,6 +398,20 @@ impl ReplayApp {
 impl eframe::App for ReplayApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         ReplayApp::ui(self, ui);
+    }
+
+    /// Quitting is immediate (issue 13, point 12): a 1,000,000-event
+    /// document took 2–5 s to drop, so it is dropped on a thread of its
+    /// own, which the process's exit ends. Nothing is written on drop: the
+    /// recording's bookmarks and notes are saved as they are made.
+    fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
+        let state = std::mem::take(&mut self.state);
+        let dropped = std::thread::Builder::new()
+            .name("drop-document".to_owned())
+            .spawn(move || drop(state));
+        if let Err(error) = dropped {
+            eprintln!("cannot drop the document in the background: {error}");
+        }
     }
 }
 
@@ -394,7 +448,7 @@ fn exchange_picker_ui(ui: &mut egui::Ui, doc: &Doc, commands: &mut Vec<Command>)
 
 fn error_banner_ui(ui: &mut egui::Ui, error: &str, commands: &mut Vec<Command>) {
     egui::Frame::new()
-        .fill(ui.visuals().error_fg_color.gamma_multiply(0.15))
+        .fill(theme::error_banner_background(ui.visuals()))
         .inner_margin(6.0)
         .show(ui, |ui| {
             ui.horizontal(|ui| {
@@ -406,109 +460,25 @@ fn error_banner_ui(ui: &mut egui::Ui, error: &str, commands: &mut Vec<Command>) 
         });
 }
 
-/// Step N of M, the worst severity, counts per severity.
-fn status_bar_ui(ui: &mut egui::Ui, state: &AppState, commands: &mut Vec<Command>) {
-    ui.horizontal(|ui| {
-        let Some(doc) = state.doc() else {
-            ui.label(match state.loading() {
-                Some(loading) => format!("Opening {}…", loading.path.display()),
-                None => "No stream open: File › Open…, or drop a file here".to_owned(),
-            });
-            return;
-        };
-        ui.label(format!("Step {} of {}", state.step(), doc.num_events()));
-        ui.separator();
-        let counts = doc.counts;
-        match counts.worst() {
-            Some(worst) => {
-                ui.colored_label(
-                    theme::severity_color(ui.visuals(), worst),
-                    format!("{} worst: {worst}", theme::severity_symbol(worst)),
-                )
-                .on_hover_text("The most severe diagnostic of the stream");
-            }
-            None => {
-                ui.label("no diagnostics");
-            }
-        }
-        for severity in Severity::ALL {
-            let count = counts.get(severity);
-            // "info" has no plural.
-            let plural = if count == 1 || severity == Severity::Info {
-                ""
-            } else {
-                "s"
-            };
-            ui.colored_label(
-                theme::severity_color(ui.visuals(), severity),
-                format!("{count} {severity}{plural}"),
-            );
-        }
-        ui.separator();
-        if doc.live {
-            // The end-of-stream checks wait for the end.
-            ui.label("outcome: running");
-        } else {
-            let outcome = doc.timeline.head().outcome();
-            ui.label(format!("outcome {}", outcome.as_str()));
-        }
-        if let Some(fatal) = doc.timeline.head().fatal() {
-            let response = ui.colored_label(
-                ui.visuals().error_fg_color,
-                format!("failed at step {} ({})", fatal.seq, fatal.code),
-            );
-            rule_text::on_hover_code(response, fatal.code);
-        }
-        if doc.live {
-            ui.separator();
-            let mut text = if doc.session.is_none() {
-                "LIVE, waiting for the first session"
-            } else if state.time().is_following() {
-                "LIVE, following"
-            } else {
-                "LIVE"
-            }
-            .to_owned();
-            if let Some(quiet) = state.live().quiet_for().filter(|q| q.as_secs() >= 10) {
-                text.push_str(&format!(" (no new event for {} s)", quiet.as_secs()));
-            }
-            ui.colored_label(ui.visuals().warn_fg_color, text)
-                .on_hover_text(
-                    "The session is still being written (or its writer stopped without ending \
-                 it); End follows its last event",
-                );
-            let mut following = state.time().is_following();
-            if ui
-                .checkbox(&mut following, "Follow (End)")
-                .on_hover_text("Keep the playhead on the last event as events arrive")
-                .changed()
-            {
-                commands.push(Command::Time(if following {
-                    TimeCommand::ToEndAndFollow
-                } else {
-                    TimeCommand::StopFollowing
-                }));
-            }
-        }
-        if let Some(notice) = state.current_notice() {
-            ui.separator();
-            ui.label(notice);
-        }
-        ui.separator();
-        ui.label(doc.path.display().to_string());
-    });
+/// What the keys of a frame asked for besides their commands.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct KeyResponse {
+    /// A bookmark key was pressed: the bookmarks tab shows.
+    bookmark: bool,
+    /// `?` or F1: the keys overlay shows or hides.
+    toggle_keys: bool,
 }
 
-/// The keys: ←/→ step, Home/End (End also follows a live recording),
-/// PgUp/PgDn (a tenth of the visible timeline, at least 10 steps), `n`/`p`
-/// next and previous diagnostic, space play/pause, `a`/`b` marks, `d` diff
-/// with the previous step, `m` bookmark, `[`/`]` previous and next bookmark.
-/// Returns whether a bookmark key was pressed (the bookmarks tab shows).
-fn keyboard(ctx: &egui::Context, commands: &mut Vec<Command>) -> bool {
+/// The keys of [`keys::BINDINGS`] (the one table of keys, which the keys
+/// overlay lists): ←/→ step, Home/End (End also follows a live recording),
+/// PgUp/PgDn, `n`/`p` next and previous diagnostic, space play/pause,
+/// `a`/`b` marks, `d` diff with the previous step, `m` bookmark, `[`/`]`
+/// previous and next bookmark, `?`/F1 the keys.
+fn keyboard(ctx: &egui::Context, commands: &mut Vec<Command>) -> KeyResponse {
+    let mut response = KeyResponse::default();
     if ctx.egui_wants_keyboard_input() {
-        return false;
+        return response;
     }
-    let mut bookmark_key = false;
     ctx.input(|input| {
         for event in &input.events {
             let egui::Event::Key {
@@ -524,48 +494,31 @@ fn keyboard(ctx: &egui::Context, commands: &mut Vec<Command>) -> bool {
             if modifiers.ctrl || modifiers.command || modifiers.alt {
                 continue;
             }
-            // Held, the stepping keys repeat; a held `m` must not write a
-            // bookmark per repeat, nor the others toggle or mark again.
-            let acts_once = !matches!(
-                key,
-                egui::Key::ArrowLeft
-                    | egui::Key::ArrowRight
-                    | egui::Key::PageUp
-                    | egui::Key::PageDown
-                    | egui::Key::N
-                    | egui::Key::P
-            );
-            if *repeat && acts_once {
+            let Some(binding) = keys::binding_of(*key) else {
+                continue;
+            };
+            // Held, the stepping keys repeat; the others act once.
+            if *repeat && !binding.repeats {
                 continue;
             }
-            let command = match key {
-                egui::Key::ArrowRight => Command::Time(TimeCommand::Step(1)),
-                egui::Key::ArrowLeft => Command::Time(TimeCommand::Step(-1)),
-                egui::Key::Home => Command::Time(TimeCommand::ToStart),
-                egui::Key::End => Command::Time(TimeCommand::ToEndAndFollow),
-                egui::Key::PageDown => Command::Time(TimeCommand::Page(1)),
-                egui::Key::PageUp => Command::Time(TimeCommand::Page(-1)),
-                egui::Key::N => Command::Time(TimeCommand::ToNextDiagnostic),
-                egui::Key::P => Command::Time(TimeCommand::ToPreviousDiagnostic),
-                egui::Key::Space => Command::Time(TimeCommand::TogglePlay),
-                egui::Key::A => Command::Mark(MarkCommand::AtCursor(state::MarkSlot::A)),
-                egui::Key::B => Command::Mark(MarkCommand::AtCursor(state::MarkSlot::B)),
-                egui::Key::D => Command::Mark(MarkCommand::DiffWithPrevious),
-                egui::Key::M => Command::Note(NoteCommand::AddBookmark(None)),
-                egui::Key::OpenBracket => Command::Note(NoteCommand::PreviousBookmark),
-                egui::Key::CloseBracket => Command::Note(NoteCommand::NextBookmark),
-                _ => continue,
-            };
-            bookmark_key |= matches!(
-                command,
-                Command::Note(NoteCommand::AddBookmark(_))
-                    | Command::Note(NoteCommand::PreviousBookmark)
-                    | Command::Note(NoteCommand::NextBookmark)
-            );
-            commands.push(command);
+            match binding.action {
+                keys::Action::ToggleKeys => response.toggle_keys = !response.toggle_keys,
+                keys::Action::Command(command) => {
+                    let command = command();
+                    response.bookmark |= matches!(
+                        command,
+                        Command::Note(
+                            NoteCommand::AddBookmark(_)
+                                | NoteCommand::PreviousBookmark
+                                | NoteCommand::NextBookmark
+                        )
+                    );
+                    commands.push(command);
+                }
+            }
         }
     });
-    bookmark_key
+    response
 }
 
 fn dropped_files(ctx: &egui::Context, commands: &mut Vec<Command>) {
@@ -596,8 +549,13 @@ fn theme_of_name(name: &str) -> Option<egui::ThemePreference> {
     .find(|&preference| theme_name(preference) == name)
 }
 
-/// Runs the desktop app on `path`.
-pub fn run_app(path: Option<PathBuf>, exit_after: Option<Duration>) -> anyhow::Result<()> {
+/// Runs the desktop app on `path`, in the theme named `theme` (`--theme`)
+/// if given, else the one kept.
+pub fn run_app(
+    path: Option<PathBuf>,
+    exit_after: Option<Duration>,
+    theme: Option<&str>,
+) -> anyhow::Result<()> {
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("agui-replay")
@@ -608,7 +566,10 @@ pub fn run_app(path: Option<PathBuf>, exit_after: Option<Duration>) -> anyhow::R
     let mut app = ReplayApp::new(path);
     app.exit_after = exit_after;
     app.state.remember_recent(state::load_recent());
-    let theme = document::load_theme().and_then(|name| theme_of_name(&name));
+    let theme = theme
+        .map(str::to_owned)
+        .or_else(document::load_theme)
+        .and_then(|name| theme_of_name(&name));
     eframe::run_native(
         "agui-replay",
         options,

@@ -6,14 +6,67 @@ use crate::diagnostic::Severity;
 use crate::replay::ActivityChange;
 
 /// The colour of a severity, taken from the theme's own error and warning
-/// colours so that light and dark themes both read.
+/// colours (see [`visuals`]) so that light and dark themes both read.
 pub fn severity_color(visuals: &egui::Visuals, severity: Severity) -> Color32 {
     match severity {
         Severity::Error => visuals.error_fg_color,
         Severity::Warning => visuals.warn_fg_color,
-        Severity::Note => Color32::from_rgb(0x4a, 0x9e, 0xd6),
+        Severity::Note => note_color(visuals),
         Severity::Info => visuals.weak_text_color(),
     }
+}
+
+/// The colour of a note (blue).
+pub fn note_color(visuals: &egui::Visuals) -> Color32 {
+    if visuals.dark_mode {
+        Color32::from_rgb(0x6a, 0xb0, 0xe6)
+    } else {
+        Color32::from_rgb(0x1d, 0x5f, 0x9e)
+    }
+}
+
+/// egui's visuals of `theme`, with every text colour raised to WCAG AA
+/// (4.5:1) on the backgrounds the app draws it on (issue 13, point 7):
+/// egui's own dark grey text, its orange warnings and red errors on white,
+/// and its translucent weak text fall short. The test below computes every
+/// ratio.
+pub fn visuals(theme: egui::Theme) -> egui::Visuals {
+    let mut visuals = theme.default_visuals();
+    match theme {
+        egui::Theme::Dark => {
+            visuals.widgets.noninteractive.fg_stroke.color = Color32::from_gray(200);
+            visuals.weak_text_color = Some(Color32::from_gray(170));
+            visuals.warn_fg_color = Color32::from_rgb(0xff, 0x9a, 0x1a);
+            visuals.error_fg_color = Color32::from_rgb(0xff, 0x84, 0x7a);
+            visuals.hyperlink_color = Color32::from_rgb(0x6a, 0xb0, 0xff);
+            visuals.selection.bg_fill = Color32::from_rgb(0x00, 0x3e, 0x5c);
+            // A hovered row (and button) darker than egui's grey 70, so
+            // that coloured text still reads on it.
+            visuals.widgets.hovered.bg_fill = Color32::from_gray(46);
+            visuals.widgets.hovered.weak_bg_fill = Color32::from_gray(46);
+        }
+        egui::Theme::Light => {
+            visuals.widgets.noninteractive.fg_stroke.color = Color32::from_gray(40);
+            visuals.weak_text_color = Some(Color32::from_gray(88));
+            visuals.warn_fg_color = Color32::from_rgb(0x9a, 0x46, 0x00);
+            visuals.error_fg_color = Color32::from_rgb(0xb0, 0x00, 0x00);
+            visuals.hyperlink_color = Color32::from_rgb(0x00, 0x5a, 0xa0);
+            visuals.selection.bg_fill = Color32::from_rgb(0xc8, 0xe4, 0xff);
+            visuals.widgets.hovered.bg_fill = Color32::from_gray(232);
+            visuals.widgets.hovered.weak_bg_fill = Color32::from_gray(232);
+        }
+    }
+    visuals
+}
+
+/// Installs [`visuals`] for both themes in `ctx`, and solid scroll bars:
+/// egui's floating ones are drawn over the content, so a horizontal one
+/// hid the last row of a table (issue 13, point 5).
+pub fn install(ctx: &egui::Context) {
+    for theme in [egui::Theme::Dark, egui::Theme::Light] {
+        ctx.set_visuals_of(theme, visuals(theme));
+    }
+    ctx.all_styles_mut(|style| style.spacing.scroll = egui::style::ScrollStyle::solid());
 }
 
 /// A short symbol for a severity (the event list's icon column).
@@ -32,9 +85,9 @@ pub fn severity_symbol(severity: Severity) -> &'static str {
 /// The colour of an activity mark on the timeline.
 pub fn change_color(visuals: &egui::Visuals, change: ActivityChange) -> Color32 {
     match change {
-        ActivityChange::Created | ActivityChange::Replaced => Color32::from_rgb(0x3c, 0xb3, 0x71),
-        ActivityChange::DeltaApplied => Color32::from_rgb(0x5a, 0x8d, 0xd8),
-        ActivityChange::Retyped => Color32::from_rgb(0x9b, 0x6b, 0xd6),
+        ActivityChange::Created | ActivityChange::Replaced => pick(visuals, GREEN, GREEN_ON_LIGHT),
+        ActivityChange::DeltaApplied => pick(visuals, BLUE, BLUE_ON_LIGHT),
+        ActivityChange::Retyped => pick(visuals, PURPLE, PURPLE_ON_LIGHT),
         ActivityChange::Declined | ActivityChange::SnapshotSkipped => visuals.weak_text_color(),
         ActivityChange::DeltaSkipped | ActivityChange::PatchFailed => visuals.warn_fg_color,
         ActivityChange::Fatal => visuals.error_fg_color,
@@ -42,10 +95,23 @@ pub fn change_color(visuals: &egui::Visuals, change: ActivityChange) -> Color32 
     }
 }
 
+/// Green, blue and purple as marks and as text on a dark background, and
+/// their darker kin for text on a light one.
+const GREEN: Color32 = Color32::from_rgb(0x3c, 0xb3, 0x71);
+const GREEN_ON_LIGHT: Color32 = Color32::from_rgb(0x1a, 0x66, 0x36);
+const BLUE: Color32 = Color32::from_rgb(0x6a, 0x9d, 0xe8);
+const BLUE_ON_LIGHT: Color32 = Color32::from_rgb(0x2f, 0x5f, 0xb0);
+const PURPLE: Color32 = Color32::from_rgb(0xb0, 0x90, 0xe8);
+const PURPLE_ON_LIGHT: Color32 = Color32::from_rgb(0x6a, 0x3a, 0xa8);
+
+fn pick(visuals: &egui::Visuals, dark: Color32, light: Color32) -> Color32 {
+    if visuals.dark_mode { dark } else { light }
+}
+
 /// Background of a value that was replaced (amber, as diffs show it).
 pub fn modified_background(visuals: &egui::Visuals) -> Color32 {
     if visuals.dark_mode {
-        Color32::from_rgba_unmultiplied(0xe0, 0xa8, 0x2e, 55)
+        Color32::from_rgba_unmultiplied(0xe0, 0xa8, 0x2e, 40)
     } else {
         Color32::from_rgba_unmultiplied(0xe0, 0xa8, 0x2e, 60)
     }
@@ -54,7 +120,7 @@ pub fn modified_background(visuals: &egui::Visuals) -> Color32 {
 /// Background of what the current event added or changed.
 pub fn changed_background(visuals: &egui::Visuals) -> Color32 {
     if visuals.dark_mode {
-        Color32::from_rgba_unmultiplied(0x3c, 0xb3, 0x71, 60)
+        Color32::from_rgba_unmultiplied(0x3c, 0xb3, 0x71, 45)
     } else {
         Color32::from_rgba_unmultiplied(0x3c, 0xb3, 0x71, 50)
     }
@@ -62,7 +128,34 @@ pub fn changed_background(visuals: &egui::Visuals) -> Color32 {
 
 /// Background of what the current event removed.
 pub fn removed_background(visuals: &egui::Visuals) -> Color32 {
-    visuals.error_fg_color.gamma_multiply(0.25)
+    if visuals.dark_mode {
+        Color32::from_rgba_unmultiplied(0xdc, 0x3c, 0x3c, 50)
+    } else {
+        Color32::from_rgba_unmultiplied(0xdc, 0x3c, 0x3c, 40)
+    }
+}
+
+/// Background of the error banner.
+pub fn error_banner_background(visuals: &egui::Visuals) -> Color32 {
+    removed_background(visuals)
+}
+
+/// The marks' colour (A and B on the timeline).
+pub fn mark_color(visuals: &egui::Visuals) -> Color32 {
+    pick(
+        visuals,
+        Color32::from_rgb(0xe0, 0xa8, 0x2e),
+        Color32::from_rgb(0x80, 0x50, 0x00),
+    )
+}
+
+/// The colour of the marks where the two profiles part (P13).
+pub fn divergence_color(visuals: &egui::Visuals) -> Color32 {
+    pick(
+        visuals,
+        Color32::from_rgb(0xc0, 0x8a, 0xf0),
+        Color32::from_rgb(0x80, 0x40, 0xb0),
+    )
 }
 
 /// The playhead.
@@ -78,10 +171,18 @@ pub const DENSITY_HEIGHT: f32 = 24.0;
 pub const AXIS_HEIGHT: f32 = 18.0;
 /// Height of a row of the event list.
 pub const ROW_HEIGHT: f32 = 18.0;
-/// Default widths of the side panels.
-pub const EVENT_LIST_WIDTH: f32 = 430.0;
-/// Default width of the inspector.
-pub const INSPECTOR_WIDTH: f32 = 380.0;
+/// The event list's share of the window's width, by default (issue 13,
+/// point 5: shares, not fixed widths).
+pub const EVENTS_SHARE: f32 = 0.34;
+/// The inspector's share of the window's width, by default.
+pub const INSPECTOR_SHARE: f32 = 0.3;
+/// The narrowest the event list gets (its seq, type and summary columns).
+pub const MIN_EVENTS_WIDTH: f32 = 240.0;
+/// The narrowest the inspector gets.
+pub const MIN_INSPECTOR_WIDTH: f32 = 260.0;
+/// The narrowest the conversation gets: a card's title and a line of its
+/// preview.
+pub const MIN_CENTRAL_WIDTH: f32 = 320.0;
 /// Default height of the timeline panel.
 pub const TIMELINE_HEIGHT: f32 = 200.0;
 
@@ -103,16 +204,36 @@ pub fn kind_group_color(group: super::timeline::KindGroup) -> Color32 {
     }
 }
 
+/// The colour of a group's count in the density strip's hover: the group's
+/// colour where it reads as text, the text colour on a light background.
+pub fn kind_group_text_color(
+    visuals: &egui::Visuals,
+    group: super::timeline::KindGroup,
+) -> Color32 {
+    use super::timeline::KindGroup;
+    match (visuals.dark_mode, group) {
+        (true, KindGroup::Text) => BLUE,
+        (true, KindGroup::State) => PURPLE,
+        (true, KindGroup::Lifecycle | KindGroup::Other) => visuals.weak_text_color(),
+        (true, group) => kind_group_color(group),
+        (false, KindGroup::Text) => BLUE_ON_LIGHT,
+        (false, KindGroup::ToolCall) => Color32::from_rgb(0x0e, 0x62, 0x60),
+        (false, KindGroup::State) => PURPLE_ON_LIGHT,
+        (false, KindGroup::Activity) => GREEN_ON_LIGHT,
+        (false, KindGroup::Lifecycle | KindGroup::Other) => visuals.weak_text_color(),
+    }
+}
+
 /// The colour of a JSON scalar in the JSON tree: strings, numbers, and the
 /// literals (`true`, `false`, `null`) each their own.
 pub fn json_value_color(visuals: &egui::Visuals, value: &serde_json::Value) -> Color32 {
     use serde_json::Value;
     match (value, visuals.dark_mode) {
-        (Value::String(_), true) => Color32::from_rgb(0xce, 0x91, 0x78),
+        (Value::String(_), true) => Color32::from_rgb(0xdc, 0xa8, 0x90),
         (Value::String(_), false) => Color32::from_rgb(0xa3, 0x15, 0x15),
         (Value::Number(_), true) => Color32::from_rgb(0xb5, 0xce, 0xa8),
-        (Value::Number(_), false) => Color32::from_rgb(0x09, 0x86, 0x58),
-        (Value::Bool(_) | Value::Null, true) => Color32::from_rgb(0x56, 0x9c, 0xd6),
+        (Value::Number(_), false) => Color32::from_rgb(0x05, 0x66, 0x42),
+        (Value::Bool(_) | Value::Null, true) => Color32::from_rgb(0x80, 0xb8, 0xea),
         (Value::Bool(_) | Value::Null, false) => Color32::from_rgb(0x00, 0x00, 0xcc),
         _ => visuals.text_color(),
     }
@@ -129,3 +250,184 @@ pub const MESSAGE_GAP: f32 = 6.0;
 /// Room on each side of the timeline's plot, so that marks at the ends show
 /// whole.
 pub const TIMELINE_PLOT_PADDING: f32 = 6.0;
+
+#[cfg(test)]
+mod tests {
+    //! Issue 13, point 7: every text colour of the app on the background it
+    //! is drawn on reaches WCAG AA (4.5:1), in both themes.
+
+    use super::*;
+    use crate::ui::timeline::KindGroup;
+
+    /// WCAG 2's relative luminance of an opaque colour.
+    fn luminance(color: Color32) -> f64 {
+        let channel = |c: u8| {
+            let c = f64::from(c) / 255.0;
+            if c <= 0.04045 {
+                c / 12.92
+            } else {
+                ((c + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        0.2126 * channel(color.r()) + 0.7152 * channel(color.g()) + 0.0722 * channel(color.b())
+    }
+
+    /// WCAG 2's contrast ratio of two opaque colours.
+    fn contrast(a: Color32, b: Color32) -> f64 {
+        let (a, b) = (luminance(a), luminance(b));
+        (a.max(b) + 0.05) / (a.min(b) + 0.05)
+    }
+
+    /// `top` (premultiplied, maybe translucent) painted over `below`.
+    fn over(top: Color32, below: Color32) -> Color32 {
+        let keep = 1.0 - f32::from(top.a()) / 255.0;
+        let mix = |t: u8, b: u8| (f32::from(t) + f32::from(b) * keep).round().min(255.0) as u8;
+        Color32::from_rgb(
+            mix(top.r(), below.r()),
+            mix(top.g(), below.g()),
+            mix(top.b(), below.b()),
+        )
+    }
+
+    /// Every (what, text colour, background) the app draws, in `visuals`.
+    fn pairs(visuals: &egui::Visuals) -> Vec<(String, Color32, Color32)> {
+        let panel = visuals.panel_fill;
+        let json = [
+            serde_json::json!("s"),
+            serde_json::json!(1),
+            serde_json::json!(true),
+            serde_json::Value::Null,
+            serde_json::json!([]),
+        ];
+        // Text drawn anywhere: panels, popups and hovers, striped rows,
+        // text fields.
+        let mut everywhere: Vec<(String, Color32)> = vec![
+            ("text".into(), visuals.text_color()),
+            ("weak text".into(), visuals.weak_text_color()),
+            ("strong text".into(), visuals.strong_text_color()),
+            ("hyperlink".into(), visuals.hyperlink_color),
+            ("marks".into(), mark_color(visuals)),
+            ("divergence".into(), divergence_color(visuals)),
+        ];
+        for severity in Severity::ALL {
+            everywhere.push((format!("{severity}"), severity_color(visuals, severity)));
+        }
+        for change in [
+            ActivityChange::Created,
+            ActivityChange::Replaced,
+            ActivityChange::DeltaApplied,
+            ActivityChange::Retyped,
+            ActivityChange::Declined,
+            ActivityChange::SnapshotSkipped,
+            ActivityChange::DeltaSkipped,
+            ActivityChange::PatchFailed,
+            ActivityChange::Fatal,
+        ] {
+            everywhere.push((format!("{change:?}"), change_color(visuals, change)));
+        }
+        for group in KindGroup::ALL {
+            everywhere.push((format!("{group:?}"), kind_group_text_color(visuals, group)));
+        }
+        for value in &json {
+            everywhere.push((format!("json {value}"), json_value_color(visuals, value)));
+        }
+        let backgrounds = [
+            ("panel", panel),
+            ("window", visuals.window_fill),
+            ("striped row", over(visuals.faint_bg_color, panel)),
+            ("text field", visuals.text_edit_bg_color()),
+            ("hovered row", visuals.widgets.hovered.bg_fill),
+        ];
+        let mut pairs = Vec::new();
+        for (background, fill) in backgrounds {
+            for (what, color) in &everywhere {
+                pairs.push((format!("{what} on {background}"), *color, fill));
+            }
+        }
+        // Highlighted cards and JSON values (changed, replaced, removed),
+        // the error banner: what is written on them.
+        let mut on_highlights = vec![
+            ("text".to_owned(), visuals.text_color()),
+            ("weak text".into(), visuals.weak_text_color()),
+            ("warning".into(), visuals.warn_fg_color),
+            ("error".into(), visuals.error_fg_color),
+        ];
+        for value in &json {
+            on_highlights.push((format!("json {value}"), json_value_color(visuals, value)));
+        }
+        for (background, fill) in [
+            ("changed", changed_background(visuals)),
+            ("modified", modified_background(visuals)),
+            ("removed", removed_background(visuals)),
+            ("error banner", error_banner_background(visuals)),
+        ] {
+            for (what, color) in &on_highlights {
+                pairs.push((format!("{what} on {background}"), *color, over(fill, panel)));
+            }
+        }
+        // The selected row of the event list: its text, its weak (not
+        // applied) rows, its severity icon.
+        let selected = visuals.selection.bg_fill;
+        pairs.push((
+            "selected text".into(),
+            visuals.selection.stroke.color,
+            selected,
+        ));
+        pairs.push((
+            "weak on selected".into(),
+            visuals.weak_text_color(),
+            selected,
+        ));
+        for severity in Severity::ALL {
+            pairs.push((
+                format!("{severity} on selected"),
+                severity_color(visuals, severity),
+                selected,
+            ));
+        }
+        // Buttons.
+        for (state, widget) in [
+            ("inactive", visuals.widgets.inactive),
+            ("hovered", visuals.widgets.hovered),
+            ("active", visuals.widgets.active),
+        ] {
+            pairs.push((
+                format!("{state} button"),
+                widget.fg_stroke.color,
+                over(widget.weak_bg_fill, panel),
+            ));
+        }
+        pairs
+    }
+
+    #[test]
+    fn every_text_colour_reaches_wcag_aa_in_both_themes() {
+        let mut failures = Vec::new();
+        for theme in [egui::Theme::Dark, egui::Theme::Light] {
+            let visuals = visuals(theme);
+            let pairs = pairs(&visuals);
+            assert!(pairs.len() > 100, "the pairs cover the palette");
+            for (what, fg, bg) in pairs {
+                let ratio = contrast(over(fg, bg), bg);
+                if ratio < 4.5 {
+                    failures.push(format!(
+                        "{theme:?}: {what}: {ratio:.2}:1 ({fg:?} on {bg:?})"
+                    ));
+                }
+            }
+        }
+        assert!(failures.is_empty(), "below 4.5:1:\n{}", failures.join("\n"));
+    }
+
+    #[test]
+    fn the_contrast_ratio_matches_wcag_for_known_pairs() {
+        // Black on white is 21:1, a colour on itself 1:1, and egui's own
+        // light-theme warning orange on white is the failing ~2.9:1 that
+        // issue 13 reported.
+        assert!((contrast(Color32::BLACK, Color32::WHITE) - 21.0).abs() < 0.01);
+        assert!((contrast(Color32::GRAY, Color32::GRAY) - 1.0).abs() < 1e-9);
+        let egui_orange = egui::Visuals::light().warn_fg_color;
+        assert!(contrast(egui_orange, Color32::WHITE) < 3.0);
+        assert!(contrast(visuals(egui::Theme::Light).warn_fg_color, Color32::WHITE) >= 4.5);
+    }
+}

@@ -34,3 +34,13 @@ pub fn wait_for_loading(harness: &mut Harness<'static, ReplayApp>) {
 pub fn step(harness: &Harness<'static, ReplayApp>) -> u64 {
     harness.state().state.step().get()
 }
+
+/// The app headless in a window `width`×`height`, one run done (issue 13,
+/// point 5: any window).
+pub fn harness_sized(app: ReplayApp, width: f32, height: f32) -> Harness<'static, ReplayApp> {
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(width, height))
+        .build_ui_state(|ui, app: &mut ReplayApp| app.ui(ui), app);
+    harness.run();
+    harness
+}

@@ -65,6 +65,12 @@ fn table_ui(ui: &mut egui::Ui, doc: &Doc, state: &AppState, commands: &mut Vec<C
     let seq_width = text_width(ui, &doc.num_events().to_string());
     let last_millis = doc.arrival_nanos.last().map_or(0.0, |&n| millis(n));
     let millis_width = text_width(ui, &format!("{last_millis:.0}"));
+    // The type and messageId columns take a share of the room the fixed
+    // columns leave, up to what they need; the summary takes the rest
+    // (issue 13, point 5).
+    let room = (ui.available_width() - seq_width - millis_width - 14.0).max(0.0);
+    let type_width = (room * 0.4).clamp(60.0, 165.0);
+    let id_width = (room * 0.2).clamp(40.0, 90.0);
     let mut builder = TableBuilder::new(ui)
         .id_salt("event-table")
         .striped(true)
@@ -74,8 +80,8 @@ fn table_ui(ui: &mut egui::Ui, doc: &Doc, state: &AppState, commands: &mut Vec<C
         .column(Column::exact(seq_width))
         .column(Column::exact(millis_width))
         // Wide enough for TEXT_MESSAGE_CONTENT next to TEXT_MESSAGE_CHUNK.
-        .column(Column::initial(165.0).at_least(40.0).clip(true))
-        .column(Column::initial(70.0).at_least(30.0).clip(true))
+        .column(Column::initial(type_width).at_least(40.0).clip(true))
+        .column(Column::initial(id_width).at_least(30.0).clip(true))
         .column(Column::remainder().at_least(60.0).clip(true))
         .column(Column::exact(14.0));
     if let Some((row, align)) = scroll_to {

@@ -226,7 +226,7 @@ fn lane_navigation_ui(
     let previous = first_here.checked_sub(1).map(|i| events[i].0);
     let next = events.get(first_after).map(|(seq, _)| *seq);
     ui.horizontal(|ui| {
-        ui.weak(format!("{} events", events.len()));
+        ui.weak(super::words::count(events.len() as u64, "event", "events"));
         if let Some(seq) = previous
             && ui
                 .small_button(format!("‹ step {seq}"))

@@ -177,7 +177,7 @@ pub(super) fn patch_ui(
                 }
             }
             if before.is_none() {
-                ui.weak("The event did not reach its patch: see the diagnostics below");
+                ui.weak("The event did not reach its patch: see its diagnostics above");
             }
         });
 }

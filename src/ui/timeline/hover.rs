@@ -119,7 +119,7 @@ impl Hover<'_> {
                     let count = counts[group as usize];
                     if count > 0 {
                         ui.colored_label(
-                            theme::kind_group_color(group),
+                            theme::kind_group_text_color(ui.visuals(), group),
                             format!("{count} {}", group.label()),
                         );
                     }

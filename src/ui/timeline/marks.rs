@@ -14,11 +14,7 @@ use crate::ui::step_axis::StepAxis;
 
 /// The marks' color.
 fn mark_color(visuals: &egui::Visuals) -> egui::Color32 {
-    if visuals.dark_mode {
-        egui::Color32::from_rgb(0xe0, 0xa8, 0x2e)
-    } else {
-        egui::Color32::from_rgb(0xb0, 0x70, 0x00)
-    }
+    crate::ui::theme::mark_color(visuals)
 }
 
 /// A right-drag over the plot: both marks, from where it started to where
@@ -112,11 +108,7 @@ pub fn paint_marks(
 
 /// The color of the marks where the two profiles part (P13).
 pub fn divergence_color(visuals: &egui::Visuals) -> egui::Color32 {
-    if visuals.dark_mode {
-        egui::Color32::from_rgb(0xc0, 0x8a, 0xf0)
-    } else {
-        egui::Color32::from_rgb(0x80, 0x40, 0xb0)
-    }
+    crate::ui::theme::divergence_color(visuals)
 }
 
 /// A small hollow diamond on the diagnostics row at each event where the

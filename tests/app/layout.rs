@@ -1,0 +1,204 @@
+//! The window at any size, the View menu, the keys overlay, the status
+//! bar's words and the pickers (issue 13, points 5 and 12).
+
+use agui_replay::ui::ReplayApp;
+use agui_replay::ui::keys::BINDINGS;
+use agui_replay::ui::layout::{MIN_CENTRAL_WIDTH, MIN_EVENTS_WIDTH, MIN_INSPECTOR_WIDTH};
+use egui_kittest::Harness;
+use egui_kittest::kittest::{NodeT, Queryable};
+use serde_json::json;
+
+use crate::common::{TempPath, demo_rec, manifest_path};
+use crate::panel::{harness, harness_sized, wait_for_loading};
+
+fn demo_at(width: f32, height: f32) -> Harness<'static, ReplayApp> {
+    harness_sized(ReplayApp::with_file(&demo_rec()), width, height)
+}
+
+// Issue 13, point 5: at 1024×700 the conversation got about 200 px.
+#[test]
+fn every_panel_keeps_a_readable_width_in_a_small_window() {
+    let harness = demo_at(1024.0, 700.0);
+    let widths = harness.state().layout.widths();
+    let events = widths.events.expect("the event list shows");
+    let inspector = widths.inspector.expect("the inspector shows");
+    assert!(events >= MIN_EVENTS_WIDTH, "event list {events}");
+    assert!(inspector >= MIN_INSPECTOR_WIDTH, "inspector {inspector}");
+    assert!(
+        widths.central >= MIN_CENTRAL_WIDTH,
+        "conversation {}",
+        widths.central
+    );
+}
+
+// Issue 13, point 5: the panels share the width in proportion.
+#[test]
+fn a_wider_window_widens_every_panel() {
+    let small = demo_at(1024.0, 700.0).state().layout.widths();
+    let large = demo_at(1920.0, 1080.0).state().layout.widths();
+    assert!(large.events > small.events, "{small:?} {large:?}");
+    assert!(large.inspector > small.inspector, "{small:?} {large:?}");
+    assert!(large.central > small.central, "{small:?} {large:?}");
+}
+
+fn click_view_entry(harness: &mut Harness<'static, ReplayApp>, entry: &str) {
+    harness.get_by_label("View").click();
+    harness.run();
+    match harness.query_by_role_and_label(egui::accesskit::Role::CheckBox, entry) {
+        Some(checkbox) => checkbox.click(),
+        None => harness.get_by_label(entry).click(),
+    }
+    harness.run();
+}
+
+/// How many widgets are labelled `label` (the event list's filter bar and
+/// its header both say "messageId").
+fn count(harness: &Harness<'static, ReplayApp>, label: &str) -> usize {
+    harness.query_all_by_label(label).count()
+}
+
+#[test]
+fn a_hidden_panel_is_gone_and_reset_layout_brings_it_back() {
+    let mut harness = demo_at(1024.0, 700.0);
+    assert!(count(&harness, "messageId") > 0, "the event list's header");
+    let central_before = harness.state().layout.widths().central;
+    click_view_entry(&mut harness, "Event list");
+    // The menu stays open on a checkbox: close it.
+    harness.key_press(egui::Key::Escape);
+    harness.run();
+    assert!(!harness.state().layout.show_events);
+    assert_eq!(count(&harness, "messageId"), 0, "the event list is gone");
+    assert_eq!(harness.state().layout.widths().events, None);
+    assert!(
+        harness.state().layout.widths().central > central_before,
+        "the conversation takes its room"
+    );
+    click_view_entry(&mut harness, "Reset layout");
+    assert!(harness.state().layout.show_events);
+    assert!(count(&harness, "messageId") > 0, "the event list is back");
+}
+
+#[test]
+fn the_timeline_can_be_hidden_from_the_view_menu() {
+    let mut harness = demo_at(1400.0, 900.0);
+    let before = harness.state().layout.widths();
+    click_view_entry(&mut harness, "Timeline");
+    harness.key_press(egui::Key::Escape);
+    harness.run();
+    assert!(!harness.state().layout.show_timeline);
+    // The side panels are still there.
+    assert_eq!(
+        harness.state().layout.widths().events.is_some(),
+        before.events.is_some()
+    );
+}
+
+// Issue 13, point 12: a `?` / F1 overlay lists the keys, from the one table.
+#[test]
+fn f1_shows_every_key_and_f1_again_hides_them() {
+    let mut harness = demo_at(1400.0, 900.0);
+    assert!(harness.query_by_label("Keys").is_none());
+    harness.key_press(egui::Key::F1);
+    harness.run();
+    assert!(harness.state().show_keys);
+    harness.get_by_label("Keys");
+    for binding in BINDINGS {
+        assert!(
+            harness.query_all_by_label(binding.help).next().is_some(),
+            "{:?}: {:?} is not listed",
+            binding.key,
+            binding.help
+        );
+    }
+    harness.get_by_label("→");
+    harness.get_by_label("Page Down");
+    harness.key_press(egui::Key::F1);
+    harness.run();
+    assert!(!harness.state().show_keys);
+    assert!(harness.query_by_label("Keys").is_none());
+}
+
+#[test]
+fn the_keys_overlay_closes_with_escape() {
+    let mut harness = demo_at(1400.0, 900.0);
+    harness.key_press(egui::Key::F1);
+    harness.run();
+    harness.key_press(egui::Key::Escape);
+    harness.run();
+    assert!(!harness.state().show_keys);
+}
+
+// Issue 13, point 12: "W worst: warning", "0 errors" in red, "1 events".
+#[test]
+fn the_status_bar_counts_only_what_occurs_in_words() {
+    let harness = demo_at(1400.0, 900.0);
+    harness.get_by_label("Step 1 of 45");
+    harness.get_by_label("2 warnings");
+    harness.get_by_label("1 info");
+    for absent in ["0 errors", "0 notes", "No diagnostics", "W worst: warning"] {
+        assert!(harness.query_by_label(absent).is_none(), "{absent:?} shows");
+    }
+    harness.get_by_label("Outcome: ok");
+}
+
+#[test]
+fn a_stream_without_diagnostics_says_so() {
+    let events = [
+        json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r"}),
+        json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}),
+    ];
+    let file = TempPath::jsonl("layout", "clean.jsonl", &events);
+    let harness = harness(ReplayApp::with_file(file.path()));
+    harness.get_by_label("No diagnostics");
+    assert!(harness.query_by_label("0 errors").is_none());
+    harness.get_by_label("Step 1 of 2");
+}
+
+fn open_har() -> Harness<'static, ReplayApp> {
+    let mut harness = harness(ReplayApp::new(Some(manifest_path(
+        "tests/samples/two-streams.har",
+    ))));
+    wait_for_loading(&mut harness);
+    harness
+}
+
+// Issue 13, point 12: two identical "POST https://…/agent" rows.
+#[test]
+fn the_exchange_picker_rows_differ_by_time_status_and_events() {
+    let mut harness = open_har();
+    harness.get_by_label("Exchange").click();
+    harness.run();
+    let first = harness
+        .get_by_label_contains("1: POST https://app.example.com/agent")
+        .accesskit_node()
+        .label()
+        .expect("a label");
+    let second = harness
+        .get_by_label_contains("2: POST https://app.example.com/agent")
+        .accesskit_node()
+        .label()
+        .expect("a label");
+    assert_ne!(
+        first[3..],
+        second[3..],
+        "the rows say more than the request"
+    );
+    assert!(first.contains("09:26:53.120 UTC"), "{first}");
+    assert!(first.contains("200"), "{first}");
+    assert!(first.contains("7 events"), "{first}");
+    assert!(second.contains("9 events"), "{second}");
+}
+
+// Issue 13, point 12: the picker appearing shifted the Profile controls,
+// so a click meant for it replayed the stream.
+#[test]
+fn opening_a_file_with_a_picker_does_not_move_the_profile_controls() {
+    let mut empty = harness(ReplayApp::new(None));
+    empty.run();
+    let before = empty.get_by_label("Best effort").rect();
+    let spec_before = empty.get_by_label("spec").rect();
+    let har = open_har();
+    har.get_by_label("Exchange");
+    assert_eq!(har.get_by_label("Best effort").rect(), before);
+    assert_eq!(har.get_by_label("spec").rect(), spec_before);
+}
