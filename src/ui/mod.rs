@@ -294,6 +294,16 @@ impl ReplayApp {
                     }
                 });
             });
+            ui.menu_button("Help", |ui| {
+                if ui
+                    .add(egui::Button::new("Keys").shortcut_text("F1"))
+                    .on_hover_text("Every key of the app (also ?)")
+                    .clicked()
+                {
+                    self.show_keys = true;
+                    ui.close();
+                }
+            });
             ui.separator();
             ui.label("Profile");
             let profile = self.state.options().profile;

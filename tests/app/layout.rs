@@ -202,3 +202,16 @@ fn opening_a_file_with_a_picker_does_not_move_the_profile_controls() {
     assert_eq!(har.get_by_label("Best effort").rect(), before);
     assert_eq!(har.get_by_label("spec").rect(), spec_before);
 }
+
+#[test]
+fn help_keys_opens_the_keys_overlay() {
+    let mut harness = demo_at(1024.0, 700.0);
+    harness.get_by_label("Help").click();
+    harness.run();
+    // The entry's label carries its shortcut too.
+    harness.get_by_label_contains("Keys").click();
+    harness.run();
+    assert!(harness.state().show_keys);
+    harness.get_by_label("Keys");
+    harness.get_by_label("Diff with the previous step");
+}
