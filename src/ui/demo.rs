@@ -47,7 +47,7 @@ fn fingerprint(bytes: &[u8]) -> String {
 
 /// The file beside the copy that says which bundled file it was made from.
 fn stamp_path(copy: &Path) -> PathBuf {
-    copy.with_extension("rec.source")
+    copy.with_file_name(".demo.rec.source")
 }
 
 /// `path` with `suffix` appended to its name (`demo.rec-wal`).

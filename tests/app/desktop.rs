@@ -270,8 +270,8 @@ fn an_unparseable_event_shows_its_bytes_exactly_and_binary_ones_as_hex() {
         .apply(vec![Command::Time(TimeCommand::Set(Seq::new(3)))]);
     harness.run();
     harness.get_by_label("Not UTF-8 text: the bytes as received, in hex");
-    // 16 bytes a line: `RUN_`, the two bytes, `E`; then `D"}`.
-    harness.get_by_label_contains("22 52 55 4e 5f ff fe 45  |{\"type\":\"RUN_..E|");
+    // 8 bytes a line: `"RUN_`, the two bytes, `E`; then `D"}`.
+    harness.get_by_label_contains("00000008  22 52 55 4e 5f ff fe 45  |\"RUN_..E|");
     harness.get_by_label_contains("00000010  44 22 7d");
 }
 

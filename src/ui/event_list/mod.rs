@@ -139,8 +139,9 @@ fn table_ui(ui: &mut egui::Ui, doc: &Doc, state: &AppState, commands: &mut Vec<C
                 row.col(|ui| {
                     let nanos = seq.index().and_then(|i| doc.arrival_nanos.get(i));
                     let shown = nanos.map_or(String::new(), |&n| format!("{:.0}", millis(n)));
+                    // Weak, not italic: the column is as wide as upright digits.
                     let shown = if invented {
-                        text(shown).italics()
+                        text(shown).weak()
                     } else {
                         text(shown)
                     };

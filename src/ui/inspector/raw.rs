@@ -15,7 +15,7 @@ use crate::ui::state::{CursorView, Doc};
 /// Characters of the raw event shown (the rest can be copied).
 const MAX_RAW_CHARS: usize = 20_000;
 
-/// Bytes of the hex view shown (16 a line).
+/// Bytes of the hex view shown.
 const MAX_HEX_BYTES: usize = 4_096;
 
 /// How the raw event shows.
@@ -64,19 +64,19 @@ pub fn view_shown(chosen: Option<RawView>, offered: &[RawView]) -> RawView {
         .unwrap_or(RawView::Hex)
 }
 
-/// `bytes` as lines of 16: the offset, the bytes in hex, the printable
-/// ASCII ones (a `.` for the others).
+/// Bytes a line of the hex view: 8 fit the inspector's width.
+const BYTES_PER_LINE: usize = 8;
+
+/// `bytes` as lines of [`BYTES_PER_LINE`]: the offset, the bytes in hex,
+/// the printable ASCII ones (a `.` for the others).
 pub fn hex_dump(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len() * 4 + 16);
-    for (line, chunk) in bytes.chunks(16).enumerate() {
-        out.push_str(&format!("{:08x} ", line * 16));
-        for i in 0..16 {
+    let mut out = String::with_capacity(bytes.len() * 5 + 16);
+    for (line, chunk) in bytes.chunks(BYTES_PER_LINE).enumerate() {
+        out.push_str(&format!("{:08x} ", line * BYTES_PER_LINE));
+        for i in 0..BYTES_PER_LINE {
             match chunk.get(i) {
                 Some(byte) => out.push_str(&format!(" {byte:02x}")),
                 None => out.push_str("   "),
-            }
-            if i == 7 {
-                out.push(' ');
             }
         }
         out.push_str("  |");
@@ -194,8 +194,11 @@ pub(super) fn raw_event_ui(ui: &mut Ui, doc: &Doc, view: &CursorView) {
                         view.step,
                         || Arc::new(hex_dump(shown_bytes)),
                     );
+                    // Lines kept whole: the panel scrolls sideways.
                     ui.add(
-                        egui::Label::new(RichText::new(dump.as_str()).monospace()).selectable(true),
+                        egui::Label::new(RichText::new(dump.as_str()).monospace())
+                            .extend()
+                            .selectable(true),
                     );
                     if raw.len() > MAX_HEX_BYTES {
                         ui.weak(format!(
@@ -250,13 +253,13 @@ mod tests {
 
     #[test]
     fn the_hex_dump_shows_every_byte() {
-        let dump = hex_dump(b"{\"a\":\t1}\xff\x00 0123456789");
+        let dump = hex_dump(b"{\"a\":\t1}\xff\x00 0123");
         let lines: Vec<&str> = dump.lines().collect();
         assert_eq!(
             lines,
             [
-                "00000000  7b 22 61 22 3a 09 31 7d  ff 00 20 30 31 32 33 34  |{\"a\":.1}.. 01234|",
-                "00000010  35 36 37 38 39                                    |56789|",
+                "00000000  7b 22 61 22 3a 09 31 7d  |{\"a\":.1}|",
+                "00000008  ff 00 20 30 31 32 33     |.. 0123|",
             ]
         );
         assert_eq!(hex_dump(b""), "");
