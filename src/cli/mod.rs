@@ -309,37 +309,35 @@ pub fn demo_recording() -> PathBuf {
 }
 
 fn open_app(args: &OpenArgs) -> anyhow::Result<u8> {
-    let path = args.file.clone().unwrap_or_else(demo_recording);
-    if !path.exists() {
-        anyhow::bail!("no such file: {}", path.display());
-    }
     let exit_after = args
         .exit_after
         .filter(|secs| secs.is_finite() && *secs >= 0.0)
         .map(std::time::Duration::from_secs_f64);
-    run_app(path, exit_after, args.theme)
+    // A file that cannot be read opens the window with the reason in it
+    // (issue 13, point 8); without one the app opens the demo.
+    run_app(args.file.clone(), exit_after, args.theme)
 }
 
 #[cfg(feature = "app")]
 fn run_app(
-    path: PathBuf,
+    file: Option<PathBuf>,
     exit_after: Option<std::time::Duration>,
     theme: Option<ThemeArg>,
 ) -> anyhow::Result<u8> {
-    crate::ui::run_app(Some(path), exit_after, theme.map(ThemeArg::name))?;
+    crate::ui::run_app(file, exit_after, theme.map(ThemeArg::name))?;
     Ok(EXIT_OK)
 }
 
 #[cfg(not(feature = "app"))]
 fn run_app(
-    path: PathBuf,
+    file: Option<PathBuf>,
     _exit_after: Option<std::time::Duration>,
     _theme: Option<ThemeArg>,
 ) -> anyhow::Result<u8> {
     anyhow::bail!(
         "this build has no desktop app (built without the `app` feature); \
          the subcommands work, e.g. `agui-replay check {}`",
-        path.display()
+        file.unwrap_or_else(demo_recording).display()
     )
 }
 

@@ -29,6 +29,9 @@ pub struct Doc {
     /// When each event arrived, in nanoseconds from the start (index 0 is
     /// seq 1): recorded, or derived from `timestamp`s, or 100 ms apart.
     pub arrival_nanos: Vec<u64>,
+    /// Where the arrival times come from: invented ones are said to be
+    /// wherever times show (issue 13, point 10).
+    pub timing: Timing,
     /// Diagnostics per severity, the reader's included (counted once).
     pub counts: SeverityCounts,
     /// The recording, open read-only, for recordings: its bookmarks and
@@ -40,6 +43,83 @@ pub struct Doc {
     /// `profile.divergence` diagnostics, in seq order. Found once when a
     /// finished stream opens; empty for a live one.
     pub divergences: Vec<Diagnostic>,
+}
+
+/// Where a document's arrival times come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Timing {
+    /// Recorded as the events arrived.
+    Recorded,
+    /// From the events' `timestamp`s.
+    Timestamps,
+    /// Invented: no event has a `timestamp`, so they are spaced 100 ms
+    /// apart (as `import` spaces them too).
+    Invented,
+    /// Some events have no `timestamp`: those before the first one are
+    /// spaced 100 ms apart, those after take the time of the one before.
+    PartlyInvented {
+        /// How many events have none.
+        num_untimed: usize,
+    },
+    /// A recording whose events all arrived at the same time (no timing
+    /// recorded): playback paces them 100 ms apart.
+    Untimed,
+}
+
+impl Timing {
+    /// Whether some times shown are not the stream's own.
+    pub fn is_invented(self) -> bool {
+        !matches!(self, Self::Recorded | Self::Timestamps)
+    }
+
+    /// A short label for where times show (`None`: the stream's own).
+    pub fn label(self) -> Option<&'static str> {
+        match self {
+            Self::Recorded | Self::Timestamps => None,
+            Self::Invented => Some("invented timing"),
+            Self::PartlyInvented { .. } => Some("partly invented timing"),
+            Self::Untimed => Some("no timing"),
+        }
+    }
+
+    /// What the times mean, for a tooltip.
+    pub fn explanation(self) -> String {
+        match self {
+            Self::Recorded => "The times the events arrived, as recorded".to_owned(),
+            Self::Timestamps => "From the events' timestamps".to_owned(),
+            Self::Invented => "Invented: the events have no timestamp, so they are spaced \
+                               100 ms apart; the stream's real pace is unknown"
+                .to_owned(),
+            Self::PartlyInvented { num_untimed } => format!(
+                "Partly invented: {num_untimed} events have no timestamp; those before the \
+                 first timestamp are spaced 100 ms apart, the others take the time of the \
+                 event before"
+            ),
+            Self::Untimed => "No timing: every event of the recording has the same arrival \
+                              time; Play paces them 100 ms apart"
+                .to_owned(),
+        }
+    }
+
+    /// The timing of a recording's arrival times: `imported` sessions got
+    /// theirs from the events' timestamps, 100 ms apart without any.
+    pub fn of_recorded(arrival_nanos: &[u64], imported: bool) -> Self {
+        let step = crate::input::UNTIMED_STEP_NANOS;
+        match arrival_nanos {
+            [] | [_] => Self::Recorded,
+            [first, .., last] if first == last => Self::Untimed,
+            arrivals
+                if imported
+                    && arrivals
+                        .iter()
+                        .enumerate()
+                        .all(|(i, &a)| a == (i as u64).saturating_mul(step)) =>
+            {
+                Self::Invented
+            }
+            _ => Self::Recorded,
+        }
+    }
 }
 
 impl Doc {
@@ -145,8 +225,15 @@ pub fn load(path: &Path, session: Option<i64>, options: Options) -> Result<Box<D
         Err(error) => return Err(error_chain(&error)),
     };
     let sessions = std::mem::take(&mut source.sessions);
-    let arrival_nanos = match source.arrival_nanos.take() {
-        Some(recorded) => recorded,
+    let (arrival_nanos, timing) = match source.arrival_nanos.take() {
+        Some(recorded) => {
+            let imported = source
+                .session
+                .as_ref()
+                .is_some_and(|s| s.source.starts_with("import"));
+            let timing = Timing::of_recorded(&recorded, imported);
+            (recorded, timing)
+        }
         None => derived_arrivals(&source),
     };
     // A HAR file with several exchanges shows the first unless told.
@@ -204,6 +291,7 @@ pub fn load(path: &Path, session: Option<i64>, options: Options) -> Result<Box<D
         source,
         timeline,
         arrival_nanos,
+        timing,
         recording,
         live,
         divergences,
@@ -228,13 +316,24 @@ fn is_being_written(session: &SessionInfo, last_arrival_nanos: u64) -> bool {
 /// Arrival times of a plain stream file: from the events' `timestamp`s
 /// when they have them, 100 ms apart otherwise; never going backwards (the
 /// rule an imported file follows: [`crate::input::Arrivals`]).
-fn derived_arrivals(source: &Source) -> Vec<u64> {
+fn derived_arrivals(source: &Source) -> (Vec<u64>, Timing) {
     let mut arrivals = crate::input::Arrivals::default();
-    source
+    let mut num_untimed = 0;
+    let nanos = source
         .events
         .iter()
-        .map(|(_, raw)| arrivals.next(crate::input::EventKeys::of(raw).timestamp))
-        .collect()
+        .map(|(_, raw)| {
+            let timestamp = crate::input::EventKeys::of(raw).timestamp;
+            num_untimed += usize::from(timestamp.is_none());
+            arrivals.next(timestamp)
+        })
+        .collect::<Vec<_>>();
+    let timing = match num_untimed {
+        0 => Timing::Timestamps,
+        n if n == nanos.len() => Timing::Invented,
+        n => Timing::PartlyInvented { num_untimed: n },
+    };
+    (nanos, timing)
 }
 
 /// A recording with no session yet (the proxy has just started): an empty
@@ -264,9 +363,37 @@ fn waiting_for_a_session(path: &Path, recording: Recording, options: Options) ->
         ),
         source,
         arrival_nanos: Vec::new(),
+        timing: Timing::Recorded,
         counts: SeverityCounts::default(),
         recording: Some(recording),
         live: true,
         divergences: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recorded_times_all_alike_or_spaced_as_import_invents_are_marked() {
+        // Issue 13, point 10.
+        let step = crate::input::UNTIMED_STEP_NANOS;
+        assert_eq!(Timing::of_recorded(&[0, 0, 0], false), Timing::Untimed);
+        assert_eq!(Timing::of_recorded(&[5, 5], true), Timing::Untimed);
+        assert_eq!(
+            Timing::of_recorded(&[0, step, 2 * step], true),
+            Timing::Invented
+        );
+        // A recording made live may well have such times by chance: only
+        // an import invents them.
+        assert_eq!(
+            Timing::of_recorded(&[0, step, 2 * step], false),
+            Timing::Recorded
+        );
+        assert_eq!(Timing::of_recorded(&[0, 7, 9], true), Timing::Recorded);
+        assert_eq!(Timing::of_recorded(&[3], false), Timing::Recorded);
+        assert!(Timing::Untimed.is_invented() && !Timing::Timestamps.is_invented());
+        assert_eq!(Timing::Recorded.label(), None);
     }
 }

@@ -6,6 +6,7 @@
 
 use std::path::PathBuf;
 
+use super::file_dialog::FilePicker;
 use super::memo::Memo;
 use egui::{RichText, Ui};
 use serde_json::Value;
@@ -624,7 +625,14 @@ pub fn run_export(
 
 /// The dialog window: it draws the dialog's state and applies what the
 /// user does as [`ExportCommand`]s.
-pub fn export_dialog_ui(ctx: &egui::Context, state: &AppState, dialog: &mut ExportDialog) {
+/// Browse… asks `picker` (the system's dialog, or the app's own, whose
+/// answer [`crate::ui::ReplayApp`] gives back as [`ExportCommand::SetPath`]).
+pub fn export_dialog_ui(
+    ctx: &egui::Context,
+    state: &AppState,
+    dialog: &mut ExportDialog,
+    picker: &mut FilePicker,
+) {
     if !dialog.is_open() {
         return;
     }
@@ -638,7 +646,7 @@ pub fn export_dialog_ui(ctx: &egui::Context, state: &AppState, dialog: &mut Expo
             None => {
                 ui.label("Open a stream first.");
             }
-            Some(doc) => fields_ui(ui, state, doc, dialog),
+            Some(doc) => fields_ui(ui, state, doc, dialog, picker),
         });
     if ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Escape)) {
         open = false;
@@ -648,7 +656,13 @@ pub fn export_dialog_ui(ctx: &egui::Context, state: &AppState, dialog: &mut Expo
     }
 }
 
-fn fields_ui(ui: &mut Ui, state: &AppState, doc: &Doc, dialog: &mut ExportDialog) {
+fn fields_ui(
+    ui: &mut Ui,
+    state: &AppState,
+    doc: &Doc,
+    dialog: &mut ExportDialog,
+    picker: &mut FilePicker,
+) {
     let step = state.step();
     dialog.follow_state(state);
     let apply = |dialog: &mut ExportDialog, command: ExportCommand| {
@@ -715,17 +729,10 @@ fn fields_ui(ui: &mut Ui, state: &AppState, doc: &Doc, dialog: &mut ExportDialog
                     .button("Browse…")
                     .on_hover_text(
                         "The system's file dialog (through the XDG desktop portal); \
-                         where none opens, type the path",
+                         where none shows, the app's own",
                     )
                     .clicked()
-                    && let Some(path) = rfd::FileDialog::new()
-                        .set_file_name(
-                            PathBuf::from(dialog.path())
-                                .file_name()
-                                .map(|n| n.to_string_lossy().into_owned())
-                                .unwrap_or_default(),
-                        )
-                        .save_file()
+                    && let Some(path) = picker.save_file(&PathBuf::from(dialog.path().trim()))
                 {
                     apply(dialog, ExportCommand::PickPath(path.display().to_string()));
                 }

@@ -10,10 +10,12 @@ pub mod bench;
 pub mod command;
 pub mod compare;
 pub mod conversation;
+pub mod demo;
 pub mod diagnostics;
 pub mod document;
 pub mod event_list;
 pub mod export_dialog;
+pub mod file_dialog;
 pub mod inspector;
 pub mod json_tree;
 pub mod keys;
@@ -71,6 +73,9 @@ pub struct ReplayApp {
     /// The keys overlay (`?`, F1, Help › Keys) shows.
     pub show_keys: bool,
     styled: bool,
+    /// The file dialogs: the system's, or the app's own where none shows
+    /// (tests give theirs).
+    pub file_picker: file_dialog::FilePicker,
     started: std::time::Instant,
 }
 
@@ -91,7 +96,49 @@ impl ReplayApp {
             layout: layout::PanelLayout::default(),
             show_keys: false,
             styled: false,
+            file_picker: file_dialog::FilePicker::default(),
             started: std::time::Instant::now(),
+        }
+    }
+
+    /// An app opening the `bundled` demo from the user's copy of it in
+    /// `data_dir` (made as needed; a temporary folder when there is none or
+    /// it cannot be written), so that bookmarks and notes are never written
+    /// into the bundled file (issue 13, point 11).
+    pub fn with_demo(bundled: &std::path::Path, data_dir: Option<&std::path::Path>) -> Self {
+        let in_data_dir = match data_dir {
+            Some(dir) => demo::demo_copy(bundled, dir),
+            None => Err("no data folder (neither XDG_DATA_HOME nor HOME is set)".to_owned()),
+        };
+        let (copy, notice) = match in_data_dir {
+            Ok(copy) => (Ok(copy), None),
+            Err(why) => match demo::demo_copy(bundled, &std::env::temp_dir()) {
+                Ok(copy) => {
+                    let notice = format!(
+                        "The demo opens from a temporary copy, {}: {why}",
+                        copy.display()
+                    );
+                    (Ok(copy), Some(notice))
+                }
+                Err(again) => (Err(format!("{why}; {again}")), None),
+            },
+        };
+        match copy {
+            Ok(copy) => {
+                let mut app = Self::new(Some(copy));
+                if let Some(notice) = notice {
+                    app.state.notify(notice);
+                }
+                app
+            }
+            Err(why) => {
+                let mut app = Self::new(None);
+                app.state.show_error(format!(
+                    "the demo is not opened: it opens from a copy (its bookmarks are written \
+                     there, never into the bundled file), and none could be made: {why}"
+                ));
+                app
+            }
         }
     }
 
@@ -138,6 +185,9 @@ impl ReplayApp {
         if ctx.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::E)) {
             self.export_dialog
                 .apply(export_dialog::ExportCommand::Open, &self.state);
+        }
+        if ctx.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::O)) {
+            self.open_file_ui(&mut commands);
         }
         dropped_files(&ctx, &mut commands);
 
@@ -198,7 +248,22 @@ impl ReplayApp {
                 self.show_keys = false;
             }
         }
-        export_dialog::export_dialog_ui(&ctx, &self.state, &mut self.export_dialog);
+        export_dialog::export_dialog_ui(
+            &ctx,
+            &self.state,
+            &mut self.export_dialog,
+            &mut self.file_picker,
+        );
+        match self.file_picker.ui(&ctx) {
+            Some((file_dialog::Purpose::Open, path)) => commands.push(Command::Open(path)),
+            Some((file_dialog::Purpose::Export, path)) => {
+                self.export_dialog.apply(
+                    export_dialog::ExportCommand::SetPath(path.display().to_string()),
+                    &self.state,
+                );
+            }
+            None => {}
+        }
         self.state.apply(commands);
         if let Some((message, pointer)) = self.state.take_search_prefill() {
             self.search_form.prefill(message, pointer);
@@ -225,24 +290,32 @@ impl ReplayApp {
         }
     }
 
+    /// File › Open… (Ctrl+O): the system's dialog, starting in the open
+    /// file's folder, or the app's own where none shows.
+    fn open_file_ui(&mut self, commands: &mut Vec<Command>) {
+        let start_dir = self
+            .state
+            .doc()
+            .and_then(|doc| std::path::absolute(&doc.path).ok())
+            .and_then(|path| path.parent().map(std::path::Path::to_owned));
+        if let Some(path) = self.file_picker.open_file(start_dir.as_deref()) {
+            commands.push(Command::Open(path));
+        }
+    }
+
     fn menu_ui(&mut self, ui: &mut egui::Ui, commands: &mut Vec<Command>) {
         egui::MenuBar::new().ui(ui, |ui| {
             ui.menu_button("File", |ui| {
-                if ui.button("Open…").clicked() {
-                    if let Some(path) = rfd::FileDialog::new()
-                        .add_filter(
-                            "Recordings and streams",
-                            &[
-                                "rec", "sqlite", "db", "jsonl", "ndjson", "json", "sse", "txt",
-                                "har",
-                            ],
-                        )
-                        .add_filter("All files", &["*"])
-                        .pick_file()
-                    {
-                        commands.push(Command::Open(path));
-                    }
+                if ui
+                    .add(
+                        egui::Button::new("Open…").shortcut_text(ui.ctx().format_shortcut(
+                            &egui::KeyboardShortcut::new(egui::Modifiers::COMMAND, egui::Key::O),
+                        )),
+                    )
+                    .clicked()
+                {
                     ui.close();
+                    self.open_file_ui(commands);
                 }
                 ui.menu_button("Open recent", |ui| {
                     if self.state.recent().is_empty() {
@@ -559,7 +632,8 @@ fn theme_of_name(name: &str) -> Option<egui::ThemePreference> {
     .find(|&preference| theme_name(preference) == name)
 }
 
-/// Runs the desktop app on `path`, in the theme named `theme` (`--theme`)
+/// Runs the desktop app on `path` (or on the bundled demo, from the
+/// user's copy of it), in the theme named `theme` (`--theme`)
 /// if given, else the one kept.
 pub fn run_app(
     path: Option<PathBuf>,
@@ -573,7 +647,13 @@ pub fn run_app(
             .with_drag_and_drop(true),
         ..Default::default()
     };
-    let mut app = ReplayApp::new(path);
+    let mut app = match path {
+        Some(path) => ReplayApp::new(Some(path)),
+        None => ReplayApp::with_demo(
+            &crate::cli::demo_recording(),
+            demo::user_data_dir().as_deref(),
+        ),
+    };
     app.exit_after = exit_after;
     app.state.remember_recent(state::load_recent());
     let theme = theme

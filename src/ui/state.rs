@@ -568,6 +568,11 @@ impl AppState {
         }
     }
 
+    /// Shows an error in the banner (until dismissed).
+    pub fn show_error(&mut self, error: String) {
+        self.error = Some(error);
+    }
+
     /// Shows a short message in the status bar (for a few seconds).
     pub fn notify(&mut self, message: String) {
         self.notice = Some((message, Instant::now()));

@@ -9,5 +9,6 @@ mod common;
 mod panel;
 
 mod layout;
+mod desktop;
 mod tools;
 mod views;

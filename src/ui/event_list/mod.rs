@@ -87,19 +87,34 @@ fn table_ui(ui: &mut egui::Ui, doc: &Doc, state: &AppState, commands: &mut Vec<C
     if let Some((row, align)) = scroll_to {
         builder = builder.scroll_to_row(row, align);
     }
+    let invented = doc.timing.is_invented();
     let mut clicked = None;
     builder
         .header(theme::ROW_HEIGHT, |mut header| {
+            let ms_hover = if invented {
+                format!(
+                    "Arrival, in milliseconds from the first event. {}",
+                    doc.timing.explanation()
+                )
+            } else {
+                "Arrival, in milliseconds from the first event".to_owned()
+            };
             for (title, hover) in [
                 ("seq", "The event's position in the stream"),
-                ("ms", "Arrival, in milliseconds from the first event"),
+                ("ms", ms_hover.as_str()),
                 ("type", "The event's type"),
                 ("messageId", "The event's messageId"),
                 ("summary", "What the event carries"),
                 ("", "The worst diagnostic of the event"),
             ] {
                 header.col(|ui| {
-                    ui.strong(title).on_hover_text(hover);
+                    if invented && title == "ms" {
+                        // Made-up times (issue 13, point 10).
+                        ui.colored_label(ui.visuals().warn_fg_color, RichText::new("ms*").strong())
+                            .on_hover_text(hover);
+                    } else {
+                        ui.strong(title).on_hover_text(hover);
+                    }
                 });
             }
         })
@@ -130,7 +145,13 @@ fn table_ui(ui: &mut egui::Ui, doc: &Doc, state: &AppState, commands: &mut Vec<C
                 row.col(|ui| {
                     let nanos = seq.index().and_then(|i| doc.arrival_nanos.get(i));
                     let shown = nanos.map_or(String::new(), |&n| format!("{:.0}", millis(n)));
-                    right_aligned_label(ui, text(shown));
+                    // Weak, not italic: the column is as wide as upright digits.
+                    let shown = if invented {
+                        text(shown).weak()
+                    } else {
+                        text(shown)
+                    };
+                    right_aligned_label(ui, shown);
                 });
                 row.col(|ui| {
                     let name = kind.map_or("?", EventKind::name);

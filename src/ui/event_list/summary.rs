@@ -113,7 +113,7 @@ pub fn summary(parsed: &ParseOutcome, raw: &[u8]) -> String {
         ParseOutcome::Malformed { issue, .. } => issue.message.clone(),
         ParseOutcome::Unparseable { .. } => {
             let prefix = &raw[..raw.len().min(UNPARSEABLE_PREFIX_BYTES)];
-            let mut text = String::from_utf8_lossy(prefix).replace(['\n', '\r'], " ");
+            let mut text = escaped_text(prefix).replace(['\n', '\r'], " ");
             if prefix.len() < raw.len() {
                 text.push('…');
             }
@@ -121,6 +121,19 @@ pub fn summary(parsed: &ParseOutcome, raw: &[u8]) -> String {
         }
     };
     one_line(text)
+}
+
+/// Bytes as text, each byte that is not UTF-8 written `\xff`: the bytes
+/// are shown as received, not as `�` (issue 13, point 10).
+pub(crate) fn escaped_text(bytes: &[u8]) -> String {
+    let mut text = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        text.push_str(chunk.valid());
+        for byte in chunk.invalid() {
+            text.push_str(&format!("\\x{byte:02x}"));
+        }
+    }
+    text
 }
 
 /// `3 ops: replace /found, add /results/-, remove /x, …`
@@ -185,6 +198,17 @@ mod tests {
 
     fn summary_of(line: &str) -> String {
         summary(&parse_event(line.as_bytes()), line.as_bytes())
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_are_summarized_escaped() {
+        // Issue 13, point 10: not as U+FFFD, which hides which bytes.
+        let raw = b"{\"type\":\"RUN_\xff\xfeED\"}";
+        assert_eq!(
+            summary(&parse_event(raw), raw),
+            r#"{"type":"RUN_\xff\xfeED"}"#
+        );
+        assert_eq!(escaped_text("é".as_bytes()), "é");
     }
 
     #[test]

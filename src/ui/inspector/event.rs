@@ -1,25 +1,19 @@
 //! The inspector's current event: its type and what the replay did with it,
 //! the diagnostics of the step, its patch (see [`super::patch`]) and
-//! its raw JSON.
+//! its raw bytes (see [`super::raw`]).
 
-use std::sync::Arc;
-
-use egui::{Id, RichText, Ui};
+use egui::{RichText, Ui};
 
 use super::as_activity;
 use super::patch::patch_ui;
 use crate::diagnostic::{Diagnostic, Seq};
 use crate::protocol::{EventBody, ParseOutcome};
 use crate::replay::{ActivityChange, Effect};
-use crate::ui::memo::memoized;
 use crate::ui::rule_text;
 use crate::ui::state::{CursorView, Doc};
 use crate::ui::theme;
 
-/// Characters of the raw event shown (the rest can be copied).
-const MAX_RAW_CHARS: usize = 20_000;
-
-/// The current event: type, outcome, raw JSON, and its patch.
+/// The current event: type, outcome, its patch, and its raw bytes.
 pub(super) fn current_event_ui(ui: &mut Ui, doc: &Doc, view: &CursorView) {
     ui.strong("Current event");
     let Some(event) = &view.event else {
@@ -98,47 +92,7 @@ pub(super) fn current_event_ui(ui: &mut Ui, doc: &Doc, view: &CursorView) {
             _ => {}
         }
     }
-    raw_json_ui(ui, doc, view);
-}
-
-/// The event's bytes, pretty-printed (members in the order sent).
-fn raw_json_ui(ui: &mut Ui, doc: &Doc, view: &CursorView) {
-    let Some(raw) = doc.raw(view.step) else {
-        return;
-    };
-    egui::CollapsingHeader::new("Raw JSON")
-        .id_salt("inspector-raw")
-        .default_open(true)
-        .show(ui, |ui| {
-            let pretty = memoized(
-                ui.ctx(),
-                Id::unique("inspector-raw-pretty"),
-                view.generation,
-                view.step,
-                || Arc::new(pretty_raw(&String::from_utf8_lossy(raw))),
-            );
-            if ui
-                .small_button("Copy")
-                .on_hover_text("Copy the event as sent")
-                .clicked()
-            {
-                ui.ctx()
-                    .copy_text(String::from_utf8_lossy(raw).into_owned());
-            }
-            let shown = crate::ui::json_tree::truncate_chars(&pretty, MAX_RAW_CHARS);
-            ui.add(
-                egui::Label::new(RichText::new(shown.as_ref()).monospace())
-                    .wrap()
-                    .selectable(true),
-            );
-            let total = pretty.chars().count();
-            if total > MAX_RAW_CHARS {
-                ui.weak(format!(
-                    "{} more characters (Copy takes all)",
-                    total - MAX_RAW_CHARS
-                ));
-            }
-        });
+    super::raw::raw_event_ui(ui, doc, view);
 }
 
 /// JSON text re-indented by two spaces, members kept in the order sent;

@@ -8,6 +8,7 @@
 
 mod event;
 mod patch;
+mod raw;
 
 use crate::ui::TimeCommand;
 use crate::ui::command::SearchCommand;

@@ -64,8 +64,20 @@ pub(super) fn toolbar_ui(
         }
         ui.label(format!("of {num_events}"));
         let seconds = state.arrival_at(step) as f64 / 1e9;
-        ui.weak(format!("at {seconds:.3} s"))
-            .on_hover_text("When the event arrived, from the first");
+        let timing = doc.timing;
+        let time = ui.weak(format!("at {seconds:.3} s"));
+        match timing.label() {
+            None => {
+                time.on_hover_text("When the event arrived, from the first");
+            }
+            // Times the stream does not have are said to be made up
+            // (issue 13, point 10).
+            Some(label) => {
+                time.on_hover_text(timing.explanation());
+                ui.colored_label(ui.visuals().warn_fg_color, label)
+                    .on_hover_text(timing.explanation());
+            }
+        }
         ui.separator();
         let previous = state.diagnostic_step(false);
         if ui
