@@ -14,6 +14,7 @@ pub mod diagnostics;
 pub mod document;
 pub mod event_list;
 pub mod export_dialog;
+pub mod follow;
 pub mod inspector;
 pub mod json_tree;
 pub mod live;
@@ -21,6 +22,7 @@ pub mod memo;
 pub mod rule_text;
 pub mod search;
 pub mod state;
+pub mod state_view;
 pub mod step_axis;
 pub mod theme;
 pub mod time_control;
@@ -47,6 +49,8 @@ pub enum RightTab {
     Bookmarks,
     /// Search over time.
     Search,
+    /// The shared state at the cursor (issue 13.2).
+    State,
 }
 
 /// The app.
@@ -112,8 +116,8 @@ impl ReplayApp {
             ctx.request_repaint_after(Duration::from_millis(200));
         }
         let mut commands = Vec::new();
-        if keyboard(&ctx, &mut commands) {
-            self.right_tab = RightTab::Bookmarks;
+        if let Some(tab) = keyboard(&ctx, &mut commands) {
+            self.right_tab = tab;
         }
         if ctx.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::E)) {
             self.export_dialog
@@ -151,6 +155,8 @@ impl ReplayApp {
                         );
                         ui.selectable_value(&mut self.right_tab, RightTab::Bookmarks, "Bookmarks");
                         ui.selectable_value(&mut self.right_tab, RightTab::Search, "Search");
+                        ui.selectable_value(&mut self.right_tab, RightTab::State, "State")
+                            .on_hover_text("The shared state at the cursor (s)");
                     });
                     ui.separator();
                     match self.right_tab {
@@ -168,6 +174,9 @@ impl ReplayApp {
                         ),
                         RightTab::Search => {
                             search::search_ui(ui, &self.state, &mut self.search_form, &mut commands)
+                        }
+                        RightTab::State => {
+                            state_view::state_view_ui(ui, &self.state, &mut commands)
                         }
                     }
                 });
@@ -502,13 +511,14 @@ fn status_bar_ui(ui: &mut egui::Ui, state: &AppState, commands: &mut Vec<Command
 /// The keys: ←/→ step, Home/End (End also follows a live recording),
 /// PgUp/PgDn (a tenth of the visible timeline, at least 10 steps), `n`/`p`
 /// next and previous diagnostic, space play/pause, `a`/`b` marks, `d` diff
-/// with the previous step, `m` bookmark, `[`/`]` previous and next bookmark.
-/// Returns whether a bookmark key was pressed (the bookmarks tab shows).
-fn keyboard(ctx: &egui::Context, commands: &mut Vec<Command>) -> bool {
+/// with the previous step, `m` bookmark, `[`/`]` previous and next bookmark,
+/// `s` the State tab, `i` the inspector. Returns the right panel's tab a
+/// key asks for (a bookmark key shows the bookmarks).
+fn keyboard(ctx: &egui::Context, commands: &mut Vec<Command>) -> Option<RightTab> {
     if ctx.egui_wants_keyboard_input() {
-        return false;
+        return None;
     }
-    let mut bookmark_key = false;
+    let mut tab = None;
     ctx.input(|input| {
         for event in &input.events {
             let egui::Event::Key {
@@ -554,18 +564,28 @@ fn keyboard(ctx: &egui::Context, commands: &mut Vec<Command>) -> bool {
                 egui::Key::M => Command::Note(NoteCommand::AddBookmark(None)),
                 egui::Key::OpenBracket => Command::Note(NoteCommand::PreviousBookmark),
                 egui::Key::CloseBracket => Command::Note(NoteCommand::NextBookmark),
+                egui::Key::S => {
+                    tab = Some(RightTab::State);
+                    continue;
+                }
+                egui::Key::I => {
+                    tab = Some(RightTab::Inspector);
+                    continue;
+                }
                 _ => continue,
             };
-            bookmark_key |= matches!(
+            if matches!(
                 command,
                 Command::Note(NoteCommand::AddBookmark(_))
                     | Command::Note(NoteCommand::PreviousBookmark)
                     | Command::Note(NoteCommand::NextBookmark)
-            );
+            ) {
+                tab = Some(RightTab::Bookmarks);
+            }
             commands.push(command);
         }
     });
-    bookmark_key
+    tab
 }
 
 fn dropped_files(ctx: &egui::Context, commands: &mut Vec<Command>) {
