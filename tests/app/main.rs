@@ -8,5 +8,6 @@ mod common;
 #[path = "../common/panel.rs"]
 mod panel;
 
+mod follow;
 mod tools;
 mod views;

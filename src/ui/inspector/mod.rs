@@ -90,7 +90,9 @@ fn header_ui(
                 format!("Keep showing {id} as the cursor moves (the diff compares it too)"),
             )
         };
-        let pin = ui.selectable_label(pinned, text).on_hover_text(hover);
+        let pin = ui
+            .add(egui::Button::new(text).small().selected(pinned))
+            .on_hover_text(hover);
         pin.widget_info(|| {
             egui::WidgetInfo::selected(
                 egui::Role::Button,
@@ -104,6 +106,9 @@ fn header_ui(
         }
     });
     let why = match inspected.followed() {
+        Some(followed) if pinned && followed.id != id && followed.named_at == view.step => {
+            format!("pinned; the current event names {}", followed.id)
+        }
         _ if pinned => "pinned".to_owned(),
         Some(followed) if followed.named_at == view.step => "named by the current event".to_owned(),
         Some(followed) if followed.named_at == Seq::START => {
