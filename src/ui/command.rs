@@ -58,8 +58,13 @@ pub enum SearchFrom {
 pub enum Command {
     /// Move the cursor, play or pause: the time control's commands.
     Time(TimeCommand),
-    /// Select an activity for the inspector (and the timeline lane).
+    /// Pin an activity (or message) in the inspector (and the timeline
+    /// lane, the diff's "the activity"); `None` follows the current event
+    /// again (issue 13.1).
     SelectActivity(Option<String>),
+    /// Pin what the inspector shows now (`true`), or follow the current
+    /// event again (`false`).
+    PinInspected(bool),
     /// Replay with another profile (the cursor stays).
     SetProfile(Profile),
     /// Replay as a consumer of another protocol version (the cursor stays;

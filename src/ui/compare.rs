@@ -172,7 +172,10 @@ pub fn diff_view_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) 
         return;
     }
     if state.diff_scope().is_none() {
-        ui.label("Select an activity (in the conversation or on the timeline) to compare it.");
+        ui.label(
+            "The event at the cursor names no message: pin an activity (click it in the \
+             conversation or on the timeline) to compare it",
+        );
         return;
     }
     let Some(view) = state.comparison() else {
@@ -401,7 +404,10 @@ fn toolbar_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) {
             })
             .response
             .labelled_by(label.id)
-            .on_hover_text("The selected activity, every message, or the shared state");
+            .on_hover_text(
+                "The activity (or message) the inspector shows, followed or pinned; every \
+                 message; or the shared state",
+            );
     });
 }
 

@@ -329,10 +329,8 @@ fn row_ui(
         });
     }
     if response.clicked() {
+        // The inspector follows the event stepped to (issue 13.1).
         commands.push(Command::Time(TimeCommand::Set(diagnostic.seq)));
-        if let Some(id) = &diagnostic.message_id {
-            commands.push(Command::SelectActivity(Some(id.clone())));
-        }
     }
 }
 

@@ -14,6 +14,8 @@ pub enum Action {
     Command(fn() -> Command),
     /// Shows or hides the keys overlay.
     ToggleKeys,
+    /// Shows a tab of the right panel.
+    ShowTab(super::RightTab),
 }
 
 /// One key (without Ctrl, Alt or Command).
@@ -122,6 +124,18 @@ pub const BINDINGS: &[Binding] = &[
         action: Action::Command(|| Command::Note(NoteCommand::NextBookmark)),
     },
     Binding {
+        key: Key::S,
+        repeats: false,
+        help: "Show the shared state at the cursor (State tab)",
+        action: Action::ShowTab(super::RightTab::State),
+    },
+    Binding {
+        key: Key::I,
+        repeats: false,
+        help: "Show the inspector",
+        action: Action::ShowTab(super::RightTab::Inspector),
+    },
+    Binding {
         key: Key::F1,
         repeats: false,
         help: "Show or hide this list of keys",
@@ -137,7 +151,7 @@ pub const BINDINGS: &[Binding] = &[
 
 /// The keys with Ctrl (⌘ on a Mac), listed by the overlay too; the menus
 /// that own them show them beside their entries.
-pub const SHORTCUTS: &[(Key, &str)] = &[(Key::E, "Export repro…")];
+pub const SHORTCUTS: &[(Key, &str)] = &[(Key::O, "Open…"), (Key::E, "Export repro…")];
 
 /// The binding of `key`, if it has one.
 pub fn binding_of(key: Key) -> Option<&'static Binding> {

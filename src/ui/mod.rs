@@ -16,6 +16,7 @@ pub mod document;
 pub mod event_list;
 pub mod export_dialog;
 pub mod file_dialog;
+pub mod follow;
 pub mod inspector;
 pub mod json_tree;
 pub mod keys;
@@ -26,6 +27,7 @@ pub mod rule_text;
 pub mod search;
 pub mod state;
 pub mod status_bar;
+pub mod state_view;
 pub mod step_axis;
 pub mod theme;
 pub mod time_control;
@@ -52,6 +54,8 @@ pub enum RightTab {
     Bookmarks,
     /// Search over time.
     Search,
+    /// The shared state at the cursor (issue 13.2).
+    State,
 }
 
 /// The app.
@@ -176,8 +180,8 @@ impl ReplayApp {
         }
         let mut commands = Vec::new();
         let keys = keyboard(&ctx, &mut commands);
-        if keys.bookmark {
-            self.right_tab = RightTab::Bookmarks;
+        if let Some(tab) = keys.tab {
+            self.right_tab = tab;
         }
         if keys.toggle_keys {
             self.show_keys = !self.show_keys;
@@ -278,6 +282,8 @@ impl ReplayApp {
             ui.selectable_value(&mut self.right_tab, RightTab::Diagnostics, "Diagnostics");
             ui.selectable_value(&mut self.right_tab, RightTab::Bookmarks, "Bookmarks");
             ui.selectable_value(&mut self.right_tab, RightTab::Search, "Search");
+            ui.selectable_value(&mut self.right_tab, RightTab::State, "State")
+                .on_hover_text("The shared state at the cursor (s)");
         });
         ui.separator();
         match self.right_tab {
@@ -287,6 +293,7 @@ impl ReplayApp {
                 annotations::notes_ui(ui, &self.state, &mut self.notes_form, commands)
             }
             RightTab::Search => search::search_ui(ui, &self.state, &mut self.search_form, commands),
+            RightTab::State => state_view::state_view_ui(ui, &self.state, commands),
         }
     }
 
@@ -546,8 +553,9 @@ fn error_banner_ui(ui: &mut egui::Ui, error: &str, commands: &mut Vec<Command>) 
 /// What the keys of a frame asked for besides their commands.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct KeyResponse {
-    /// A bookmark key was pressed: the bookmarks tab shows.
-    bookmark: bool,
+    /// The right panel's tab a key asks for (a bookmark key shows the
+    /// bookmarks, `s` the State tab, `i` the inspector).
+    tab: Option<RightTab>,
     /// `?` or F1: the keys overlay shows or hides.
     toggle_keys: bool,
 }
@@ -586,16 +594,19 @@ fn keyboard(ctx: &egui::Context, commands: &mut Vec<Command>) -> KeyResponse {
             }
             match binding.action {
                 keys::Action::ToggleKeys => response.toggle_keys = !response.toggle_keys,
+                keys::Action::ShowTab(tab) => response.tab = Some(tab),
                 keys::Action::Command(command) => {
                     let command = command();
-                    response.bookmark |= matches!(
+                    if matches!(
                         command,
                         Command::Note(
                             NoteCommand::AddBookmark(_)
                                 | NoteCommand::PreviousBookmark
                                 | NoteCommand::NextBookmark
                         )
-                    );
+                    ) {
+                        response.tab = Some(RightTab::Bookmarks);
+                    }
                     commands.push(command);
                 }
             }

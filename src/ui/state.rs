@@ -17,6 +17,7 @@ pub use super::command::{
 use super::compare::{CompareView, Marks};
 pub use super::document::{Doc, load, load_recent};
 use super::document::{MAX_RECENT, save_recent};
+use super::follow::Inspected;
 use super::live::{Live, LiveResponse};
 use super::search::{SearchProgress, SearchRun};
 pub use super::time_control::{SPEEDS, TimeCommand, TimeContext, TimeControl, TimeResponse};
@@ -90,8 +91,8 @@ pub struct AppState {
     generation: u64,
     /// The cursor and playback.
     time: TimeControl,
-    /// The activity the inspector shows.
-    selected_activity: Option<String>,
+    /// The message the inspector shows: pinned, or followed (issue 13.1).
+    inspected: Inspected,
     /// The event list's filter.
     event_filter: EventFilter,
     /// The events the list shows (seqs), for the current filter.
@@ -175,9 +176,16 @@ impl AppState {
         self.loading.is_some()
     }
 
-    /// The activity the inspector shows.
+    /// The activity (or message) the inspector shows, and the diff's "the
+    /// activity" compares: the one pinned, else the one the current event
+    /// names (or the last one named before it).
     pub fn selected_activity(&self) -> Option<&str> {
-        self.selected_activity.as_deref()
+        self.inspected.shown()
+    }
+
+    /// What the inspector shows: pinned, or followed (issue 13.1).
+    pub fn inspected(&self) -> &Inspected {
+        &self.inspected
     }
 
     /// The events the event list shows, for its filter.
@@ -364,7 +372,7 @@ impl AppState {
             .as_ref()
             .is_some_and(|d| d.path == path && d.session == doc.session);
         if !same_stream {
-            self.selected_activity = None;
+            self.inspected.clear();
             self.timeline_range = None;
             self.marks.clear();
             self.central_tab = CentralTab::Conversation;
@@ -394,13 +402,6 @@ impl AppState {
         // The view at the kept step was computed from the replay replaced.
         self.view = None;
         self.sync_view();
-        if self.selected_activity.is_none() {
-            self.selected_activity = self
-                .doc
-                .as_ref()
-                .and_then(|d| d.timeline.index().lanes().first())
-                .map(|lane| lane.message_id.clone());
-        }
         // A vector, or a session imported from one, declares the profile it
         // is replayed under, as on the command line (issue 12, item 12);
         // switching profile afterwards is the user's choice.
@@ -463,13 +464,15 @@ impl AppState {
             }
             None => (before.checkpoint(), None),
         };
-        self.view = Some(CursorView {
+        let view = CursorView {
             step,
             at,
             before,
             event,
             generation: self.generation,
-        });
+        };
+        self.inspected.follow(doc, &view);
+        self.view = Some(view);
     }
 
     /// Recomputes the rows of the event list for the current filter.
@@ -487,7 +490,7 @@ impl AppState {
             self.apply_one(command);
         }
         if self.central_tab == CentralTab::Diff {
-            let selected = self.selected_activity.as_deref();
+            let selected = self.inspected.shown();
             let timeline = self.doc.as_ref().map(|d| &d.timeline);
             self.marks.refresh(self.generation, timeline, selected);
         }
@@ -499,7 +502,11 @@ impl AppState {
             Command::Time(command) => {
                 self.time_command(command);
             }
-            Command::SelectActivity(id) => self.selected_activity = id,
+            Command::SelectActivity(id) => self.inspected.pin(id),
+            Command::PinInspected(pin) => {
+                let id = pin.then(|| self.inspected.shown().map(str::to_owned));
+                self.inspected.pin(id.flatten());
+            }
             Command::SetProfile(profile) => {
                 self.options.profile = profile;
                 self.reopen();
@@ -545,7 +552,7 @@ impl AppState {
                 let default_label = self.default_bookmark_label();
                 let context = NoteContext {
                     step: self.step(),
-                    selected_activity: self.selected_activity.as_deref(),
+                    selected_activity: self.inspected.shown(),
                     default_label: &default_label,
                 };
                 let response = self.notes.apply(command, context);

@@ -10,5 +10,6 @@ mod panel;
 
 mod layout;
 mod desktop;
+mod follow;
 mod tools;
 mod views;

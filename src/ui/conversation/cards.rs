@@ -64,8 +64,23 @@ fn input_badge_ui(ui: &mut Ui, input: Option<Seq>) {
     } else {
         format!("the input of RUN_STARTED at step {step}")
     };
-    ui.label(RichText::new("input").small().weak().italics())
+    ui.label(RichText::new("input").small().strong())
         .on_hover_text(format!("Joined the conversation from {from} (E11)"));
+}
+
+/// A bar down the left edge of a run input's message (E11), so the group
+/// reads as one, apart from what the agent sent.
+fn input_bar(ui: &Ui, rect: egui::Rect, input: Option<Seq>) {
+    if input.is_some() {
+        let x = rect.left() + 1.5;
+        ui.painter().line_segment(
+            [
+                egui::pos2(x, rect.top() + 2.0),
+                egui::pos2(x, rect.bottom() - 2.0),
+            ],
+            egui::Stroke::new(3.0, ui.visuals().selection.stroke.color),
+        );
+    }
 }
 
 /// Struck through when the message is gone.
@@ -126,6 +141,7 @@ pub(super) fn activity_card_ui(
         ui.add(egui::Label::new(job).wrap());
     });
     let rect = frame.response.rect;
+    input_bar(ui, rect, input);
     let response = ui.interact(rect, ui.scope_id().with("card"), Sense::click());
     let label = format!("Activity {}", activity.id);
     response.widget_info(|| egui::WidgetInfo::selected(egui::Role::Button, true, selected, &label));
@@ -177,7 +193,7 @@ pub(super) fn other_message_ui(
     change: Change,
     input: Option<Seq>,
 ) {
-    message_frame(ui, change, false).show(ui, |ui| {
+    let frame = message_frame(ui, change, false).show(ui, |ui| {
         ui.set_width(ui.available_width());
         ui.horizontal(|ui| {
             ui.label(struck(
@@ -222,6 +238,7 @@ pub(super) fn other_message_ui(
             }
         }
     });
+    input_bar(ui, frame.response.rect, input);
 }
 
 /// An assistant's tool calls: name, id, and arguments (pretty JSON when

@@ -17,12 +17,14 @@ mod cards;
 mod rows;
 mod virtual_rows;
 
-use egui::Ui;
+use egui::{RichText, Ui};
 
 use self::cards::{activity_card_ui, other_message_ui};
 use self::rows::{Row, change_of, removal_rows, touched_row};
 use self::virtual_rows::virtual_rows_ui;
 use super::state::{AppState, Command};
+use crate::diagnostic::Seq;
+use crate::protocol::{EventBody, ParseOutcome, parse_event};
 use crate::replay::Message;
 
 pub use self::cards::content_preview;
@@ -70,34 +72,54 @@ pub fn conversation_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command
         return;
     }
 
-    // When the cursor moves, bring what the event touched into view.
+    // When the cursor moves, bring what the event touched into view (issue
+    // 13.3); again on the next frames while the rows above it are measured
+    // (their heights were estimates), so it lands where it is.
     let list_id = ui.make_persistent_id("conversation");
     let step_id = list_id.with("step");
-    let moved = ui.ctx().data(|d| d.get_temp::<u64>(step_id)) != Some(view.step.get());
-    ui.ctx()
-        .data_mut(|d| d.insert_temp(step_id, view.step.get()));
+    let pending_id = list_id.with("pending");
+    let key = (view.step.get(), view.generation);
+    let moved = ui.ctx().data(|d| d.get_temp::<(u64, u64)>(step_id)) != Some(key);
+    ui.ctx().data_mut(|d| d.insert_temp(step_id, key));
     let target = if moved {
-        touched_row(view, num_rows, row)
+        touched_row(view, num_rows, row).map(|row| (row, SCROLL_FRAMES))
     } else {
-        None
+        ui.ctx()
+            .data(|d| d.get_temp::<Option<(usize, u8)>>(pending_id))
+            .flatten()
     };
 
     let selected = state.selected_activity();
-    virtual_rows_ui(ui, list_id, num_rows, target, |ui, i| {
-        let (message, change, input) = match row(i) {
+    let doc = state.doc();
+    let remeasured = virtual_rows_ui(ui, list_id, num_rows, target.map(|t| t.0), |ui, i| {
+        let (message, change, input, previous) = match row(i) {
             Row::At(i) => match at.at(i) {
                 Some(message) => (
                     message,
                     change_of(before, message),
                     at.from_input(message.id()),
+                    i.checked_sub(1)
+                        .and_then(|p| at.at(p))
+                        .map(|p| at.from_input(p.id())),
                 ),
                 None => return,
             },
             Row::Removed(j) => match before.at(j) {
-                Some(message) => (message, Change::Removed, before.from_input(message.id())),
+                Some(message) => (
+                    message,
+                    Change::Removed,
+                    before.from_input(message.id()),
+                    None,
+                ),
                 None => return,
             },
         };
+        // The first message of a run input opens its group (E11).
+        if let (Some(step), Some(doc)) = (input, doc)
+            && previous.flatten() != Some(step)
+        {
+            run_input_heading_ui(ui, doc, step);
+        }
         ui.push_id(message.id(), |ui| match message {
             Message::Activity(activity) => {
                 let is_selected = selected == Some(activity.id.as_str());
@@ -106,6 +128,37 @@ pub fn conversation_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command
             Message::Other(other) => other_message_ui(ui, other, change, input),
         });
     });
+    let pending = target
+        .filter(|&(_, frames)| remeasured && frames > 1)
+        .map(|(row, frames)| (row, frames - 1));
+    ui.ctx().data_mut(|d| d.insert_temp(pending_id, pending));
+}
+
+/// Frames a scroll to the touched message is asked again while the rows
+/// above it are measured.
+const SCROLL_FRAMES: u8 = 4;
+
+/// The line above the messages of a run input: which run they were the
+/// input of (the `RUN_STARTED`'s `runId`), or the recorded request body.
+fn run_input_heading_ui(ui: &mut Ui, doc: &crate::ui::Doc, step: Seq) {
+    let run = doc.raw(step).and_then(|raw| match parse_event(raw) {
+        ParseOutcome::Event { event, .. } => match event.body {
+            EventBody::RunStarted { run_id, .. } => Some(run_id),
+            _ => None,
+        },
+        _ => None,
+    });
+    let from = match (step, run) {
+        (Seq::START, _) => "the recorded request body".to_owned(),
+        (_, Some(run)) => format!("run {run}, RUN_STARTED at step {step}"),
+        (_, None) => format!("RUN_STARTED at step {step}"),
+    };
+    ui.horizontal(|ui| {
+        ui.label(RichText::new("Run input").strong());
+        ui.weak(from);
+    })
+    .response
+    .on_hover_text("What the agent received when the run started (E11)");
 }
 
 /// The hint shown without a document.
@@ -128,7 +181,6 @@ fn empty_hint_ui(ui: &mut Ui, state: &AppState) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostic::Seq;
     use crate::ui::TimeCommand;
     use egui_kittest::Harness;
     use egui_kittest::kittest::Queryable;

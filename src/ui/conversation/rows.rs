@@ -9,6 +9,7 @@ use egui::Id;
 use super::Change;
 use crate::protocol::{EventType, ParseOutcome};
 use crate::replay::{Conversation, Message};
+use crate::ui::follow::named_message;
 use crate::ui::memo::memoized;
 use crate::ui::state::CursorView;
 
@@ -85,20 +86,21 @@ pub(super) fn change_of(before: &Conversation, message: &Message) -> Change {
     }
 }
 
-/// The row the current event touched: the message it names, else the last
-/// one if it is new or changed.
+/// The row the current event touched: the message it names (its
+/// `messageId`, the message holding the tool call it continues, the first
+/// message a run input added: what the inspector follows, issue 13.3), else
+/// the last one if it is new or changed.
 pub(super) fn touched_row(
     view: &CursorView,
     num_rows: usize,
     row: impl Fn(usize) -> Row,
 ) -> Option<usize> {
     let (at, before) = (view.at.conversation(), view.before.conversation());
-    let named = match &view.event {
-        Some(ParseOutcome::Event { event, .. }) => event.message_id(),
-        Some(ParseOutcome::Malformed { message_id, .. }) => message_id.as_deref(),
-        _ => None,
-    };
-    if let Some(id) = named {
+    let named = view
+        .event
+        .as_ref()
+        .and_then(|event| named_message(event, at, view.step));
+    if let Some(id) = named.as_deref() {
         if let Some(i) = at.position(id) {
             if num_rows == at.len() {
                 return Some(i);

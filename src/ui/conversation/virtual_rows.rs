@@ -68,14 +68,16 @@ impl RowHeights {
     }
 }
 
-/// A vertical list that draws only the rows in view.
+/// A vertical list that draws only the rows in view, scrolled to bring row
+/// `scroll_to` into view. Returns whether a row's measured height changed
+/// (the rows moved: a scroll asked for this frame may need asking again).
 pub(super) fn virtual_rows_ui(
     ui: &mut Ui,
     id: Id,
     num_rows: usize,
     scroll_to: Option<usize>,
     mut row_ui: impl FnMut(&mut Ui, usize),
-) {
+) -> bool {
     let heights_id = id.with("heights");
     let mut heights = ui
         .ctx()
@@ -118,6 +120,7 @@ pub(super) fn virtual_rows_ui(
         ui.ctx().request_repaint();
     }
     ui.ctx().data_mut(|d| d.insert_temp(heights_id, heights));
+    remeasured
 }
 
 #[cfg(test)]

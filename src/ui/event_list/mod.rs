@@ -21,7 +21,7 @@ use self::filter::filter_bar_ui;
 use super::state::{AppState, Command, Doc};
 use super::theme;
 use crate::diagnostic::{Diagnostic, Seq};
-use crate::protocol::{EventType, ParseOutcome, parse_event};
+use crate::protocol::{ParseOutcome, parse_event};
 use crate::replay::Effect;
 use crate::timeline::EventKind;
 
@@ -178,16 +178,9 @@ fn table_ui(ui: &mut egui::Ui, doc: &Doc, state: &AppState, commands: &mut Vec<C
                 }
                 if response.clicked() {
                     clicked = Some(seq);
+                    // The inspector follows the event stepped to (issue
+                    // 13.1): nothing to pin.
                     commands.push(Command::Time(TimeCommand::Set(seq)));
-                    let is_activity = matches!(
-                        kind,
-                        Some(EventKind::Known(
-                            EventType::ActivitySnapshot | EventType::ActivityDelta
-                        ))
-                    );
-                    if let (true, Some(id)) = (is_activity, message_id) {
-                        commands.push(Command::SelectActivity(Some(id.to_owned())));
-                    }
                 }
             });
         });

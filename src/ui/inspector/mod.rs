@@ -19,6 +19,7 @@ use egui::{Id, RichText, Ui};
 use serde_json::{Map, Value};
 
 use self::event::current_event_ui;
+use super::follow::Inspected;
 use super::json_tree::{Highlights, JsonTree, highlights_between};
 use super::memo::memoized;
 use super::rule_text;
@@ -42,17 +43,85 @@ pub fn inspector_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) 
         .id_salt("inspector")
         .auto_shrink(false)
         .show(ui, |ui| {
-            match state.selected_activity() {
-                Some(id) => activity_ui(ui, doc, view, id, commands),
+            let inspected = state.inspected();
+            match inspected.shown() {
+                Some(id) => {
+                    header_ui(ui, view, inspected, id, commands);
+                    let before = view.before.conversation().get(id);
+                    match view.at.conversation().get(id).or(before) {
+                        Some(Message::Other(_)) => message_ui(ui, view, id, commands),
+                        _ => activity_ui(ui, doc, view, id, commands),
+                    }
+                }
                 None => {
                     ui.weak(
-                        "No activity selected: click one in the conversation or on the timeline",
+                        "The current event names no message: click an activity in the \
+                         conversation or on the timeline to pin it",
                     );
                 }
             }
             ui.separator();
             current_event_ui(ui, doc, view);
         });
+}
+
+/// The shown message's id, the pin, and why it is shown (followed here,
+/// followed from an earlier event, or pinned), discreetly.
+fn header_ui(
+    ui: &mut Ui,
+    view: &CursorView,
+    inspected: &Inspected,
+    id: &str,
+    commands: &mut Vec<Command>,
+) {
+    let pinned = inspected.pinned().is_some();
+    ui.horizontal(|ui| {
+        let heading = ui.heading(RichText::new(id).monospace());
+        heading.widget_info(|| {
+            egui::WidgetInfo::labeled(egui::Role::Label, true, format!("Inspecting {id}"))
+        });
+        let (text, hover) = if pinned {
+            (
+                "Pinned",
+                format!("{id} stays shown as the cursor moves: click to follow the current event"),
+            )
+        } else {
+            (
+                "Pin",
+                format!("Keep showing {id} as the cursor moves (the diff compares it too)"),
+            )
+        };
+        let pin = ui
+            .add(egui::Button::new(text).small().selected(pinned))
+            .on_hover_text(hover);
+        pin.widget_info(|| {
+            egui::WidgetInfo::selected(
+                egui::Role::Button,
+                true,
+                pinned,
+                "Pin the inspected message",
+            )
+        });
+        if pin.clicked() {
+            commands.push(Command::PinInspected(!pinned));
+        }
+    });
+    let why = match inspected.followed() {
+        Some(followed) if pinned && followed.id != id && followed.named_at == view.step => {
+            format!("pinned; the current event names {}", followed.id)
+        }
+        _ if pinned => "pinned".to_owned(),
+        Some(followed) if followed.named_at == view.step => "named by the current event".to_owned(),
+        Some(followed) if followed.named_at == Seq::START => {
+            "from the recorded request body: no event names a message yet".to_owned()
+        }
+        Some(followed) => format!(
+            "step {} names no message: the last one named, at step {}",
+            view.step, followed.named_at
+        ),
+        None => String::new(),
+    };
+    ui.weak(why);
 }
 
 /// The activity message of `message`, if it is one.
@@ -68,16 +137,6 @@ fn activity_ui(ui: &mut Ui, doc: &Doc, view: &CursorView, id: &str, commands: &m
     let at_message = view.at.conversation().get(id);
     let activity = as_activity(at_message);
     let old = as_activity(view.before.conversation().get(id));
-    ui.horizontal(|ui| {
-        ui.heading(RichText::new(id).monospace());
-        let clear = ui.small_button("×").on_hover_text("Clear the selection");
-        clear.widget_info(|| {
-            egui::WidgetInfo::labeled(egui::Role::Button, true, "Clear the selection")
-        });
-        if clear.clicked() {
-            commands.push(Command::SelectActivity(None));
-        }
-    });
     let lane = doc.timeline.index().lane(id);
     let here = lane.and_then(|lane| {
         lane.events
@@ -170,6 +229,74 @@ fn activity_ui(ui: &mut Ui, doc: &Doc, view: &CursorView, id: &str, commands: &m
                 .highlights(&view_of_metadata.highlights)
                 .notes(&view_of_metadata.notes)
                 .search_menu("/metadata")
+                .show(ui);
+            search_picked(picked, id, commands);
+        });
+}
+
+/// A text, tool or reasoning message: its role, whether it exists at the
+/// cursor, whether it joined from a run input, and its JSON with what the
+/// current event changed.
+fn message_ui(ui: &mut Ui, view: &CursorView, id: &str, commands: &mut Vec<Command>) {
+    let (at, before) = (view.at.conversation(), view.before.conversation());
+    let (now, old) = (at.get(id), before.get(id));
+    let Some(shown) = now.or(old) else {
+        return;
+    };
+    egui::Grid::new("message-header")
+        .num_columns(2)
+        .spacing([12.0, 2.0])
+        .show(ui, |ui| {
+            ui.weak("role");
+            ui.label(shown.role_name());
+            ui.end_row();
+            ui.weak(format!("at step {}", view.step));
+            ui.label(match (now.is_some(), old.is_some()) {
+                (true, false) => "created by this event",
+                (false, true) => "removed by this event",
+                _ if now != old => "changed by this event",
+                _ => "exists",
+            });
+            ui.end_row();
+            if let Some(step) = at.from_input(id).or_else(|| before.from_input(id)) {
+                ui.weak("input");
+                ui.label(if step == Seq::START {
+                    "joined from the recorded request body (E11)".to_owned()
+                } else {
+                    format!("joined from the input of RUN_STARTED at step {step} (E11)")
+                });
+                ui.end_row();
+            }
+        });
+    let title = if now.is_none() {
+        "Message (before this event)"
+    } else {
+        "Message"
+    };
+    egui::CollapsingHeader::new(title)
+        .id_salt("inspector-message")
+        .default_open(true)
+        .show(ui, |ui| {
+            let shown = memoized(
+                ui.ctx(),
+                Id::unique(("inspector-message", id)),
+                view.generation,
+                view.step,
+                || {
+                    let value = shown.to_json();
+                    let highlights = match (now, old) {
+                        (Some(n), Some(o)) if std::ptr::eq(n, o) || n == o => Highlights::none(),
+                        (Some(_), o) => {
+                            highlights_between(o.map(Message::to_json).as_ref(), &value)
+                        }
+                        (None, _) => Highlights::none(),
+                    };
+                    Arc::new((value, highlights))
+                },
+            );
+            let picked = JsonTree::new(("message", id), &shown.0)
+                .highlights(&shown.1)
+                .search_menu("")
                 .show(ui);
             search_picked(picked, id, commands);
         });

@@ -1,0 +1,145 @@
+//! The State tab of the right panel (issue 13.2): the shared state at the
+//! cursor as a JSON tree, with what the current event (a `STATE_DELTA`, a
+//! `STATE_SNAPSHOT`, a run input) changed highlighted, as the inspector
+//! highlights an activity's patch. Redux DevTools' "State" tab, at the
+//! step.
+
+use std::sync::Arc;
+
+use egui::{Id, Ui};
+
+use super::command::SearchCommand;
+use super::json_tree::{Highlights, JsonTree, highlights_between};
+use super::memo::memoized;
+use super::state::{AppState, Command, CursorView};
+use crate::protocol::{EventBody, ParseOutcome};
+use crate::replay::Effect;
+
+/// Draws the State tab.
+pub fn state_view_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) {
+    let (Some(doc), Some(view)) = (state.doc(), state.view()) else {
+        ui.weak("No stream open");
+        return;
+    };
+    ui.horizontal(|ui| {
+        ui.strong("State");
+        ui.label(format!("at step {}", view.step));
+    });
+    let highlights = memoized(
+        ui.ctx(),
+        Id::unique("state-view-highlights"),
+        view.generation,
+        view.step,
+        || Arc::new(state_highlights(view)),
+    );
+    let effect = view
+        .step
+        .index()
+        .and_then(|i| doc.timeline.effects().get(i))
+        .map(|e| e.effect);
+    ui.weak(what_the_event_did(view, effect, &highlights));
+    ui.separator();
+    egui::ScrollArea::both()
+        .id_salt("state-view")
+        .auto_shrink(false)
+        .show(ui, |ui| {
+            let picked = JsonTree::new("state-view", view.at.state())
+                .highlights(&highlights)
+                .search_menu("")
+                .show(ui);
+            if let Some(pointer) = picked {
+                commands.push(Command::Search(SearchCommand::Prefill {
+                    message: None,
+                    pointer,
+                }));
+            }
+        });
+}
+
+/// What the current event changed in the state (nothing when it left the
+/// state as it was: shared, or equal).
+pub fn state_highlights(view: &CursorView) -> Highlights {
+    let (before, at) = (view.before.state(), view.at.state());
+    if std::ptr::eq(before, at) || before == at {
+        return Highlights::none();
+    }
+    highlights_between(Some(before), at)
+}
+
+/// One line on what the current event did to the state.
+fn what_the_event_did(
+    view: &CursorView,
+    effect: Option<Effect>,
+    highlights: &Highlights,
+) -> String {
+    let step = view.step;
+    let Some(ParseOutcome::Event { event, .. }) = &view.event else {
+        return format!("Step {step}: the state as the stream starts");
+    };
+    let changed = highlights.len();
+    let paths = if changed == 1 { "path" } else { "paths" };
+    match (&event.body, effect) {
+        (EventBody::StateDelta { delta }, Some(Effect::Applied)) => {
+            let ops = if delta.ops.len() == 1 {
+                "operation"
+            } else {
+                "operations"
+            };
+            format!(
+                "STATE_DELTA at step {step}: {} {ops} applied, {changed} {paths} changed (highlighted)",
+                delta.ops.len()
+            )
+        }
+        (EventBody::StateDelta { .. }, Some(Effect::NotApplied)) => {
+            format!("STATE_DELTA at step {step} not applied: the run failed earlier (R43)")
+        }
+        (EventBody::StateDelta { .. }, _) => {
+            format!("STATE_DELTA at step {step} skipped: the state is as it was (E1)")
+        }
+        (EventBody::StateSnapshot { .. }, _) if changed > 0 => {
+            format!("STATE_SNAPSHOT at step {step} replaced the state: {changed} {paths} changed")
+        }
+        (EventBody::StateSnapshot { .. }, _) => {
+            format!("STATE_SNAPSHOT at step {step}: the same state again")
+        }
+        _ if changed > 0 => format!(
+            "{} at step {step}: {changed} {paths} changed",
+            event.event_type().as_str()
+        ),
+        _ => format!(
+            "{} at step {step} leaves the state as it was",
+            event.event_type().as_str()
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostic::Seq;
+    use crate::ui::state::TimeCommand;
+
+    fn demo_at(step: u64) -> AppState {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("recordings/demo.jsonl");
+        let mut state = AppState::default();
+        state.open_now(&path, None);
+        state.apply(vec![Command::Time(TimeCommand::Set(Seq::new(step)))]);
+        state
+    }
+
+    #[test]
+    fn a_state_delta_highlights_the_paths_it_changed() {
+        // Step 20: add /steps/- "flights", replace /budget 800 by 739.
+        let state = demo_at(20);
+        let highlights = state_highlights(state.view().expect("a view"));
+        let marks: Vec<_> = highlights.iter().collect();
+        use crate::ui::json_tree::Mark;
+        assert_eq!(
+            marks,
+            vec![("/budget", Mark::Changed), ("/steps/0", Mark::Added)]
+        );
+        // Step 21 (STEP_FINISHED) changes nothing.
+        let state = demo_at(21);
+        assert!(state_highlights(state.view().expect("a view")).is_empty());
+    }
+}
