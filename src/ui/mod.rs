@@ -46,7 +46,7 @@ use crate::replay::Profile;
 /// Which tab the right panel shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RightTab {
-    /// The selected activity.
+    /// The activity (or message) the current event names, or the pinned one.
     Inspector,
     /// Every diagnostic.
     Diagnostics,

@@ -1,4 +1,5 @@
-//! The inspector (the right panel's first tab): the selected activity at the
+//! The inspector (the right panel's first tab): the activity (or message)
+//! the current event names, or the one pinned ([`super::follow`]), at the
 //! cursor — its content and metadata with what the current event changed —
 //! then the current event itself: its raw JSON, its patch operation by
 //! operation, and the diagnostics of the step.
