@@ -112,6 +112,7 @@ impl ReplayApp {
             ctx.request_repaint_after(Duration::from_millis(200));
         }
         let mut commands = Vec::new();
+        search::search_keys(&ctx, &self.search_form, &mut commands);
         if keyboard(&ctx, &mut commands) {
             self.right_tab = RightTab::Bookmarks;
         }
