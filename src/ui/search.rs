@@ -34,7 +34,7 @@ pub const EVENTS_PER_FRAME: usize = 20_000;
 
 /// How often the app looks at a search running on its thread (the frames
 /// in between are the thread's: the machine may have two cores).
-pub const LIST_POLL: Duration = Duration::from_millis(50);
+pub const LIST_POLL: Duration = Duration::from_millis(100);
 
 /// The search over time: every match of a query (being found, or found),
 /// a next or previous search in progress or the last one's result, and a
@@ -1000,5 +1000,33 @@ mod tests {
         assert_eq!(filter_ids(ids, "SEARCH"), ["search-1", "Hotel_Search"]);
         assert_eq!(filter_ids(ids, " "), ids);
         assert!(filter_ids(ids, "nothing").is_empty());
+    }
+
+    #[test]
+    fn a_cancelled_find_all_keeps_what_it_found_and_answers_nothing() {
+        // Issue 13, point 4: Cancel stops the thread; a list cut short is
+        // not used to answer next or previous.
+        let doc = doc_of(STREAM);
+        let mut search = SearchRun::default();
+        search.apply(
+            SearchCommand::All(found_query()),
+            Seq::new(0),
+            &doc.timeline,
+        );
+        search.apply(SearchCommand::Cancel, Seq::new(0), &doc.timeline);
+        let list = search.list().expect("the list stays");
+        assert!(list.was_cancelled() && !list.is_complete() && !list.is_running());
+        assert!(search.progress().is_none(), "nothing runs");
+        assert!(!search.poll_list());
+        search.apply(
+            SearchCommand::Start(found_query(), SearchFrom::First),
+            Seq::new(0),
+            &doc.timeline,
+        );
+        assert!(search.progress().is_some(), "the engine's search runs");
+        assert_eq!(
+            run(&mut search, &doc.timeline),
+            SearchProgress::Found(Seq::new(3))
+        );
     }
 }

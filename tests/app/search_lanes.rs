@@ -339,7 +339,7 @@ fn the_diagnostics_row_of_a_long_stream_is_a_density() {
             seed: 3,
         },
         |line| {
-            text.push_str(&line.to_string());
+            text.push_str(line);
             text.push('\n');
         },
     );
