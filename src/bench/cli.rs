@@ -25,7 +25,8 @@ pub enum BenchCommand {
     /// events per second, and the latency of paced events.
     Proxy(ProxyArgs),
     /// Drive the desktop app headless through frames of scrubbing on a
-    /// large recording: frame times.
+    /// large recording: frame times; a search over every event, as `find`
+    /// runs it and as the app does.
     Ui(UiArgs),
 }
 
@@ -182,6 +183,12 @@ pub struct UiFigures {
     pub frame_p99_ms: f64,
     /// Slowest frame.
     pub frame_max_ms: f64,
+    /// A search over every event matching nothing, as `agui-replay find`
+    /// runs it (the events already loaded).
+    pub find_all_ms: f64,
+    /// The same search by the app's "Find all", until its list shows
+    /// complete (issue 13, point 4).
+    pub app_search_all_ms: f64,
 }
 
 /// `bench ui`: imports a generated stream into a temporary recording and
@@ -214,6 +221,8 @@ fn ui_figures(args: &UiArgs) -> anyhow::Result<UiFigures> {
             frame_p50_ms: quantile(0.5),
             frame_p99_ms: quantile(0.99),
             frame_max_ms: quantile(1.0),
+            find_all_ms: (timings.find_all_ms * 10.0).round() / 10.0,
+            app_search_all_ms: (timings.app_search_all_ms * 10.0).round() / 10.0,
         })
     })();
     let _ = std::fs::remove_dir_all(&work);

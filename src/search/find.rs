@@ -31,11 +31,33 @@ pub fn find_all(timeline: &Timeline, query: &Query) -> Vec<Match> {
 /// where it stopped (the last step, unless `on_match` broke off).
 ///
 /// For a stream not loaded into a [`Timeline`]: one pass, no checkpoints.
+/// What `agui-replay find` runs; the app runs the same pass on a thread of
+/// its own, through [`find_in_log_with_progress`].
 pub fn find_in_log(
     start: Replayer,
     events: &EventLog,
     query: &Query,
+    on_match: impl FnMut(Match) -> ControlFlow<()>,
+) -> Replayer {
+    find_in_log_with_progress(
+        start,
+        events,
+        query,
+        on_match,
+        |_| ControlFlow::Continue(()),
+    )
+}
+
+/// [`find_in_log`], telling `on_progress` the step reached every few
+/// thousand events (and at the end); it stops the pass where it breaks (a
+/// cancelled search). The matches and the replay returned are those of
+/// [`find_in_log`] up to where it stopped.
+pub fn find_in_log_with_progress(
+    start: Replayer,
+    events: &EventLog,
+    query: &Query,
     mut on_match: impl FnMut(Match) -> ControlFlow<()>,
+    mut on_progress: impl FnMut(Seq) -> ControlFlow<()>,
 ) -> Replayer {
     let mut cursor = Cursor::new(start, query);
     if cursor.step() == Seq::START
@@ -44,7 +66,16 @@ pub fn find_in_log(
     {
         return cursor.replayer;
     }
-    let _ = cursor.replay_to(query, events, Seq::new(events.len() as u64), on_match);
+    if on_progress(cursor.step()).is_break() {
+        return cursor.replayer;
+    }
+    let _ = cursor.replay_to(
+        query,
+        events,
+        Seq::new(events.len() as u64),
+        on_match,
+        on_progress,
+    );
     cursor.replayer
 }
 
@@ -188,13 +219,19 @@ impl Search {
         let before = cursor.step();
         let to = Seq::new(last.get().min(before.get().saturating_add(budget)));
         let mut found = None;
-        let _ = cursor.replay_to(query, timeline.events(), to, |candidate| {
-            if candidate.step < from {
-                return ControlFlow::Continue(());
-            }
-            found = Some(candidate);
-            ControlFlow::Break(())
-        });
+        let _ = cursor.replay_to(
+            query,
+            timeline.events(),
+            to,
+            |candidate| {
+                if candidate.step < from {
+                    return ControlFlow::Continue(());
+                }
+                found = Some(candidate);
+                ControlFlow::Break(())
+            },
+            |_| ControlFlow::Continue(()),
+        );
         self.done += cursor.step().get() - before.get();
         self.total = self.done + (last.get() - cursor.step().get());
         match found {
@@ -231,10 +268,16 @@ impl Search {
             let before = cursor.step();
             let to = Seq::new(end.get().min(before.get().saturating_add(budget)));
             let best = &mut self.best;
-            let _ = cursor.replay_to(query, timeline.events(), to, |candidate| {
-                *best = Some(candidate);
-                ControlFlow::Continue(())
-            });
+            let _ = cursor.replay_to(
+                query,
+                timeline.events(),
+                to,
+                |candidate| {
+                    *best = Some(candidate);
+                    ControlFlow::Continue(())
+                },
+                |_| ControlFlow::Continue(()),
+            );
             let applied = cursor.step().get() - before.get();
             self.done += applied;
             budget = budget.saturating_sub(applied);
@@ -353,5 +396,73 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    /// A stream of `n` state deltas, each changing `/n`.
+    fn counting(n: u64) -> Timeline {
+        let mut log = EventLog::default();
+        log.push(br#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#);
+        log.push(br#"{"type":"STATE_SNAPSHOT","snapshot":{"n":0}}"#);
+        for i in 1..=n {
+            let event = format!(
+                r#"{{"type":"STATE_DELTA","delta":[{{"op":"replace","path":"/n","value":{i}}}]}}"#
+            );
+            log.push(event.as_bytes());
+        }
+        Timeline::from_log(log, Options::default())
+    }
+
+    #[test]
+    fn progress_is_told_in_order_and_a_break_cancels_the_pass() {
+        // Issue 13, point 4: the app's "find all" runs this pass on a thread
+        // with progress and Cancel; it must find what `find` finds.
+        let timeline = counting(40_000);
+        let query = Query::new(Target::State, "/n", Predicate::Exists).expect("valid");
+        let all = find_all(&timeline, &query);
+        assert_eq!(all.len(), 40_001, "the snapshot, then every delta");
+        let mut reported = Vec::new();
+        let mut found = Vec::new();
+        let end = find_in_log_with_progress(
+            timeline.seek(Seq::START),
+            timeline.events(),
+            &query,
+            |m| {
+                found.push(m);
+                ControlFlow::Continue(())
+            },
+            |step| {
+                reported.push(step.get());
+                ControlFlow::Continue(())
+            },
+        );
+        assert_eq!(found, all, "the same matches as find_all");
+        assert_eq!(end.step(), timeline.last_step());
+        assert!(reported.len() >= 3, "{reported:?}");
+        assert!(reported.windows(2).all(|w| w[0] < w[1]), "{reported:?}");
+        assert_eq!(reported.last(), Some(&timeline.last_step().get()));
+
+        // Cancelled at the first report past step 0: fewer matches, each
+        // one of find_all's, and the replay stops where it was told.
+        let mut found = Vec::new();
+        let end = find_in_log_with_progress(
+            timeline.seek(Seq::START),
+            timeline.events(),
+            &query,
+            |m| {
+                found.push(m);
+                ControlFlow::Continue(())
+            },
+            |step| {
+                if step > Seq::START {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            },
+        );
+        assert!(end.step() < timeline.last_step(), "{}", end.step());
+        assert!(!found.is_empty() && found.len() < all.len());
+        assert_eq!(found[..], all[..found.len()]);
+        assert!(found.iter().all(|m| m.step <= end.step()));
     }
 }

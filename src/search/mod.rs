@@ -22,7 +22,7 @@ mod find;
 mod query;
 mod watch;
 
-pub use find::{Direction, Search, SearchStatus, find_all, find_in_log};
+pub use find::{Direction, Search, SearchStatus, find_all, find_in_log, find_in_log_with_progress};
 pub use query::{Predicate, Query, QueryError, Target};
 pub use watch::Match;
 

@@ -189,13 +189,16 @@ impl Cursor {
     }
 
     /// Applies the events up to step `to` (clamped to the log), handing each
-    /// match to `on_match`; stops after a match it breaks on.
+    /// match to `on_match`; stops after a match it breaks on. After each
+    /// chunk of events, `on_chunk` is told the step reached, and may stop
+    /// the replay there by breaking.
     pub(super) fn replay_to(
         &mut self,
         query: &Query,
         events: &EventLog,
         to: Seq,
         mut on_match: impl FnMut(Match) -> ControlFlow<()>,
+        mut on_chunk: impl FnMut(Seq) -> ControlFlow<()>,
     ) -> ControlFlow<()> {
         let end = usize::try_from(to.get())
             .unwrap_or(usize::MAX)
@@ -214,6 +217,7 @@ impl Cursor {
                 }
             });
             flow?;
+            on_chunk(self.step())?;
         }
         ControlFlow::Continue(())
     }

@@ -22,6 +22,26 @@ pub struct UiTimings {
     /// Each frame (the scrub's seek, the whole UI laid out and
     /// tessellated), in milliseconds, sorted.
     pub frame_millis: Vec<f64>,
+    /// A search over every event that matches nothing, as `agui-replay
+    /// find` runs it ([`crate::search::find_in_log`] over the loaded
+    /// events, without the load).
+    pub find_all_ms: f64,
+    /// The same search run by the app's "Find all" (issue 13, point 4):
+    /// from the command to the frame that shows the list complete, the
+    /// frames drawn as the app draws them while it runs (one each
+    /// [`crate::ui::search::LIST_POLL`]).
+    pub app_search_all_ms: f64,
+}
+
+/// The query of the search figures: the state's `/last` equal to a value
+/// it never takes, so that every event is replayed and followed.
+fn no_match_query() -> crate::search::Query {
+    crate::search::Query::new(
+        crate::search::Target::State,
+        "/last",
+        crate::search::Predicate::Equals(serde_json::Value::from("no-such-activity")),
+    )
+    .expect("a valid pointer")
 }
 
 /// Opens `recording` in the app and runs `frames` frames, each moving the
@@ -69,9 +89,43 @@ pub fn ui_timings(recording: &Path, frames: usize, seed: u64) -> anyhow::Result<
         millis.push(started.elapsed().as_secs_f64() * 1e3);
     }
     millis.sort_by(f64::total_cmp);
+
+    let query = no_match_query();
+    let Some(doc) = app.state.doc() else {
+        anyhow::bail!("the recording did not open");
+    };
+    let started = Instant::now();
+    let mut num_matches = 0usize;
+    crate::search::find_in_log(
+        doc.timeline.seek(Seq::START),
+        doc.timeline.events(),
+        &query,
+        |_| {
+            num_matches += 1;
+            std::ops::ControlFlow::Continue(())
+        },
+    );
+    let find_all_ms = started.elapsed().as_secs_f64() * 1e3;
+    anyhow::ensure!(num_matches == 0, "the no-match query matched");
+
+    let started = Instant::now();
+    app.state.apply(vec![Command::Search(
+        crate::ui::command::SearchCommand::All(query),
+    )]);
+    loop {
+        frame(&mut app);
+        match app.state.search().list() {
+            Some(list) if list.is_running() => std::thread::sleep(crate::ui::search::LIST_POLL),
+            Some(list) if list.is_complete() => break,
+            _ => anyhow::bail!("the app's search did not run to the end"),
+        }
+    }
+    let app_search_all_ms = started.elapsed().as_secs_f64() * 1e3;
     Ok(UiTimings {
         events,
         open_ms,
         frame_millis: millis,
+        find_all_ms,
+        app_search_all_ms,
     })
 }

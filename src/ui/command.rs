@@ -141,7 +141,11 @@ pub enum NoteCommand {
 pub enum SearchCommand {
     /// Starts a search (the running one, if any, stops).
     Start(Query, SearchFrom),
-    /// Stops the running search.
+    /// Finds every match, on a thread (the list being found, if any, is
+    /// dropped).
+    All(Query),
+    /// Stops the running search, and the "find all" (its matches so far
+    /// stay).
     Cancel,
     /// Fills the search tab (a message, or the state; a pointer) and shows
     /// it: "find the steps where this changes" from a JSON tree.

@@ -24,8 +24,10 @@ pub struct Doc {
     pub session: Option<i64>,
     /// Where the stream came from (its events are in the timeline).
     pub source: Source,
-    /// The replay, with checkpoints and indices.
-    pub timeline: Timeline,
+    /// The replay, with checkpoints and indices. Shared, so that a search
+    /// over every event runs on a thread of its own (issue 13, point 4);
+    /// a live recording's growth changes it through [`std::sync::Arc::make_mut`].
+    pub timeline: std::sync::Arc<Timeline>,
     /// When each event arrived, in nanoseconds from the start (index 0 is
     /// seq 1): recorded, or derived from `timestamp`s, or 100 ms apart.
     pub arrival_nanos: Vec<u64>,
@@ -289,7 +291,7 @@ pub fn load(path: &Path, session: Option<i64>, options: Options) -> Result<Box<D
         sessions,
         session,
         source,
-        timeline,
+        timeline: timeline.into(),
         arrival_nanos,
         timing,
         recording,
@@ -360,7 +362,8 @@ fn waiting_for_a_session(path: &Path, recording: Recording, options: Options) ->
             start,
             crate::input::EventLog::default(),
             CheckpointPolicy::default(),
-        ),
+        )
+        .into(),
         source,
         arrival_nanos: Vec::new(),
         timing: Timing::Recorded,

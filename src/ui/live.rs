@@ -141,16 +141,21 @@ impl Live {
         let num_diagnostics = doc.timeline.diagnostics().len();
         let last_before = doc.timeline.last_step();
         let appended = !events.is_empty();
-        for event in events {
-            doc.timeline.append(&event.raw);
-            doc.arrival_nanos.push(event.arrival_nanos);
+        // A search over every event may hold the timeline (on its thread):
+        // the timeline is then copied, the search going on over the old one.
+        if appended {
+            let timeline = std::sync::Arc::make_mut(&mut doc.timeline);
+            for event in events {
+                timeline.append(&event.raw);
+                doc.arrival_nanos.push(event.arrival_nanos);
+            }
         }
         // The writer ended the session: it is no longer open.
         let ended = info.is_some() && !open;
         if ended {
             // The writer ended the session: now the end-of-stream checks.
             doc.live = false;
-            doc.timeline.finish();
+            std::sync::Arc::make_mut(&mut doc.timeline).finish();
         }
         for diagnostic in &doc.timeline.diagnostics()[num_diagnostics..] {
             doc.counts.add(diagnostic.severity);

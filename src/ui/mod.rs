@@ -185,6 +185,7 @@ impl ReplayApp {
             ctx.request_repaint_after(Duration::from_millis(200));
         }
         let mut commands = Vec::new();
+        search::search_keys(&ctx, &self.search_form, &mut commands);
         let keys = keyboard(&ctx, &mut commands);
         if let Some(tab) = keys.tab {
             self.right_tab = tab;

@@ -1,36 +1,60 @@
-//! Search over time: the first, next or previous step where a JSON pointer
-//! of an activity (or of the state) exists, equals a value or contains one.
-//! The engine's [`Search`] runs a slice per frame, so a search over a long
-//! stream shows its progress and can be stopped; a match moves the playhead.
+//! Search over time: every step where a JSON pointer of an activity (or of
+//! the state) exists, equals a value or contains one, listed and marked on
+//! the timeline; and the first, next or previous of them from the cursor.
+//!
+//! "Find all" runs the pass `agui-replay find` runs
+//! ([`find_in_log_with_progress`]) on a thread of its own, so that it goes as
+//! fast as the command line, with its progress shown and a Cancel; the
+//! matches show as they are found (issue 13, point 4). Next and previous
+//! read the list once it is complete; before that, the engine's [`Search`]
+//! runs a slice per frame from the nearest checkpoint.
 
 use crate::ui::command::SearchCommand;
-use std::time::Instant;
+use std::ops::ControlFlow;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, TryRecvError, channel};
+use std::time::{Duration, Instant};
 
 use egui::{RichText, Ui};
 use serde_json::Value;
 
+use super::TimeCommand;
 use super::json_tree::compact_json;
 use super::state::{AppState, Command, SearchFrom};
 use crate::diagnostic::Seq;
-use crate::search::{Predicate, Query, Search, SearchStatus, Target};
+use crate::search::{
+    Match, Predicate, Query, Search, SearchStatus, Target, find_in_log_with_progress,
+};
 use crate::timeline::Timeline;
 
-/// Events a search replays per frame (about 20 ms at a million a second).
+/// Events a next or previous search replays per frame (about 20 ms at a
+/// million a second), while no complete list answers it.
 pub const EVENTS_PER_FRAME: usize = 20_000;
 
-/// The search over time: a search in progress, or the last one's result,
-/// and a search a JSON tree asked for. Changed by [`SearchCommand`]s;
+/// How often the app looks at a search running on its thread (the frames
+/// in between are the thread's: the machine may have two cores).
+pub const LIST_POLL: Duration = Duration::from_millis(100);
+
+/// The search over time: every match of a query (being found, or found),
+/// a next or previous search in progress or the last one's result, and a
+/// search a JSON tree asked for. Changed by [`SearchCommand`]s;
 /// [`SearchRun::advance`] runs a slice of it in the logic step.
 #[derive(Default)]
 pub struct SearchRun {
     running: Option<Running>,
-    /// What the last search found, for the panel.
+    /// What the last next or previous search found, for the panel.
     outcome: Option<SearchOutcome>,
-    /// The query of the last search (its outcome shows while the fields
-    /// still say it).
+    /// The query of the last next or previous search (its outcome shows
+    /// while the fields still say it).
     query: Option<Query>,
     /// A search a JSON tree asked for, for the search tab to take.
     prefill: Option<(Option<String>, String)>,
+    /// What a next or previous search answered from the list, for
+    /// [`SearchRun::advance`] to report once.
+    ready: Option<SearchProgress>,
+    /// Every match of the last "find all".
+    list: Option<MatchList>,
 }
 
 struct Running {
@@ -38,6 +62,179 @@ struct Running {
     description: String,
     started: Instant,
     progress: f32,
+}
+
+/// Every match of one query: found on a thread ([`find_in_log_with_progress`],
+/// the pass of `agui-replay find`), shown as they come.
+pub struct MatchList {
+    query: Query,
+    matches: Vec<Match>,
+    /// The events the pass replays.
+    total: u64,
+    job: Option<ListJob>,
+    /// How long the pass took (so far, while it runs).
+    elapsed: Duration,
+    cancelled: bool,
+}
+
+/// The thread finding a list: its matches come through `receiver`; it ends
+/// (the sender dropped) at the last event or once `cancel` is set.
+struct ListJob {
+    receiver: Receiver<Match>,
+    done: Arc<AtomicU64>,
+    /// How long the pass took, in microseconds, set by the thread at its
+    /// end.
+    took_micros: Arc<AtomicU64>,
+    cancel: Arc<AtomicBool>,
+    started: Instant,
+}
+
+impl Drop for ListJob {
+    fn drop(&mut self) {
+        // A list replaced, a document closed: the thread stops within a
+        // chunk of events.
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+}
+
+impl MatchList {
+    /// Starts finding every match of `query` in `timeline`, on a thread.
+    fn start(query: Query, timeline: &Arc<Timeline>) -> Self {
+        let (sender, receiver) = channel();
+        let done = Arc::new(AtomicU64::new(0));
+        let cancel = Arc::new(AtomicBool::new(false));
+        let took_micros = Arc::new(AtomicU64::new(0));
+        let job = ListJob {
+            receiver,
+            done: Arc::clone(&done),
+            took_micros: Arc::clone(&took_micros),
+            cancel: Arc::clone(&cancel),
+            started: Instant::now(),
+        };
+        let total = timeline.len() as u64;
+        let timeline = Arc::clone(timeline);
+        let searched = query.clone();
+        let spawned = std::thread::Builder::new()
+            .name("search-all".into())
+            .spawn(move || {
+                let started = Instant::now();
+                find_in_log_with_progress(
+                    timeline.seek(Seq::START),
+                    timeline.events(),
+                    &searched,
+                    |found| match sender.send(found) {
+                        Ok(()) => ControlFlow::Continue(()),
+                        Err(_) => ControlFlow::Break(()),
+                    },
+                    |step| {
+                        done.store(step.get(), Ordering::Relaxed);
+                        if cancel.load(Ordering::Relaxed) {
+                            ControlFlow::Break(())
+                        } else {
+                            ControlFlow::Continue(())
+                        }
+                    },
+                );
+                let took = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+                took_micros.store(took, Ordering::Relaxed);
+            });
+        Self {
+            query,
+            matches: Vec::new(),
+            total,
+            // No thread (the system refused one): an empty, cancelled list.
+            cancelled: spawned.is_err(),
+            job: spawned.is_ok().then_some(job),
+            elapsed: Duration::ZERO,
+        }
+    }
+
+    /// Takes in what the thread found since the last look. Returns whether
+    /// it still runs.
+    fn poll(&mut self) -> bool {
+        let Some(job) = &self.job else {
+            return false;
+        };
+        loop {
+            match job.receiver.try_recv() {
+                Ok(found) => self.matches.push(found),
+                Err(TryRecvError::Empty) => {
+                    self.elapsed = job.started.elapsed();
+                    return true;
+                }
+                Err(TryRecvError::Disconnected) => {
+                    // The thread's own time: not the look that saw it end.
+                    self.elapsed = Duration::from_micros(job.took_micros.load(Ordering::Relaxed));
+                    self.cancelled = job.cancel.load(Ordering::Relaxed)
+                        && job.done.load(Ordering::Relaxed) < self.total;
+                    self.job = None;
+                    return false;
+                }
+            }
+        }
+    }
+
+    /// Stops the thread; the matches found so far stay.
+    fn cancel(&mut self) {
+        if let Some(job) = self.job.take() {
+            self.elapsed = job.started.elapsed();
+            self.cancelled = true;
+        }
+    }
+
+    /// What was searched.
+    pub fn query(&self) -> &Query {
+        &self.query
+    }
+
+    /// The matches found so far, in step order.
+    pub fn matches(&self) -> &[Match] {
+        &self.matches
+    }
+
+    /// Whether the thread still runs.
+    pub fn is_running(&self) -> bool {
+        self.job.is_some()
+    }
+
+    /// Whether every event was searched (not running, not cancelled).
+    pub fn is_complete(&self) -> bool {
+        self.job.is_none() && !self.cancelled
+    }
+
+    /// Whether it was cancelled before the last event.
+    pub fn was_cancelled(&self) -> bool {
+        self.cancelled
+    }
+
+    /// How far the thread got, 0 to 1.
+    pub fn progress(&self) -> f32 {
+        match &self.job {
+            None => 1.0,
+            Some(_) if self.total == 0 => 0.0,
+            Some(job) => job.done.load(Ordering::Relaxed) as f32 / self.total as f32,
+        }
+    }
+
+    /// How long the pass took on its thread (so far, while it runs).
+    pub fn elapsed(&self) -> Duration {
+        self.elapsed
+    }
+
+    /// The answer of a next, previous or first search from `step`.
+    fn answer(&self, from: SearchFrom, step: Seq) -> Option<&Match> {
+        match from {
+            SearchFrom::First => self.matches.first(),
+            SearchFrom::Next => self
+                .matches
+                .get(self.matches.partition_point(|m| m.step <= step)),
+            SearchFrom::Previous => self
+                .matches
+                .partition_point(|m| m.step < step)
+                .checked_sub(1)
+                .map(|i| &self.matches[i]),
+        }
+    }
 }
 
 /// How a search ended.
@@ -73,19 +270,30 @@ pub enum SearchProgress {
 }
 
 impl SearchRun {
-    /// Whether a search is running, and how far it got (0 to 1).
+    /// Whether a search is running (a next or previous one, or a "find
+    /// all"), and how far it got (0 to 1).
     pub fn progress(&self) -> Option<f32> {
-        self.running.as_ref().map(|r| r.progress)
+        self.running.as_ref().map(|r| r.progress).or_else(|| {
+            self.list
+                .as_ref()
+                .filter(|l| l.is_running())
+                .map(MatchList::progress)
+        })
     }
 
-    /// What the last search found.
+    /// What the last next or previous search found.
     pub fn outcome(&self) -> Option<&SearchOutcome> {
         self.outcome.as_ref()
     }
 
-    /// The query of the last search.
+    /// The query of the last next or previous search.
     pub fn query(&self) -> Option<&Query> {
         self.query.as_ref()
+    }
+
+    /// Every match of the last "find all" (found so far, while it runs).
+    pub fn list(&self) -> Option<&MatchList> {
+        self.list.as_ref()
     }
 
     /// Takes the search a JSON tree asked for, if any.
@@ -93,11 +301,20 @@ impl SearchRun {
         self.prefill.take()
     }
 
-    /// Applies a command, the cursor at `step`.
-    pub fn apply(&mut self, command: SearchCommand, step: Seq) {
+    /// Applies a command, the cursor at `step`, over the document's
+    /// `timeline`.
+    pub fn apply(&mut self, command: SearchCommand, step: Seq, timeline: &Arc<Timeline>) {
         match command {
             SearchCommand::Start(query, from) => self.start(query, from, step),
-            SearchCommand::Cancel => self.running = None,
+            SearchCommand::All(query) => {
+                self.list = Some(MatchList::start(query, timeline));
+            }
+            SearchCommand::Cancel => {
+                self.running = None;
+                if let Some(list) = &mut self.list {
+                    list.cancel();
+                }
+            }
             SearchCommand::Prefill { message, pointer } => {
                 self.prefill = Some((message, pointer));
             }
@@ -107,6 +324,32 @@ impl SearchRun {
     fn start(&mut self, query: Query, from: SearchFrom, step: Seq) {
         let description = describe(&query, from);
         self.query = Some(query.clone());
+        self.outcome = None;
+        // A complete list of the same query answers at once.
+        if let Some(list) = self
+            .list
+            .as_ref()
+            .filter(|l| l.is_complete() && l.query == query)
+        {
+            self.running = None;
+            let (outcome, ready) = match list.answer(from, step) {
+                Some(found) => (
+                    SearchOutcome::Found {
+                        description,
+                        step: found.step,
+                        value: found.value.clone(),
+                    },
+                    SearchProgress::Found(found.step),
+                ),
+                None => (
+                    SearchOutcome::NotFound { description },
+                    SearchProgress::NotFound,
+                ),
+            };
+            self.outcome = Some(outcome);
+            self.ready = Some(ready);
+            return;
+        }
         let search = match from {
             SearchFrom::First => Search::first(query),
             SearchFrom::Next => Search::next(query, step),
@@ -118,11 +361,20 @@ impl SearchRun {
             started: Instant::now(),
             progress: 0.0,
         });
-        self.outcome = None;
     }
 
-    /// Runs the search over `timeline` for about `budget` events.
+    /// Takes in what a "find all" found since the last look. Returns
+    /// whether it still runs.
+    pub fn poll_list(&mut self) -> bool {
+        self.list.as_mut().is_some_and(MatchList::poll)
+    }
+
+    /// Runs a next or previous search over `timeline` for about `budget`
+    /// events.
     pub fn advance(&mut self, timeline: &Timeline, budget: usize) -> SearchProgress {
+        if let Some(ready) = self.ready.take() {
+            return ready;
+        }
         let Some(running) = &mut self.running else {
             return SearchProgress::Idle;
         };
@@ -157,6 +409,16 @@ impl SearchRun {
 
 /// A short description of a query and a direction.
 fn describe(query: &Query, from: SearchFrom) -> String {
+    let direction = match from {
+        SearchFrom::First => "first",
+        SearchFrom::Next => "next",
+        SearchFrom::Previous => "previous",
+    };
+    format!("{direction} step where {}", describe_query(query))
+}
+
+/// A short description of a query: `search-1 /content/found = 3`.
+fn describe_query(query: &Query) -> String {
     let target = match &query.target {
         Target::Message(id) => id.clone(),
         Target::State => "state".to_owned(),
@@ -166,15 +428,7 @@ fn describe(query: &Query, from: SearchFrom) -> String {
         Predicate::Equals(value) => format!("= {}", compact_json(value, 40)),
         Predicate::Contains(value) => format!("contains {}", compact_json(value, 40)),
     };
-    let direction = match from {
-        SearchFrom::First => "first",
-        SearchFrom::Next => "next",
-        SearchFrom::Previous => "previous",
-    };
-    format!(
-        "{direction} step where {target} {} {predicate}",
-        display_pointer(&query.pointer)
-    )
+    format!("{target} {} {predicate}", display_pointer(&query.pointer))
 }
 
 fn display_pointer(pointer: &str) -> &str {
@@ -209,9 +463,16 @@ pub struct SearchForm {
     pub pointer: String,
     /// The condition.
     pub condition: Condition,
-    /// The value, as JSON (or plain text for `contains`).
+    /// The value, as JSON (or plain text for `contains`). Empty: any value,
+    /// as `exists` (what `agui-replay find` does with no `--equals` or
+    /// `--contains`).
     pub value: String,
+    /// What the "In" list is filtered by.
+    pub target_filter: String,
 }
+
+/// What an empty value field means, said under it.
+pub const EMPTY_VALUE_MEANS: &str = "Empty: any value (the same as exists)";
 
 impl SearchForm {
     /// The steps where a value changes: the pointer's value, wherever it
@@ -224,7 +485,8 @@ impl SearchForm {
         self.value.clear();
     }
 
-    /// The query the fields describe, or what is wrong with them.
+    /// The query the fields describe, or what is wrong with them. An
+    /// empty value is no error: it asks for any value (exists).
     pub fn query(&self) -> Result<Query, String> {
         let target = match &self.message {
             Some(id) => Target::Message(id.clone()),
@@ -233,6 +495,7 @@ impl SearchForm {
         let parse = |text: &str| serde_json::from_str::<Value>(text.trim());
         let predicate = match self.condition {
             Condition::Exists => Predicate::Exists,
+            _ if self.value.trim().is_empty() => Predicate::Exists,
             Condition::Equals => Predicate::Equals(
                 parse(&self.value).map_err(|e| format!("the value is not JSON: {e}"))?,
             ),
@@ -245,6 +508,104 @@ impl SearchForm {
     }
 }
 
+/// The ids the "In" list offers that contain `filter` (case-insensitive),
+/// in the order given.
+pub fn filter_ids<'a>(ids: impl IntoIterator<Item = &'a str>, filter: &str) -> Vec<&'a str> {
+    let filter = filter.trim().to_lowercase();
+    ids.into_iter()
+        .filter(|id| filter.is_empty() || id.to_lowercase().contains(&filter))
+        .collect()
+}
+
+/// The keys of search: F3 the next match, Shift+F3 the previous one (of
+/// the query the fields say).
+pub fn search_keys(ctx: &egui::Context, form: &SearchForm, commands: &mut Vec<Command>) {
+    // Shift first: a pattern without Shift matches a key with it.
+    let (previous, next) = ctx.input_mut(|i| {
+        (
+            i.consume_key(egui::Modifiers::SHIFT, egui::Key::F3),
+            i.consume_key(egui::Modifiers::NONE, egui::Key::F3),
+        )
+    });
+    let from = match (next, previous) {
+        (true, _) => SearchFrom::Next,
+        (_, true) => SearchFrom::Previous,
+        _ => return,
+    };
+    if let Ok(query) = form.query() {
+        commands.push(Command::Search(SearchCommand::Start(query, from)));
+    }
+}
+
+/// The "In" box: a combo whose list is filtered by what is typed in it.
+fn target_combo_ui(ui: &mut Ui, state: &AppState, form: &mut SearchForm, label: egui::Id) {
+    let Some(doc) = state.doc() else { return };
+    let selected = form
+        .message
+        .clone()
+        .unwrap_or_else(|| "the state".to_owned());
+    let focus_id = egui::Id::unique("search_target_filter_focused");
+    let combo = egui::ComboBox::from_id_salt("search_target")
+        .selected_text(selected)
+        .width(220.0)
+        .height(320.0)
+        // A click in the filter must not close it; picking an id does.
+        .close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside)
+        .show_ui(ui, |ui| {
+            let lanes = doc.timeline.index().lanes();
+            ui.horizontal(|ui| {
+                let filter_label = ui.label("Filter");
+                let filter = ui
+                    .add(
+                        egui::TextEdit::singleline(&mut form.target_filter)
+                            .hint_text("type part of an id")
+                            .desired_width(150.0),
+                    )
+                    .labelled_by(filter_label.id);
+                // Typing filters at once: the field takes the keys as
+                // the list opens.
+                let focused_once = ui.data(|d| d.get_temp::<bool>(focus_id).unwrap_or(false));
+                if !focused_once {
+                    filter.request_focus();
+                    ui.data_mut(|d| d.insert_temp(focus_id, true));
+                }
+            });
+            let ids = filter_ids(
+                lanes.iter().map(|l| l.message_id.as_str()),
+                &form.target_filter,
+            );
+            ui.weak(format!("{} of {} activities", ids.len(), lanes.len()));
+            if ui
+                .selectable_label(form.message.is_none(), "the state")
+                .clicked()
+            {
+                form.message = None;
+                form.picked = true;
+                ui.close();
+            }
+            let row_height = ui.spacing().interact_size.y;
+            egui::ScrollArea::vertical()
+                .id_salt("search_target_ids")
+                .max_height(260.0)
+                .show_rows(ui, row_height, ids.len(), |ui, rows| {
+                    for &id in &ids[rows] {
+                        if ui
+                            .selectable_label(form.message.as_deref() == Some(id), id)
+                            .clicked()
+                        {
+                            form.message = Some(id.to_owned());
+                            form.picked = true;
+                            ui.close();
+                        }
+                    }
+                });
+        });
+    if combo.inner.is_none() {
+        ui.data_mut(|d| d.remove::<bool>(focus_id));
+    }
+    combo.response.labelled_by(label);
+}
+
 /// The search tab.
 pub fn search_ui(
     ui: &mut Ui,
@@ -252,46 +613,20 @@ pub fn search_ui(
     form: &mut SearchForm,
     commands: &mut Vec<Command>,
 ) {
-    let Some(doc) = state.doc() else {
+    if state.doc().is_none() {
         ui.weak("No stream open.");
         return;
-    };
+    }
     if !form.picked {
         form.message = state.selected_activity().map(str::to_owned);
     }
     let mut submit = None;
+    let mut find_all = false;
     egui::Grid::new("search_form")
         .num_columns(2)
         .show(ui, |ui| {
             let in_label = ui.label("In");
-            let selected = form
-                .message
-                .clone()
-                .unwrap_or_else(|| "the state".to_owned());
-            egui::ComboBox::from_id_salt("search_target")
-                .selected_text(selected)
-                .width(220.0)
-                .show_ui(ui, |ui| {
-                    if ui
-                        .selectable_label(form.message.is_none(), "the state")
-                        .clicked()
-                    {
-                        form.message = None;
-                        form.picked = true;
-                    }
-                    for lane in doc.timeline.index().lanes() {
-                        let id = &lane.message_id;
-                        if ui
-                            .selectable_label(form.message.as_ref() == Some(id), id)
-                            .clicked()
-                        {
-                            form.message = Some(id.clone());
-                            form.picked = true;
-                        }
-                    }
-                })
-                .response
-                .labelled_by(in_label.id);
+            target_combo_ui(ui, state, form, in_label.id);
             ui.end_row();
             let pointer_label = ui.label("Pointer");
             let hint = if form.message.is_some() {
@@ -307,7 +642,7 @@ pub fn search_ui(
                 )
                 .labelled_by(pointer_label.id);
             if pointer.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
-                submit = Some(SearchFrom::Next);
+                find_all = true;
             }
             ui.end_row();
             ui.label("Where it");
@@ -325,30 +660,43 @@ pub fn search_ui(
                             .hint_text("JSON: \"done\", 3, true, {…}")
                             .desired_width(220.0),
                     )
-                    .labelled_by(value_label.id);
+                    .labelled_by(value_label.id)
+                    .on_hover_text(EMPTY_VALUE_MEANS);
                 if value.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
-                    submit = Some(SearchFrom::Next);
+                    find_all = true;
                 }
                 ui.end_row();
+                if form.value.trim().is_empty() {
+                    ui.label("");
+                    ui.weak(EMPTY_VALUE_MEANS);
+                    ui.end_row();
+                }
             }
         });
     if form.message.is_some() {
         ui.weak("The pointer is into the message as `state --message` prints it: /content/…, /metadata/….");
     }
     let query = form.query();
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         let ok = query.is_ok();
+        if ui
+            .add_enabled(ok, egui::Button::new(RichText::new("Find all").strong()))
+            .on_hover_text("Every step where it holds, listed and marked on the timeline (Enter)")
+            .clicked()
+        {
+            find_all = true;
+        }
         for (from, label, hover) in [
             (SearchFrom::First, "First", "The first step where it holds"),
             (
                 SearchFrom::Previous,
                 "Previous",
-                "The last match before the cursor",
+                "The last match before the cursor (Shift+F3)",
             ),
             (
                 SearchFrom::Next,
                 "Next",
-                "The first match after the cursor (Enter)",
+                "The first match after the cursor (F3)",
             ),
         ] {
             if ui
@@ -360,34 +708,33 @@ pub fn search_ui(
             }
         }
     });
-    match (&query, submit) {
-        (Ok(query), Some(from)) => {
+    match (&query, submit, find_all) {
+        (Ok(query), _, true) => commands.push(Command::Search(SearchCommand::All(query.clone()))),
+        (Ok(query), Some(from), false) => {
             commands.push(Command::Search(SearchCommand::Start(query.clone(), from)))
         }
         // Said once something is typed.
-        (Err(error), _) if !form.pointer.is_empty() || !form.value.is_empty() => {
+        (Err(error), ..) if !form.pointer.is_empty() || !form.value.is_empty() => {
             ui.colored_label(ui.visuals().error_fg_color, error);
         }
         _ => {}
     }
-    if let Some(progress) = state.search().progress() {
+    if let Some(running) = &state.search().running {
         ui.horizontal(|ui| {
             ui.add(
-                egui::ProgressBar::new(progress)
+                egui::ProgressBar::new(running.progress)
                     .desired_width(200.0)
                     .show_percentage(),
             );
-            if ui.button("Stop").clicked() {
+            if ui.button("Cancel").clicked() {
                 commands.push(Command::Search(SearchCommand::Cancel));
             }
         });
-        if let Some(running) = &state.search().running {
-            ui.weak(format!(
-                "{} ({:.1} s)",
-                running.description,
-                running.started.elapsed().as_secs_f32()
-            ));
-        }
+        ui.weak(format!(
+            "{} ({:.1} s)",
+            running.description,
+            running.started.elapsed().as_secs_f32()
+        ));
     }
     // An outcome is about the query that ran: edited fields hide it.
     let outcome = state
@@ -413,6 +760,79 @@ pub fn search_ui(
         }
         None => {}
     }
+    if let Some(list) = state.search().list() {
+        ui.separator();
+        match_list_ui(ui, state, list, commands);
+    }
+}
+
+/// What a list's matches are of, and how many.
+fn list_heading(list: &MatchList) -> String {
+    let count = match list.matches().len() {
+        1 => "1 match".to_owned(),
+        n => format!("{n} matches"),
+    };
+    format!("{count}: {}", describe_query(list.query()))
+}
+
+/// The matches of the last "find all": one row a step (the step and the
+/// value, as `agui-replay find` prints them); a click goes there.
+fn match_list_ui(ui: &mut Ui, state: &AppState, list: &MatchList, commands: &mut Vec<Command>) {
+    ui.label(RichText::new(list_heading(list)).strong());
+    if list.is_running() {
+        ui.horizontal(|ui| {
+            ui.add(
+                egui::ProgressBar::new(list.progress())
+                    .desired_width(200.0)
+                    .show_percentage(),
+            );
+            if ui.button("Cancel").clicked() {
+                commands.push(Command::Search(SearchCommand::Cancel));
+            }
+        });
+        ui.weak(format!("searching… {:.1} s", list.elapsed().as_secs_f32()));
+        ui.ctx().request_repaint_after(LIST_POLL);
+    } else if list.was_cancelled() {
+        ui.weak(format!(
+            "Cancelled after {:.1} s: the matches found until then",
+            list.elapsed().as_secs_f32()
+        ));
+    } else {
+        ui.weak(format!(
+            "Every event searched in {:.2} s · click a row to go there · F3 / Shift+F3: next / previous",
+            list.elapsed().as_secs_f64()
+        ));
+    }
+    let matches = list.matches();
+    if matches.is_empty() {
+        if !list.is_running() {
+            ui.label("No match");
+        }
+        return;
+    }
+    // The match at or before the cursor is highlighted.
+    let cursor = state.step();
+    let current = matches.partition_point(|m| m.step <= cursor).checked_sub(1);
+    let row_height = ui.text_style_height(&egui::TextStyle::Monospace) + 4.0;
+    egui::ScrollArea::vertical()
+        .id_salt("search_matches")
+        .auto_shrink([false, true])
+        .show_rows(ui, row_height, matches.len(), |ui, rows| {
+            for i in rows {
+                let found = &matches[i];
+                let value = found
+                    .value
+                    .as_ref()
+                    .map_or_else(|| "(absent)".to_owned(), |v| compact_json(v, 120));
+                let text = format!("step {}: {value}", found.step);
+                if ui
+                    .selectable_label(current == Some(i), RichText::new(text).monospace())
+                    .clicked()
+                {
+                    commands.push(Command::Time(TimeCommand::Set(found.step)));
+                }
+            }
+        });
 }
 
 #[cfg(test)]
@@ -447,6 +867,7 @@ mod tests {
         search.apply(
             SearchCommand::Start(found_query(), SearchFrom::First),
             Seq::new(0),
+            &doc.timeline,
         );
         assert_eq!(search.progress(), Some(0.0));
         assert_eq!(
@@ -462,6 +883,7 @@ mod tests {
         search.apply(
             SearchCommand::Start(found_query(), SearchFrom::Next),
             Seq::new(3),
+            &doc.timeline,
         );
         assert_eq!(run(&mut search, &doc.timeline), SearchProgress::NotFound);
         assert!(matches!(
@@ -477,8 +899,9 @@ mod tests {
         search.apply(
             SearchCommand::Start(found_query(), SearchFrom::First),
             Seq::new(0),
+            &doc.timeline,
         );
-        search.apply(SearchCommand::Cancel, Seq::new(0));
+        search.apply(SearchCommand::Cancel, Seq::new(0), &doc.timeline);
         assert_eq!(search.advance(&doc.timeline, 100), SearchProgress::Idle);
         assert!(search.outcome().is_none());
         search.apply(
@@ -487,11 +910,123 @@ mod tests {
                 pointer: "/content/found".into(),
             },
             Seq::new(0),
+            &doc.timeline,
         );
         assert_eq!(
             search.take_prefill(),
             Some((Some("a-1".into()), "/content/found".into()))
         );
         assert_eq!(search.take_prefill(), None);
+    }
+
+    /// Polls a "find all" until its thread ends (bounded).
+    fn finish(search: &mut SearchRun) {
+        let started = Instant::now();
+        while search.poll_list() {
+            assert!(started.elapsed() < Duration::from_secs(20), "too long");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    #[test]
+    fn find_all_lists_what_find_finds_and_answers_next_and_previous() {
+        // Issue 13, point 4: every match, found on a thread by the pass
+        // `agui-replay find` runs; next and previous then read the list.
+        let doc = doc_of(STREAM);
+        let query = Query::new(
+            Target::Message("a-1".into()),
+            "/content/found",
+            Predicate::Exists,
+        )
+        .expect("a query");
+        let expected = crate::search::find_all(&doc.timeline, &query);
+        assert!(expected.len() >= 2, "{expected:?}");
+        let mut search = SearchRun::default();
+        search.apply(
+            SearchCommand::All(query.clone()),
+            Seq::new(0),
+            &doc.timeline,
+        );
+        finish(&mut search);
+        let list = search.list().expect("a list");
+        assert!(list.is_complete());
+        assert_eq!(list.matches(), &expected[..]);
+        assert!(search.progress().is_none(), "nothing runs");
+        // Next from the first match: the second, at once, from the list.
+        search.apply(
+            SearchCommand::Start(query.clone(), SearchFrom::Next),
+            expected[0].step,
+            &doc.timeline,
+        );
+        assert!(search.progress().is_none(), "no replay needed");
+        assert_eq!(
+            search.advance(&doc.timeline, 1),
+            SearchProgress::Found(expected[1].step)
+        );
+        assert_eq!(search.advance(&doc.timeline, 1), SearchProgress::Idle);
+        search.apply(
+            SearchCommand::Start(query, SearchFrom::Previous),
+            expected[0].step,
+            &doc.timeline,
+        );
+        assert_eq!(search.advance(&doc.timeline, 1), SearchProgress::NotFound);
+    }
+
+    #[test]
+    fn an_empty_value_means_any_value() {
+        // Issue 13, point 4: an empty value field is not an error.
+        for condition in [Condition::Equals, Condition::Contains] {
+            let form = SearchForm {
+                pointer: "/budget".into(),
+                condition,
+                value: "  ".into(),
+                ..SearchForm::default()
+            };
+            let query = form.query().expect("no error");
+            assert_eq!(query.predicate, Predicate::Exists);
+        }
+        let form = SearchForm {
+            pointer: "/budget".into(),
+            condition: Condition::Equals,
+            value: "{".into(),
+            ..SearchForm::default()
+        };
+        assert!(form.query().unwrap_err().contains("not JSON"));
+    }
+
+    #[test]
+    fn the_in_list_filters_ids_ignoring_case() {
+        let ids = ["plan-1", "search-1", "Hotel_Search", "prices-7"];
+        assert_eq!(filter_ids(ids, "SEARCH"), ["search-1", "Hotel_Search"]);
+        assert_eq!(filter_ids(ids, " "), ids);
+        assert!(filter_ids(ids, "nothing").is_empty());
+    }
+
+    #[test]
+    fn a_cancelled_find_all_keeps_what_it_found_and_answers_nothing() {
+        // Issue 13, point 4: Cancel stops the thread; a list cut short is
+        // not used to answer next or previous.
+        let doc = doc_of(STREAM);
+        let mut search = SearchRun::default();
+        search.apply(
+            SearchCommand::All(found_query()),
+            Seq::new(0),
+            &doc.timeline,
+        );
+        search.apply(SearchCommand::Cancel, Seq::new(0), &doc.timeline);
+        let list = search.list().expect("the list stays");
+        assert!(list.was_cancelled() && !list.is_complete() && !list.is_running());
+        assert!(search.progress().is_none(), "nothing runs");
+        assert!(!search.poll_list());
+        search.apply(
+            SearchCommand::Start(found_query(), SearchFrom::First),
+            Seq::new(0),
+            &doc.timeline,
+        );
+        assert!(search.progress().is_some(), "the engine's search runs");
+        assert_eq!(
+            run(&mut search, &doc.timeline),
+            SearchProgress::Found(Seq::new(3))
+        );
     }
 }

@@ -491,7 +491,7 @@ impl AppState {
         }
         if self.central_tab == CentralTab::Diff {
             let selected = self.inspected.shown();
-            let timeline = self.doc.as_ref().map(|d| &d.timeline);
+            let timeline = self.doc.as_ref().map(|d| &*d.timeline);
             self.marks.refresh(self.generation, timeline, selected);
         }
     }
@@ -568,8 +568,8 @@ impl AppState {
                 }
             }
             Command::Search(command) => {
-                if self.doc.is_some() {
-                    self.search.apply(command, self.time.step());
+                if let Some(doc) = &self.doc {
+                    self.search.apply(command, self.time.step(), &doc.timeline);
                 }
             }
         }
@@ -642,6 +642,10 @@ impl AppState {
         }
         repaint.now |= self.tick_playback(dt_seconds);
         repaint.now |= self.advance_search(super::search::EVENTS_PER_FRAME);
+        if self.search.poll_list() {
+            // A "find all" on its thread: its progress, now and then.
+            repaint.within(super::search::LIST_POLL);
+        }
         repaint.now |= self.poll_live();
         if let Some(interval) = self.live_poll_interval() {
             // New events and sessions of a recording still being written.

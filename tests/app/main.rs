@@ -11,5 +11,6 @@ mod panel;
 mod layout;
 mod desktop;
 mod follow;
+mod search_lanes;
 mod tools;
 mod views;

@@ -4,7 +4,7 @@
 
 use egui::{Align, Layout, Pos2, Rangef, Rect, RichText, Shape, Stroke, UiBuilder, pos2};
 
-use super::lanes::LaneMark;
+use super::lanes::{LaneGroup, LaneMark};
 use crate::replay::ActivityChange;
 use crate::timeline::ActivityLane;
 use crate::ui::state::Command;
@@ -25,30 +25,64 @@ fn left_aligned_ui<R>(ui: &mut egui::Ui, rect: Rect, add: impl FnOnce(&mut egui:
     .inner
 }
 
-/// A group's header: its `activityType`, and a line across the plot.
+/// A group's header: its name with a triangle that collapses or shows its
+/// lanes, and a line across the plot. Returns whether it was clicked.
 pub(super) fn group_row_ui(
     ui: &mut egui::Ui,
     rect: Rect,
     plot_x: Rangef,
-    activity_type: &str,
+    group: &LaneGroup,
     num_lanes: usize,
-) {
+    collapsed: bool,
+) -> bool {
     let label_rect = Rect::from_x_y_ranges(rect.left()..=plot_x.min - 4.0, rect.y_range());
-    let name = match activity_type {
-        "" => "(no type)",
-        name => name,
-    };
-    left_aligned_ui(ui, label_rect, |ui| {
+    let name = group.label();
+    let response = left_aligned_ui(ui, label_rect, |ui| {
+        ui.spacing_mut().button_padding.y = 0.0;
+        ui.spacing_mut().interact_size.y = rect.height();
+        // Room for the triangle, painted: the fonts have no such glyph.
+        ui.add_space(14.0);
         ui.add(
-            egui::Label::new(RichText::new(name).strong())
-                .selectable(false)
+            egui::Button::new(RichText::new(name).strong())
+                .frame(false)
                 .truncate(),
         )
-        .on_hover_text(format!("activityType {name}: {num_lanes} activities"));
     });
+    let color = ui.visuals().text_color();
+    let center = pos2(response.rect.left() - 7.0, response.rect.center().y);
+    let points = if collapsed {
+        vec![
+            center + egui::vec2(-2.5, -4.0),
+            center + egui::vec2(3.5, 0.0),
+            center + egui::vec2(-2.5, 4.0),
+        ]
+    } else {
+        vec![
+            center + egui::vec2(-4.0, -2.5),
+            center + egui::vec2(4.0, -2.5),
+            center + egui::vec2(0.0, 3.5),
+        ]
+    };
+    ui.painter()
+        .add(Shape::convex_polygon(points, color, Stroke::NONE));
+    let what = match group {
+        LaneGroup::Type(_) => format!("activityType {name}: {num_lanes} activities"),
+        LaneGroup::NeverCreated => format!(
+            "{num_lanes} ids that events named but no snapshot created as an activity (deltas to unknown ids, R12)"
+        ),
+    };
+    let action = if collapsed {
+        "Click to show them"
+    } else {
+        "Click to collapse"
+    };
+    let clicked = response
+        .on_hover_text(format!("{what}\n{action}"))
+        .clicked();
     let color = ui.visuals().weak_text_color().gamma_multiply(0.3);
     ui.painter()
         .hline(plot_x, rect.center().y, Stroke::new(1.0, color));
+    clicked
 }
 
 /// One activity's row: its name on the left, its marks on the right.

@@ -1,6 +1,7 @@
 //! The activity lanes of the timeline ([`super::timeline`]): one per
-//! activity, grouped by `activityType`, each marking what every event did to
-//! its activity. This module lays them out (the rows, the marks merged per
+//! activity, grouped by `activityType` (a click on a group's header
+//! collapses it), the ids no snapshot ever created in a group of their
+//! own, each marking what every event did to its activity. This module lays them out (the rows, the marks merged per
 //! bin, the scroll area) and finds what the pointer is over;
 //! [`super::lane_row`] paints a row.
 //!
@@ -14,7 +15,7 @@ use std::sync::Arc;
 
 use egui::containers::scroll_area::ScrollSource;
 use egui::{Pos2, Rangef, Rect};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::HIT_RADIUS;
 use super::lane_row::{LaneRow, group_row_ui};
@@ -29,40 +30,94 @@ use crate::ui::theme;
 /// A row of the lanes: a group header or a lane.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Row {
-    /// The header of the activities of one `activityType`.
+    /// The header of a group of activities.
     Group {
-        /// The type.
-        activity_type: String,
-        /// How many lanes follow.
+        /// Which group.
+        group: LaneGroup,
+        /// How many lanes it holds (shown or not).
         num_lanes: usize,
+        /// Whether its lanes are hidden.
+        collapsed: bool,
     },
     /// An activity: an index into [`crate::timeline::StreamIndex::lanes`].
     Lane(usize),
 }
 
+/// A group of lanes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum LaneGroup {
+    /// The activities of one `activityType`.
+    Type(String),
+    /// Ids that events named but no snapshot ever created as an activity
+    /// (deltas to unknown ids, R12; snapshots skipped, R9): in a group of
+    /// their own, last (issue 13, point 6).
+    NeverCreated,
+}
+
+impl LaneGroup {
+    /// Its name on the header.
+    pub fn label(&self) -> &str {
+        match self {
+            Self::Type(name) if name.is_empty() => "(no type)",
+            Self::Type(name) => name,
+            Self::NeverCreated => "never created",
+        }
+    }
+}
+
+/// Whether an activity existed at some step: an event created it, or
+/// changed (or tried to change) what existed.
+pub fn was_created(lane: &ActivityLane) -> bool {
+    lane.events.iter().any(|(_, change)| {
+        matches!(
+            change,
+            ActivityChange::Created
+                | ActivityChange::Replaced
+                | ActivityChange::Declined
+                | ActivityChange::DeltaApplied
+                | ActivityChange::Retyped
+                | ActivityChange::PatchFailed
+        )
+    })
+}
+
 /// The rows: the types in order of their first activity, each followed by
-/// its activities in order of their first event.
-pub fn rows_of(lanes: &[ActivityLane]) -> Vec<Row> {
-    let mut types: Vec<&str> = Vec::new();
-    let mut members: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+/// its activities in order of their first event (none when the group is
+/// in `collapsed`); then the activities never created.
+pub fn rows_of(lanes: &[ActivityLane], collapsed: &FxHashSet<LaneGroup>) -> Vec<Row> {
+    let mut groups: Vec<LaneGroup> = Vec::new();
+    let mut members: FxHashMap<LaneGroup, Vec<usize>> = FxHashMap::default();
+    let mut never_created = Vec::new();
     for (index, lane) in lanes.iter().enumerate() {
-        let activity_type = lane.activity_type.as_str();
+        if !was_created(lane) {
+            never_created.push(index);
+            continue;
+        }
+        let group = LaneGroup::Type(lane.activity_type.clone());
         members
-            .entry(activity_type)
-            .or_insert_with(|| {
-                types.push(activity_type);
+            .entry(group)
+            .or_insert_with_key(|group| {
+                groups.push(group.clone());
                 Vec::new()
             })
             .push(index);
     }
-    let mut rows = Vec::with_capacity(lanes.len() + types.len());
-    for activity_type in types {
-        let lanes = &members[activity_type];
+    if !never_created.is_empty() {
+        groups.push(LaneGroup::NeverCreated);
+        members.insert(LaneGroup::NeverCreated, never_created);
+    }
+    let mut rows = Vec::with_capacity(lanes.len() + groups.len());
+    for group in groups {
+        let lanes = &members[&group];
+        let is_collapsed = collapsed.contains(&group);
         rows.push(Row::Group {
-            activity_type: activity_type.to_owned(),
+            group,
             num_lanes: lanes.len(),
+            collapsed: is_collapsed,
         });
-        rows.extend(lanes.iter().map(|&lane| Row::Lane(lane)));
+        if !is_collapsed {
+            rows.extend(lanes.iter().map(|&lane| Row::Lane(lane)));
+        }
     }
     rows
 }
@@ -137,6 +192,11 @@ pub fn change_label(change: ActivityChange) -> &'static str {
 struct LanesCache {
     /// The document generation the rows are for.
     generation: Option<u64>,
+    /// The groups collapsed.
+    collapsed: FxHashSet<LaneGroup>,
+    /// Whether `rows` are those of `collapsed` (a click on a header makes
+    /// them stale).
+    rows_fresh: bool,
     rows: Arc<[Row]>,
     /// The bins and steps per bin the marks are for.
     marks_for: Option<(RangeInclusive<u64>, u64)>,
@@ -154,12 +214,27 @@ fn rows(ui: &egui::Ui, doc: &Doc, generation: u64) -> Arc<[Row]> {
         if cache.generation != Some(generation) {
             *cache = LanesCache {
                 generation: Some(generation),
-                rows: rows_of(doc.timeline.index().lanes()).into(),
+                collapsed: std::mem::take(&mut cache.collapsed),
                 ..LanesCache::default()
             };
         }
+        if !cache.rows_fresh {
+            cache.rows = rows_of(doc.timeline.index().lanes(), &cache.collapsed).into();
+            cache.rows_fresh = true;
+        }
         Arc::clone(&cache.rows)
     })
+}
+
+/// Collapses a group of lanes, or shows it again.
+fn toggle_group(ui: &egui::Ui, group: &LaneGroup) {
+    ui.data_mut(|d| {
+        let cache = d.get_temp_mut_or_default::<LanesCache>(cache_id());
+        if !cache.collapsed.remove(group) {
+            cache.collapsed.insert(group.clone());
+        }
+        cache.rows_fresh = false;
+    });
 }
 
 /// The marks of some lanes (from the cache when the range is the same).
@@ -273,13 +348,19 @@ pub fn lanes_ui(
             }
             .into_iter();
             let mut shown = Vec::new();
+            let mut toggled = None;
             for (i, row) in rows.iter().enumerate().take(last).skip(first) {
                 let rect = row_rect(i);
                 match row {
                     Row::Group {
-                        activity_type,
+                        group,
                         num_lanes,
-                    } => group_row_ui(ui, rect, plot_x, activity_type, *num_lanes),
+                        collapsed,
+                    } => {
+                        if group_row_ui(ui, rect, plot_x, group, *num_lanes, *collapsed) {
+                            toggled = Some(group.clone());
+                        }
+                    }
                     Row::Lane(lane) => {
                         let activity = &doc.timeline.index().lanes()[*lane];
                         let is_selected = selected == Some(activity.message_id.as_str());
@@ -301,6 +382,10 @@ pub fn lanes_ui(
                     }
                 }
             }
+            if let Some(group) = toggled {
+                toggle_group(ui, &group);
+                ui.ctx().request_repaint();
+            }
             shown
         });
     LanesView {
@@ -318,7 +403,7 @@ mod tests {
         ActivityLane {
             message_id: id.into(),
             activity_type: activity_type.into(),
-            events: Vec::new(),
+            events: vec![(Seq::new(1), ActivityChange::Created)],
         }
     }
     #[test]
@@ -331,11 +416,13 @@ mod tests {
             lane("s3", "search"),
         ];
         let group = |activity_type: &str, num_lanes| Row::Group {
-            activity_type: activity_type.into(),
+            group: LaneGroup::Type(activity_type.into()),
             num_lanes,
+            collapsed: false,
         };
+        let none = FxHashSet::default();
         assert_eq!(
-            rows_of(&lanes),
+            rows_of(&lanes, &none),
             vec![
                 group("checklist", 2),
                 Row::Lane(0),
@@ -346,7 +433,65 @@ mod tests {
                 Row::Lane(4),
             ]
         );
-        assert!(rows_of(&[]).is_empty());
+        assert!(rows_of(&[], &none).is_empty());
+        // Collapsed: the header stays, its lanes go.
+        let collapsed: FxHashSet<_> = [LaneGroup::Type("search".into())].into_iter().collect();
+        assert_eq!(
+            rows_of(&lanes, &collapsed),
+            vec![
+                group("checklist", 2),
+                Row::Lane(0),
+                Row::Lane(3),
+                Row::Group {
+                    group: LaneGroup::Type("search".into()),
+                    num_lanes: 3,
+                    collapsed: true,
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn activities_never_created_sit_in_a_group_of_their_own() {
+        // Issue 13, point 6: a delta to an unknown id (R12) makes a lane
+        // that no snapshot created.
+        use ActivityChange as C;
+        let with = |id: &str, changes: &[C]| ActivityLane {
+            message_id: id.into(),
+            activity_type: "search".into(),
+            events: changes
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (Seq::new(i as u64 + 1), *c))
+                .collect(),
+        };
+        let lanes = [
+            with("ghost", &[C::DeltaSkipped, C::DeltaSkipped]),
+            with("s1", &[C::Created, C::DeltaApplied]),
+            with("msg", &[C::SnapshotSkipped]),
+            with("s2", &[C::DeltaSkipped, C::Created]),
+        ];
+        assert!(!was_created(&lanes[0]) && was_created(&lanes[3]));
+        assert_eq!(
+            rows_of(&lanes, &FxHashSet::default()),
+            vec![
+                Row::Group {
+                    group: LaneGroup::Type("search".into()),
+                    num_lanes: 2,
+                    collapsed: false,
+                },
+                Row::Lane(1),
+                Row::Lane(3),
+                Row::Group {
+                    group: LaneGroup::NeverCreated,
+                    num_lanes: 2,
+                    collapsed: false,
+                },
+                Row::Lane(0),
+                Row::Lane(2),
+            ]
+        );
+        assert_eq!(LaneGroup::NeverCreated.label(), "never created");
     }
 
     #[test]

@@ -155,3 +155,42 @@ pub fn divergence_at<'a>(
         .iter()
         .find(|d| (axis.x_from_step(d.seq.get() as f64) - pos.x).abs() <= radius)
 }
+
+/// The colour of the matches of a "find all" on the timeline.
+pub fn match_color(visuals: &egui::Visuals) -> egui::Color32 {
+    if visuals.dark_mode {
+        egui::Color32::from_rgb(0xff, 0x6e, 0xd8)
+    } else {
+        egui::Color32::from_rgb(0xb0, 0x00, 0x7a)
+    }
+}
+
+/// The matches of the last "find all" (issue 13, point 4): per visible bin
+/// with a match, a line through the density strip (`strip`) and a small
+/// triangle over it, as `agui-replay find` lists them. Returns how many it
+/// drew.
+pub fn paint_matches(
+    ui: &egui::Ui,
+    painter: &egui::Painter,
+    axis: &StepAxis,
+    matches: &[crate::search::Match],
+    bins: &RangeInclusive<u64>,
+    bin_steps: u64,
+    strip: Rect,
+) -> usize {
+    let color = match_color(ui.visuals());
+    let groups = super::range::bin_groups(matches, |m| m.step, bins, bin_steps);
+    for (_, group) in &groups {
+        let x = axis.x_from_step(matches[group.start].step.get() as f64);
+        let line = Rect::from_x_y_ranges(x - 0.75..=x + 0.75, strip.y_range());
+        painter.rect_filled(line, 0.0, color);
+        let top = strip.top();
+        let triangle = vec![
+            egui::pos2(x - 4.0, top),
+            egui::pos2(x + 4.0, top),
+            egui::pos2(x, top + 6.0),
+        ];
+        painter.add(egui::Shape::convex_polygon(triangle, color, Stroke::NONE));
+    }
+    groups.len()
+}

@@ -179,6 +179,9 @@ pub(super) fn plot_ui(
         letters_y: density_rect.top() + 1.0,
         flags_y: ticks_rect.center().y,
     };
+    if let (Some(list), Some(bins)) = (state.search().list(), &bins) {
+        marks::paint_matches(ui, &painter, &axis, list.matches(), bins, k, density_rect);
+    }
     marks::paint_marks(ui, &painter, &axis, state, dragging, &rows);
     marks::paint_divergences(ui, &painter, &axis, &doc.divergences, &rows);
     paint_playhead(ui, &painter, &axis, playhead, rect.top()..=bottom);

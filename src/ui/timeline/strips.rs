@@ -6,6 +6,7 @@
 use std::ops::RangeInclusive;
 
 use egui::{Align, Layout, Rect, Sense, Stroke, UiBuilder};
+use rustc_hash::FxHashMap;
 
 use super::HIT_RADIUS;
 use super::density::KindGroup;
@@ -29,6 +30,8 @@ pub(super) struct Tick {
     pub(super) severity: Severity,
     /// How many steps with diagnostics of that severity it stands for.
     pub(super) num_steps: usize,
+    /// Its bin.
+    pub(super) bin: u64,
 }
 
 /// The names of the rows, in the label column.
@@ -103,7 +106,11 @@ pub(super) fn paint_ruler(ui: &egui::Ui, painter: &egui::Painter, axis: &StepAxi
 }
 
 /// A tick per bin with diagnostics of a severity, the milder first so that
-/// errors and warnings end on top.
+/// errors and warnings end on top. Where bins merge several steps (a long
+/// stream), the row is a density instead (issue 13, point 6): per bin, a bar
+/// whose height is its number of steps with diagnostics against the
+/// fullest bin in view, stacked by severity (errors at the bottom), so that
+/// a million events show where problems gather, not a solid bar.
 pub(super) fn paint_ticks(
     ui: &egui::Ui,
     painter: &egui::Painter,
@@ -117,28 +124,72 @@ pub(super) fn paint_ticks(
     painter.hline(rect.x_range(), rect.bottom(), Stroke::new(1.0, baseline));
     let mut ticks = Vec::new();
     for severity in Severity::ALL.into_iter().rev() {
-        let color = theme::severity_color(ui.visuals(), severity);
-        let (height, width) = match severity {
+        let steps = index.steps_with(severity);
+        for (bin, group) in bin_groups(steps, |s| *s, bins, bin_steps) {
+            let step = steps[group.start];
+            ticks.push(Tick {
+                x: axis.x_from_step(step.get() as f64),
+                step,
+                severity,
+                num_steps: group.len(),
+                bin,
+            });
+        }
+    }
+    if bin_steps > 1 {
+        paint_diagnostic_density(ui, painter, rect, &ticks);
+        return ticks;
+    }
+    for tick in &ticks {
+        let color = theme::severity_color(ui.visuals(), tick.severity);
+        let (height, width) = match tick.severity {
             Severity::Error => (1.0, 2.5),
             Severity::Warning => (0.8, 2.0),
             Severity::Note => (0.55, 1.5),
             Severity::Info => (0.35, 1.0),
         };
-        let steps = index.steps_with(severity);
-        for (_, group) in bin_groups(steps, |s| *s, bins, bin_steps) {
-            let step = steps[group.start];
-            let x = axis.x_from_step(step.get() as f64);
-            let top = rect.bottom() - rect.height() * height;
-            painter.vline(x, top..=rect.bottom(), Stroke::new(width, color));
-            ticks.push(Tick {
-                x,
-                step,
-                severity,
-                num_steps: group.len(),
-            });
-        }
+        let top = rect.bottom() - rect.height() * height;
+        painter.vline(tick.x, top..=rect.bottom(), Stroke::new(width, color));
     }
     ticks
+}
+
+/// The heights of the density's bars, one per tick, in the row's height:
+/// the ticks of a bin stacked in severity order (errors at the bottom),
+/// each as tall as its steps against the fullest bin's steps (all
+/// severities). A bin with any diagnostic gets at least a sliver.
+pub(super) fn density_bars(ticks: &[Tick], height: f32) -> Vec<(f32, f32)> {
+    let column = |tick: &Tick| tick.bin;
+    let mut per_column: FxHashMap<u64, usize> = FxHashMap::default();
+    for tick in ticks {
+        *per_column.entry(column(tick)).or_default() += tick.num_steps;
+    }
+    let fullest = per_column.values().copied().max().unwrap_or(1).max(1) as f32;
+    let mut order: Vec<usize> = (0..ticks.len()).collect();
+    order.sort_by_key(|&i| (column(&ticks[i]), ticks[i].severity));
+    let mut bars = vec![(0.0, 0.0); ticks.len()];
+    let mut stacked: FxHashMap<u64, f32> = FxHashMap::default();
+    for i in order {
+        let tick = &ticks[i];
+        let below = stacked.entry(column(tick)).or_default();
+        let tall = (height * tick.num_steps as f32 / fullest).max(1.0);
+        bars[i] = (*below, *below + tall);
+        *below += tall;
+    }
+    bars
+}
+
+/// Paints the density of the diagnostics: for each tick, its bar (from
+/// [`density_bars`]), a pixel column wide.
+fn paint_diagnostic_density(ui: &egui::Ui, painter: &egui::Painter, rect: Rect, ticks: &[Tick]) {
+    for (tick, (from, to)) in ticks.iter().zip(density_bars(ticks, rect.height())) {
+        let color = theme::severity_color(ui.visuals(), tick.severity);
+        let bar = Rect::from_x_y_ranges(
+            tick.x - 0.5..=tick.x + 0.5,
+            (rect.bottom() - to).max(rect.top())..=rect.bottom() - from,
+        );
+        painter.rect_filled(bar, 0.0, color);
+    }
 }
 
 /// The worst tick near a position on the diagnostics row.
@@ -154,4 +205,45 @@ pub(super) fn tick_at(ticks: &[Tick], rect: Rect, pos: egui::Pos2) -> Option<&Ti
                 .partial_cmp(&(b.severity, (b.x - pos.x).abs()))
                 .unwrap_or(std::cmp::Ordering::Equal)
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tick(bin: u64, severity: Severity, num_steps: usize) -> Tick {
+        Tick {
+            x: bin as f32,
+            step: Seq::new(bin * 8 + 1),
+            severity,
+            num_steps,
+            bin,
+        }
+    }
+
+    #[test]
+    fn the_diagnostics_density_is_as_tall_as_each_bins_count() {
+        // Issue 13, point 6: at a million events every column has
+        // diagnostics; their counts, not their presence, make the row.
+        let ticks = [
+            tick(0, Severity::Warning, 2),
+            tick(0, Severity::Error, 2),
+            tick(1, Severity::Info, 1),
+            tick(2, Severity::Error, 8),
+        ];
+        let bars = density_bars(&ticks, 16.0);
+        // The fullest bin (8 steps) fills the row.
+        assert_eq!(bars[3], (0.0, 16.0));
+        // Bin 0: 4 of 8, errors at the bottom, warnings stacked on them.
+        assert_eq!(bars[1], (0.0, 4.0));
+        assert_eq!(bars[0], (4.0, 8.0));
+        // One step of 8: 2 points.
+        assert_eq!(bars[2], (0.0, 2.0));
+        // A sliver at least.
+        let bars = density_bars(
+            &[tick(0, Severity::Info, 1), tick(1, Severity::Info, 100)],
+            16.0,
+        );
+        assert_eq!(bars[0], (0.0, 1.0));
+    }
 }
