@@ -6,7 +6,7 @@ use std::ops::ControlFlow;
 use super::query::Query;
 use super::watch::{Cursor, Match};
 use crate::diagnostic::Seq;
-use crate::input::EventLog;
+use crate::input::RawEvents;
 use crate::replay::Replayer;
 use crate::timeline::Timeline;
 
@@ -31,9 +31,9 @@ pub fn find_all(timeline: &Timeline, query: &Query) -> Vec<Match> {
 /// where it stopped (the last step, unless `on_match` broke off).
 ///
 /// For a stream not loaded into a [`Timeline`]: one pass, no checkpoints.
-pub fn find_in_log(
+pub fn find_in_log<E: RawEvents + ?Sized>(
     start: Replayer,
-    events: &EventLog,
+    events: &E,
     query: &Query,
     mut on_match: impl FnMut(Match) -> ControlFlow<()>,
 ) -> Replayer {
@@ -290,6 +290,7 @@ fn checkpoint_before(timeline: &Timeline, step: Seq) -> Seq {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::input::EventLog;
     use crate::replay::Options;
     use crate::search::demo;
     use crate::search::{Predicate, Target};

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::query::{Query, Target, split_pointer};
 use crate::diagnostic::Seq;
-use crate::input::EventLog;
+use crate::input::RawEvents;
 use crate::protocol::for_each_parsed_in;
 use crate::replay::{ActivityMessage, Message, Replayer};
 
@@ -190,10 +190,10 @@ impl Cursor {
 
     /// Applies the events up to step `to` (clamped to the log), handing each
     /// match to `on_match`; stops after a match it breaks on.
-    pub(super) fn replay_to(
+    pub(super) fn replay_to<E: RawEvents + ?Sized>(
         &mut self,
         query: &Query,
-        events: &EventLog,
+        events: &E,
         to: Seq,
         mut on_match: impl FnMut(Match) -> ControlFlow<()>,
     ) -> ControlFlow<()> {

@@ -8,5 +8,6 @@ mod common;
 #[path = "../common/panel.rs"]
 mod panel;
 
+mod open;
 mod tools;
 mod views;

@@ -106,6 +106,7 @@ fn raw_json_ui(ui: &mut Ui, doc: &Doc, view: &CursorView) {
     let Some(raw) = doc.raw(view.step) else {
         return;
     };
+    let raw: &[u8] = &raw;
     egui::CollapsingHeader::new("Raw JSON")
         .id_salt("inspector-raw")
         .default_open(true)
