@@ -42,6 +42,13 @@ pub struct UiArgs {
     /// Where to put the temporary files (default: the system's temp dir).
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
+    /// Ignore the index stored in the recording: open it as one without
+    /// (indexed in the background while the first events show).
+    #[arg(long)]
+    pub no_stored_index: bool,
+    /// Open this recording instead of generating one (its first session).
+    #[arg(long, value_name = "FILE.rec")]
+    pub recording: Option<PathBuf>,
 }
 
 /// `bench proxy` options.
@@ -172,10 +179,27 @@ pub fn run(command: &BenchCommand, out: &mut dyn Write) -> anyhow::Result<u8> {
 pub struct UiFigures {
     /// Events in the recording.
     pub events: u64,
+    /// Size of the recording file.
+    pub file_bytes: u64,
+    /// Whether the index stored in the recording was ignored
+    /// (`--no-stored-index`).
+    pub no_stored_index: bool,
+    /// From the start of the open to the first frame in which the timeline
+    /// covers the whole recording, the event list shows its rows, the
+    /// inspector shows step 1 and a seek to a random step has answered.
+    pub open_to_usable_ms: f64,
+    /// From the start of the open to the first frame with the first rows
+    /// and the timeline of what is read so far, indexing going on in the
+    /// background (absent when the recording opened whole at once).
+    pub open_to_first_rows_ms: Option<f64>,
+    /// Events indexed per second in the background, from the start of the
+    /// open to the whole timeline.
+    pub index_events_per_sec: Option<f64>,
+    /// From the start of the open to the profiles' comparison done (its
+    /// marks shown), when it ran in the background.
+    pub open_to_divergences_ms: Option<f64>,
     /// Frames timed.
     pub frames: usize,
-    /// Opening the recording (read, replay, indices), before the first frame.
-    pub open_ms: f64,
     /// Median frame: the scrub's seek, the whole UI laid out and
     /// tessellated.
     pub frame_p50_ms: f64,
@@ -189,43 +213,93 @@ pub struct UiFigures {
     /// The same search by the app's "Find all", until its list shows
     /// complete (issue 13, point 4).
     pub app_search_all_ms: f64,
+    /// Heap bytes allocated with the recording open and usable (jemalloc's
+    /// statistics), the bench's own few included.
+    pub allocated_bytes_open: Option<usize>,
+    /// `allocated_bytes_open / file_bytes` (budget ≤ 1).
+    pub memory_to_file_ratio: Option<f64>,
+    /// Peak resident memory from the start of the open to the end of the
+    /// frames (`VmHWM`, reset before the open where the OS allows).
+    pub peak_rss_bytes: Option<u64>,
 }
 
-/// `bench ui`: imports a generated stream into a temporary recording and
-/// drives the app headless over it.
+/// `bench ui`: imports a generated stream into a temporary recording (or
+/// takes `--recording`) and drives the app headless over it.
 #[cfg(feature = "app")]
 fn ui_figures(args: &UiArgs) -> anyhow::Result<UiFigures> {
     let dir = args.dir.clone().unwrap_or_else(std::env::temp_dir);
     let work = dir.join(format!("agui-replay-bench-ui-{}", std::process::id()));
-    std::fs::create_dir_all(&work)?;
+    if args.recording.is_none() {
+        std::fs::create_dir_all(&work)?;
+    }
     let result = (|| -> anyhow::Result<UiFigures> {
-        let input = work.join("stream.jsonl");
-        let recording = work.join("stream.rec");
-        let mut writer = BufWriter::new(File::create(&input)?);
-        let mut written = Ok(());
-        generate_each(args.shape.config(), |line| {
-            if written.is_ok() {
-                written = writeln!(writer, "{line}");
+        let recording = match &args.recording {
+            Some(recording) => recording.clone(),
+            None => {
+                let input = work.join("stream.jsonl");
+                let recording = work.join("stream.rec");
+                let mut writer = BufWriter::new(File::create(&input)?);
+                let mut written = Ok(());
+                generate_each(args.shape.config(), |line| {
+                    if written.is_ok() {
+                        written = writeln!(writer, "{line}");
+                    }
+                });
+                written?;
+                writer.flush()?;
+                drop(writer);
+                agui_replay::store::import_files(
+                    std::slice::from_ref(&input),
+                    &recording,
+                    &mut |_| {},
+                )?;
+                // The JSON lines are not needed any more: only the
+                // recording is open.
+                let _ = std::fs::remove_file(&input);
+                recording
             }
-        });
-        written?;
-        writer.flush()?;
-        drop(writer);
-        agui_replay::store::import_files(std::slice::from_ref(&input), &recording, &mut |_| {})?;
-        let timings = agui_replay::ui::bench::ui_timings(&recording, args.frames, args.shape.seed)?;
+        };
+        let file_bytes = std::fs::metadata(&recording)?.len();
+        let load_options = agui_replay::ui::state::LoadOptions {
+            stored_index: !args.no_stored_index,
+            ..Default::default()
+        };
+        // The peak from here on, not the import's (Linux: "5" resets it).
+        let _ = std::fs::write("/proc/self/clear_refs", "5");
+        let allocated = || super::allocated_bytes().filter(|_| super::jemalloc_is_the_allocator());
+        let timings = agui_replay::ui::bench::ui_timings(
+            &recording,
+            args.frames,
+            args.shape.seed,
+            load_options,
+            &allocated,
+        )?;
         let quantile = |q: f64| super::percentile(&timings.frame_millis, q);
+        let round = |ms: f64| (ms * 10.0).round() / 10.0;
         Ok(UiFigures {
             events: timings.events,
+            file_bytes,
+            no_stored_index: args.no_stored_index,
+            open_to_usable_ms: round(timings.open_to_usable_ms),
+            open_to_first_rows_ms: timings.open_to_first_rows_ms.map(round),
+            index_events_per_sec: timings.index_events_per_sec,
+            open_to_divergences_ms: timings.open_to_divergences_ms.map(round),
             frames: args.frames,
-            open_ms: (timings.open_ms * 10.0).round() / 10.0,
             frame_p50_ms: quantile(0.5),
             frame_p99_ms: quantile(0.99),
             frame_max_ms: quantile(1.0),
             find_all_ms: (timings.find_all_ms * 10.0).round() / 10.0,
             app_search_all_ms: (timings.app_search_all_ms * 10.0).round() / 10.0,
+            allocated_bytes_open: timings.allocated_bytes_open,
+            memory_to_file_ratio: timings
+                .allocated_bytes_open
+                .map(|bytes| (bytes as f64 / file_bytes.max(1) as f64 * 1000.0).round() / 1000.0),
+            peak_rss_bytes: super::peak_rss_bytes(),
         })
     })();
-    let _ = std::fs::remove_dir_all(&work);
+    if args.recording.is_none() {
+        let _ = std::fs::remove_dir_all(&work);
+    }
     result
 }
 

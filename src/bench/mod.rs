@@ -291,14 +291,14 @@ pub fn percentile(sorted: &[f64], q: f64) -> f64 {
 }
 
 /// Bytes currently allocated, by jemalloc's statistics.
-fn allocated_bytes() -> Option<usize> {
+pub(crate) fn allocated_bytes() -> Option<usize> {
     tikv_jemalloc_ctl::epoch::advance().ok()?;
     tikv_jemalloc_ctl::stats::allocated::read().ok()
 }
 
 /// Whether jemalloc is the global allocator (its statistics see our
 /// allocations): true in the `agui-replay` binary, false in tests.
-fn jemalloc_is_the_allocator() -> bool {
+pub(crate) fn jemalloc_is_the_allocator() -> bool {
     const PROBE_BYTES: usize = 1 << 20;
     let Some(before) = allocated_bytes() else {
         return false;

@@ -1,6 +1,40 @@
 //! The raw text of a stream's events, packed in one buffer.
 
+use std::ops::Range;
+
 use crate::diagnostic::Seq;
+
+/// Events read by position, wherever their bytes are: in memory
+/// ([`EventLog`]) or in a recording read block by block
+/// ([`crate::timeline::Events`]). What a replay reads from (shared between
+/// the threads that parse).
+pub trait RawEvents: Sync {
+    /// The number of events.
+    fn len(&self) -> usize;
+
+    /// Whether there is no event.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Calls `each` with the seq and the bytes of every event at 0-based
+    /// `indices` (clamped to the events), in order.
+    fn for_each_raw(&self, indices: Range<usize>, each: &mut dyn FnMut(Seq, &[u8]));
+}
+
+impl RawEvents for EventLog {
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn for_each_raw(&self, indices: Range<usize>, each: &mut dyn FnMut(Seq, &[u8])) {
+        let end = indices.end.min(self.ends.len());
+        for index in indices.start.min(end)..end {
+            let start = if index == 0 { 0 } else { self.ends[index - 1] };
+            each(Seq::from_index(index), &self.bytes[start..self.ends[index]]);
+        }
+    }
+}
 
 /// The raw bytes of every event of one stream, in arrival order. One buffer
 /// and an end offset per event: a million events are two allocations, not a

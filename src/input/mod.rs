@@ -22,7 +22,7 @@ pub use arrival::{Arrivals, UNTIMED_STEP_NANOS};
 pub use har::{HarExchange, is_har, read_har};
 pub use http::{HttpRequest, HttpResponse};
 pub use keys::EventKeys;
-pub use log::EventLog;
+pub use log::{EventLog, RawEvents};
 pub use sse::SseFramer;
 
 use crate::diagnostic::Diagnostic;

@@ -11,7 +11,9 @@ use std::sync::mpsc::{TryRecvError, sync_channel};
 
 use super::parse::{ParseOutcome, parse_event};
 use crate::diagnostic::Seq;
+#[cfg(test)]
 use crate::input::EventLog;
+use crate::input::RawEvents;
 
 /// Events per batch.
 const BATCH_EVENTS: usize = 512;
@@ -25,38 +27,37 @@ const MIN_EVENTS_FOR_THREAD: usize = 4 * BATCH_EVENTS;
 
 type Batch = Vec<(Seq, usize, ParseOutcome)>;
 
-fn read_batch(log: &EventLog, indices: &Range<usize>, batch: usize) -> Batch {
+fn read_batch<E: RawEvents + ?Sized>(log: &E, indices: &Range<usize>, batch: usize) -> Batch {
     let first = indices.start + batch * BATCH_EVENTS;
     let last = (first + BATCH_EVENTS).min(indices.end);
-    (first..last)
-        .map(|index| {
-            let seq = Seq::from_index(index);
-            let raw = log.get(seq).unwrap_or_default();
-            (seq, raw.len(), parse_event(raw))
-        })
-        .collect()
+    let mut events = Vec::with_capacity(last.saturating_sub(first));
+    log.for_each_raw(first..last, &mut |seq, raw| {
+        events.push((seq, raw.len(), parse_event(raw)));
+    });
+    events
 }
 
 /// Calls `apply` with every event of `log`, in order: its seq, its size in
 /// bytes, and what reading it gave. Long streams are read on two threads.
-pub fn for_each_parsed(log: &EventLog, apply: impl FnMut(Seq, usize, ParseOutcome)) {
+pub fn for_each_parsed<E: RawEvents + ?Sized>(
+    log: &E,
+    apply: impl FnMut(Seq, usize, ParseOutcome),
+) {
     for_each_parsed_in(log, 0..log.len(), apply);
 }
 
 /// [`for_each_parsed`] for the events at 0-based `indices` (clamped to the
 /// log).
-pub fn for_each_parsed_in(
-    log: &EventLog,
+pub fn for_each_parsed_in<E: RawEvents + ?Sized>(
+    log: &E,
     indices: Range<usize>,
     mut apply: impl FnMut(Seq, usize, ParseOutcome),
 ) {
     let indices = indices.start.min(log.len())..indices.end.min(log.len());
     if indices.len() < MIN_EVENTS_FOR_THREAD {
-        for index in indices {
-            let seq = Seq::from_index(index);
-            let raw = log.get(seq).unwrap_or_default();
+        log.for_each_raw(indices, &mut |seq, raw| {
             apply(seq, raw.len(), parse_event(raw));
-        }
+        });
         return;
     }
     let num_batches = indices.len().div_ceil(BATCH_EVENTS);

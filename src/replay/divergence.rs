@@ -19,7 +19,7 @@ use super::conversation::Message;
 use super::engine::Replayer;
 use super::{Options, Profile};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::input::EventLog;
+use crate::input::RawEvents;
 use crate::protocol::{EventBody, ParseOutcome, for_each_parsed};
 
 /// What two replays may disagree on.
@@ -389,10 +389,10 @@ fn because(spec: &[Diagnostic], client: &[Diagnostic], rules: &str) -> String {
 /// (the same start under the other profile), runs the end-of-stream checks,
 /// and returns the primary replay with the `profile.divergence`
 /// diagnostics (P13).
-pub fn replay_comparing(
+pub fn replay_comparing<E: RawEvents + ?Sized>(
     start: Replayer,
     shadow: Replayer,
-    log: &EventLog,
+    log: &E,
 ) -> (Replayer, Vec<Diagnostic>) {
     let mut lockstep = Lockstep::new(start, shadow);
     lockstep.primary.reserve(log.len());

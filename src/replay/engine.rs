@@ -14,7 +14,7 @@ use super::patch_client::apply_patch_client;
 use super::streams::Streams;
 use super::{Options, Profile};
 use crate::diagnostic::{Code, Diagnostic, Seq, Severity};
-use crate::input::EventLog;
+use crate::input::RawEvents;
 use crate::protocol::{
     Declared, Event, EventBody, EventType, Issue, ParseOutcome, for_each_parsed,
     for_each_parsed_in, parse_event,
@@ -798,13 +798,13 @@ impl Replayer {
 }
 
 /// Replays a whole stream and runs the end-of-stream checks.
-pub fn replay_log(log: &EventLog, options: Options) -> Replayer {
+pub fn replay_log<E: RawEvents + ?Sized>(log: &E, options: Options) -> Replayer {
     replay_from(Replayer::new(options), log)
 }
 
 /// Replays a whole stream from a given step 0 (for example a recorded run
 /// input, [`Replayer::with_run_input`]) and runs the end-of-stream checks.
-pub fn replay_from(start: Replayer, log: &EventLog) -> Replayer {
+pub fn replay_from<E: RawEvents + ?Sized>(start: Replayer, log: &E) -> Replayer {
     let mut replayer = start;
     replayer.reserve(log.len());
     for_each_parsed(log, |_, _, parsed| {
@@ -816,12 +816,12 @@ pub fn replay_from(start: Replayer, log: &EventLog) -> Replayer {
 
 /// Replays the first `step` events of a stream (the state at step N). The
 /// end-of-stream checks run only when `step` is the last event.
-pub fn replay_to(log: &EventLog, options: Options, step: Seq) -> Replayer {
+pub fn replay_to<E: RawEvents + ?Sized>(log: &E, options: Options, step: Seq) -> Replayer {
     replay_from_to(Replayer::new(options), log, step)
 }
 
 /// [`replay_to`] from a given step 0.
-pub fn replay_from_to(start: Replayer, log: &EventLog, step: Seq) -> Replayer {
+pub fn replay_from_to<E: RawEvents + ?Sized>(start: Replayer, log: &E, step: Seq) -> Replayer {
     let mut replayer = start;
     let end = usize::try_from(step.get())
         .unwrap_or(usize::MAX)

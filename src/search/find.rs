@@ -6,7 +6,7 @@ use std::ops::ControlFlow;
 use super::query::Query;
 use super::watch::{Cursor, Match};
 use crate::diagnostic::Seq;
-use crate::input::EventLog;
+use crate::input::RawEvents;
 use crate::replay::Replayer;
 use crate::timeline::Timeline;
 
@@ -33,9 +33,9 @@ pub fn find_all(timeline: &Timeline, query: &Query) -> Vec<Match> {
 /// For a stream not loaded into a [`Timeline`]: one pass, no checkpoints.
 /// What `agui-replay find` runs; the app runs the same pass on a thread of
 /// its own, through [`find_in_log_with_progress`].
-pub fn find_in_log(
+pub fn find_in_log<E: RawEvents + ?Sized>(
     start: Replayer,
-    events: &EventLog,
+    events: &E,
     query: &Query,
     on_match: impl FnMut(Match) -> ControlFlow<()>,
 ) -> Replayer {
@@ -52,9 +52,9 @@ pub fn find_in_log(
 /// thousand events (and at the end); it stops the pass where it breaks (a
 /// cancelled search). The matches and the replay returned are those of
 /// [`find_in_log`] up to where it stopped.
-pub fn find_in_log_with_progress(
+pub fn find_in_log_with_progress<E: RawEvents + ?Sized>(
     start: Replayer,
-    events: &EventLog,
+    events: &E,
     query: &Query,
     mut on_match: impl FnMut(Match) -> ControlFlow<()>,
     mut on_progress: impl FnMut(Seq) -> ControlFlow<()>,
@@ -333,6 +333,7 @@ fn checkpoint_before(timeline: &Timeline, step: Seq) -> Seq {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::input::EventLog;
     use crate::replay::Options;
     use crate::search::demo;
     use crate::search::{Predicate, Target};

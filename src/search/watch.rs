@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::query::{Query, Target, split_pointer};
 use crate::diagnostic::Seq;
-use crate::input::EventLog;
+use crate::input::RawEvents;
 use crate::protocol::for_each_parsed_in;
 use crate::replay::{ActivityMessage, Message, Replayer};
 
@@ -192,10 +192,10 @@ impl Cursor {
     /// match to `on_match`; stops after a match it breaks on. After each
     /// chunk of events, `on_chunk` is told the step reached, and may stop
     /// the replay there by breaking.
-    pub(super) fn replay_to(
+    pub(super) fn replay_to<E: RawEvents + ?Sized>(
         &mut self,
         query: &Query,
-        events: &EventLog,
+        events: &E,
         to: Seq,
         mut on_match: impl FnMut(Match) -> ControlFlow<()>,
         mut on_chunk: impl FnMut(Seq) -> ControlFlow<()>,

@@ -14,6 +14,7 @@
 //! transaction.
 
 mod annotations;
+mod blocks;
 mod import;
 pub(crate) mod raw_json;
 mod reader;
@@ -29,6 +30,7 @@ pub use annotations::{
     Bookmark, Note, add_bookmark, add_note, delete_bookmark, delete_note, edit_note,
     rename_bookmark,
 };
+pub use blocks::SessionBlocks;
 pub use import::{ImportError, ImportProgress, ImportedSession, format_name, import_files};
 pub use reader::{Recording, StoredEvent, file_is_sqlite};
 pub use replace::{ReplaceError, SIDECARS, remove_with_sidecars, replace_file, temporary_beside};

@@ -138,7 +138,7 @@ fn immutable_uri(path: &Path) -> String {
 /// second of a killed recorder is not seen.
 ///
 /// [`CHECKPOINT_INTERVAL`]: super::writer::CHECKPOINT_INTERVAL
-fn open_connection(path: &Path) -> rusqlite::Result<(Connection, bool)> {
+pub(super) fn open_connection(path: &Path) -> rusqlite::Result<(Connection, bool)> {
     let wal_mode = read_header(path).is_ok_and(|header| header_says_wal(&header));
     let immutable = || {
         Connection::open_with_flags(

@@ -13,12 +13,14 @@
 //! state (which change all the time) as compact JSON text
 //! ([`FrozenReplay`]).
 
+mod events;
 mod index;
 
+pub use events::{BLOCK_EVENTS, BlockSource, Events, FileEvents, RawEvent};
 pub use index::{ActivityLane, EventKind, KindCounts, NUM_KINDS, Pending, StreamIndex};
 
 use crate::diagnostic::{Diagnostic, Seq};
-use crate::input::EventLog;
+use crate::input::{EventLog, RawEvents};
 use crate::protocol::{EventBody, ParseOutcome, for_each_parsed, for_each_parsed_in, parse_event};
 use crate::replay::{EventEffect, FrozenReplay, Options, Replayer};
 
@@ -48,7 +50,7 @@ impl Default for CheckpointPolicy {
 /// A replayed stream with random access by step.
 #[derive(Clone, Debug)]
 pub struct Timeline {
-    events: EventLog,
+    events: Events,
     /// The state at the last event; its logs hold every diagnostic and effect.
     head: Replayer,
     /// Checkpoints in step order; the first is step 0.
@@ -77,7 +79,7 @@ impl Timeline {
             index.record_diagnostic(diagnostic);
         }
         Self {
-            events: EventLog::default(),
+            events: Events::default(),
             checkpoints: vec![start.freeze()],
             head: start,
             policy,
@@ -102,7 +104,7 @@ impl Timeline {
     }
 
     /// Replays a whole stream from a given step 0 (a recorded run input).
-    pub fn replaying(start: Replayer, events: EventLog, policy: CheckpointPolicy) -> Self {
+    pub fn replaying(start: Replayer, events: impl Into<Events>, policy: CheckpointPolicy) -> Self {
         let mut timeline = Self::replaying_unfinished(start, events, policy);
         timeline.finish();
         timeline
@@ -113,9 +115,10 @@ impl Timeline {
     /// [`Self::finish`] ends.
     pub fn replaying_unfinished(
         start: Replayer,
-        events: EventLog,
+        events: impl Into<Events>,
         policy: CheckpointPolicy,
     ) -> Self {
+        let events = events.into();
         let mut timeline = Self::starting_from(start, policy);
         timeline.head.reserve(events.len());
         timeline.index.reserve(events.len());
@@ -132,6 +135,43 @@ impl Timeline {
         let seq = self.events.push(raw);
         self.apply_parsed(seq, raw.len(), parse_event(raw));
         seq
+    }
+
+    /// An empty timeline over events read from a file, which
+    /// [`Self::extend_from`] replays (a recording opened without its index,
+    /// indexed as it is shown).
+    pub fn over_file(start: Replayer, events: FileEvents, policy: CheckpointPolicy) -> Self {
+        let mut timeline = Self::starting_from(start, policy);
+        timeline.events = Events::File(events.with_len(0));
+        timeline
+    }
+
+    /// Appends and applies the next `count` events of `source` (the same
+    /// events as the timeline's, from its length on: another reader of the
+    /// same file, or the stream in memory), read on two threads. Returns how
+    /// many there were.
+    pub fn extend_from<E: RawEvents + ?Sized>(&mut self, source: &E, count: usize) -> usize {
+        let from = self.events.len();
+        let to = from.saturating_add(count).min(source.len());
+        let mut appended = 0;
+        let mut events = std::mem::take(&mut self.events);
+        for_each_parsed_in(source, from..to, |_, num_bytes, parsed| {
+            // The bytes are counted (a file's) or copied (in memory).
+            let seq = match &mut events {
+                Events::Memory(log) => {
+                    let mut raw = None;
+                    source.for_each_raw(from + appended..from + appended + 1, &mut |_, r| {
+                        raw = Some(log.push(r));
+                    });
+                    raw.unwrap_or_else(|| log.push(b""))
+                }
+                Events::File(_) => events.push(b""),
+            };
+            self.apply_parsed(seq, num_bytes, parsed);
+            appended += 1;
+        });
+        self.events = events;
+        appended
     }
 
     /// Applies the event at `seq`, the one after the head, once read.
@@ -178,8 +218,8 @@ impl Timeline {
         self.head.step()
     }
 
-    /// The events' raw bytes.
-    pub fn events(&self) -> &EventLog {
+    /// The events' raw bytes (in memory, or read from the recording).
+    pub fn events(&self) -> &Events {
         &self.events
     }
 

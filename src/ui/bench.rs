@@ -1,13 +1,15 @@
-//! `agui-replay bench ui`: the app driven headless through frames of
-//! scrubbing on a large recording, timed.
+//! `agui-replay bench ui`: the app driven headless, timed: how long until it
+//! is usable on a large recording (issue 14, point 1), then frames of
+//! scrubbing.
 
 use crate::ui::TimeCommand;
 use std::path::Path;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
+use super::state::LoadOptions;
 use super::{Command, ReplayApp};
 use crate::diagnostic::Seq;
 
@@ -17,8 +19,24 @@ use crate::diagnostic::Seq;
 pub struct UiTimings {
     /// Events in the recording.
     pub events: u64,
-    /// Opening the recording (read, replay, indices), before the first frame.
-    pub open_ms: f64,
+    /// From the start of the open to the first frame in which the timeline
+    /// covers the whole recording, the event list shows its rows, the
+    /// inspector shows step 1, and a seek to a random step has answered
+    /// (the state at that step shown).
+    pub open_to_usable_ms: f64,
+    /// From the start of the open to the first frame showing the first
+    /// rows (the inspector at step 1) while indexing goes on in the
+    /// background; `None` when the recording opened whole at once.
+    pub open_to_first_rows_ms: Option<f64>,
+    /// Events indexed per second, from the start of the open to the whole
+    /// timeline (`None` when there was no indexing in the background).
+    pub index_events_per_sec: Option<f64>,
+    /// From the start of the open to the profiles' comparison done (its
+    /// marks shown), if it ran in the background.
+    pub open_to_divergences_ms: Option<f64>,
+    /// Heap bytes allocated with the recording open and usable, by the
+    /// caller's measure (jemalloc's statistics in the binary).
+    pub allocated_bytes_open: Option<usize>,
     /// Each frame (the scrub's seek, the whole UI laid out and
     /// tessellated), in milliseconds, sorted.
     pub frame_millis: Vec<f64>,
@@ -44,16 +62,21 @@ fn no_match_query() -> crate::search::Query {
     .expect("a valid pointer")
 }
 
-/// Opens `recording` in the app and runs `frames` frames, each moving the
-/// cursor by a scrub (mostly small moves, sometimes a jump), at 1400×900.
-pub fn ui_timings(recording: &Path, frames: usize, seed: u64) -> anyhow::Result<UiTimings> {
-    let started = Instant::now();
-    let mut app = ReplayApp::with_file(recording);
-    if let Some(error) = app.state.error() {
-        anyhow::bail!("{error}");
-    }
-    let open_ms = started.elapsed().as_secs_f64() * 1e3;
-    let events = app.state.doc().map_or(0, |d| d.num_events());
+/// How long the bench waits between frames while the app is not usable:
+/// the app repaints about this often while indexing.
+const WAIT_BETWEEN_FRAMES: Duration = Duration::from_millis(16);
+
+/// Opens `recording` in the app, runs frames until it is usable, then
+/// `frames` frames, each moving the cursor by a scrub (mostly small moves,
+/// sometimes a jump), at 1400×900. `allocated` measures the heap with the
+/// recording open.
+pub fn ui_timings(
+    recording: &Path,
+    frames: usize,
+    seed: u64,
+    load_options: LoadOptions,
+    allocated: &dyn Fn() -> Option<usize>,
+) -> anyhow::Result<UiTimings> {
     let ctx = egui::Context::default();
     let input = || egui::RawInput {
         screen_rect: Some(egui::Rect::from_min_size(
@@ -62,19 +85,69 @@ pub fn ui_timings(recording: &Path, frames: usize, seed: u64) -> anyhow::Result<
         )),
         ..Default::default()
     };
-    // Warm-up: fonts, layout caches.
     let frame = |app: &mut ReplayApp| {
         let mut output = ctx.run_ui(input(), |ui| app.ui(ui));
         // No renderer: the textures are dropped, not uploaded.
         output.textures_delta.clear();
         let _ = ctx.tessellate(output.shapes, output.pixels_per_point);
     };
-    for _ in 0..3 {
-        frame(&mut app);
-    }
     let mut rng = Pcg64Mcg::seed_from_u64(seed);
-    let mut step = events / 2;
-    let mut millis = Vec::with_capacity(frames);
+
+    let started = Instant::now();
+    let mut app = ReplayApp::new(None);
+    app.state.set_load_options(load_options);
+    app.state.open_now(recording, None);
+    if let Some(error) = app.state.error() {
+        anyhow::bail!("{error}");
+    }
+    let millis = |since: Instant| since.elapsed().as_secs_f64() * 1e3;
+    let mut first_rows = None;
+    let mut whole_at = None;
+    let mut divergences_at = None;
+    let mut indexed_in_background = false;
+    let open_to_usable_ms = loop {
+        frame(&mut app);
+        let state = &app.state;
+        let Some(doc) = state.doc() else {
+            anyhow::bail!("the recording did not open");
+        };
+        if let Some(error) = state.error() {
+            anyhow::bail!("{error}");
+        }
+        indexed_in_background |= doc.indexing.is_some();
+        let rows_shown =
+            !state.event_rows().is_empty() && state.view().is_some_and(|v| v.step == Seq::new(1));
+        if rows_shown && first_rows.is_none() && indexed_in_background {
+            first_rows = Some(millis(started));
+        }
+        if doc.is_whole() && whole_at.is_none() {
+            whole_at = Some(started.elapsed());
+        }
+        if doc.indexing.is_none() && indexed_in_background && divergences_at.is_none() {
+            divergences_at = Some(millis(started));
+        }
+        if doc.is_whole() && rows_shown {
+            // A seek to a random step answers: the state at it shown.
+            let last = doc.num_events();
+            let step = Seq::new(rng.random_range(1..=last.max(1)));
+            app.state.apply(vec![Command::Time(TimeCommand::Set(step))]);
+            frame(&mut app);
+            anyhow::ensure!(
+                app.state.view().is_some_and(|v| v.step == step),
+                "the seek to step {step} did not answer"
+            );
+            break millis(started);
+        }
+        std::thread::sleep(WAIT_BETWEEN_FRAMES);
+    };
+    let allocated_bytes_open = allocated();
+    let events = app.state.doc().map_or(0, |d| d.num_events());
+    let index_events_per_sec = whole_at
+        .filter(|_| indexed_in_background)
+        .map(|at| (events as f64 / at.as_secs_f64().max(1e-9)).round());
+
+    let mut step = app.state.step().get();
+    let mut frame_millis = Vec::with_capacity(frames);
     for _ in 0..frames {
         step = if rng.random_bool(0.05) {
             rng.random_range(0..=events)
@@ -82,14 +155,20 @@ pub fn ui_timings(recording: &Path, frames: usize, seed: u64) -> anyhow::Result<
             let delta = rng.random_range(-2000i64..=2000);
             step.saturating_add_signed(delta).min(events)
         };
-        let started = Instant::now();
+        let frame_started = Instant::now();
         app.state
             .apply(vec![Command::Time(TimeCommand::Set(Seq::new(step)))]);
         frame(&mut app);
-        millis.push(started.elapsed().as_secs_f64() * 1e3);
+        frame_millis.push(millis(frame_started));
+        if divergences_at.is_none() && app.state.doc().is_some_and(|d| d.indexing.is_none()) {
+            divergences_at = Some(millis(started));
+        }
     }
-    millis.sort_by(f64::total_cmp);
-
+    frame_millis.sort_by(f64::total_cmp);
+    if indexed_in_background && divergences_at.is_none() {
+        app.state.wait_for_indexing();
+        divergences_at = Some(millis(started));
+    }
     let query = no_match_query();
     let Some(doc) = app.state.doc() else {
         anyhow::bail!("the recording did not open");
@@ -123,8 +202,12 @@ pub fn ui_timings(recording: &Path, frames: usize, seed: u64) -> anyhow::Result<
     let app_search_all_ms = started.elapsed().as_secs_f64() * 1e3;
     Ok(UiTimings {
         events,
-        open_ms,
-        frame_millis: millis,
+        open_to_usable_ms,
+        open_to_first_rows_ms: first_rows,
+        index_events_per_sec,
+        open_to_divergences_ms: divergences_at,
+        allocated_bytes_open,
+        frame_millis,
         find_all_ms,
         app_search_all_ms,
     })

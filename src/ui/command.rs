@@ -98,6 +98,9 @@ pub enum Command {
     Note(NoteCommand),
     /// Search over time.
     Search(SearchCommand),
+    /// Stops indexing a long stream in the background, keeping the events
+    /// indexed so far (issue 13, point 9).
+    CancelIndexing,
 }
 
 /// What the marks A and B (the diff's two points) are asked.

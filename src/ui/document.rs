@@ -9,7 +9,9 @@ use crate::error::error_chain;
 use crate::open::{Source, SourceError, open_source};
 use crate::replay::Options;
 use crate::store::{Recording, SessionInfo, StoreError, file_is_sqlite};
-use crate::timeline::{CheckpointPolicy, Timeline};
+use crate::timeline::{CheckpointPolicy, RawEvent, Timeline};
+
+use super::indexing::{FileSource, IndexPlan, Indexing, MemorySource};
 
 /// The most recent files kept.
 pub const MAX_RECENT: usize = 10;
@@ -43,8 +45,15 @@ pub struct Doc {
     pub live: bool,
     /// Where the other profile shows something else (P13, issue 18): the
     /// `profile.divergence` diagnostics, in seq order. Found once when a
-    /// finished stream opens; empty for a live one.
+    /// finished stream opens (in the background for a long one); empty for
+    /// a live one.
     pub divergences: Vec<Diagnostic>,
+    /// The indexing in the background of a long stream, while it goes on:
+    /// the timeline holds the events read so far.
+    pub indexing: Option<Indexing>,
+    /// Indexing was cancelled: the stream holds this many events, the
+    /// timeline those read before.
+    pub cancelled: Option<u64>,
 }
 
 /// Where a document's arrival times come from.
@@ -103,6 +112,22 @@ impl Timing {
         }
     }
 
+    /// [`Self::of_recorded`] of `total` arrival times of which only the
+    /// first few (`prefix`) and the last are read (a recording opened
+    /// before all of it is read).
+    pub fn of_recorded_prefix(prefix: &[u64], last: u64, total: usize, imported: bool) -> Self {
+        let timing = Self::of_recorded(prefix, imported);
+        if total <= prefix.len() {
+            return timing;
+        }
+        let step = crate::input::UNTIMED_STEP_NANOS;
+        match timing {
+            Self::Untimed if prefix.first() == Some(&last) => Self::Untimed,
+            Self::Invented if last == (total as u64 - 1).saturating_mul(step) => Self::Invented,
+            _ => Self::Recorded,
+        }
+    }
+
     /// The timing of a recording's arrival times: `imported` sessions got
     /// theirs from the events' timestamps, 100 ms apart without any.
     pub fn of_recorded(arrival_nanos: &[u64], imported: bool) -> Self {
@@ -138,9 +163,16 @@ impl Doc {
             .chain(self.timeline.diagnostics())
     }
 
-    /// The raw bytes of the event at `seq`.
-    pub fn raw(&self, seq: Seq) -> Option<&[u8]> {
+    /// The raw bytes of the event at `seq` (read from the recording when
+    /// its events are left in the file).
+    pub fn raw(&self, seq: Seq) -> Option<RawEvent<'_>> {
         self.timeline.events().get(seq)
+    }
+
+    /// Whether the timeline holds the whole stream (not indexing, not
+    /// cancelled).
+    pub fn is_whole(&self) -> bool {
+        self.indexing.as_ref().is_none_or(|i| i.comparing) && self.cancelled.is_none()
     }
 
     /// The replay options.
@@ -207,14 +239,60 @@ pub(super) fn save_recent(recent: &[PathBuf]) {
     let _ = std::fs::write(file, text);
 }
 
-/// Opens and replays a stream (on whatever thread calls it).
+/// How a stream is opened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// Open a recording with the index stored in it, when it has one
+    /// (issue 14, point 2); `false` ignores it and indexes on open
+    /// (`bench ui --no-stored-index`).
+    pub stored_index: bool,
+    /// A stream of at most this many events is replayed whole before it
+    /// shows (about 50 ms); a longer one shows its first events at once and
+    /// is indexed in the background, with progress.
+    pub sync_events: usize,
+    /// How indexing in the background goes.
+    pub plan: IndexPlan,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        Self {
+            stored_index: true,
+            sync_events: 50_000,
+            plan: IndexPlan {
+                chunk_events: 16_384,
+                publish_every: std::time::Duration::from_millis(200),
+                paced: false,
+            },
+        }
+    }
+}
+
+/// Opens and replays a stream (on whatever thread calls it), with the
+/// default [`LoadOptions`].
 pub fn load(path: &Path, session: Option<i64>, options: Options) -> Result<Box<Doc>, String> {
-    if session.is_none()
-        && file_is_sqlite(path)
-        && let Ok(recording) = Recording::open(path)
-        && recording.sessions().is_empty()
-    {
-        return Ok(Box::new(waiting_for_a_session(path, recording, options)));
+    load_with(path, session, options, LoadOptions::default())
+}
+
+/// Opens a stream (on whatever thread calls it). A short one is replayed
+/// whole; a long one comes back with its first events replayed and the
+/// rest being indexed in the background ([`Doc::indexing`]). A finished
+/// recording's events stay in the file: the document reads those it shows
+/// (issue 14, point 3).
+pub fn load_with(
+    path: &Path,
+    session: Option<i64>,
+    options: Options,
+    load_options: LoadOptions,
+) -> Result<Box<Doc>, String> {
+    if path != Path::new("-") && file_is_sqlite(path) {
+        let recording = Recording::open(path).map_err(|e| error_chain(&e))?;
+        if session.is_none() && recording.sessions().is_empty() {
+            return Ok(Box::new(waiting_for_a_session(path, recording, options)));
+        }
+        if let Some(doc) = open_recording(path, recording, session, options, load_options)? {
+            return Ok(Box::new(doc));
+        }
     }
     let mut source = match open_source(path, session) {
         Ok(source) => source,
@@ -262,42 +340,217 @@ pub fn load(path: &Path, session: Option<i64>, options: Options) -> Result<Box<D
         None
     };
     let start = source.start(options);
-    // P13: the two profiles in lockstep, once, for the timeline's marks and
-    // the inspector (not for a live session, whose events keep coming).
-    let divergences = if live {
-        Vec::new()
-    } else {
-        crate::replay::replay_comparing(
-            source.start(options),
-            source.start(crate::replay::Lockstep::other_options(options)),
-            &source.events,
-        )
-        .1
-    };
     // The timeline keeps the events; the source keeps the rest.
     let events = std::mem::take(&mut source.events);
-    let timeline = if live {
-        Timeline::replaying_unfinished(start, events, CheckpointPolicy::default())
-    } else {
-        Timeline::replaying(start, events, CheckpointPolicy::default())
-    };
-    let mut counts = SeverityCounts::of(&source.diagnostics);
-    for diagnostic in timeline.diagnostics() {
-        counts.add(diagnostic.severity);
-    }
-    Ok(Box::new(Doc {
-        counts,
+    let opened = Opened {
         path: path.to_owned(),
         sessions,
         session,
         source,
-        timeline: timeline.into(),
-        arrival_nanos,
         timing,
         recording,
         live,
-        divergences,
-    }))
+        options,
+    };
+    if live {
+        let timeline = Timeline::replaying_unfinished(start, events, CheckpointPolicy::default());
+        return Ok(Box::new(opened.into_doc(timeline, arrival_nanos, None)));
+    }
+    if events.len() <= load_options.sync_events {
+        // P13: the two profiles in lockstep, for the timeline's marks and
+        // the inspector (not for a live session, whose events keep coming).
+        let divergences = crate::replay::replay_comparing(
+            opened.source.start(options),
+            opened
+                .source
+                .start(crate::replay::Lockstep::other_options(options)),
+            &events,
+        )
+        .1;
+        let timeline = Timeline::replaying(start, events, CheckpointPolicy::default());
+        let mut doc = opened.into_doc(timeline, arrival_nanos, None);
+        doc.divergences = divergences;
+        return Ok(Box::new(doc));
+    }
+    // Long: the first chunk now, the rest in the background.
+    let mut timeline = Timeline::replaying_unfinished(
+        start,
+        crate::input::EventLog::default(),
+        CheckpointPolicy::default(),
+    );
+    let total = events.len() as u64;
+    timeline.extend_from(&events, load_options.plan.chunk_events);
+    let shown = arrival_nanos[..timeline.len()].to_vec();
+    let comparison = opened.comparison();
+    let indexing = Indexing::start(
+        timeline.clone(),
+        MemorySource {
+            events,
+            arrivals: arrival_nanos,
+        },
+        total,
+        comparison,
+        load_options.plan,
+    );
+    Ok(Box::new(opened.into_doc(timeline, shown, Some(indexing))))
+}
+
+/// What a document is made of, before its timeline.
+struct Opened {
+    path: PathBuf,
+    sessions: Vec<SessionInfo>,
+    session: Option<i64>,
+    source: Source,
+    recording: Option<Recording>,
+    live: bool,
+    options: Options,
+    timing: Timing,
+}
+
+impl Opened {
+    /// Step 0 under the profile shown and under the other one (P13).
+    fn comparison(&self) -> (crate::replay::Replayer, crate::replay::Replayer) {
+        (
+            self.source.start(self.options),
+            self.source
+                .start(crate::replay::Lockstep::other_options(self.options)),
+        )
+    }
+
+    /// The document showing `timeline` (whole, or growing while `indexing`
+    /// goes on).
+    fn into_doc(
+        self,
+        timeline: Timeline,
+        arrival_nanos: Vec<u64>,
+        indexing: Option<Indexing>,
+    ) -> Doc {
+        let mut counts = SeverityCounts::of(&self.source.diagnostics);
+        for diagnostic in timeline.diagnostics() {
+            counts.add(diagnostic.severity);
+        }
+        Doc {
+            counts,
+            path: self.path,
+            sessions: self.sessions,
+            session: self.session,
+            source: self.source,
+            timeline: timeline.into(),
+            arrival_nanos,
+            timing: self.timing,
+            recording: self.recording,
+            live: self.live,
+            divergences: Vec::new(),
+            indexing,
+            cancelled: None,
+        }
+    }
+}
+
+/// Opens a finished recording's session with its events left in the file:
+/// the first chunk replayed now, the rest indexed in the background.
+/// `None`: a session still being written, read into memory as before (it
+/// grows as it is followed).
+fn open_recording(
+    path: &Path,
+    recording: Recording,
+    session: Option<i64>,
+    options: Options,
+    load_options: LoadOptions,
+) -> Result<Option<Doc>, String> {
+    let info = match recording.pick_session(session) {
+        Ok(info) => info.clone(),
+        // Several sessions and none picked: show the first; the session
+        // picker offers the others.
+        Err(StoreError::SessionNeeded { .. }) if session.is_none() => recording
+            .pick_session(Some(1))
+            .map_err(|e| error_chain(&e))?
+            .clone(),
+        Err(error) => return Err(error_chain(&error)),
+    };
+    let total = info.num_events as usize;
+    let reader = recording
+        .file_events(info.id)
+        .map_err(|e| error_chain(&e))?
+        .with_len(total);
+    let last_arrival = match total {
+        0 => 0,
+        n => reader.arrivals(n - 1..n)?.first().copied().unwrap_or(0),
+    };
+    if is_being_written(&info, last_arrival) {
+        return Ok(None);
+    }
+    let source = Source {
+        events: crate::input::EventLog::default(),
+        format: format!("recording ({})", info.format),
+        diagnostics: info.reader_diagnostics.clone(),
+        declared_profile: recording.declared_profile(info.id),
+        run_input: info.run_input(),
+        num_sessions: recording.sessions().len(),
+        sessions: Vec::new(),
+        arrival_nanos: None,
+        session: Some(info.clone()),
+        exchanges: Vec::new(),
+    };
+    let shown_events = recording
+        .file_events(info.id)
+        .map_err(|e| error_chain(&e))?;
+    let first_arrivals = reader.arrivals(0..total.min(load_options.plan.chunk_events))?;
+    let timing = Timing::of_recorded_prefix(
+        &first_arrivals,
+        last_arrival,
+        total,
+        info.source.starts_with("import"),
+    );
+    let opened = Opened {
+        path: path.to_owned(),
+        sessions: recording.sessions().to_vec(),
+        session: Some(info.id.get()),
+        source,
+        recording: Some(recording),
+        live: false,
+        options,
+        timing,
+    };
+    // A recording whose index is stored with it (issue 14, point 2), unless
+    // `load_options.stored_index` says to ignore it, opens with that
+    // timeline through `Opened::into_doc(timeline, arrivals, None)`: whole
+    // at once, no indexing. Without one, it is indexed here.
+    let start = opened.source.start(options);
+    let mut timeline = Timeline::over_file(start, shown_events, CheckpointPolicy::default());
+    let first = if total <= load_options.sync_events {
+        total
+    } else {
+        load_options.plan.chunk_events
+    };
+    timeline.extend_from(&reader, first);
+    if let Some(error) = reader.read_error() {
+        return Err(error);
+    }
+    let arrivals = reader.arrivals(0..timeline.len())?;
+    if timeline.len() >= total {
+        timeline.finish();
+        let divergences = crate::replay::replay_comparing(
+            opened.source.start(options),
+            opened
+                .source
+                .start(crate::replay::Lockstep::other_options(options)),
+            timeline.events(),
+        )
+        .1;
+        let mut doc = opened.into_doc(timeline, arrivals, None);
+        doc.divergences = divergences;
+        return Ok(Some(doc));
+    }
+    let comparison = opened.comparison();
+    let indexing = Indexing::start(
+        timeline.clone(),
+        FileSource { events: reader },
+        total as u64,
+        comparison,
+        load_options.plan,
+    );
+    Ok(Some(opened.into_doc(timeline, arrivals, Some(indexing))))
 }
 
 /// How long a session still marked incomplete may have been silent and
@@ -371,6 +624,8 @@ fn waiting_for_a_session(path: &Path, recording: Recording, options: Options) ->
         recording: Some(recording),
         live: true,
         divergences: Vec::new(),
+        indexing: None,
+        cancelled: None,
     }
 }
 

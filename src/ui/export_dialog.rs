@@ -586,7 +586,8 @@ fn make_preview(
 ) -> Result<Preview, String> {
     let start = doc.source.start(doc.options());
     export::preview(
-        doc.timeline.events(),
+        // Read whole from the recording when its events are left there.
+        &doc.timeline.events().to_log(),
         &start,
         request,
         &context(doc, request, path),
@@ -603,7 +604,8 @@ pub fn run_export(
 ) -> Result<String, String> {
     let start = doc.source.start(doc.options());
     let summary = export::export(
-        doc.timeline.events(),
+        // Read whole from the recording when its events are left there.
+        &doc.timeline.events().to_log(),
         &start,
         request,
         &context(doc, request, path),

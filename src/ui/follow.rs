@@ -86,7 +86,7 @@ pub fn followed_at(doc: &Doc, view: &CursorView, previous: Option<Followed>) -> 
     let first = step.get().saturating_sub(LOOKBACK_EVENTS).max(1);
     for seq in (first..step.get()).rev().map(Seq::new) {
         let Some(raw) = doc.raw(seq) else { continue };
-        if let Some(id) = named_message(&parse_event(raw), at, seq) {
+        if let Some(id) = named_message(&parse_event(&raw), at, seq) {
             return Some(Followed { id, named_at: seq });
         }
     }

@@ -92,6 +92,7 @@ impl Live {
     /// Reads what the recording's writer added now.
     pub fn poll_now(&mut self, doc: &mut Doc, cursor: Seq) -> LiveResponse {
         let mut response = LiveResponse::default();
+        let whole = doc.is_whole();
         let Some(recording) = &mut doc.recording else {
             return response;
         };
@@ -116,7 +117,13 @@ impl Live {
         let session = SessionId::new(doc.session.unwrap_or(1));
         let info = doc.sessions.iter().find(|s| s.id == session);
         let open = info.is_some_and(SessionInfo::is_open);
-        if !doc.live && open && info.is_some_and(|s| s.num_events > doc.timeline.len() as u64) {
+        // (Not while a long stream is still being indexed, or was left
+        // partly indexed: it holds fewer events than the file on purpose.)
+        if !doc.live
+            && open
+            && whole
+            && info.is_some_and(|s| s.num_events > doc.timeline.len() as u64)
+        {
             // Taken for dead when opened, its writer was only slow: open it
             // again (its end-of-stream checks ran too early), keeping the
             // cursor.

@@ -17,6 +17,7 @@ pub mod event_list;
 pub mod export_dialog;
 pub mod file_dialog;
 pub mod follow;
+pub mod indexing;
 pub mod inspector;
 pub mod json_tree;
 pub mod keys;
@@ -483,12 +484,58 @@ impl ReplayApp {
                     .response
                     .labelled_by(label.id);
             }
-            if let Some(loading) = self.state.loading() {
-                ui.separator();
-                ui.spinner();
-                ui.label(format!("Opening {}…", loading.path.display()));
-            }
+            progress_ui(ui, &self.state, commands);
         });
+    }
+}
+
+/// What is being done to the stream: opening it, indexing it in the
+/// background (a percentage and a Cancel), comparing the profiles, or
+/// what a cancelled indexing left (issue 13, point 9).
+fn progress_ui(ui: &mut egui::Ui, state: &AppState, commands: &mut Vec<Command>) {
+    // Without a document the centre says what is being opened (once).
+    if let Some(loading) = state.loading().filter(|_| state.doc().is_some()) {
+        ui.separator();
+        ui.spinner();
+        ui.label(format!("Opening {}…", loading.path.display()));
+        return;
+    }
+    let Some(doc) = state.doc() else { return };
+    if let Some(indexing) = &doc.indexing {
+        ui.separator();
+        if indexing.comparing {
+            ui.spinner();
+            ui.label("Comparing the profiles…").on_hover_text(
+                "Where the other profile shows something else (P13): marked when done",
+            );
+            return;
+        }
+        let done = doc.num_events();
+        let total = indexing.total.max(1);
+        let fraction = done as f32 / total as f32;
+        let percent = (done * 100 / total).min(99);
+        ui.add(egui::ProgressBar::new(fraction).desired_width(120.0));
+        ui.label(format!(
+            "Indexing {percent}% · {} of {} events",
+            words::thousands(done),
+            words::thousands(indexing.total)
+        ))
+        .on_hover_text("The events read so far are shown; the rest are being read");
+        if ui
+            .button("Cancel")
+            .on_hover_text("Stop reading: keep the events indexed so far")
+            .clicked()
+        {
+            commands.push(Command::CancelIndexing);
+        }
+    } else if let Some(total) = doc.cancelled {
+        ui.separator();
+        ui.weak(format!(
+            "Indexed {} of {} events (cancelled)",
+            words::thousands(doc.num_events()),
+            words::thousands(total)
+        ))
+        .on_hover_text("Open the file again to read all of it");
     }
 }
 

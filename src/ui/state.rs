@@ -15,9 +15,10 @@ pub use super::command::{
     SearchFrom,
 };
 use super::compare::{CompareView, Marks};
-pub use super::document::{Doc, load, load_recent};
+pub use super::document::{Doc, LoadOptions, load, load_recent, load_with};
 use super::document::{MAX_RECENT, save_recent};
 use super::follow::Inspected;
+use super::indexing::IndexUpdate;
 use super::live::{Live, LiveResponse};
 use super::search::{SearchProgress, SearchRun};
 pub use super::time_control::{SPEEDS, TimeCommand, TimeContext, TimeControl, TimeResponse};
@@ -126,6 +127,9 @@ pub struct AppState {
     search: SearchRun,
     /// Polling a live recording.
     live: Live,
+    /// How streams are opened (indexing in the background, the stored
+    /// index).
+    load_options: LoadOptions,
 }
 
 /// When to draw the next frame, as the logic step of a frame says.
@@ -299,9 +303,21 @@ impl AppState {
         &self.time
     }
 
-    /// Opens a file synchronously (tests, and small files).
+    /// How streams are opened.
+    pub fn load_options(&self) -> LoadOptions {
+        self.load_options
+    }
+
+    /// Sets how the next streams are opened (tests step through indexing;
+    /// `bench ui --no-stored-index`).
+    pub fn set_load_options(&mut self, load_options: LoadOptions) {
+        self.load_options = load_options;
+    }
+
+    /// Opens a file synchronously (tests, and small files): a long stream
+    /// shows its first events and goes on being indexed in the background.
     pub fn open_now(&mut self, path: &Path, session: Option<i64>) {
-        match load(path, session, self.options) {
+        match load_with(path, session, self.options, self.load_options) {
             Ok(doc) => self.install(*doc, None),
             Err(error) => self.error = Some(error),
         }
@@ -316,10 +332,10 @@ impl AppState {
         keep_step: Option<TimeCommand>,
     ) {
         let (sender, receiver) = channel();
-        let options = self.options;
+        let (options, load_options) = (self.options, self.load_options);
         let thread_path = path.clone();
         std::thread::spawn(move || {
-            let _ = sender.send(load(&thread_path, session, options));
+            let _ = sender.send(load_with(&thread_path, session, options, load_options));
         });
         self.loading = Some(Loading {
             path,
@@ -454,6 +470,7 @@ impl AppState {
         let before = doc.timeline.seek(Seq::new(step.get().saturating_sub(1)));
         let (at, event) = match doc.raw(step).filter(|_| step.get() > 0) {
             Some(raw) => {
+                let raw: &[u8] = &raw;
                 let mut at = before.checkpoint();
                 let parsed = parse_event(raw);
                 at.apply(parsed.clone());
@@ -572,6 +589,89 @@ impl AppState {
                     self.search.apply(command, self.time.step(), &doc.timeline);
                 }
             }
+            Command::CancelIndexing => {
+                if let Some(doc) = &mut self.doc
+                    && let Some(indexing) = doc.indexing.take()
+                {
+                    // What is indexed stays; the rest is not read.
+                    indexing.cancel();
+                    if !indexing.comparing {
+                        doc.cancelled = Some(indexing.total);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Takes what the background indexing sent, if anything; returns
+    /// whether the document changed.
+    pub fn poll_indexing(&mut self) -> bool {
+        let mut changed = false;
+        while let Some(update) = self
+            .doc
+            .as_mut()
+            .and_then(|d| d.indexing.as_mut())
+            .and_then(|i| i.try_next())
+        {
+            changed = true;
+            self.index_update(update);
+        }
+        changed
+    }
+
+    /// Waits until the background indexing (and the profiles' comparison)
+    /// of the open document is done (tests, `bench ui`).
+    pub fn wait_for_indexing(&mut self) {
+        while let Some(update) = self
+            .doc
+            .as_mut()
+            .and_then(|d| d.indexing.as_mut())
+            .and_then(|i| i.next_blocking())
+        {
+            self.index_update(update);
+        }
+        if let Some(doc) = &mut self.doc {
+            doc.indexing = None;
+        }
+    }
+
+    /// Shows what the indexing thread sent: a longer timeline, the whole
+    /// one, the divergences, or why reading failed.
+    fn index_update(&mut self, update: IndexUpdate) {
+        let Some(doc) = &mut self.doc else { return };
+        match update {
+            IndexUpdate::Progress(timeline, arrivals) | IndexUpdate::Done(timeline, arrivals) => {
+                let last_before = doc.timeline.last_step();
+                let num_diagnostics = doc.timeline.diagnostics().len();
+                doc.timeline = std::sync::Arc::from(timeline);
+                doc.arrival_nanos.extend(arrivals);
+                for diagnostic in &doc.timeline.diagnostics()
+                    [num_diagnostics.min(doc.timeline.diagnostics().len())..]
+                {
+                    doc.counts.add(diagnostic.severity);
+                }
+                let new_rows =
+                    super::event_list::filter_rows_after(doc, &self.event_filter, last_before);
+                self.event_rows.extend(new_rows);
+                if doc.indexing.as_ref().is_some_and(|i| i.comparing) {
+                    // The end-of-stream checks may mark events listed already.
+                    self.refresh_rows();
+                }
+                self.stream_changed();
+            }
+            IndexUpdate::Divergences(divergences) => {
+                doc.divergences = divergences;
+                doc.indexing = None;
+                self.generation += 1;
+                self.view = None;
+                self.sync_view();
+            }
+            IndexUpdate::Failed(error) => {
+                if let Some(indexing) = doc.indexing.take() {
+                    doc.cancelled = Some(indexing.total);
+                }
+                self.error = Some(error);
+            }
         }
     }
 
@@ -637,6 +737,10 @@ impl AppState {
     pub fn logic_step(&mut self, dt_seconds: f64) -> Repaint {
         let mut repaint = Repaint::default();
         repaint.now |= self.poll_loading();
+        repaint.now |= self.poll_indexing();
+        if self.doc.as_ref().is_some_and(|d| d.indexing.is_some()) {
+            repaint.within(LOADING_POLL);
+        }
         if self.loading.is_some() {
             repaint.within(LOADING_POLL);
         }

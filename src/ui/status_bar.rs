@@ -45,7 +45,8 @@ pub fn status_bar_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>)
     ui.horizontal(|ui| {
         let Some(doc) = state.doc() else {
             ui.label(match state.loading() {
-                Some(loading) => format!("Opening {}…", loading.path.display()),
+                // The centre says what is being opened.
+                Some(_) => String::new(),
                 None => "No stream open: File › Open…, or drop a file here".to_owned(),
             });
             return;

@@ -12,5 +12,6 @@ mod layout;
 mod desktop;
 mod follow;
 mod search_lanes;
+mod open;
 mod tools;
 mod views;

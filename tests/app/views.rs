@@ -388,7 +388,7 @@ fn filtering_the_event_list_keeps_the_matching_events() {
     assert!(!rows.is_empty() && rows.len() < 45, "{rows:?}");
     let doc = harness.state().state.doc().expect("doc");
     for seq in rows {
-        let raw = String::from_utf8_lossy(doc.raw(seq).expect("raw")).into_owned();
+        let raw = String::from_utf8_lossy(&doc.raw(seq).expect("raw")).into_owned();
         assert!(raw.contains("hotels-1"), "{raw}");
     }
 }

@@ -147,6 +147,42 @@ fn bench_replay_prints_its_figures_as_one_json_object() {
     assert!(p99 <= max, "p99 {p99} > max {max}");
 }
 
+#[test]
+fn bench_ui_reports_what_the_user_waits_for() {
+    // Issue 14, point 1: a recording longer than what opens at once is
+    // indexed in the background; the figures say when its first rows
+    // showed, when it was usable, and the memory it holds against the file.
+    let output = run(&[
+        "bench",
+        "ui",
+        "--events",
+        "60000",
+        "--activities",
+        "10",
+        "--frames",
+        "20",
+        "--no-stored-index",
+    ]);
+    assert_eq!(code(&output), 0, "stderr: {}", stderr(&output));
+    let figures = json_out(&output);
+    assert_eq!(figures["events"], 60000, "{figures}");
+    assert_eq!(figures["no_stored_index"], true, "{figures}");
+    let ms = |key: &str| {
+        figures[key]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{key} is a number: {figures}"))
+    };
+    let (first_rows, usable) = (ms("open_to_first_rows_ms"), ms("open_to_usable_ms"));
+    assert!(0.0 < first_rows && first_rows <= usable, "{figures}");
+    assert!(ms("index_events_per_sec") > 0.0, "{figures}");
+    assert!(ms("frame_p50_ms") <= ms("frame_p99_ms"), "{figures}");
+    assert!(ms("frame_p99_ms") <= ms("frame_max_ms"), "{figures}");
+    assert!(
+        figures["file_bytes"].as_u64().is_some_and(|b| b > 60000),
+        "{figures}"
+    );
+}
+
 // ---------------------------------------------------------------- snapshots
 
 #[test]

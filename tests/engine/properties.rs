@@ -1236,7 +1236,7 @@ proptest! {
             timeline.finish();
             prop_assert_eq!(timeline.len(), log.len());
             prop_assert_eq!(timeline.last_step(), Seq::new(len));
-            prop_assert_eq!(timeline.events(), &log);
+            prop_assert_eq!(&*timeline.events().to_log(), &log);
             if log.num_bytes() as u64 >= TINY_POLICY.max_cost {
                 // The seeks below start from checkpoints past step 0.
                 prop_assert!(timeline.num_checkpoints() >= 2);

@@ -141,7 +141,7 @@ const SCROLL_FRAMES: u8 = 4;
 /// The line above the messages of a run input: which run they were the
 /// input of (the `RUN_STARTED`'s `runId`), or the recorded request body.
 fn run_input_heading_ui(ui: &mut Ui, doc: &crate::ui::Doc, step: Seq) {
-    let run = doc.raw(step).and_then(|raw| match parse_event(raw) {
+    let run = doc.raw(step).and_then(|raw| match parse_event(&raw) {
         ParseOutcome::Event { event, .. } => match event.body {
             EventBody::RunStarted { run_id, .. } => Some(run_id),
             _ => None,

@@ -204,6 +204,7 @@ pub fn filter_rows_after(doc: &Doc, filter: &EventFilter, after: Seq) -> Vec<Seq
         let Some(raw) = doc.raw(seq) else {
             return false;
         };
+        let raw: &[u8] = &raw;
         (needle.is_empty() || contains_ignore_ascii_case(raw, &needle))
             && (message_id.is_empty() || names_message_id(raw, message_id))
     });

@@ -122,6 +122,7 @@ fn table_ui(ui: &mut egui::Ui, doc: &Doc, state: &AppState, commands: &mut Vec<C
             body.rows(theme::ROW_HEIGHT, rows.len(), |mut row| {
                 let seq = rows[row.index()];
                 let Some(raw) = doc.raw(seq) else { return };
+                let raw: &[u8] = &raw;
                 let parsed = parse_event(raw);
                 let kind = doc.timeline.index().kind(seq);
                 let not_applied = seq.index().is_some_and(|i| {

@@ -446,6 +446,7 @@ fn metadata_origins(
             continue;
         }
         let Some(raw) = doc.raw(seq) else { continue };
+        let raw: &[u8] = &raw;
         let ParseOutcome::Event { event, .. } = parse_event(raw) else {
             continue;
         };

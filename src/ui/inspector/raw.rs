@@ -123,6 +123,7 @@ pub(super) fn raw_event_ui(ui: &mut Ui, doc: &Doc, view: &CursorView) {
     let Some(raw) = doc.raw(view.step) else {
         return;
     };
+    let raw: &[u8] = &raw;
     let unparseable = matches!(view.event, Some(ParseOutcome::Unparseable { .. }));
     let text = std::str::from_utf8(raw).ok();
     let offered = views_for(unparseable, text.is_some());

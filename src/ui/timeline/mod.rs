@@ -50,10 +50,10 @@ pub(super) const HIT_RADIUS: f32 = 5.0;
 pub fn timeline_ui(ui: &mut egui::Ui, state: &AppState, commands: &mut Vec<Command>) {
     let Some(doc) = state.doc() else {
         ui.add_space(4.0);
-        ui.weak(match state.loading() {
-            Some(_) => "Opening…",
-            None => "No stream open",
-        });
+        // While opening, the centre says what is being opened.
+        if state.loading().is_none() {
+            ui.weak("No stream open");
+        }
         return;
     };
     let num_events = doc.num_events();
