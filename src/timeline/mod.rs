@@ -14,8 +14,10 @@
 //! ([`FrozenReplay`]).
 
 mod index;
+mod stored;
 
 pub use index::{ActivityLane, EventKind, KindCounts, NUM_KINDS, Pending, StreamIndex};
+pub use stored::{INDEX_ENGINE, INDEX_FORMAT_VERSION};
 
 use crate::diagnostic::{Diagnostic, Seq};
 use crate::input::EventLog;
