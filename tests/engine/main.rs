@@ -14,4 +14,5 @@ mod index;
 mod properties;
 mod rules;
 mod store;
+mod stored_index;
 mod vectors;
