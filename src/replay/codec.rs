@@ -166,7 +166,7 @@ impl<'a> Decoder<'a> {
 
     /// A length or a count, which must not exceed the bytes left (each
     /// item takes at least one).
-    pub fn len(&mut self) -> Decoded<usize> {
+    pub fn count(&mut self) -> Decoded<usize> {
         let n = self.u64()?;
         match usize::try_from(n) {
             Ok(n) if n <= self.remaining() => Ok(n),
@@ -199,7 +199,7 @@ impl<'a> Decoder<'a> {
 
     /// Length-prefixed bytes.
     pub fn bytes(&mut self) -> Decoded<&'a [u8]> {
-        let n = self.len()?;
+        let n = self.count()?;
         let bytes = &self.data[self.pos..self.pos + n];
         self.pos += n;
         Ok(bytes)
@@ -276,7 +276,7 @@ impl MessageTable {
 
 /// Reads a [`MessageTable`].
 pub fn decode_messages(d: &mut Decoder<'_>) -> Decoded<Vec<Arc<Message>>> {
-    let n = d.len()?;
+    let n = d.count()?;
     let mut messages = Vec::with_capacity(n);
     for _ in 0..n {
         messages.push(Arc::new(decode_message(d)?));
@@ -474,7 +474,7 @@ impl Replayer {
         for message in self.conversation.shared() {
             e.usize(table.number(message)?);
         }
-        let mut from_input = self.conversation.from_input_entries();
+        let mut from_input = self.conversation.input_entries();
         from_input.sort();
         e.usize(from_input.len());
         for (id, step) in from_input {
@@ -540,7 +540,7 @@ impl Replayer {
     ) -> Decoded<(Self, &'a [u8])> {
         let options = decode_options(d)?;
         let mut replayer = Self::new(options);
-        let n = d.len()?;
+        let n = d.count()?;
         let mut list = Vec::with_capacity(n);
         for _ in 0..n {
             let Some(message) = messages.get(d.usize()?) else {
@@ -550,7 +550,7 @@ impl Replayer {
         }
         let mut conversation = Conversation::default();
         conversation.set_messages(list);
-        for _ in 0..d.len()? {
+        for _ in 0..d.count()? {
             let id = d.str()?;
             let step = d.seq()?;
             conversation.mark_from_input(id, step);
@@ -572,13 +572,13 @@ impl Replayer {
             None => None,
         };
         let mut owners = FxHashMap::default();
-        for _ in 0..d.len()? {
+        for _ in 0..d.count()? {
             owners.insert(d.string()?, d.opt_string()?);
         }
         replayer.owners = Arc::new(owners);
         replayer.streams = super::streams::Streams::decode(d)?;
         let mut calls = FxHashMap::default();
-        for _ in 0..d.len()? {
+        for _ in 0..d.count()? {
             let key = d.string()?;
             let Some(value) = d.opt_string()? else {
                 return bad("a tool call in the index has no message");
@@ -593,12 +593,12 @@ impl Replayer {
             None
         };
         replayer.finished = d.bool()?;
-        let n = d.len()?;
+        let n = d.count()?;
         replayer.diagnostics = Vec::with_capacity(n);
         for _ in 0..n {
             replayer.diagnostics.push(decode_diagnostic(d)?);
         }
-        let n = d.len()?;
+        let n = d.count()?;
         replayer.effects = Vec::with_capacity(n);
         for _ in 0..n {
             replayer.effects.push(decode_effect(d)?);
@@ -629,7 +629,7 @@ impl FrozenReplay {
     pub fn decode(d: &mut Decoder<'_>, messages: &[Arc<Message>]) -> Decoded<Self> {
         let (base, state) = Replayer::decode_with(d, messages)?;
         let state = super::frozen::Stored::from_text(state)?;
-        let n = d.len()?;
+        let n = d.count()?;
         let mut contents = Vec::with_capacity(n);
         for _ in 0..n {
             let i = d.usize()?;

@@ -389,7 +389,7 @@ impl Conversation {
 
     /// Every message that joined from a run input, with its step (for the
     /// stored index).
-    pub(super) fn from_input_entries(&self) -> Vec<(&String, crate::diagnostic::Seq)> {
+    pub(super) fn input_entries(&self) -> Vec<(&String, crate::diagnostic::Seq)> {
         self.from_input
             .iter()
             .map(|(id, step)| (id, *step))

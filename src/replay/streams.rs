@@ -132,13 +132,13 @@ impl Streams {
     pub(super) fn decode(d: &mut Decoder<'_>) -> Decoded<Self> {
         fn map(d: &mut Decoder<'_>) -> Decoded<BTreeMap<String, Owner>> {
             let mut map = BTreeMap::new();
-            for _ in 0..d.len()? {
+            for _ in 0..d.count()? {
                 map.insert(d.string()?, d.opt_string()?);
             }
             Ok(map)
         }
         fn list(d: &mut Decoder<'_>) -> Decoded<Vec<String>> {
-            let n = d.len()?;
+            let n = d.count()?;
             let mut items = Vec::with_capacity(n);
             for _ in 0..n {
                 items.push(d.string()?);

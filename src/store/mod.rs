@@ -12,6 +12,11 @@
 //! [`Recording::events_after`]). Bookmarks and notes ([`add_bookmark`],
 //! [`add_note`]…) are the only writes a reader makes, each in its own short
 //! transaction.
+//!
+//! Schema version 2 stores each ended session's timeline index (issue 14):
+//! `import` and `record` write it ([`RecordingWriter::store_timeline`]),
+//! [`Recording::stored_timeline`] rebuilds the timeline from it without
+//! replaying, and [`upgrade`] migrates a version-1 file and indexes it.
 
 mod annotations;
 mod import;

@@ -249,10 +249,10 @@ impl StreamIndex {
     pub(super) fn decode(d: &mut Decoder<'_>, last_step: u64) -> Decoded<Self> {
         let out_of_range = || DecodeError("a step in the index is past the stream's end".into());
         let mut index = Self::default();
-        for _ in 0..d.len()? {
+        for _ in 0..d.count()? {
             let message_id = d.string()?;
             let activity_type = d.string()?;
-            let n = d.len()?;
+            let n = d.count()?;
             let mut events = Vec::with_capacity(n);
             let mut seq = 0u64;
             for _ in 0..n {
@@ -276,7 +276,7 @@ impl StreamIndex {
             });
         }
         for slot in 0..index.severity_steps.len() {
-            let n = d.len()?;
+            let n = d.count()?;
             let mut steps = Vec::with_capacity(n);
             let mut seq = 0u64;
             for _ in 0..n {

@@ -108,7 +108,7 @@ impl Timeline {
         {
             return fail("the index's diagnostics are out of order");
         }
-        let n = d.len()?;
+        let n = d.count()?;
         let mut checkpoints: Vec<FrozenReplay> = Vec::with_capacity(n);
         for _ in 0..n {
             let checkpoint = FrozenReplay::decode(d, &messages)?;

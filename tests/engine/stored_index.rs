@@ -219,9 +219,12 @@ fn unused_after(path: &Path, sql: &str) -> IndexUnused {
     }
 }
 
+/// What a case expects of the reason.
+type Expected = fn(&IndexUnused) -> bool;
+
 #[test]
 fn a_damaged_or_foreign_index_is_ignored() {
-    let cases: [(&str, fn(&IndexUnused) -> bool); 6] = [
+    let cases: [(&str, Expected); 6] = [
         // Bytes flipped in the middle of the blob.
         (
             "UPDATE timeline_index SET data = substr(data, 1, 40) || x'ffffffffff' || substr(data, 46)",
