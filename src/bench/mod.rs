@@ -91,6 +91,16 @@ pub struct ImportFigures {
     pub open_ms: f64,
     /// Loading every event's raw bytes (what a full replay reads first).
     pub load_all_ms: f64,
+    /// Rebuilding the timeline from the index stored with the recording
+    /// (issue 14), once the events are loaded: reading and decoding it.
+    pub open_stored_ms: f64,
+    /// Replaying the loaded events into a timeline instead (what opening
+    /// costs without a stored index).
+    pub replay_ms: f64,
+    /// The stored index's size.
+    pub index_bytes: u64,
+    /// The stored index's share of the file's size.
+    pub index_share_of_file: f64,
 }
 
 /// Imports a generated stream into a recording in `dir` and measures
@@ -142,6 +152,24 @@ pub fn import_figures(config: GenConfig, dir: &std::path::Path) -> anyhow::Resul
         let all = opened.load_events(session)?;
         let load_all_ms = started.elapsed().as_secs_f64() * 1e3;
         anyhow::ensure!(all.len() == config.events, "loaded {} events", all.len());
+        let options = agui_replay::replay::Options::default();
+        let index_bytes = match opened.stored_index(session, options)? {
+            Ok(blob) => blob.len() as u64,
+            Err(why) => anyhow::bail!("the import stored no index: {why}"),
+        };
+        let started = Instant::now();
+        let stored = opened.stored_timeline_of(session, options, all.clone())?;
+        let open_stored_ms = started.elapsed().as_secs_f64() * 1e3;
+        let stored = stored.map_err(|why| anyhow::anyhow!("the stored index is unused: {why}"))?;
+        anyhow::ensure!(
+            stored.len() == config.events,
+            "the stored timeline is short"
+        );
+        drop(stored);
+        let started = Instant::now();
+        let replayed = agui_replay::timeline::Timeline::from_log(all, options);
+        let replay_ms = started.elapsed().as_secs_f64() * 1e3;
+        drop(replayed);
 
         Ok(ImportFigures {
             events: config.events,
@@ -153,6 +181,11 @@ pub fn import_figures(config: GenConfig, dir: &std::path::Path) -> anyhow::Resul
                 / 10.0,
             open_ms: (open_ms * 10.0).round() / 10.0,
             load_all_ms: (load_all_ms * 10.0).round() / 10.0,
+            open_stored_ms: (open_stored_ms * 10.0).round() / 10.0,
+            replay_ms: (replay_ms * 10.0).round() / 10.0,
+            index_bytes,
+            index_share_of_file: ((index_bytes as f64 / file_bytes.max(1) as f64) * 1000.0).round()
+                / 1000.0,
         })
     })();
     cleanup();

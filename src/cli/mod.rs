@@ -12,6 +12,7 @@ mod import;
 mod record;
 mod rules;
 mod state;
+mod upgrade;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -108,6 +109,13 @@ pub enum Command {
     /// Write stream files (JSON lines, arrays, SSE bodies, HAR) into a
     /// recording.
     Import(import::ImportArgs),
+    /// Bring a recording to the current schema version and store the
+    /// timeline index of its ended sessions, so that it opens without
+    /// replaying. Opening never modifies a recording; this does, in place.
+    ///
+    /// Exit code 0 if upgraded or already up to date, 2 if the file is not
+    /// a recording this build can write.
+    Upgrade(upgrade::UpgradeArgs),
     /// Export the stream, a range of it, or one activity's minimal repro
     /// (`--message ID --to N`) as JSON lines, SSE, a vector, a conformance
     /// fixture of the AG-UI corpus or a recording.
@@ -286,6 +294,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Some(Command::Find(args)) => find::run(&args, &mut stdout)?,
         Some(Command::Import(args)) => import::run(&args, &mut stdout)?,
         Some(Command::Export(args)) => export::run(&args, &mut stdout)?,
+        Some(Command::Upgrade(args)) => upgrade::run(&args, &mut stdout)?,
         Some(Command::Record(args)) => record::record(&args, &mut stdout)?,
         Some(Command::Run(args)) => record::run(&args, &mut stdout)?,
         Some(Command::Conformance(args)) => conformance::run(&args, &mut stdout)?,

@@ -7,13 +7,16 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::thread::JoinHandle;
 
+use rustc_hash::FxHashMap;
 use tokio::sync::oneshot;
 
 use crate::input::HttpResponse;
+use crate::replay::Replayer;
 use crate::store::{
     COMMIT_INTERVAL, NewSession, RecordingWriter, SessionId, SessionStatus, StoreError,
     StoreRedaction,
 };
+use crate::timeline::{CheckpointPolicy, Timeline};
 
 enum Command {
     Begin {
@@ -176,10 +179,26 @@ impl WriterHandle {
 }
 
 fn run(mut writer: RecordingWriter, commands: &Receiver<Command>) -> Result<(), StoreError> {
+    // Issue 14: each open session's timeline, replayed as its events are
+    // written, so that its index is stored when it ends (an interrupted
+    // session simply has none).
+    let mut timelines: FxHashMap<SessionId, Timeline> = FxHashMap::default();
     loop {
         match commands.recv_timeout(COMMIT_INTERVAL) {
             Ok(Command::Begin { session, reply }) => {
-                let _ = reply.send(writer.begin_session(session));
+                let begun = writer.begin_session(session);
+                if let Ok(id) = &begun {
+                    let options = crate::replay::Options::default();
+                    let start = match writer.stored_run_input(*id)? {
+                        Some(input) => Replayer::with_run_input(options, &input),
+                        None => Replayer::new(options),
+                    };
+                    timelines.insert(
+                        *id,
+                        Timeline::starting_from(start, CheckpointPolicy::default()),
+                    );
+                }
+                let _ = reply.send(begun);
             }
             Ok(Command::Response { session, response }) => {
                 writer.set_response_of(session, &response)?;
@@ -190,14 +209,30 @@ fn run(mut writer: RecordingWriter, commands: &Receiver<Command>) -> Result<(), 
                 arrival_nanos,
             }) => {
                 writer.append_to(session, &raw, arrival_nanos)?;
+                if let Some(timeline) = timelines.get_mut(&session) {
+                    timeline.append(&raw);
+                }
             }
             Ok(Command::End { session, status }) => {
+                writer.flush()?;
+                if let Some(mut timeline) = timelines.remove(&session) {
+                    timeline.finish();
+                    writer.store_timeline(session, &timeline)?;
+                }
                 writer.end(session, status, Some(crate::store::now_unix_ms()))?;
             }
             Err(RecvTimeoutError::Timeout) => writer.flush()?,
             Err(RecvTimeoutError::Disconnected) => break,
         }
         writer.flush_if_due()?;
+    }
+    // The sessions still open end complete (`finish`): their indexes too.
+    writer.flush()?;
+    let mut open: Vec<_> = timelines.into_iter().collect();
+    open.sort_by_key(|(id, _)| *id);
+    for (session, mut timeline) in open {
+        timeline.finish();
+        writer.store_timeline(session, &timeline)?;
     }
     writer.finish()?;
     Ok(())

@@ -387,6 +387,15 @@ impl Conversation {
         self.from_input.get(id).copied()
     }
 
+    /// Every message that joined from a run input, with its step (for the
+    /// stored index).
+    pub(super) fn input_entries(&self) -> Vec<(&String, crate::diagnostic::Seq)> {
+        self.from_input
+            .iter()
+            .map(|(id, step)| (id, *step))
+            .collect()
+    }
+
     /// Replaces the message with `message`'s id in place.
     pub fn replace(&mut self, message: Message) {
         match self.by_id.get(message.id()) {

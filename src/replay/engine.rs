@@ -138,7 +138,7 @@ pub struct Replayer {
     pub(super) state_bytes: usize,
     pub(super) run: RunPhase,
     /// The event that ended the last run (`RUN_FINISHED` or `RUN_ERROR`).
-    ended_by: Option<EventType>,
+    pub(super) ended_by: Option<EventType>,
     /// Owners of activities known in the current run (R21–R23).
     pub(super) owners: Arc<FxHashMap<String, Option<String>>>,
     /// Open text, tool-call, reasoning, step and subagent streams.
@@ -148,12 +148,12 @@ pub struct Replayer {
     /// The event being applied, or the last one applied.
     pub(super) seq: Seq,
     /// The diagnostic that failed the run, wherever it was recorded.
-    fatal: Option<Diagnostic>,
-    finished: bool,
+    pub(super) fatal: Option<Diagnostic>,
+    pub(super) finished: bool,
     /// What this replayer recorded: diagnostics and effects of the events it
     /// applied itself (a replayer resumed from a checkpoint starts empty).
-    diagnostics: Vec<Diagnostic>,
-    effects: Vec<EventEffect>,
+    pub(super) diagnostics: Vec<Diagnostic>,
+    pub(super) effects: Vec<EventEffect>,
 }
 
 impl Replayer {

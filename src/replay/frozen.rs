@@ -17,7 +17,7 @@ use super::engine::Replayer;
 /// A value kept as JSON text, or shared as is when it is too deeply nested
 /// to be parsed back within `serde_json`'s recursion limit.
 #[derive(Clone, Debug)]
-enum Stored {
+pub(super) enum Stored {
     Text(Box<[u8]>),
     Shared(Arc<Value>),
 }
@@ -33,6 +33,24 @@ impl Stored {
             return Self::Text(text.into_boxed_slice());
         }
         Self::Shared(Arc::clone(value))
+    }
+
+    /// The JSON text, unless the value is kept as a tree.
+    pub(super) fn text(&self) -> Option<&[u8]> {
+        match self {
+            Self::Text(text) => Some(text),
+            Self::Shared(_) => None,
+        }
+    }
+
+    /// A value read back from stored JSON text (checked to be JSON).
+    pub(super) fn from_text(text: &[u8]) -> Result<Self, super::codec::DecodeError> {
+        match serde_json::from_slice::<serde::de::IgnoredAny>(text) {
+            Ok(_) => Ok(Self::Text(text.into())),
+            Err(_) => Err(super::codec::DecodeError(
+                "a checkpoint in the index holds a value that is not JSON".into(),
+            )),
+        }
     }
 
     fn thaw(&self) -> Arc<Value> {
@@ -56,10 +74,10 @@ fn depth(value: &Value) -> usize {
 #[derive(Clone, Debug)]
 pub struct FrozenReplay {
     /// The state, with placeholders where contents and state were.
-    base: Replayer,
+    pub(super) base: Replayer,
     /// Position in the message list and content of every activity.
-    contents: Vec<(usize, Stored)>,
-    state: Stored,
+    pub(super) contents: Vec<(usize, Stored)>,
+    pub(super) state: Stored,
 }
 
 impl Replayer {
@@ -95,6 +113,11 @@ impl FrozenReplay {
     /// The step it was taken at.
     pub fn step(&self) -> crate::diagnostic::Seq {
         self.base.step()
+    }
+
+    /// The options of the replay it was taken from.
+    pub fn options(&self) -> super::Options {
+        self.base.options()
     }
 
     /// A live replayer at this step, with empty logs.

@@ -9,6 +9,7 @@
 //! [`Diagnostic`]: crate::diagnostic::Diagnostic
 
 mod activity;
+pub mod codec;
 mod conversation;
 mod divergence;
 mod engine;

@@ -18,6 +18,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::Profile;
+use super::codec::{DecodeError, Decoded, Decoder, Encoder};
 use super::conversation::{Message, OtherMessage, Role};
 use super::engine::{Effect, EventEffect, Replayer};
 use crate::diagnostic::Code;
@@ -83,6 +84,107 @@ const THINKING: [(&str, &str); 5] = [
 /// translates.
 pub(super) fn is_thinking(type_name: &str) -> bool {
     THINKING.iter().any(|(old, _)| *old == type_name)
+}
+
+/// The stored index's encoding of what is open (issue 14).
+impl Streams {
+    /// Encodes what is open.
+    pub(super) fn encode(&self, e: &mut Encoder) {
+        let map = |e: &mut Encoder, map: &BTreeMap<String, Owner>| {
+            e.usize(map.len());
+            for (key, owner) in map {
+                e.str(key);
+                e.opt_str(owner.as_deref());
+            }
+        };
+        let set = |e: &mut Encoder, items: &mut dyn ExactSizeIterator<Item = &String>| {
+            e.usize(items.len());
+            for item in items {
+                e.str(item);
+            }
+        };
+        let lane = |e: &mut Encoder, lane: &Option<ChunkLane>| match lane {
+            Some(lane) => {
+                e.u8(1);
+                e.str(&lane.id);
+                e.opt_str(lane.owner.as_deref());
+                e.opt_str(lane.role);
+                e.opt_str(lane.name.as_deref());
+                e.opt_str(lane.parent.as_deref());
+            }
+            None => e.u8(0),
+        };
+        map(e, &self.text);
+        lane(e, &self.text_chunk);
+        map(e, &self.tool_calls);
+        lane(e, &self.tool_chunk);
+        set(e, &mut self.reasoning_phases.iter());
+        map(e, &self.reasoning);
+        lane(e, &self.reasoning_chunk);
+        set(e, &mut self.steps.iter());
+        set(e, &mut self.subagents.iter());
+        e.opt_str(self.thinking.as_deref());
+        map(e, &self.verified_messages);
+        map(e, &self.verified_tool_calls);
+    }
+
+    /// Decodes what [`Self::encode`] wrote.
+    pub(super) fn decode(d: &mut Decoder<'_>) -> Decoded<Self> {
+        fn map(d: &mut Decoder<'_>) -> Decoded<BTreeMap<String, Owner>> {
+            let mut map = BTreeMap::new();
+            for _ in 0..d.count()? {
+                map.insert(d.string()?, d.opt_string()?);
+            }
+            Ok(map)
+        }
+        fn list(d: &mut Decoder<'_>) -> Decoded<Vec<String>> {
+            let n = d.count()?;
+            let mut items = Vec::with_capacity(n);
+            for _ in 0..n {
+                items.push(d.string()?);
+            }
+            Ok(items)
+        }
+        fn lane(d: &mut Decoder<'_>) -> Decoded<Option<ChunkLane>> {
+            if !d.bool()? {
+                return Ok(None);
+            }
+            let id = d.string()?;
+            let owner = d.opt_string()?;
+            let role = match d.opt_string()? {
+                Some(name) => match Role::from_name(&name) {
+                    Some(role) => Some(role.as_str()),
+                    None => {
+                        return Err(DecodeError(
+                            "a chunk stream in the index has an unknown role".into(),
+                        ));
+                    }
+                },
+                None => None,
+            };
+            Ok(Some(ChunkLane {
+                id,
+                owner,
+                role,
+                name: d.opt_string()?,
+                parent: d.opt_string()?,
+            }))
+        }
+        Ok(Self {
+            text: map(d)?,
+            text_chunk: lane(d)?,
+            tool_calls: map(d)?,
+            tool_chunk: lane(d)?,
+            reasoning_phases: list(d)?.into_iter().collect(),
+            reasoning: map(d)?,
+            reasoning_chunk: lane(d)?,
+            steps: list(d)?,
+            subagents: list(d)?.into_iter().collect(),
+            thinking: d.opt_string()?,
+            verified_messages: map(d)?,
+            verified_tool_calls: map(d)?,
+        })
+    }
 }
 
 impl Streams {

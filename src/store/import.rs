@@ -6,9 +6,12 @@
 
 use std::path::{Path, PathBuf};
 
+use super::default_options;
 use super::writer::{NewSession, RecordingWriter};
 use super::{SessionId, SessionStatus, StoreError};
 use crate::input::{self, EventLog, ReadError, Stream};
+use crate::replay::Replayer;
+use crate::timeline::Timeline;
 
 /// What an import wrote.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -118,17 +121,38 @@ fn write_planned(
             writer.set_declared_profile(id, profile)?;
         }
         let before = events_done;
-        writer.import_events_at(
-            &planned.events,
-            planned.arrivals.as_deref(),
-            &mut |written| {
-                progress(ImportProgress {
-                    events_done: before + written,
-                    events_known,
-                });
-            },
-        )?;
+        // The timeline index (issue 14) is built on a second thread while
+        // the events are written, from step 0 as a reader will see it (the
+        // stored run input), for the options a reader uses by default.
+        let start = match default_options(planned.declared_profile.as_deref()) {
+            Some(options) => Some(match writer.stored_run_input(id)? {
+                Some(input) => Replayer::with_run_input(options, &input),
+                None => Replayer::new(options),
+            }),
+            None => None,
+        };
+        let (written, timeline) = std::thread::scope(|scope| {
+            let replay = start.map(|start| {
+                let events = &planned.events;
+                scope.spawn(move || Timeline::index_of(start, events))
+            });
+            let written = writer.import_events_at(
+                &planned.events,
+                planned.arrivals.as_deref(),
+                &mut |written| {
+                    progress(ImportProgress {
+                        events_done: before + written,
+                        events_known,
+                    });
+                },
+            );
+            (written, replay.and_then(|replay| replay.join().ok()))
+        });
+        written?;
         events_done += planned.events.len() as u64;
+        if let Some(timeline) = timeline {
+            writer.store_timeline(id, &timeline)?;
+        }
         match planned.ended {
             Some((status, ended_at)) => writer.end_session_at(status, ended_at)?,
             None => writer.end_session(SessionStatus::Complete)?,

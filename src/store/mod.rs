@@ -12,6 +12,11 @@
 //! [`Recording::events_after`]). Bookmarks and notes ([`add_bookmark`],
 //! [`add_note`]…) are the only writes a reader makes, each in its own short
 //! transaction.
+//!
+//! Schema version 2 stores each ended session's timeline index (issue 14):
+//! `import` and `record` write it ([`RecordingWriter::store_timeline`]),
+//! [`Recording::stored_timeline`] rebuilds the timeline from it without
+//! replaying, and [`upgrade`] migrates a version-1 file and indexes it.
 
 mod annotations;
 mod blocks;
@@ -21,6 +26,7 @@ mod reader;
 mod replace;
 mod schema;
 mod secrets;
+mod upgrade;
 mod writer;
 
 use std::fmt;
@@ -32,10 +38,12 @@ pub use annotations::{
 };
 pub use blocks::SessionBlocks;
 pub use import::{ImportError, ImportProgress, ImportedSession, format_name, import_files};
+pub use reader::IndexUnused;
 pub use reader::{Recording, StoredEvent, file_is_sqlite};
 pub use replace::{ReplaceError, SIDECARS, remove_with_sidecars, replace_file, temporary_beside};
-pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
+pub use schema::{APPLICATION_ID, SCHEMA_VERSION, options_key};
 pub use secrets::{SECRET_FIELD_NAMES, SECRET_QUERY_PARAMS, StoreRedaction};
+pub use upgrade::{Upgraded, upgrade};
 pub use writer::{CHECKPOINT_INTERVAL, COMMIT_INTERVAL, NewSession, RecordingWriter};
 
 use crate::diagnostic::Diagnostic;
@@ -302,6 +310,19 @@ pub(crate) fn redacted_key(session: SessionId) -> String {
 }
 
 pub use crate::input::is_sqlite;
+
+/// The options a session is replayed with unless told otherwise, the ones
+/// its stored index is built for (issue 14): the profile it declares (an
+/// imported vector's), or `spec`; the default protocol version; not best
+/// effort. `None` for a declared profile this build does not know (the
+/// commands refuse it, so nothing is stored for it).
+pub fn default_options(declared_profile: Option<&str>) -> Option<crate::replay::Options> {
+    let profile = match declared_profile {
+        Some(name) => name.parse().ok()?,
+        None => crate::replay::Profile::Spec,
+    };
+    Some(crate::replay::Options::for_profile(profile))
+}
 
 /// Milliseconds since the Unix epoch, now.
 pub fn now_unix_ms() -> i64 {

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OpenFlags, params};
 
+use super::schema::options_key;
 use super::schema::{
     APPLICATION_ID, MAX_EVENTS_PER_SESSION, MAX_SESSION_ID, READABLE_VERSIONS, SCHEMA_VERSION,
     event_id, profile_key,
@@ -14,6 +15,8 @@ use super::schema::{
 use super::{SessionId, SessionInfo, SessionStatus, StoreError, is_sqlite};
 use crate::diagnostic::{Diagnostic, Seq};
 use crate::input::{EventLog, HttpRequest, HttpResponse};
+use crate::replay::Options;
+use crate::timeline::{INDEX_ENGINE, INDEX_FORMAT_VERSION, Timeline};
 
 /// One stored event.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,6 +44,52 @@ pub struct Recording {
     immutable: bool,
     /// The file's size and modification time when opened immutable.
     stamp: Option<(u64, Option<std::time::SystemTime>)>,
+    /// Its schema version (`PRAGMA user_version`).
+    version: i32,
+}
+
+/// Why a session's timeline is not read from its stored index (issue 14):
+/// the caller replays instead.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IndexUnused {
+    /// The file predates stored indexes (schema version 1):
+    /// `agui-replay upgrade` adds them.
+    OlderSchema(i32),
+    /// The session is still being written (or its writer died): its index,
+    /// if any, may not cover every event.
+    SessionOpen,
+    /// No index for these options (only the defaults are stored).
+    NotStored,
+    /// An index of another format or engine: not believed.
+    Stale {
+        /// Its format version.
+        format_version: i64,
+        /// The engine that wrote it.
+        engine: String,
+    },
+    /// An index that does not agree with the events or cannot be read.
+    Damaged(String),
+}
+
+impl std::fmt::Display for IndexUnused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::OlderSchema(v) => write!(
+                f,
+                "the recording has schema version {v}, without stored indexes (`agui-replay upgrade FILE` adds them)"
+            ),
+            Self::SessionOpen => f.write_str("the session has not ended"),
+            Self::NotStored => f.write_str("no index is stored for these replay options"),
+            Self::Stale {
+                format_version,
+                engine,
+            } => write!(
+                f,
+                "the stored index is of format {format_version} by {engine}, not format {INDEX_FORMAT_VERSION} by {INDEX_ENGINE}"
+            ),
+            Self::Damaged(why) => write!(f, "the stored index is damaged ({why})"),
+        }
+    }
 }
 
 /// The size and modification time of a file, to notice a change.
@@ -278,6 +327,7 @@ impl Recording {
             sessions: Vec::new(),
             immutable,
             stamp: if immutable { stamp(path) } else { None },
+            version,
         };
         recording.sessions = recording
             .read_sessions()
@@ -289,6 +339,104 @@ impl Recording {
     /// The file.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Its schema version (1 has no stored indexes; see `upgrade`).
+    pub fn schema_version(&self) -> i32 {
+        self.version
+    }
+
+    /// The stored timeline index of a session for `options`, as written
+    /// (see [`Self::stored_timeline`]), once its key says it may be
+    /// believed: this format, this engine, the session ended, as many
+    /// events as the session holds. The blob itself is checked only when
+    /// decoded.
+    pub fn stored_index(
+        &self,
+        session: SessionId,
+        options: Options,
+    ) -> Result<Result<Vec<u8>, IndexUnused>, StoreError> {
+        if self.version < 2 {
+            return Ok(Err(IndexUnused::OlderSchema(self.version)));
+        }
+        let Some(info) = self.sessions.iter().find(|s| s.id == session) else {
+            return Ok(Err(IndexUnused::NotStored));
+        };
+        if info.is_open() {
+            return Ok(Err(IndexUnused::SessionOpen));
+        }
+        let row = self.conn.query_row(
+            "SELECT format_version, engine, num_events, data FROM timeline_index
+             WHERE session_id = ?1 AND options = ?2",
+            params![session.0, options_key(options)],
+            |row| {
+                Ok((
+                    row.get::<_, i64>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get::<_, i64>(2)?,
+                    row.get::<_, Vec<u8>>(3)?,
+                ))
+            },
+        );
+        let (format_version, engine, num_events, data) = match row {
+            Ok(row) => row,
+            Err(rusqlite::Error::QueryReturnedNoRows) => return Ok(Err(IndexUnused::NotStored)),
+            // A column of another type: a damaged row, not a damaged file.
+            Err(rusqlite::Error::InvalidColumnType(..)) => {
+                return Ok(Err(IndexUnused::Damaged(
+                    "a column holds a value of the wrong type".into(),
+                )));
+            }
+            Err(e) => return Err(self.error("cannot read the timeline index", e)),
+        };
+        if format_version != INDEX_FORMAT_VERSION || engine != INDEX_ENGINE {
+            return Ok(Err(IndexUnused::Stale {
+                format_version,
+                engine,
+            }));
+        }
+        if u64::try_from(num_events).ok() != Some(info.num_events) {
+            return Ok(Err(IndexUnused::Damaged(format!(
+                "it covers {num_events} events, the session holds {}",
+                info.num_events
+            ))));
+        }
+        Ok(Ok(data))
+    }
+
+    /// The timeline of a session replayed with `options`, rebuilt from the
+    /// index stored with the recording (issue 14) without replaying, with
+    /// `events` (the session's events, as [`Self::load_events`] gives them).
+    /// `Err(why)` when there is none to believe (an older file, other
+    /// options than the defaults, another engine, a damaged index): the
+    /// caller replays. Never panics on a damaged index.
+    pub fn stored_timeline_of(
+        &self,
+        session: SessionId,
+        options: Options,
+        events: EventLog,
+    ) -> Result<Result<Timeline, IndexUnused>, StoreError> {
+        let blob = match self.stored_index(session, options)? {
+            Ok(blob) => blob,
+            Err(why) => return Ok(Err(why)),
+        };
+        Ok(Timeline::from_stored_index(events, &blob, options)
+            .map_err(|e| IndexUnused::Damaged(e.to_string())))
+    }
+
+    /// [`Self::stored_timeline_of`] with the session's events read from the
+    /// file, and without the reason: `Ok(None)` when there is no index to
+    /// believe.
+    pub fn stored_timeline(
+        &self,
+        session: SessionId,
+        options: Options,
+    ) -> Result<Option<Timeline>, StoreError> {
+        if let Err(_why) = self.stored_index(session, options)? {
+            return Ok(None);
+        }
+        let events = self.load_events(session)?;
+        Ok(self.stored_timeline_of(session, options, events)?.ok())
     }
 
     /// Every session, in order.

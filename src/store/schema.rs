@@ -12,10 +12,11 @@ pub const APPLICATION_ID: i32 = 0x4147_5250;
 /// refused; files with an older one are migrated when opened for writing and
 /// read as they are when opened read-only (every version in
 /// [`READABLE_VERSIONS`]).
-pub const SCHEMA_VERSION: i32 = 1;
+pub const SCHEMA_VERSION: i32 = 2;
 
-/// Versions the reader understands without migrating.
-pub const READABLE_VERSIONS: &[i32] = &[1];
+/// Versions the reader understands without migrating: a version-1 file
+/// opens as it is (it has no stored index, so its timelines are replayed).
+pub const READABLE_VERSIONS: &[i32] = &[1, 2];
 
 /// The tables of version 1. An event's `id` is [`event_id`]`(session, seq)`:
 /// rows are appended in stream order, a session's events are one range of
@@ -68,6 +69,40 @@ CREATE TABLE notes (
 );
 ";
 
+/// What version 2 adds (issue 14): the timeline index of each session,
+/// written by `import` and `record` when the session ends, so that opening
+/// reads it instead of replaying. A row is keyed by the session and the
+/// replay options it was built with ([`options_key`]), and says which
+/// index format and which engine wrote it: an index of another format or
+/// engine, or one that does not agree with the events, is never believed
+/// (the reader replays).
+const SCHEMA_V2: &str = "
+CREATE TABLE timeline_index (
+    session_id      INTEGER NOT NULL REFERENCES sessions(id),
+    options         TEXT NOT NULL,
+    format_version  INTEGER NOT NULL,
+    engine          TEXT NOT NULL,
+    num_events      INTEGER NOT NULL,
+    data            BLOB NOT NULL,
+    PRIMARY KEY (session_id, options)
+);
+";
+
+/// The key of the replay options an index was built with
+/// (`spec 1.1 strict`, `ag-ui-client-1.0 1.1 best-effort`).
+pub fn options_key(options: crate::replay::Options) -> String {
+    format!(
+        "{} {} {}",
+        options.profile.as_str(),
+        options.protocol.as_str(),
+        if options.best_effort {
+            "best-effort"
+        } else {
+            "strict"
+        }
+    )
+}
+
 /// The largest session id: the session takes the 23 bits of the row id
 /// above the step's 40 (a row id is a signed 64-bit integer), so a larger
 /// one would wrap into another session's rows (issue 12). The writer
@@ -111,6 +146,7 @@ CREATE INDEX IF NOT EXISTS events_by_run ON events (session_id, run_id)
 pub fn create(conn: &Connection, defer_indexes: bool) -> rusqlite::Result<()> {
     conn.execute_batch("BEGIN")?;
     conn.execute_batch(SCHEMA_V1)?;
+    conn.execute_batch(SCHEMA_V2)?;
     if !defer_indexes {
         conn.execute_batch(INDEXES_V1)?;
     }
@@ -124,11 +160,39 @@ pub fn create(conn: &Connection, defer_indexes: bool) -> rusqlite::Result<()> {
 }
 
 /// Brings a database of an earlier version up to [`SCHEMA_VERSION`], one
-/// version at a time. Version 1 is the first, so there is nothing to migrate
-/// from yet: each future version adds its step here (`1 => …`), keeping every
-/// earlier file openable.
-pub fn migrate(_conn: &Connection, from: i32) -> Result<(), String> {
-    match from {
+/// version at a time, each step in one transaction (a failed step leaves
+/// the file at the version before it). Run only by writers (`record`
+/// appending, `upgrade`), never on open: a reader reads every version in
+/// [`READABLE_VERSIONS`] as it is.
+///
+/// Version 1 → 2 (issue 14) adds the `timeline_index` table; the sessions
+/// already there have no index until `upgrade` builds one.
+pub fn migrate(conn: &Connection, from: i32) -> Result<(), String> {
+    let mut version = from;
+    while version < SCHEMA_VERSION {
+        let step = match version {
+            1 => SCHEMA_V2,
+            other => return Err(format!("schema version {other} has no migration")),
+        };
+        let next = version + 1;
+        let run = || -> rusqlite::Result<()> {
+            conn.execute_batch("BEGIN IMMEDIATE")?;
+            let applied = conn
+                .execute_batch(step)
+                .and_then(|()| conn.pragma_update(None, "user_version", next));
+            match applied {
+                Ok(()) => conn.execute_batch("COMMIT"),
+                Err(e) => {
+                    let _ = conn.execute_batch("ROLLBACK");
+                    Err(e)
+                }
+            }
+        };
+        run()
+            .map_err(|e| format!("cannot migrate from schema version {version} to {next}: {e}"))?;
+        version = next;
+    }
+    match version {
         SCHEMA_VERSION => Ok(()),
         other => Err(format!("schema version {other} has no migration")),
     }

@@ -11,6 +11,7 @@ use super::secrets::StoreRedaction;
 use super::{SessionId, SessionStatus, StoreError, is_secret_header, now_unix_ms, redact_headers};
 use crate::diagnostic::{Diagnostic, Seq};
 use crate::input::{Arrivals, EventKeys, EventLog, HttpRequest, HttpResponse};
+use crate::timeline::{INDEX_ENGINE, INDEX_FORMAT_VERSION, Timeline};
 
 /// Events are committed at least this often while they arrive: a killed
 /// writer loses at most the events of the last interval.
@@ -352,6 +353,62 @@ impl RecordingWriter {
             )
             .map_err(|e| self.sqlite("cannot keep the session's profile", e))?;
         Ok(())
+    }
+
+    /// The run input of a session as stored (its request body without its
+    /// secrets, when it is a JSON object): step 0 of its replay, as a reader
+    /// sees it ([`SessionInfo::run_input`](super::SessionInfo::run_input)).
+    pub fn stored_run_input(
+        &self,
+        session: SessionId,
+    ) -> Result<Option<serde_json::Value>, StoreError> {
+        let body: Option<Vec<u8>> = self
+            .conn
+            .query_row(
+                "SELECT request_body FROM sessions WHERE id = ?1",
+                [session.0],
+                |row| row.get(0),
+            )
+            .map_err(|e| self.sqlite("cannot read the session's request", e))?;
+        Ok(body.and_then(
+            |body| match serde_json::from_slice::<serde_json::Value>(&body) {
+                Ok(value @ serde_json::Value::Object(_)) => Some(value),
+                _ => None,
+            },
+        ))
+    }
+
+    /// Stores the timeline index of a session (issue 14), keyed by the
+    /// options `timeline` was replayed with, replacing one stored before.
+    /// The timeline must be the session's whole stream, replayed from its
+    /// [stored run input](Self::stored_run_input) with the end-of-stream
+    /// checks ([`Timeline::index_of`]). Returns whether it was stored: a
+    /// state nested too deeply to be read back is not (its readers replay).
+    pub fn store_timeline(
+        &mut self,
+        session: SessionId,
+        timeline: &Timeline,
+    ) -> Result<bool, StoreError> {
+        let Ok(blob) = timeline.encode_index() else {
+            return Ok(false);
+        };
+        self.conn
+            .execute(
+                "INSERT OR REPLACE INTO timeline_index
+                    (session_id, options, format_version, engine, num_events, data)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![
+                    session.0,
+                    schema::options_key(timeline.options()),
+                    INDEX_FORMAT_VERSION,
+                    INDEX_ENGINE,
+                    timeline.last_step().get() as i64,
+                    blob,
+                ],
+            )
+            .map_err(|e| self.sqlite("cannot store the timeline index", e))?;
+        self.uncheckpointed = true;
+        Ok(true)
     }
 
     /// Records the response of the current session once it is known.

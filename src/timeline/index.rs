@@ -6,6 +6,7 @@ use std::ops::RangeInclusive;
 
 use crate::diagnostic::{Diagnostic, Seq, Severity};
 use crate::protocol::{EventType, ParseOutcome};
+use crate::replay::codec::{DecodeError, Decoded, Decoder, Encoder, change_byte, change_of};
 use crate::replay::{ActivityChange, EventEffect};
 
 /// What kind of event a step holds, as the density strip counts it.
@@ -212,6 +213,103 @@ impl StreamIndex {
             }
         }
         counts
+    }
+}
+
+/// The stored index's encoding (issue 14).
+impl StreamIndex {
+    /// Encodes the lanes, the diagnostic steps and the kinds (the
+    /// histogram's buckets are summed again on decoding).
+    pub(super) fn encode(&self, e: &mut Encoder) {
+        e.usize(self.lanes.len());
+        for lane in &self.lanes {
+            e.str(&lane.message_id);
+            e.str(&lane.activity_type);
+            e.usize(lane.events.len());
+            let mut last = 0;
+            for (seq, change) in &lane.events {
+                e.u64(seq.get().wrapping_sub(last));
+                last = seq.get();
+                e.u8(change_byte(*change));
+            }
+        }
+        for steps in &self.severity_steps {
+            e.usize(steps.len());
+            let mut last = 0;
+            for seq in steps {
+                e.u64(seq.get().wrapping_sub(last));
+                last = seq.get();
+            }
+        }
+        e.bytes(&self.kinds);
+    }
+
+    /// Decodes what [`Self::encode`] wrote, checking that every step is at
+    /// most `last_step` and every kind is one.
+    pub(super) fn decode(d: &mut Decoder<'_>, last_step: u64) -> Decoded<Self> {
+        let out_of_range = || DecodeError("a step in the index is past the stream's end".into());
+        let mut index = Self::default();
+        for _ in 0..d.count()? {
+            let message_id = d.string()?;
+            let activity_type = d.string()?;
+            let n = d.count()?;
+            let mut events = Vec::with_capacity(n);
+            let mut seq = 0u64;
+            for _ in 0..n {
+                seq = seq.checked_add(d.u64()?).ok_or_else(out_of_range)?;
+                if seq > last_step {
+                    return Err(out_of_range());
+                }
+                events.push((Seq::new(seq), change_of(d.u8()?)?));
+            }
+            if index
+                .lane_by_id
+                .insert(message_id.clone(), index.lanes.len())
+                .is_some()
+            {
+                return Err(DecodeError("the index holds an activity twice".into()));
+            }
+            index.lanes.push(ActivityLane {
+                message_id,
+                activity_type,
+                events,
+            });
+        }
+        for slot in 0..index.severity_steps.len() {
+            let n = d.count()?;
+            let mut steps = Vec::with_capacity(n);
+            let mut seq = 0u64;
+            for _ in 0..n {
+                seq = seq.checked_add(d.u64()?).ok_or_else(out_of_range)?;
+                if seq > last_step {
+                    return Err(out_of_range());
+                }
+                steps.push(Seq::new(seq));
+            }
+            index.severity_steps[slot] = steps;
+        }
+        let kinds = d.bytes()?;
+        if kinds.iter().any(|&k| usize::from(k) >= NUM_KINDS) {
+            return Err(DecodeError("an event kind in the index is unknown".into()));
+        }
+        index.kinds = kinds.to_vec();
+        index.buckets = index
+            .kinds
+            .chunks(BUCKET_EVENTS)
+            .map(|chunk| {
+                let mut counts = [0; NUM_KINDS];
+                for &k in chunk {
+                    counts[usize::from(k)] += 1;
+                }
+                counts
+            })
+            .collect();
+        Ok(index)
+    }
+
+    /// The number of events indexed.
+    pub fn num_events(&self) -> usize {
+        self.kinds.len()
     }
 }
 

@@ -15,9 +15,11 @@
 
 mod events;
 mod index;
+mod stored;
 
 pub use events::{BLOCK_EVENTS, BlockSource, Events, FileEvents, RawEvent};
 pub use index::{ActivityLane, EventKind, KindCounts, NUM_KINDS, Pending, StreamIndex};
+pub use stored::{INDEX_ENGINE, INDEX_FORMAT_VERSION};
 
 use crate::diagnostic::{Diagnostic, Seq};
 use crate::input::{EventLog, RawEvents};

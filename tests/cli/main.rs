@@ -22,3 +22,4 @@ mod record;
 mod rules;
 mod state;
 mod stdin;
+mod upgrade;

@@ -15,4 +15,5 @@ mod lazy_events;
 mod properties;
 mod rules;
 mod store;
+mod stored_index;
 mod vectors;

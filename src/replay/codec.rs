@@ -1,0 +1,671 @@
+//! A compact binary encoding of replay states, for the timeline index a
+//! recording stores (issue 14): LEB128 integers, length-prefixed strings,
+//! JSON values as their compact text (what checkpoints already keep).
+//!
+//! Decoding never panics and never believes a length it cannot back with
+//! bytes: a damaged blob gives a [`DecodeError`], and the caller replays.
+
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+use serde_json::{Map, Value};
+
+use super::conversation::{ActivityMessage, Conversation, Message, OtherMessage, Role};
+use super::engine::{ActivityChange, Effect, EventEffect, Replayer, RunPhase};
+use super::frozen::FrozenReplay;
+use super::{Options, Profile};
+use crate::diagnostic::{Code, Diagnostic, Seq, Severity};
+use crate::protocol::{EventType, ProtocolVersion};
+
+/// Why a blob could not be decoded (or a state encoded).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecodeError(pub String);
+
+impl std::fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The result of decoding.
+pub type Decoded<T> = Result<T, DecodeError>;
+
+fn bad<T>(what: &str) -> Decoded<T> {
+    Err(DecodeError(what.to_owned()))
+}
+
+/// Appends encoded values to a byte buffer.
+#[derive(Debug, Default)]
+pub struct Encoder {
+    /// What was written so far.
+    pub buf: Vec<u8>,
+}
+
+impl Encoder {
+    /// An unsigned integer (LEB128).
+    pub fn u64(&mut self, mut value: u64) {
+        loop {
+            let byte = (value & 0x7f) as u8;
+            value >>= 7;
+            if value == 0 {
+                self.buf.push(byte);
+                return;
+            }
+            self.buf.push(byte | 0x80);
+        }
+    }
+
+    /// A length or an index.
+    pub fn usize(&mut self, value: usize) {
+        self.u64(value as u64);
+    }
+
+    /// One byte.
+    pub fn u8(&mut self, value: u8) {
+        self.buf.push(value);
+    }
+
+    /// A boolean.
+    pub fn bool(&mut self, value: bool) {
+        self.buf.push(u8::from(value));
+    }
+
+    /// Length-prefixed bytes.
+    pub fn bytes(&mut self, bytes: &[u8]) {
+        self.usize(bytes.len());
+        self.buf.extend_from_slice(bytes);
+    }
+
+    /// A string.
+    pub fn str(&mut self, text: &str) {
+        self.bytes(text.as_bytes());
+    }
+
+    /// An optional string.
+    pub fn opt_str(&mut self, text: Option<&str>) {
+        match text {
+            Some(text) => {
+                self.u8(1);
+                self.str(text);
+            }
+            None => self.u8(0),
+        }
+    }
+
+    /// A JSON value as compact text; refused when too deeply nested to be
+    /// read back ([`MAX_DEPTH`]).
+    pub fn json(&mut self, value: &Value) -> Decoded<()> {
+        if depth(value) > MAX_DEPTH {
+            return bad("a value is nested too deeply to be stored");
+        }
+        let text = serde_json::to_vec(value).map_err(|e| DecodeError(e.to_string()))?;
+        self.bytes(&text);
+        Ok(())
+    }
+
+    /// A JSON object as compact text.
+    pub fn object(&mut self, map: &Map<String, Value>) -> Decoded<()> {
+        if map.values().map(depth).max().unwrap_or(0) + 1 > MAX_DEPTH {
+            return bad("a value is nested too deeply to be stored");
+        }
+        let text = serde_json::to_vec(map).map_err(|e| DecodeError(e.to_string()))?;
+        self.bytes(&text);
+        Ok(())
+    }
+}
+
+/// Nesting deeper than this is not stored (serde_json reads back to 128).
+pub const MAX_DEPTH: usize = 100;
+
+fn depth(value: &Value) -> usize {
+    match value {
+        Value::Array(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
+        Value::Object(map) => 1 + map.values().map(depth).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// Reads encoded values from a byte slice.
+#[derive(Debug)]
+pub struct Decoder<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Decoder<'a> {
+    /// A decoder at the start of `data`.
+    pub fn new(data: &'a [u8]) -> Self {
+        Self { data, pos: 0 }
+    }
+
+    /// Whether every byte was read.
+    pub fn at_end(&self) -> bool {
+        self.pos == self.data.len()
+    }
+
+    /// The bytes not read yet.
+    pub fn remaining(&self) -> usize {
+        self.data.len() - self.pos
+    }
+
+    /// An unsigned integer (LEB128).
+    pub fn u64(&mut self) -> Decoded<u64> {
+        let mut value = 0u64;
+        for shift in (0..64).step_by(7) {
+            let Some(&byte) = self.data.get(self.pos) else {
+                return bad("the index ends in the middle of a number");
+            };
+            self.pos += 1;
+            value |= u64::from(byte & 0x7f) << shift;
+            if byte & 0x80 == 0 {
+                return Ok(value);
+            }
+        }
+        bad("a number in the index is too long")
+    }
+
+    /// A length or a count, which must not exceed the bytes left (each
+    /// item takes at least one).
+    pub fn count(&mut self) -> Decoded<usize> {
+        let n = self.u64()?;
+        match usize::try_from(n) {
+            Ok(n) if n <= self.remaining() => Ok(n),
+            _ => bad("a count in the index exceeds its size"),
+        }
+    }
+
+    /// A number that must fit a `usize`.
+    pub fn usize(&mut self) -> Decoded<usize> {
+        usize::try_from(self.u64()?).or_else(|_| bad("a number in the index is too large"))
+    }
+
+    /// One byte.
+    pub fn u8(&mut self) -> Decoded<u8> {
+        let Some(&byte) = self.data.get(self.pos) else {
+            return bad("the index ends early");
+        };
+        self.pos += 1;
+        Ok(byte)
+    }
+
+    /// A boolean.
+    pub fn bool(&mut self) -> Decoded<bool> {
+        match self.u8()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => bad("a flag in the index is neither 0 nor 1"),
+        }
+    }
+
+    /// Length-prefixed bytes.
+    pub fn bytes(&mut self) -> Decoded<&'a [u8]> {
+        let n = self.count()?;
+        let bytes = &self.data[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(bytes)
+    }
+
+    /// A string.
+    pub fn str(&mut self) -> Decoded<&'a str> {
+        std::str::from_utf8(self.bytes()?).or_else(|_| bad("a string in the index is not UTF-8"))
+    }
+
+    /// An owned string.
+    pub fn string(&mut self) -> Decoded<String> {
+        self.str().map(str::to_owned)
+    }
+
+    /// An optional string.
+    pub fn opt_string(&mut self) -> Decoded<Option<String>> {
+        if self.bool()? {
+            Ok(Some(self.string()?))
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// A JSON value.
+    pub fn json(&mut self) -> Decoded<Value> {
+        serde_json::from_slice(self.bytes()?).or_else(|_| bad("a value in the index is not JSON"))
+    }
+
+    /// A JSON object.
+    pub fn object(&mut self) -> Decoded<Map<String, Value>> {
+        serde_json::from_slice(self.bytes()?)
+            .or_else(|_| bad("an object in the index is not a JSON object"))
+    }
+
+    /// A step.
+    pub fn seq(&mut self) -> Decoded<Seq> {
+        self.u64().map(Seq::new)
+    }
+}
+
+/// Every distinct message of the states encoded, once: states refer to
+/// messages by their number, so that the messages checkpoints share (most
+/// of them) are stored once.
+#[derive(Debug, Default)]
+pub struct MessageTable {
+    numbers: FxHashMap<*const Message, usize>,
+    encoded: Encoder,
+    count: usize,
+}
+
+impl MessageTable {
+    /// The number of `message`, encoding it on first sight.
+    fn number(&mut self, message: &Arc<Message>) -> Decoded<usize> {
+        let key = Arc::as_ptr(message);
+        if let Some(&n) = self.numbers.get(&key) {
+            return Ok(n);
+        }
+        encode_message(&mut self.encoded, message)?;
+        let n = self.count;
+        self.count += 1;
+        self.numbers.insert(key, n);
+        Ok(n)
+    }
+
+    /// The table, encoded: its count, then each message.
+    pub fn finish(self) -> Vec<u8> {
+        let mut out = Encoder::default();
+        out.usize(self.count);
+        out.buf.extend_from_slice(&self.encoded.buf);
+        out.buf
+    }
+}
+
+/// Reads a [`MessageTable`].
+pub fn decode_messages(d: &mut Decoder<'_>) -> Decoded<Vec<Arc<Message>>> {
+    let n = d.count()?;
+    let mut messages = Vec::with_capacity(n);
+    for _ in 0..n {
+        messages.push(Arc::new(decode_message(d)?));
+    }
+    Ok(messages)
+}
+
+fn encode_message(e: &mut Encoder, message: &Message) -> Decoded<()> {
+    match message {
+        Message::Activity(a) => {
+            e.u8(0);
+            e.str(&a.id);
+            e.str(&a.activity_type);
+            e.json(&a.content)?;
+            e.usize(a.content_bytes);
+            e.opt_str(a.subagent_run_id.as_deref());
+            match &a.metadata {
+                Some(map) => {
+                    e.u8(1);
+                    e.object(map)?;
+                }
+                None => e.u8(0),
+            }
+        }
+        Message::Other(m) => {
+            e.u8(1);
+            e.str(&m.id);
+            e.str(m.role.as_str());
+            e.object(&m.fields)?;
+        }
+    }
+    Ok(())
+}
+
+fn decode_message(d: &mut Decoder<'_>) -> Decoded<Message> {
+    match d.u8()? {
+        0 => Ok(Message::Activity(ActivityMessage {
+            id: d.string()?.into(),
+            activity_type: d.string()?,
+            content: Arc::new(d.json()?),
+            content_bytes: d.usize()?,
+            subagent_run_id: d.opt_string()?,
+            metadata: if d.bool()? { Some(d.object()?) } else { None },
+        })),
+        1 => {
+            let id = d.string()?.into();
+            let Some(role) = Role::from_name(d.str()?) else {
+                return bad("a message in the index has an unknown role");
+            };
+            Ok(Message::Other(OtherMessage {
+                id,
+                role,
+                fields: d.object()?,
+            }))
+        }
+        _ => bad("a message in the index has an unknown kind"),
+    }
+}
+
+/// Encodes a diagnostic.
+pub fn encode_diagnostic(e: &mut Encoder, diagnostic: &Diagnostic) {
+    e.u64(diagnostic.seq.get());
+    e.str(diagnostic.code.as_str());
+    e.u8(match diagnostic.severity {
+        Severity::Error => 0,
+        Severity::Warning => 1,
+        Severity::Note => 2,
+        Severity::Info => 3,
+    });
+    e.opt_str(diagnostic.message_id.as_deref());
+    e.opt_str(diagnostic.path.as_deref());
+    e.str(&diagnostic.message);
+}
+
+/// Decodes a diagnostic.
+pub fn decode_diagnostic(d: &mut Decoder<'_>) -> Decoded<Diagnostic> {
+    let seq = d.seq()?;
+    let Some(code) = Code::from_name(d.str()?) else {
+        return bad("a diagnostic in the index has an unknown code");
+    };
+    let severity = match d.u8()? {
+        0 => Severity::Error,
+        1 => Severity::Warning,
+        2 => Severity::Note,
+        3 => Severity::Info,
+        _ => return bad("a diagnostic in the index has an unknown severity"),
+    };
+    let message_id = d.opt_string()?;
+    let path = d.opt_string()?;
+    let message = d.string()?;
+    let mut diagnostic = Diagnostic::new(seq, code, message).with_severity(severity);
+    diagnostic.message_id = message_id;
+    diagnostic.path = path;
+    Ok(diagnostic)
+}
+
+const EFFECTS: [Effect; 5] = [
+    Effect::Applied,
+    Effect::Skipped,
+    Effect::Dropped,
+    Effect::Fatal,
+    Effect::NotApplied,
+];
+
+/// Every activity change, numbered by its position (the stored byte).
+pub const CHANGES: [ActivityChange; 10] = [
+    ActivityChange::Created,
+    ActivityChange::Replaced,
+    ActivityChange::Declined,
+    ActivityChange::SnapshotSkipped,
+    ActivityChange::DeltaApplied,
+    ActivityChange::Retyped,
+    ActivityChange::DeltaSkipped,
+    ActivityChange::PatchFailed,
+    ActivityChange::Fatal,
+    ActivityChange::NotApplied,
+];
+
+/// The stored byte of an activity change.
+pub fn change_byte(change: ActivityChange) -> u8 {
+    CHANGES.iter().position(|c| *c == change).unwrap_or(0) as u8
+}
+
+/// The activity change of a stored byte.
+pub fn change_of(byte: u8) -> Decoded<ActivityChange> {
+    CHANGES
+        .get(usize::from(byte))
+        .copied()
+        .map_or_else(|| bad("an activity change in the index is unknown"), Ok)
+}
+
+fn encode_effect(e: &mut Encoder, effect: EventEffect) {
+    e.u8(EFFECTS
+        .iter()
+        .position(|x| *x == effect.effect)
+        .unwrap_or(0) as u8);
+    e.u8(effect.activity.map_or(0, |c| change_byte(c) + 1));
+}
+
+fn decode_effect(d: &mut Decoder<'_>) -> Decoded<EventEffect> {
+    let Some(&effect) = EFFECTS.get(usize::from(d.u8()?)) else {
+        return bad("an effect in the index is unknown");
+    };
+    let activity = match d.u8()? {
+        0 => None,
+        n => Some(change_of(n - 1)?),
+    };
+    Ok(EventEffect { effect, activity })
+}
+
+/// Encodes the options a replay runs with.
+pub fn encode_options(e: &mut Encoder, options: Options) {
+    e.str(options.profile.as_str());
+    e.str(options.protocol.as_str());
+    e.bool(options.best_effort);
+}
+
+/// Decodes options.
+pub fn decode_options(d: &mut Decoder<'_>) -> Decoded<Options> {
+    let profile: Profile = d
+        .str()?
+        .parse()
+        .or_else(|_| bad("the index names an unknown profile"))?;
+    let protocol_name = d.str()?;
+    let Some(protocol) = ProtocolVersion::ALL
+        .into_iter()
+        .find(|v| v.as_str() == protocol_name)
+    else {
+        return bad("the index names an unknown protocol version");
+    };
+    Ok(Options {
+        profile,
+        protocol,
+        best_effort: d.bool()?,
+    })
+}
+
+fn encode_map<'m>(
+    e: &mut Encoder,
+    entries: impl ExactSizeIterator<Item = (&'m String, Option<&'m str>)>,
+) {
+    e.usize(entries.len());
+    for (key, value) in entries {
+        e.str(key);
+        e.opt_str(value);
+    }
+}
+
+impl Replayer {
+    /// Encodes this state (its logs included) with its messages in `table`
+    /// and its shared state as `state` (JSON text).
+    fn encode_with(&self, e: &mut Encoder, table: &mut MessageTable, state: &[u8]) -> Decoded<()> {
+        encode_options(e, self.options);
+        e.usize(self.conversation.len());
+        for message in self.conversation.shared() {
+            e.usize(table.number(message)?);
+        }
+        let mut from_input = self.conversation.input_entries();
+        from_input.sort();
+        e.usize(from_input.len());
+        for (id, step) in from_input {
+            e.str(id);
+            e.u64(step.get());
+        }
+        e.bytes(state);
+        e.usize(self.state_bytes);
+        e.u8(match self.run {
+            RunPhase::NotStarted => 0,
+            RunPhase::Open => 1,
+            RunPhase::Ended => 2,
+        });
+        e.opt_str(self.ended_by.map(EventType::as_str));
+        let mut owners: Vec<_> = self.owners.iter().collect();
+        owners.sort();
+        encode_map(e, owners.into_iter().map(|(k, v)| (k, v.as_deref())));
+        self.streams.encode(e);
+        let mut calls: Vec<_> = self.tool_call_messages.iter().collect();
+        calls.sort();
+        encode_map(e, calls.into_iter().map(|(k, v)| (k, Some(v.as_str()))));
+        e.u64(self.seq.get());
+        match &self.fatal {
+            Some(fatal) => {
+                e.u8(1);
+                encode_diagnostic(e, fatal);
+            }
+            None => e.u8(0),
+        }
+        e.bool(self.finished);
+        e.usize(self.diagnostics.len());
+        for diagnostic in &self.diagnostics {
+            encode_diagnostic(e, diagnostic);
+        }
+        e.usize(self.effects.len());
+        for effect in &self.effects {
+            encode_effect(e, *effect);
+        }
+        Ok(())
+    }
+
+    /// Encodes this state, its logs included (the head of a timeline).
+    pub fn encode(&self, e: &mut Encoder, table: &mut MessageTable) -> Decoded<()> {
+        if depth(&self.state) > MAX_DEPTH {
+            return bad("the state is nested too deeply to be stored");
+        }
+        let state = serde_json::to_vec(&*self.state).map_err(|e| DecodeError(e.to_string()))?;
+        self.encode_with(e, table, &state)
+    }
+
+    /// Decodes a state [`Self::encode`] wrote, its messages from `messages`.
+    pub fn decode(d: &mut Decoder<'_>, messages: &[Arc<Message>]) -> Decoded<Self> {
+        let (mut replayer, state) = Self::decode_with(d, messages)?;
+        replayer.state = Arc::new(
+            serde_json::from_slice(state).or_else(|_| bad("the stored state is not JSON"))?,
+        );
+        Ok(replayer)
+    }
+
+    fn decode_with<'a>(
+        d: &mut Decoder<'a>,
+        messages: &[Arc<Message>],
+    ) -> Decoded<(Self, &'a [u8])> {
+        let options = decode_options(d)?;
+        let mut replayer = Self::new(options);
+        let n = d.count()?;
+        let mut list = Vec::with_capacity(n);
+        for _ in 0..n {
+            let Some(message) = messages.get(d.usize()?) else {
+                return bad("a state in the index names a message the index does not hold");
+            };
+            list.push(Arc::clone(message));
+        }
+        let mut conversation = Conversation::default();
+        conversation.set_messages(list);
+        for _ in 0..d.count()? {
+            let id = d.str()?;
+            let step = d.seq()?;
+            conversation.mark_from_input(id, step);
+        }
+        replayer.conversation = conversation;
+        let state = d.bytes()?;
+        replayer.state_bytes = d.usize()?;
+        replayer.run = match d.u8()? {
+            0 => RunPhase::NotStarted,
+            1 => RunPhase::Open,
+            2 => RunPhase::Ended,
+            _ => return bad("a run phase in the index is unknown"),
+        };
+        replayer.ended_by = match d.opt_string()? {
+            Some(name) => match EventType::from_name(&name) {
+                Some(t) => Some(t),
+                None => return bad("an event type in the index is unknown"),
+            },
+            None => None,
+        };
+        let mut owners = FxHashMap::default();
+        for _ in 0..d.count()? {
+            owners.insert(d.string()?, d.opt_string()?);
+        }
+        replayer.owners = Arc::new(owners);
+        replayer.streams = super::streams::Streams::decode(d)?;
+        let mut calls = FxHashMap::default();
+        for _ in 0..d.count()? {
+            let key = d.string()?;
+            let Some(value) = d.opt_string()? else {
+                return bad("a tool call in the index has no message");
+            };
+            calls.insert(key, value);
+        }
+        replayer.tool_call_messages = Arc::new(calls);
+        replayer.seq = d.seq()?;
+        replayer.fatal = if d.bool()? {
+            Some(decode_diagnostic(d)?)
+        } else {
+            None
+        };
+        replayer.finished = d.bool()?;
+        let n = d.count()?;
+        replayer.diagnostics = Vec::with_capacity(n);
+        for _ in 0..n {
+            replayer.diagnostics.push(decode_diagnostic(d)?);
+        }
+        let n = d.count()?;
+        replayer.effects = Vec::with_capacity(n);
+        for _ in 0..n {
+            replayer.effects.push(decode_effect(d)?);
+        }
+        Ok((replayer, state))
+    }
+}
+
+impl FrozenReplay {
+    /// Encodes this checkpoint, its messages in `table`.
+    pub fn encode(&self, e: &mut Encoder, table: &mut MessageTable) -> Decoded<()> {
+        let Some(state) = self.state.text() else {
+            return bad("a checkpoint holds a value nested too deeply to be stored");
+        };
+        self.base.encode_with(e, table, state)?;
+        e.usize(self.contents.len());
+        for (i, content) in &self.contents {
+            let Some(text) = content.text() else {
+                return bad("a checkpoint holds a value nested too deeply to be stored");
+            };
+            e.usize(*i);
+            e.bytes(text);
+        }
+        Ok(())
+    }
+
+    /// Decodes a checkpoint [`Self::encode`] wrote.
+    pub fn decode(d: &mut Decoder<'_>, messages: &[Arc<Message>]) -> Decoded<Self> {
+        let (base, state) = Replayer::decode_with(d, messages)?;
+        let state = super::frozen::Stored::from_text(state)?;
+        let n = d.count()?;
+        let mut contents = Vec::with_capacity(n);
+        for _ in 0..n {
+            let i = d.usize()?;
+            contents.push((i, super::frozen::Stored::from_text(d.bytes()?)?));
+        }
+        Ok(Self {
+            base,
+            contents,
+            state,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_round_trip_and_truncation_is_an_error() {
+        let mut e = Encoder::default();
+        for n in [0, 1, 127, 128, 300, u64::MAX] {
+            e.u64(n);
+        }
+        let mut d = Decoder::new(&e.buf);
+        for n in [0, 1, 127, 128, 300, u64::MAX] {
+            assert_eq!(d.u64(), Ok(n));
+        }
+        assert!(d.at_end());
+        let mut d = Decoder::new(&e.buf[..e.buf.len() - 1]);
+        for _ in 0..5 {
+            d.u64().expect("whole numbers");
+        }
+        assert!(d.u64().is_err(), "a cut number is an error, not a panic");
+        // A length larger than the bytes left is refused before allocating.
+        let mut e = Encoder::default();
+        e.u64(1 << 40);
+        assert!(Decoder::new(&e.buf).bytes().is_err());
+    }
+}

@@ -1,0 +1,367 @@
+//! Issue 14.2: the timeline index written with the recording. A timeline
+//! rebuilt from it equals the replayed one (seek, diagnostics, effects,
+//! lanes, kinds) for the default options; other options, older files and
+//! damaged indexes are not served from it; schema version 1 migrates to 2
+//! when a writer appends (`record`) and never on open.
+
+use std::path::Path;
+
+use agui_replay::Seq;
+use agui_replay::replay::{Options, Profile, Replayer};
+use agui_replay::store::{
+    IndexUnused, NewSession, Recording, SessionInfo, SessionStatus, import_files,
+};
+use agui_replay::timeline::{CheckpointPolicy, Timeline};
+use agui_replay::{EventLog, Severity};
+
+use crate::common::files::{demo, har, manifest_path};
+use crate::common::generator::{GenConfig, generate_each};
+use crate::common::store::{assert_unchanged, file_state};
+use crate::common::temp::TempPath;
+
+fn v1_fixture() -> std::path::PathBuf {
+    manifest_path("tests/fixtures/v1/demo-v1.rec")
+}
+
+/// The timeline a reader replays for a session (step 0 from its stored
+/// run input, the end-of-stream checks run).
+fn replayed(recording: &Recording, session: &SessionInfo, options: Options) -> Timeline {
+    let start = match session.run_input() {
+        Some(input) => Replayer::with_run_input(options, &input),
+        None => Replayer::new(options),
+    };
+    let events = recording.load_events(session.id).expect("events");
+    Timeline::replaying(start, events, CheckpointPolicy::default())
+}
+
+/// Fails unless `stored` answers as `replayed` does at every step of
+/// `steps` and in all of its derived data.
+fn assert_same(stored: &Timeline, replayed: &Timeline, steps: impl Iterator<Item = u64>) {
+    assert_eq!(stored.len(), replayed.len());
+    assert_eq!(stored.diagnostics(), replayed.diagnostics());
+    assert_eq!(stored.effects(), replayed.effects());
+    assert_eq!(stored.index().lanes(), replayed.index().lanes());
+    assert_eq!(stored.num_checkpoints(), replayed.num_checkpoints());
+    assert!(
+        stored.checkpoint_steps().eq(replayed.checkpoint_steps()),
+        "checkpoints at the same steps"
+    );
+    for severity in [
+        Severity::Error,
+        Severity::Warning,
+        Severity::Note,
+        Severity::Info,
+    ] {
+        assert_eq!(
+            stored.index().steps_with(severity),
+            replayed.index().steps_with(severity)
+        );
+    }
+    let last = Seq::new(replayed.len() as u64);
+    assert_eq!(
+        stored.index().counts(Seq::new(1)..=last),
+        replayed.index().counts(Seq::new(1)..=last)
+    );
+    assert_eq!(stored.head().document(), replayed.head().document());
+    for step in steps {
+        let step = Seq::new(step);
+        let (a, b) = (stored.seek(step), replayed.seek(step));
+        assert_eq!(a.document(), b.document(), "document at step {step}");
+        assert_eq!(a.fatal(), b.fatal(), "fatal at step {step}");
+        assert_eq!(
+            stored.diagnostics_until(step),
+            replayed.diagnostics_until(step),
+            "diagnostics at step {step}"
+        );
+        assert_eq!(stored.index().kind(step), replayed.index().kind(step));
+    }
+}
+
+#[test]
+fn the_stored_timeline_equals_the_replayed_one_for_the_demo_and_har_sessions() {
+    let rec = TempPath::new("stored-demo", "demo.rec");
+    import_files(&[demo(), har()], rec.path(), &mut |_| {}).expect("imports");
+    let recording = Recording::open(rec.path()).expect("opens");
+    assert_eq!(recording.sessions().len(), 3);
+    for session in recording.sessions() {
+        let options = Options::default();
+        let stored = recording
+            .stored_timeline(session.id, options)
+            .expect("reads")
+            .expect("import stored the index");
+        let replayed = replayed(&recording, session, options);
+        assert_same(&stored, &replayed, 0..=session.num_events);
+    }
+    // The HAR sessions start from their run input: step 0 is not empty.
+    let har_session = &recording.sessions()[1];
+    assert!(har_session.run_input().is_some());
+}
+
+#[test]
+fn the_stored_timeline_equals_the_replayed_one_for_a_generated_stream() {
+    let dir = TempPath::new("stored-gen", "gen.jsonl");
+    let mut text = String::new();
+    let config = GenConfig {
+        events: 30_000,
+        activities: 30,
+        seed: 11,
+    };
+    generate_each(config, |line| {
+        text.push_str(line);
+        text.push('\n');
+    });
+    std::fs::write(dir.path(), text).expect("writes");
+    let rec = TempPath::new("stored-gen", "gen.rec");
+    import_files(&[dir.path().to_owned()], rec.path(), &mut |_| {}).expect("imports");
+    let recording = Recording::open(rec.path()).expect("opens");
+    let session = &recording.sessions()[0];
+    let options = Options::default();
+    let stored = recording
+        .stored_timeline(session.id, options)
+        .expect("reads")
+        .expect("stored");
+    let replayed = replayed(&recording, session, options);
+    assert!(replayed.num_checkpoints() > 3, "several checkpoints");
+    assert!(
+        !replayed.diagnostics().is_empty(),
+        "the stream has problems"
+    );
+    // Every checkpoint, the steps around each, and a spread in between.
+    let mut steps: Vec<u64> = (0..=config.events as u64).step_by(997).collect();
+    for at in replayed.checkpoint_steps() {
+        steps.extend([at.get().saturating_sub(1), at.get(), at.get() + 1]);
+    }
+    steps.push(config.events as u64);
+    assert_same(&stored, &replayed, steps.into_iter());
+}
+
+#[test]
+fn other_options_are_not_served_from_the_store() {
+    let rec = TempPath::new("stored-options", "demo.rec");
+    import_files(&[demo()], rec.path(), &mut |_| {}).expect("imports");
+    let recording = Recording::open(rec.path()).expect("opens");
+    let session = recording.sessions()[0].id;
+    for options in [
+        Options {
+            best_effort: true,
+            ..Options::default()
+        },
+        Options::for_profile(Profile::AgUiClient10),
+        Options {
+            protocol: agui_replay::protocol::ProtocolVersion::V1_0,
+            ..Options::default()
+        },
+    ] {
+        assert!(
+            recording
+                .stored_timeline(session, options)
+                .expect("reads")
+                .is_none(),
+            "{options:?}"
+        );
+        assert_eq!(
+            recording.stored_index(session, options).expect("reads"),
+            Err(IndexUnused::NotStored)
+        );
+    }
+}
+
+#[test]
+fn a_version_1_file_opens_unchanged_without_a_stored_index() {
+    let rec = TempPath::new("stored-v1", "v1.rec");
+    std::fs::copy(v1_fixture(), rec.path()).expect("copies");
+    let before = file_state(rec.path());
+    let recording = Recording::open(rec.path()).expect("a version-1 file opens");
+    assert_eq!(recording.schema_version(), 1);
+    for session in recording.sessions() {
+        assert!(
+            recording
+                .stored_timeline(session.id, Options::default())
+                .expect("reads")
+                .is_none()
+        );
+        assert_eq!(
+            recording
+                .stored_index(session.id, Options::default())
+                .expect("reads"),
+            Err(IndexUnused::OlderSchema(1))
+        );
+        assert_eq!(
+            recording.load_events(session.id).expect("events").len() as u64,
+            session.num_events
+        );
+    }
+    drop(recording);
+    assert_unchanged(rec.path(), &before, "opening a version-1 recording");
+}
+
+/// Corrupts the stored index of session 1 with `sql` and returns why it is
+/// not used.
+fn unused_after(path: &Path, sql: &str) -> IndexUnused {
+    let conn = rusqlite::Connection::open(path).expect("opens for writing");
+    conn.execute_batch(sql).expect("corrupts");
+    drop(conn);
+    let recording = Recording::open(path).expect("opens");
+    let session = recording.sessions()[0].id;
+    assert!(
+        recording
+            .stored_timeline(session, Options::default())
+            .expect("a damaged index is not an error")
+            .is_none()
+    );
+    let events = recording.load_events(session).expect("events");
+    match recording
+        .stored_timeline_of(session, Options::default(), events)
+        .expect("reads")
+    {
+        Ok(_) => panic!("a damaged index was believed"),
+        Err(why) => why,
+    }
+}
+
+/// What a case expects of the reason.
+type Expected = fn(&IndexUnused) -> bool;
+
+#[test]
+fn a_damaged_or_foreign_index_is_ignored() {
+    let cases: [(&str, Expected); 6] = [
+        // Bytes flipped in the middle of the blob.
+        (
+            "UPDATE timeline_index SET data = substr(data, 1, 40) || x'ffffffffff' || substr(data, 46)",
+            |why| matches!(why, IndexUnused::Damaged(_)),
+        ),
+        // Cut short.
+        (
+            "UPDATE timeline_index SET data = substr(data, 1, length(data) / 2)",
+            |why| matches!(why, IndexUnused::Damaged(_)),
+        ),
+        // Not a blob at all.
+        ("UPDATE timeline_index SET data = 7", |why| {
+            matches!(why, IndexUnused::Damaged(_))
+        }),
+        // The wrong count of events.
+        (
+            "UPDATE timeline_index SET num_events = num_events + 1",
+            |why| matches!(why, IndexUnused::Damaged(_)),
+        ),
+        // Another engine.
+        (
+            "UPDATE timeline_index SET engine = 'agui-replay 0.0.9'",
+            |why| matches!(why, IndexUnused::Stale { .. }),
+        ),
+        // Another format.
+        ("UPDATE timeline_index SET format_version = 99", |why| {
+            matches!(why, IndexUnused::Stale { .. })
+        }),
+    ];
+    for (sql, expected) in cases {
+        let rec = TempPath::new("stored-damaged", "demo.rec");
+        import_files(&[demo()], rec.path(), &mut |_| {}).expect("imports");
+        let why = unused_after(rec.path(), sql);
+        assert!(expected(&why), "{sql}: {why}");
+        assert!(!why.to_string().is_empty());
+    }
+}
+
+#[test]
+fn recording_into_a_version_1_file_migrates_it_and_indexes_the_new_session() {
+    let rec = TempPath::new("stored-record-v1", "v1.rec");
+    std::fs::copy(v1_fixture(), rec.path()).expect("copies");
+    let old = Recording::open(rec.path()).expect("opens");
+    let old_events: Vec<EventLog> = old
+        .sessions()
+        .iter()
+        .map(|s| old.load_events(s.id).expect("events"))
+        .collect();
+    drop(old);
+    // What `record` does: the writer thread appends a session.
+    let writer = agui_replay::record::WriterThread::start(rec.path()).expect("starts");
+    let handle = writer.handle();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("runtime");
+    let input = br#"{"threadId":"t","runId":"r","state":{"mode":"draft"},"messages":[{"id":"u1","role":"user","content":"hi"}]}"#;
+    let session = runtime
+        .block_on(handle.begin(NewSession {
+            source: "proxy".into(),
+            format: "sse".into(),
+            request: Some(agui_replay::input::HttpRequest {
+                method: "POST".into(),
+                url: "http://agent/run".into(),
+                headers: Vec::new(),
+                body: Some(input.to_vec()),
+            }),
+            ..NewSession::default()
+        }))
+        .expect("begins");
+    let demo_text = std::fs::read_to_string(demo()).expect("demo");
+    for (i, line) in demo_text.lines().enumerate() {
+        handle.event(session, line.as_bytes().to_vec(), i as u64 * 1000);
+    }
+    handle.end(session, SessionStatus::Complete);
+    drop(handle);
+    writer.finish().expect("finishes");
+
+    let recording = Recording::open(rec.path()).expect("opens");
+    assert_eq!(recording.schema_version(), 2, "appending migrated the file");
+    assert_eq!(recording.sessions().len(), 4);
+    for (info, before) in recording.sessions().iter().zip(&old_events) {
+        let now = recording.load_events(info.id).expect("events");
+        assert!(now.iter().eq(before.iter()), "session {} kept", info.id);
+        // Sessions from before the migration have no index until `upgrade`.
+        assert_eq!(
+            recording
+                .stored_index(info.id, Options::default())
+                .expect("reads"),
+            Err(IndexUnused::NotStored)
+        );
+    }
+    let new = &recording.sessions()[3];
+    assert_eq!(new.id, session);
+    let stored = recording
+        .stored_timeline(new.id, Options::default())
+        .expect("reads")
+        .expect("the recorded session has its index");
+    let replayed = replayed(&recording, new, Options::default());
+    assert_eq!(
+        stored.seek(Seq::START).state(),
+        &serde_json::json!({"mode": "draft"}),
+        "step 0 is the recorded run input"
+    );
+    assert_same(&stored, &replayed, 0..=new.num_events);
+}
+
+#[test]
+fn upgrading_a_version_1_file_indexes_every_session_as_a_replay_would() {
+    let rec = TempPath::new("stored-upgrade", "v1.rec");
+    std::fs::copy(v1_fixture(), rec.path()).expect("copies");
+    let upgraded = agui_replay::store::upgrade(rec.path()).expect("upgrades");
+    assert_eq!(
+        upgraded,
+        agui_replay::store::Upgraded::Upgraded {
+            from: 1,
+            to: 2,
+            indexed: 3
+        }
+    );
+    let recording = Recording::open(rec.path()).expect("opens");
+    assert_eq!(recording.schema_version(), 2);
+    for session in recording.sessions() {
+        let stored = recording
+            .stored_timeline(session.id, Options::default())
+            .expect("reads")
+            .expect("indexed");
+        assert_same(
+            &stored,
+            &replayed(&recording, session, Options::default()),
+            0..=session.num_events,
+        );
+    }
+    drop(recording);
+    let before = file_state(rec.path());
+    assert_eq!(
+        agui_replay::store::upgrade(rec.path()).expect("upgrades"),
+        agui_replay::store::Upgraded::UpToDate { version: 2 }
+    );
+    assert_unchanged(rec.path(), &before, "upgrading an up-to-date file");
+}
