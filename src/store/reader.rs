@@ -414,7 +414,7 @@ impl Recording {
         &self,
         session: SessionId,
         options: Options,
-        events: EventLog,
+        events: impl Into<crate::timeline::Events>,
     ) -> Result<Result<Timeline, IndexUnused>, StoreError> {
         let blob = match self.stored_index(session, options)? {
             Ok(blob) => blob,
@@ -424,8 +424,8 @@ impl Recording {
             .map_err(|e| IndexUnused::Damaged(e.to_string())))
     }
 
-    /// [`Self::stored_timeline_of`] with the session's events read from the
-    /// file, and without the reason: `Ok(None)` when there is no index to
+    /// [`Self::stored_timeline_of`] with the session's events left in the
+    /// file (read when needed), and without the reason: `Ok(None)` when there is no index to
     /// believe.
     pub fn stored_timeline(
         &self,
@@ -435,7 +435,13 @@ impl Recording {
         if let Err(_why) = self.stored_index(session, options)? {
             return Ok(None);
         }
-        let events = self.load_events(session)?;
+        // The events stay in the file (issue 14, point 3).
+        let num_events = self
+            .sessions
+            .iter()
+            .find(|s| s.id == session)
+            .map_or(0, |s| s.num_events as usize);
+        let events = self.file_events(session)?.with_len(num_events);
         Ok(self.stored_timeline_of(session, options, events)?.ok())
     }
 

@@ -9,7 +9,7 @@
 //! policy, other options, another number of events or damaged in any way is
 //! refused with a reason, and the caller replays.
 
-use super::{CheckpointPolicy, StreamIndex, Timeline};
+use super::{CheckpointPolicy, Events, StreamIndex, Timeline};
 use crate::input::EventLog;
 use crate::protocol::for_each_parsed;
 use crate::replay::codec::{DecodeError, Decoded, Decoder, Encoder, MessageTable, decode_messages};
@@ -70,7 +70,12 @@ impl Timeline {
     /// unless the blob is whole and agrees with the events: the same format,
     /// the default checkpoint policy, the same options, as many events, every
     /// step within the stream.
-    pub fn from_stored_index(events: EventLog, blob: &[u8], options: Options) -> Decoded<Self> {
+    pub fn from_stored_index(
+        events: impl Into<Events>,
+        blob: &[u8],
+        options: Options,
+    ) -> Decoded<Self> {
+        let events: Events = events.into();
         let fail = |why: &str| Err(DecodeError(why.to_owned()));
         let d = &mut Decoder::new(blob);
         if blob.get(..MAGIC.len()) != Some(&MAGIC[..]) {

@@ -514,8 +514,25 @@ fn open_recording(
     };
     // A recording whose index is stored with it (issue 14, point 2), unless
     // `load_options.stored_index` says to ignore it, opens with that
-    // timeline through `Opened::into_doc(timeline, arrivals, None)`: whole
-    // at once, no indexing. Without one, it is indexed here.
+    // timeline: whole at once, its events left in the file; only the
+    // profiles' comparison (P13) runs in the background. Without one (or
+    // with one that is stale or damaged), it is indexed here.
+    if load_options.stored_index
+        && let Some(recording) = &opened.recording
+        && let Ok(Ok(timeline)) =
+            recording.stored_timeline_of(info.id, options, shown_events.with_len(total))
+    {
+        let arrivals = reader.arrivals(0..total)?;
+        let comparison = opened.comparison();
+        let indexing = Indexing::start(
+            timeline.clone(),
+            FileSource { events: reader },
+            total as u64,
+            comparison,
+            load_options.plan,
+        );
+        return Ok(Some(opened.into_doc(timeline, arrivals, Some(indexing))));
+    }
     let start = opened.source.start(options);
     let mut timeline = Timeline::over_file(start, shown_events, CheckpointPolicy::default());
     let first = if total <= load_options.sync_events {
