@@ -79,6 +79,9 @@ impl Indexing {
         comparison: (Replayer, Replayer),
         plan: IndexPlan,
     ) -> Self {
+        // A timeline already whole (read from the stored index) only
+        // waits for the comparison.
+        let comparing = timeline.len() as u64 >= total;
         let (sender, receiver) = sync_channel(if plan.paced { 0 } else { 1 });
         let cancel = Arc::new(AtomicBool::new(false));
         let stop = Arc::clone(&cancel);
@@ -90,7 +93,7 @@ impl Indexing {
             cancel,
             total,
             started: Instant::now(),
-            comparing: false,
+            comparing,
         }
     }
 

@@ -8,10 +8,10 @@ mod common;
 #[path = "../common/panel.rs"]
 mod panel;
 
-mod layout;
 mod desktop;
 mod follow;
-mod search_lanes;
+mod layout;
 mod open;
+mod search_lanes;
 mod tools;
 mod views;

@@ -41,9 +41,11 @@ fn long_recording(test: &str) -> (EventLog, TempPath) {
     (log, rec)
 }
 
-/// Indexing in chunks of 5,000 events past the first 10,000.
+/// Indexing in chunks of 5,000 events past the first 10,000, the index
+/// `import` stored ignored (`--no-stored-index`).
 fn small_chunks(paced: bool) -> LoadOptions {
     LoadOptions {
+        stored_index: false,
         sync_events: 10_000,
         plan: IndexPlan {
             chunk_events: 5_000,
@@ -201,4 +203,57 @@ fn a_long_recording_indexed_in_the_background_equals_a_replay_in_memory() {
     .1;
     assert_eq!(doc.divergences, divergences);
     assert!(harness.query_by_label_contains("Indexing").is_none());
+}
+
+#[test]
+fn a_recording_with_its_stored_index_opens_whole_at_once_with_its_events_in_the_file() {
+    // Issue 14, points 2 and 3: `import` stored the index, so the open
+    // reads it instead of replaying: every event on the timeline in the
+    // first frame, events left in the file, only the profiles' comparison
+    // in the background.
+    let (log, rec) = long_recording("open-stored");
+    let before = file_state(rec.path());
+    let mut harness = opening(
+        rec.path(),
+        LoadOptions {
+            stored_index: true,
+            ..small_chunks(true)
+        },
+    );
+    {
+        let state = &harness.state().state;
+        assert!(state.error().is_none(), "{:?}", state.error());
+        let doc = state.doc().expect("open");
+        assert!(doc.is_whole(), "the whole timeline in the first frame");
+        assert_eq!(doc.num_events(), EVENTS as u64);
+        assert_eq!(doc.arrival_nanos.len(), EVENTS);
+        assert!(doc.timeline.events().is_file(), "events left in the file");
+        assert_eq!(state.event_rows().len(), EVENTS);
+        let memory = Timeline::from_log(log.clone(), Options::default());
+        assert_eq!(doc.timeline.diagnostics(), memory.diagnostics());
+        assert_eq!(doc.timeline.index().lanes(), memory.index().lanes());
+        for step in [1u64, 12_345, 49_999] {
+            let step = Seq::new(step);
+            assert_eq!(
+                doc.timeline.seek(step).document(),
+                memory.seek(step).document()
+            );
+        }
+    }
+    assert!(harness.query_by_label_contains("Indexing").is_none());
+    // The comparison finishes in the background and marks what differs.
+    harness.state_mut().state.wait_for_indexing();
+    harness.step();
+    let divergences = replay_comparing(
+        Replayer::new(Options::default()),
+        Replayer::new(Lockstep::other_options(Options::default())),
+        &log,
+    )
+    .1;
+    assert_eq!(
+        harness.state().state.doc().expect("open").divergences,
+        divergences
+    );
+    drop(harness);
+    assert_unchanged(rec.path(), &before, "opening it with its stored index");
 }

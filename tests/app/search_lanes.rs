@@ -351,7 +351,9 @@ fn the_diagnostics_row_of_a_long_stream_is_a_density() {
         .get_by_role_and_label(Role::Label, "Diagnostics")
         .rect();
     let row = label.y_range().expand(4.0);
-    let severities: Vec<egui::Color32> = [egui::Visuals::dark(), egui::Visuals::light()]
+    // The app's own visuals (its theme replaces egui's colours, issue 13.7).
+    let severities: Vec<egui::Color32> = [egui::Theme::Dark, egui::Theme::Light]
+        .map(agui_replay::ui::theme::visuals)
         .iter()
         .flat_map(|visuals| {
             agui_replay::diagnostic::Severity::ALL
