@@ -52,7 +52,6 @@ fn small_chunks(paced: bool) -> LoadOptions {
             publish_every: Duration::ZERO,
             paced,
         },
-        ..LoadOptions::default()
     }
 }
 
