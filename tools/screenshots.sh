@@ -41,7 +41,7 @@ cleanup() {
 trap cleanup EXIT
 
 for size in 1024x700 1400x900 1920x1080; do
-    Xvfb "$display" -screen 0 "${size}x24" -nolisten tcp >/dev/null 2>&1 &
+    Xvfb "$display" -screen 0 "${size}x24" -nolisten tcp -noreset >/dev/null 2>&1 &
     xvfb_pid=$!
     sleep 1
     for theme in dark light; do

@@ -215,3 +215,34 @@ fn help_keys_opens_the_keys_overlay() {
     harness.get_by_label("Keys");
     harness.get_by_label("Diff with the previous step");
 }
+
+#[test]
+fn a_json_row_cut_by_the_inspector_edge_shows_whole_on_hover() {
+    // Issue 13, point 5: at 1024×700 the inspector's JSON rows are wider
+    // than the panel (it scrolls sideways); a row the edge cuts shows its
+    // whole value on hover.
+    let mut harness = demo_at(1024.0, 700.0);
+    harness
+        .state_mut()
+        .state
+        .apply(vec![agui_replay::ui::Command::Time(
+            agui_replay::ui::TimeCommand::Set(agui_replay::Seq::new(16)),
+        )]);
+    harness.run();
+    let whole = r#"{"price":129,"title":"TAP Air Portugal, Fri 18:05"}"#;
+    let row = harness.get_by_label_contains(r#"0  {"price":129"#);
+    // The inspector's scroll area ends before the window's edge (1024).
+    assert!(
+        row.rect().right() > 1012.0,
+        "the row is cut by the panel's edge at 1024×700: {:?}",
+        row.rect()
+    );
+    let before = harness.query_all_by_label_contains(whole).count();
+    row.hover();
+    harness.run();
+    assert_eq!(
+        harness.query_all_by_label_contains(whole).count(),
+        before + 1,
+        "the whole value shows on hover, in a tooltip"
+    );
+}

@@ -147,6 +147,7 @@ fn bench_replay_prints_its_figures_as_one_json_object() {
     assert!(p99 <= max, "p99 {p99} > max {max}");
 }
 
+#[cfg(feature = "app")]
 #[test]
 fn bench_ui_reports_what_the_user_waits_for() {
     // Issue 14, point 1: a recording longer than what opens at once is

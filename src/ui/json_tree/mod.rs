@@ -314,6 +314,8 @@ impl Painter<'_> {
                     self.children_ui(ui, &pointer, value, painted || own.is_some(), depth + 1);
                 })
                 .header_response;
+            // Cut by the panel's edge (a narrow window): whole on hover.
+            let header = whole_on_hover_if_cut(ui, header, || compact_json(value, MAX_HOVER_CHARS));
             self.row_menu(&header, &pointer, value);
             header.clicked()
         });
@@ -347,6 +349,10 @@ impl Painter<'_> {
                 let mut response = ui.label(RichText::new(&text).monospace().color(color));
                 if text.ends_with('…') {
                     response = response.on_hover_text(compact_json(value, MAX_HOVER_CHARS));
+                } else {
+                    response = whole_on_hover_if_cut(ui, response, || {
+                        compact_json(value, MAX_HOVER_CHARS)
+                    });
                 }
                 self.row_menu(&response, pointer, value);
                 if self.highlights.mark(pointer) == Some(Mark::Changed)
@@ -414,6 +420,20 @@ impl Painter<'_> {
                 ui.label(RichText::new("removed").small().weak());
             });
         });
+    }
+}
+
+/// `response` with `whole` as its tooltip when the panel's edge cuts it
+/// (issue 13, point 5: no text cut without a tooltip).
+fn whole_on_hover_if_cut(
+    ui: &Ui,
+    response: egui::Response,
+    whole: impl FnOnce() -> String,
+) -> egui::Response {
+    if response.rect.right() > ui.clip_rect().right() + 0.5 {
+        response.on_hover_text(whole())
+    } else {
+        response
     }
 }
 
