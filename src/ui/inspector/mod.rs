@@ -39,20 +39,34 @@ pub fn inspector_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) 
         ui.weak("No stream open");
         return;
     };
-    // Both ways: a wide JSON row scrolls instead of widening the panel.
+    // Both ways: a wide JSON row scrolls instead of widening the panel (and
+    // shows whole on hover where the edge cuts it), while text wraps at the
+    // panel's width, not at the widest row's (issue 13.5).
+    // The width inside the scroll bar.
+    let width =
+        (ui.available_width() - ui.spacing().scroll.bar_width - ui.spacing().item_spacing.x)
+            .max(0.0);
     egui::ScrollArea::both()
         .id_salt("inspector")
         .auto_shrink(false)
         .show(ui, |ui| {
+            // Each part in a scope of the panel's width: a wide row of one
+            // does not widen the text of the next.
             let inspected = state.inspected();
             match inspected.shown() {
                 Some(id) => {
-                    header_ui(ui, view, inspected, id, commands);
+                    ui.scope(|ui| {
+                        ui.set_max_width(width);
+                        header_ui(ui, view, inspected, id, commands);
+                    });
                     let before = view.before.conversation().get(id);
-                    match view.at.conversation().get(id).or(before) {
-                        Some(Message::Other(_)) => message_ui(ui, view, id, commands),
-                        _ => activity_ui(ui, doc, view, id, commands),
-                    }
+                    ui.scope(|ui| {
+                        ui.set_max_width(width);
+                        match view.at.conversation().get(id).or(before) {
+                            Some(Message::Other(_)) => message_ui(ui, view, id, commands),
+                            _ => activity_ui(ui, doc, view, id, commands),
+                        }
+                    });
                 }
                 None => {
                     ui.weak(
@@ -62,7 +76,10 @@ pub fn inspector_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) 
                 }
             }
             ui.separator();
-            current_event_ui(ui, doc, view);
+            ui.scope(|ui| {
+                ui.set_max_width(width);
+                current_event_ui(ui, doc, view);
+            });
         });
 }
 
