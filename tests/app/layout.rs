@@ -246,3 +246,26 @@ fn a_json_row_cut_by_the_inspector_edge_shows_whole_on_hover() {
         "the whole value shows on hover, in a tooltip"
     );
 }
+
+#[test]
+fn a_cards_cut_preview_shows_the_whole_content_on_hover() {
+    // Issue 13, point 5: a card's preview is cut to two rows; its content
+    // shows whole on hover.
+    let mut harness = demo_at(1024.0, 700.0);
+    harness
+        .state_mut()
+        .state
+        .apply(vec![agui_replay::ui::Command::Time(
+            agui_replay::ui::TimeCommand::Set(agui_replay::Seq::new(16)),
+        )]);
+    harness.run();
+    let tail = r#"easyJet, Fri 20:40"}]"#;
+    let before = harness.query_all_by_label_contains(tail).count();
+    harness.get_by_label("Activity search-1").hover();
+    harness.run();
+    assert_eq!(
+        harness.query_all_by_label_contains(tail).count(),
+        before + 1,
+        "the card's tooltip holds the whole content"
+    );
+}

@@ -15,6 +15,9 @@ use crate::ui::json_tree::compact_json;
 use crate::ui::state::Command;
 use crate::ui::theme;
 
+/// The most characters of an activity's content its card's tooltip shows.
+const CARD_HOVER_CHARS: usize = 2_000;
+
 /// Characters of a text shown before "Show more".
 const MAX_TEXT_CHARS: usize = 600;
 /// Lines of a text shown before "Show more".
@@ -138,7 +141,9 @@ pub(super) fn activity_card_ui(
             overflow_character: Some('…'),
             ..Default::default()
         };
-        ui.add(egui::Label::new(job).wrap());
+        // Not selectable: the card owns the hover (its tooltip holds the
+        // whole content) and the click.
+        ui.add(egui::Label::new(job).wrap().selectable(false));
     });
     let rect = frame.response.rect;
     input_bar(ui, rect, input);
@@ -153,7 +158,17 @@ pub(super) fn activity_card_ui(
             egui::StrokeKind::Inside,
         );
     }
-    let response = response.on_hover_text("Inspect this activity");
+    // The preview is cut to two rows: the content shows whole on hover
+    // (issue 13, point 5).
+    let response = response.on_hover_ui(|ui| {
+        ui.label("Inspect this activity");
+        ui.add(
+            egui::Label::new(
+                RichText::new(compact_json(&activity.content, CARD_HOVER_CHARS)).monospace(),
+            )
+            .wrap(),
+        );
+    });
     if response.clicked() {
         commands.push(Command::SelectActivity(Some(activity.id.to_string())));
     }
