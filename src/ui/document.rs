@@ -11,7 +11,7 @@ use crate::replay::Options;
 use crate::store::{Recording, SessionInfo, StoreError, file_is_sqlite};
 use crate::timeline::{CheckpointPolicy, RawEvent, Timeline};
 
-use super::indexing::{FileSource, IndexPlan, Indexing, MemorySource};
+use super::indexing::{IndexPlan, Indexing, MemorySource};
 
 /// The most recent files kept.
 pub const MAX_RECENT: usize = 10;
@@ -359,14 +359,8 @@ pub fn load_with(
     if events.len() <= load_options.sync_events {
         // P13: the two profiles in lockstep, for the timeline's marks and
         // the inspector (not for a live session, whose events keep coming).
-        let divergences = crate::replay::replay_comparing(
-            opened.source.start(options),
-            opened
-                .source
-                .start(crate::replay::Lockstep::other_options(options)),
-            &events,
-        )
-        .1;
+        let (shown, other) = opened.comparison();
+        let divergences = crate::replay::replay_comparing(shown, other, &events).1;
         let timeline = Timeline::replaying(start, events, CheckpointPolicy::default());
         let mut doc = opened.into_doc(timeline, arrival_nanos, None);
         doc.divergences = divergences;
@@ -526,7 +520,7 @@ fn open_recording(
         let comparison = opened.comparison();
         let indexing = Indexing::start(
             timeline.clone(),
-            FileSource { events: reader },
+            reader,
             total as u64,
             comparison,
             load_options.plan,
@@ -547,14 +541,8 @@ fn open_recording(
     let arrivals = reader.arrivals(0..timeline.len())?;
     if timeline.len() >= total {
         timeline.finish();
-        let divergences = crate::replay::replay_comparing(
-            opened.source.start(options),
-            opened
-                .source
-                .start(crate::replay::Lockstep::other_options(options)),
-            timeline.events(),
-        )
-        .1;
+        let (shown, other) = opened.comparison();
+        let divergences = crate::replay::replay_comparing(shown, other, timeline.events()).1;
         let mut doc = opened.into_doc(timeline, arrivals, None);
         doc.divergences = divergences;
         return Ok(Some(doc));
@@ -562,7 +550,7 @@ fn open_recording(
     let comparison = opened.comparison();
     let indexing = Indexing::start(
         timeline.clone(),
-        FileSource { events: reader },
+        reader,
         total as u64,
         comparison,
         load_options.plan,

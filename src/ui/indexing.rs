@@ -230,34 +230,15 @@ fn index<S: IndexSource>(
     let _ = sender.send(IndexUpdate::Divergences(lockstep.into_parts().1));
 }
 
-/// A recording's events, read by a reader of their own (its connection
-/// and its cache: the shown timeline's stay warm).
-pub struct FileSource {
-    /// The events, all of them counted.
-    pub events: crate::timeline::FileEvents,
-}
-
-impl RawEvents for FileSource {
-    fn len(&self) -> usize {
-        self.events.len()
-    }
-
-    fn for_each_raw(
-        &self,
-        indices: std::ops::Range<usize>,
-        each: &mut dyn FnMut(crate::diagnostic::Seq, &[u8]),
-    ) {
-        self.events.for_each_raw(indices, each);
-    }
-}
-
-impl IndexSource for FileSource {
+/// A recording's events, read by a reader of their own (its connection and
+/// its cache: the shown timeline's stay warm).
+impl IndexSource for crate::timeline::FileEvents {
     fn arrivals(&mut self, indices: std::ops::Range<usize>) -> Result<Vec<u64>, String> {
-        self.events.arrivals(indices)
+        crate::timeline::FileEvents::arrivals(self, indices)
     }
 
     fn read_error(&self) -> Option<String> {
-        self.events.read_error()
+        crate::timeline::FileEvents::read_error(self)
     }
 }
 
