@@ -250,6 +250,11 @@ codes! {
     /// Ours: a patch of more than 10,000 operations (`MAX_PATCH_OPS`); the
     /// event is skipped like a failed patch.
     PatchLimitOps = "patch.limit.ops", Warning;
+    // What a served front end sends (issue 15; `serve`).
+    /// Ours (E13): the run input a front end posted to `agui-replay serve`
+    /// holds other messages than the recorded run input (activity messages
+    /// aside, which are R50's).
+    ServeInputDiffers = "serve.input.differs", Warning;
 }
 
 impl Code {

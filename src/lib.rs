@@ -33,6 +33,7 @@ pub mod record;
 pub mod replay;
 pub mod rules;
 pub mod search;
+pub mod serve;
 pub mod store;
 pub mod timeline;
 #[cfg(feature = "app")]

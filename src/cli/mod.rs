@@ -11,6 +11,7 @@ mod find;
 mod import;
 mod record;
 mod rules;
+mod serve;
 mod state;
 mod upgrade;
 
@@ -124,6 +125,10 @@ pub enum Command {
     Record(record::RecordArgs),
     /// Post a run input to an agent and record the event stream.
     Run(record::RunArgs),
+    /// Serve a recording as an AG-UI endpoint: point your front end at it
+    /// and it receives the recorded session (at the recorded timing, up to
+    /// a step, or step by step); what it posts is checked (R50, E13).
+    Serve(serve::ServeArgs),
     /// Run AG-UI conformance fixtures (folders of `*.json` stream fixtures,
     /// as `tests/conformance/1.0`) and print what passed, per fixture and
     /// per folder and profile (§11 of the replay rules).
@@ -297,6 +302,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Some(Command::Upgrade(args)) => upgrade::run(&args, &mut stdout)?,
         Some(Command::Record(args)) => record::record(&args, &mut stdout)?,
         Some(Command::Run(args)) => record::run(&args, &mut stdout)?,
+        Some(Command::Serve(args)) => serve::run(&args, &mut stdout)?,
         Some(Command::Conformance(args)) => conformance::run(&args, &mut stdout)?,
         Some(Command::Rules(args)) => rules::run(&args, &mut stdout)?,
         Some(Command::Open(args)) => open_app(&args)?,

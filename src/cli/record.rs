@@ -89,6 +89,31 @@ fn listen_addresses(listen: &str) -> anyhow::Result<Vec<SocketAddr>> {
     Ok(addresses)
 }
 
+/// The addresses `--listen` names, refused unless all are loopback or
+/// `allow_remote` (`record` and `serve`): `what` would accept requests
+/// from other machines.
+pub(super) fn checked_listen(
+    listen: &str,
+    allow_remote: bool,
+    what: &str,
+) -> anyhow::Result<Vec<SocketAddr>> {
+    let addresses = listen_addresses(listen)?;
+    if let Some(remote) = addresses.iter().find(|a| !a.ip().is_loopback())
+        && !allow_remote
+    {
+        bail!(
+            "{} is not a loopback address{}: {what} would accept requests from other machines; pass --allow-remote to do so",
+            remote,
+            if listen.parse::<SocketAddr>().is_ok() {
+                String::new()
+            } else {
+                format!(" ({listen} resolves to it)")
+            }
+        );
+    }
+    Ok(addresses)
+}
+
 /// `run` options.
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -117,20 +142,7 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 }
 
 pub(super) fn record(args: &RecordArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
-    let addresses = listen_addresses(&args.listen)?;
-    if let Some(remote) = addresses.iter().find(|a| !a.ip().is_loopback())
-        && !args.allow_remote
-    {
-        bail!(
-            "{} is not a loopback address{}: the proxy would accept requests from other machines; pass --allow-remote to do so",
-            remote,
-            if args.listen.parse::<SocketAddr>().is_ok() {
-                String::new()
-            } else {
-                format!(" ({} resolves to it)", args.listen)
-            }
-        );
-    }
+    let addresses = checked_listen(&args.listen, args.allow_remote, "the proxy")?;
     let upstream = args.upstream.trim_end_matches('/').to_owned();
     if reqwest::Url::parse(&upstream).is_err() {
         bail!("--upstream {upstream:?} is not a URL (like http://localhost:8000)");
