@@ -88,7 +88,7 @@ pub(super) fn run(args: &ServeArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
     let server = Server::start(file, config)?;
     let address = server.address();
     let pace_words = match pace {
-        Pace::Recorded { speed } if speed == 1.0 => "at the recorded timing".to_owned(),
+        Pace::Recorded { speed: 1.0 } => "at the recorded timing".to_owned(),
         Pace::Recorded { speed } => format!("at {speed}× the recorded speed"),
         Pace::AsFastAsPossible => "as fast as possible".to_owned(),
         Pace::Step | Pace::Follow => "one event per Enter".to_owned(),

@@ -26,6 +26,7 @@ pub mod live;
 pub mod memo;
 pub mod rule_text;
 pub mod search;
+pub mod serve;
 pub mod state;
 pub mod state_view;
 pub mod status_bar;
@@ -81,6 +82,8 @@ pub struct ReplayApp {
     /// The file dialogs: the system's, or the app's own where none shows
     /// (tests give theirs).
     pub file_picker: file_dialog::FilePicker,
+    /// Serve › Serve this stream… (issue 15.2).
+    pub serve: serve::ServePanel,
     started: std::time::Instant,
 }
 
@@ -102,6 +105,7 @@ impl ReplayApp {
             show_keys: false,
             styled: false,
             file_picker: file_dialog::FilePicker::default(),
+            serve: serve::ServePanel::default(),
             started: std::time::Instant::now(),
         }
     }
@@ -205,7 +209,10 @@ impl ReplayApp {
 
         egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui, &mut commands));
         egui::Panel::bottom("status").show(ui, |ui| {
-            status_bar::status_bar_ui(ui, &self.state, &mut commands)
+            ui.horizontal(|ui| {
+                status_bar::status_bar_ui(ui, &self.state, &mut commands);
+                serve::status_ui(ui, &mut self.serve);
+            });
         });
         if self.layout.show_timeline {
             egui::Panel::bottom("timeline")
@@ -276,7 +283,12 @@ impl ReplayApp {
             }
             None => {}
         }
+        serve::serve_window_ui(&ctx, &self.state, &mut self.serve);
         self.state.apply(commands);
+        // The served front end follows the cursor (issue 15.2).
+        if let Some(after) = self.serve.follow(&self.state) {
+            ctx.request_repaint_after(after);
+        }
         if let Some((message, pointer)) = self.state.take_search_prefill() {
             self.search_form.prefill(message, pointer);
             self.right_tab = RightTab::Search;
@@ -381,6 +393,21 @@ impl ReplayApp {
                         }
                     }
                 });
+            });
+            ui.menu_button("Serve", |ui| {
+                if ui
+                    .add_enabled(
+                        self.state.doc().is_some(),
+                        egui::Button::new("Serve this stream…"),
+                    )
+                    .on_hover_text(
+                        "An AG-UI endpoint for your front end, following the timeline (issue 15)",
+                    )
+                    .clicked()
+                {
+                    self.serve.open = true;
+                    ui.close();
+                }
             });
             ui.menu_button("Help", |ui| {
                 if ui

@@ -13,5 +13,6 @@ mod follow;
 mod layout;
 mod open;
 mod search_lanes;
+mod serve;
 mod tools;
 mod views;

@@ -20,6 +20,7 @@ mod hostile;
 mod import;
 mod record;
 mod rules;
+mod serve;
 mod state;
 mod stdin;
 mod upgrade;

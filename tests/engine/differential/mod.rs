@@ -123,7 +123,7 @@ fn env_number(name: &str, default: u64) -> u64 {
 fn differential_client_profile_agrees_with_the_reference_client() {
     let count = env_number("AGUI_DIFF_STREAMS", 2000);
     let seed = env_number("AGUI_DIFF_SEED", 18);
-    let required = std::env::var("AGUI_PEER_REQUIRED").is_ok_and(|v| v == "1");
+    let required = crate::common::peer::required();
     let mut peer = match Peer::spawn() {
         Ok(peer) => peer,
         Err(why) if required => panic!("differential test: AGUI_PEER_REQUIRED=1 but {why}"),

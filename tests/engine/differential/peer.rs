@@ -3,7 +3,6 @@
 //! `tests/peer/node/replay.js` in one long-lived Node process.
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use agui_replay::{Options, Outcome, Profile, Replayer};
@@ -50,11 +49,6 @@ pub fn engine(events: &[String]) -> Observed {
     }
 }
 
-/// The folder of the Node peer.
-pub fn peer_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peer/node")
-}
-
 /// The reference client, running.
 pub struct Peer {
     child: Child,
@@ -65,30 +59,7 @@ pub struct Peer {
 impl Peer {
     /// Starts the peer, or says why it cannot run here.
     pub fn spawn() -> Result<Self, String> {
-        let dir = peer_dir();
-        let installed = dir.join("node_modules/@ag-ui/client/package.json");
-        match Command::new("node").arg("--version").output() {
-            Ok(out) if out.status.success() => {}
-            Ok(out) => return Err(format!("`node --version` exited with {}", out.status)),
-            Err(e) => return Err(format!("Node is not installed (`node`: {e})")),
-        }
-        if !installed.is_file() {
-            return Err(format!(
-                "the peer is not installed: run `npm ci` in {} ({} is missing)",
-                dir.display(),
-                installed.display()
-            ));
-        }
-        let version = std::fs::read_to_string(&installed)
-            .ok()
-            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
-            .and_then(|v| v["version"].as_str().map(str::to_owned));
-        if version.as_deref() != Some("1.0.0") {
-            return Err(format!(
-                "the installed @ag-ui/client is {version:?}, not 1.0.0: run `npm ci` in {}",
-                dir.display()
-            ));
-        }
+        let dir = crate::common::peer::installed()?;
         let mut child = Command::new("node")
             .arg("replay.js")
             .current_dir(&dir)
