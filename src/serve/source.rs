@@ -20,7 +20,8 @@ pub struct ServedSession {
     /// When each event arrived, in nanoseconds from the request (index 0
     /// is step 1): recorded, or derived from `timestamp`s as the app does.
     pub arrival_nanos: Vec<u64>,
-    /// The recorded run input (the request body), if there was one.
+    /// The recorded run input: the request body, else the first
+    /// `RUN_STARTED.input`, if there is one.
     pub run_input: Option<Value>,
     /// The thread it belongs to: the run input's `threadId`, else its first
     /// `RUN_STARTED`'s.
@@ -149,6 +150,15 @@ impl ServedSession {
         };
         let thread_id = id_of("threadId");
         let run_id = id_of("runId");
+        // Without a request body (an imported file), the run input is the
+        // first `RUN_STARTED.input` (R50 names both).
+        let run_input = run_input.or_else(|| {
+            run_started
+                .as_ref()
+                .and_then(|event| event.get("input"))
+                .filter(|input| input.is_object())
+                .cloned()
+        });
         Self {
             id,
             events,
