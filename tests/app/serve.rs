@@ -182,3 +182,35 @@ fn the_serve_control_sends_the_events_step_by_step_as_the_cursor_moves() {
         "serving leaves the file as it was"
     );
 }
+
+/// Issue 15.2: playing sends the events as the cursor passes them, at the
+/// recorded timing, to the end of the stream.
+#[test]
+fn playing_sends_the_events_as_the_cursor_passes_them() {
+    let spec = session("t-2", "r-2", 2, 100);
+    let recorded: Vec<String> = spec.events.iter().map(|(_, e)| e.to_string()).collect();
+    let rec = TempPath::new("app-serve-play", "served.rec");
+    write_recording(rec.path(), std::slice::from_ref(&spec));
+    let mut harness = harness(ReplayApp::with_file(rec.path()));
+    harness
+        .state_mut()
+        .state
+        .apply(vec![Command::Time(TimeCommand::Set(Seq::new(0)))]);
+    harness.state_mut().serve.listen = "127.0.0.1:0".to_owned();
+    harness.state_mut().serve.open = true;
+    harness.run();
+    harness.get_by_label("Start serving").click();
+    harness.step();
+    let address = harness.state().serve.address().expect("serving");
+    let seen = post(address, "/agent", &spec.run_input);
+    frames_until(&mut harness, |app| {
+        app.serve.handle().is_some_and(|h| h.status().streaming)
+    });
+    press(&mut harness, egui::Key::Space);
+    let mut received = Vec::new();
+    while let Some(event) = next_event(&mut harness, &seen) {
+        received.push(event);
+    }
+    assert_eq!(received, recorded, "every event, in order, then the end");
+    assert_eq!(crate::panel::step(&harness), recorded.len() as u64);
+}
