@@ -461,3 +461,22 @@ fn serve_to_n_leaves_the_http_agent_with_the_state_at_n() {
         assert!(printed.contains(&format!("sent {n} of")), "{printed}");
     }
 }
+
+/// Issue 15.1: a plain stream file is served too, as one session (its
+/// events' bytes as the file holds them), and is left as it was.
+#[test]
+fn serve_serves_a_stream_file_as_one_session() {
+    let lines = std::fs::read_to_string(crate::common::demo()).expect("the demo");
+    let expected: Vec<String> = lines
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(str::to_owned)
+        .collect();
+    let file = TempPath::with_bytes("serve-jsonl", "demo.jsonl", lines.as_bytes());
+    let serving = Serving::start(&file, &["--as-fast-as-possible"]);
+    let got = receive(&post(serving.address, "/", &json!({})), WAIT);
+    assert!(got.ended);
+    assert_eq!(texts(&got), expected);
+    drop(serving);
+    assert_eq!(std::fs::read_to_string(file.path()).expect("reads"), lines);
+}
