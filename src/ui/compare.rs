@@ -216,6 +216,25 @@ pub fn diff_view_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) 
     };
     let searchable = searched.is_some();
     let mut picked = None;
+    // Issue 17.2: which step set a value, on hover of either side.
+    let ctx = ui.ctx().clone();
+    let blame_target = searched.clone().map(|message| match message {
+        Some(id) => crate::search::Target::Message(id),
+        None => crate::search::Target::State,
+    });
+    let hooks = match (state.doc(), blame_target) {
+        (Some(doc), Some(target)) => [comparison.from, comparison.to].map(|at| {
+            Some(super::blame::hook(
+                &ctx,
+                doc,
+                state.generation(),
+                target.clone(),
+                "",
+                at,
+            ))
+        }),
+        _ => [None, None],
+    };
     egui_extras::StripBuilder::new(ui)
         .size(egui_extras::Size::relative(0.36).at_least(120.0))
         .size(egui_extras::Size::relative(0.36).at_least(120.0))
@@ -230,6 +249,7 @@ pub fn diff_view_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) 
                     &comparison.before,
                     &view.left,
                     searchable,
+                    hooks[0].as_ref(),
                 ) {
                     picked = Some(pointer);
                 }
@@ -243,12 +263,16 @@ pub fn diff_view_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) 
                     &comparison.after,
                     &view.right,
                     searchable,
+                    hooks[1].as_ref(),
                 ) {
                     picked = Some(pointer);
                 }
             });
             strip.cell(|ui| patch_ui(ui, view, commands));
         });
+    for hook in hooks.iter().flatten() {
+        super::blame::go_to_clicked(hook, commands);
+    }
     if let (Some(message), Some(pointer)) = (searched, picked) {
         commands.push(Command::Search(SearchCommand::Prefill { message, pointer }));
     }
@@ -272,6 +296,7 @@ fn side_ui(
     value: &serde_json::Value,
     highlights: &Highlights,
     searchable: bool,
+    blame: Option<&super::json_tree::BlameHook<'_>>,
 ) -> Option<String> {
     ui.vertical(|ui| {
         ui.label(RichText::new(title).strong());
@@ -290,6 +315,9 @@ fn side_ui(
                     .collapse_unchanged();
                 if searchable {
                     tree = tree.search_menu("");
+                }
+                if let Some(blame) = blame {
+                    tree = tree.blame(blame);
                 }
                 tree.show(ui)
             })
