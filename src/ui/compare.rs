@@ -214,7 +214,6 @@ pub fn diff_view_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) 
         DiffScope::State => Some(None),
         DiffScope::Conversation | DiffScope::Everything => None,
     };
-    let searchable = searched.is_some();
     let mut picked = None;
     // Issue 17.2: which step set a value, on hover of either side.
     let ctx = ui.ctx().clone();
@@ -248,7 +247,6 @@ pub fn diff_view_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) 
                     &a_title,
                     &comparison.before,
                     &view.left,
-                    searchable,
                     hooks[0].as_ref(),
                 ) {
                     picked = Some(pointer);
@@ -262,7 +260,6 @@ pub fn diff_view_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) 
                     &b_title,
                     &comparison.after,
                     &view.right,
-                    searchable,
                     hooks[1].as_ref(),
                 ) {
                     picked = Some(pointer);
@@ -295,7 +292,6 @@ fn side_ui(
     title: &str,
     value: &serde_json::Value,
     highlights: &Highlights,
-    searchable: bool,
     blame: Option<&super::json_tree::BlameHook<'_>>,
 ) -> Option<String> {
     ui.vertical(|ui| {
@@ -313,11 +309,9 @@ fn side_ui(
                 let mut tree = JsonTree::new(format!("{id}-{tree_key}"), value)
                     .highlights(highlights)
                     .collapse_unchanged();
-                if searchable {
-                    tree = tree.search_menu("");
-                }
+                // A searchable side (a message, the state) has blame too.
                 if let Some(blame) = blame {
-                    tree = tree.blame(blame);
+                    tree = tree.search_menu("").blame(blame);
                 }
                 tree.show(ui)
             })

@@ -44,19 +44,25 @@ pub fn json_tree_ui(ui: &mut Ui, id_salt: impl AsIdSalt, value: &Value, highligh
         .show(ui);
 }
 
+/// A blame hint: the line to show and the step a click goes to.
+pub type BlameHint = (String, crate::diagnostic::Seq);
+
+/// What answers a pointer with its hint.
+type HintFn<'a> = dyn Fn(&str) -> Option<BlameHint> + 'a;
+
 /// Blame on hover (issue 17.2): for a value's pointer in the tree, the
 /// line to show ("set at step 412 by op 2 of ACTIVITY_DELTA; 7 changes")
 /// and the step a click goes to; after [`JsonTree::show`], the step
 /// clicked.
 pub struct BlameHook<'a> {
-    hint: Box<dyn Fn(&str) -> Option<(String, crate::diagnostic::Seq)> + 'a>,
+    hint: Box<HintFn<'a>>,
     clicked: std::cell::Cell<Option<crate::diagnostic::Seq>>,
 }
 
 impl<'a> BlameHook<'a> {
     /// A hook answering a pointer (relative to the tree's root) with the
     /// hint and its step, or `None` for no tooltip.
-    pub fn new(hint: impl Fn(&str) -> Option<(String, crate::diagnostic::Seq)> + 'a) -> Self {
+    pub fn new(hint: impl Fn(&str) -> Option<BlameHint> + 'a) -> Self {
         Self {
             hint: Box::new(hint),
             clicked: std::cell::Cell::new(None),

@@ -204,14 +204,15 @@ struct LanesCache {
     /// The number of diagnostics `drifts` was gathered from.
     drifts_for: Option<usize>,
     /// Every drift (E20) per activity id.
-    drifts: Arc<FxHashMap<String, Arc<[(Seq, DriftKind)]>>>,
+    drifts: Arc<Drifts>,
 }
+
+/// Each activity's drifts (E20): their steps and kinds.
+pub type Drifts = FxHashMap<String, Arc<[(Seq, DriftKind)]>>;
 
 /// The drifts (E20, issue 17.1) of every activity: the steps of their
 /// `activity.drift` and `messages.drift` diagnostics, with their kinds.
-pub fn drifts_of(
-    diagnostics: &[crate::diagnostic::Diagnostic],
-) -> FxHashMap<String, Arc<[(Seq, DriftKind)]>> {
+pub fn drifts_of(diagnostics: &[crate::diagnostic::Diagnostic]) -> Drifts {
     let mut found: FxHashMap<String, Vec<(Seq, DriftKind)>> = FxHashMap::default();
     for diagnostic in diagnostics {
         if !matches!(diagnostic.code, Code::ActivityDrift | Code::MessagesDrift) {
@@ -228,7 +229,7 @@ pub fn drifts_of(
 }
 
 /// The drifts of the document's activities (from the cache).
-fn drifts(ui: &egui::Ui, doc: &Doc) -> Arc<FxHashMap<String, Arc<[(Seq, DriftKind)]>>> {
+fn drifts(ui: &egui::Ui, doc: &Doc) -> Arc<Drifts> {
     let diagnostics = doc.timeline.diagnostics();
     ui.data_mut(|d| {
         let cache = d.get_temp_mut_or_default::<LanesCache>(cache_id());
