@@ -255,6 +255,17 @@ codes! {
     /// holds other messages than the recorded run input (activity messages
     /// aside, which are R50's).
     ServeInputDiffers = "serve.input.differs", Warning;
+    // Snapshot drift (issue 17.1; E20).
+    /// Ours (E20, R8, R44): a replacing `ACTIVITY_SNAPSHOT` for an activity
+    /// amended by deltas since its last snapshot says other than what the
+    /// consumer held; carries the patch from held to snapshot.
+    ActivityDrift = "activity.drift", Info;
+    /// Ours (E20, E1): a `STATE_SNAPSHOT` after `STATE_DELTA`s says other
+    /// than the state the consumer held.
+    StateDrift = "state.drift", Info;
+    /// Ours (E20, R51): a `MESSAGES_SNAPSHOT` replaces a message the
+    /// consumer built from streamed events with another one.
+    MessagesDrift = "messages.drift", Info;
 }
 
 impl Code {
@@ -302,6 +313,65 @@ pub struct Diagnostic {
     pub path: Option<String>,
     /// Plain words: what happened and why.
     pub message: String,
+    /// For a drift code (E20): what the consumer held against what the
+    /// snapshot says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drift: Option<Box<Drift>>,
+}
+
+/// Which of the two a drift is (E20).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DriftKind {
+    /// A delta since the last baseline failed or was skipped (R44): the
+    /// snapshot is the producer's normal repair (R8).
+    Repair,
+    /// No delta since the last baseline failed: the producer and the
+    /// consumer applied the same deltas and came out different.
+    Unexplained,
+}
+
+impl DriftKind {
+    /// `repair` or `unexplained`, as in JSON output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Repair => "repair",
+            Self::Unexplained => "unexplained",
+        }
+    }
+}
+
+/// What a drift diagnostic carries (E20): how the consumer's copy came to
+/// differ and the RFC 6902 patch that takes it to the snapshot.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Drift {
+    /// A repair after a failure, or a drift with none before it.
+    pub kind: DriftKind,
+    /// The step of the first change since the last baseline.
+    pub since: Seq,
+    /// How many deltas (or streamed events) changed it since the baseline.
+    pub deltas: u64,
+    /// The first of them that failed or was skipped, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed_at: Option<Seq>,
+    /// The RFC 6902 operations from what the consumer held to the
+    /// snapshot, with pointers into the message (`/content/…`) or into the
+    /// state, as `find` and `blame` take them.
+    pub patch: serde_json::Value,
+}
+
+impl Drift {
+    /// The JSON pointers the patch touches, in order.
+    pub fn paths(&self) -> Vec<String> {
+        self.patch
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|op| op.get("path").and_then(serde_json::Value::as_str))
+            .map(str::to_owned)
+            .collect()
+    }
 }
 
 impl Diagnostic {
@@ -314,6 +384,7 @@ impl Diagnostic {
             message_id: None,
             path: None,
             message: message.into(),
+            drift: None,
         }
     }
 

@@ -62,6 +62,21 @@ pub struct ReplayFigures {
     /// The app's "previous match" from random steps (checkpoint segments,
     /// backwards), 99th percentile.
     pub search_previous_p99_ms: f64,
+    /// Blame (issue 17.2) of one activity value (`/content/progress` of
+    /// the middle activity) at the last step: its history over the whole
+    /// stream, from the timeline's index, as a hover in the app asks it.
+    pub blame_ms: f64,
+    /// The changes that blame found.
+    pub blame_changes: usize,
+    /// The events it replayed (those that can touch the activity).
+    pub blame_events_replayed: usize,
+    /// Whether it had to replay every event (the filtered replay disagreed
+    /// with the index).
+    pub blame_replayed: bool,
+    /// Blame of a state value (`/counter`) at the last step.
+    pub blame_state_ms: f64,
+    /// The changes that blame found.
+    pub blame_state_changes: usize,
     /// Checkpoints kept.
     pub checkpoints: usize,
     /// Heap bytes the checkpoints hold, measured: the timeline's heap minus
@@ -227,6 +242,7 @@ pub fn replay_figures(config: GenConfig, num_seeks: usize) -> ReplayFigures {
     }
     seek_millis.sort_by(f64::total_cmp);
     let search = search_figures(&timeline, &mut rng, num_seeks.min(100));
+    let blame = blame_figures(&timeline, config);
     let num_checkpoints = timeline.num_checkpoints();
     drop(timeline);
     let checkpoint_bytes = timeline_bytes
@@ -252,9 +268,44 @@ pub fn replay_figures(config: GenConfig, num_seeks: usize) -> ReplayFigures {
         find_all_matches: search.find_all_matches,
         search_next_p99_ms: search.next_p99_ms,
         search_previous_p99_ms: search.previous_p99_ms,
+        blame_ms: blame.activity_ms,
+        blame_changes: blame.activity.changes.len(),
+        blame_events_replayed: blame.activity.events_replayed,
+        blame_replayed: blame.activity.replayed,
+        blame_state_ms: blame.state_ms,
+        blame_state_changes: blame.state.changes.len(),
         checkpoints: num_checkpoints,
         checkpoint_bytes,
         peak_rss_bytes: peak_rss_bytes(),
+    }
+}
+
+struct BlameFigures {
+    activity_ms: f64,
+    activity: agui_replay::search::Blame,
+    state_ms: f64,
+    state: agui_replay::search::Blame,
+}
+
+/// Times blame (issue 17.2) of an activity value and of a state value at
+/// the last step.
+fn blame_figures(timeline: &Timeline, config: GenConfig) -> BlameFigures {
+    use agui_replay::search::{Target, blame};
+    let last = timeline.last_step();
+    let time = |target: Target, pointer: &str| {
+        let started = Instant::now();
+        let found = blame(timeline, &target, pointer, last).expect("a valid pointer");
+        let ms = started.elapsed().as_secs_f64() * 1e3;
+        ((ms * 10.0).round() / 10.0, found)
+    };
+    let activity = Target::Message(format!("act-{:04}", config.activities / 2));
+    let (activity_ms, activity) = time(activity, "/content/progress");
+    let (state_ms, state) = time(Target::State, "/counter");
+    BlameFigures {
+        activity_ms,
+        activity,
+        state_ms,
+        state,
     }
 }
 

@@ -3,6 +3,7 @@
 //! printed with their chain, exit code 2. Problems in the stream are
 //! diagnostics, not errors.
 
+mod blame;
 mod check;
 mod conformance;
 mod diff;
@@ -107,6 +108,14 @@ pub enum Command {
     /// matching gives one line. Exit code 0 if a step matched, 1 if none, 2
     /// on bad usage or unreadable input.
     Find(find::FindArgs),
+    /// For a value in a message or in the state at step N (default: the
+    /// last): the step that last set it and the history of its changes,
+    /// each step with its event, the delta's operation and old -> new:
+    /// `--message ID` or `--state`, a JSON `--pointer` as `find` takes it.
+    ///
+    /// Exit code 0 if the value was ever set, 1 if the pointer never
+    /// resolved up to the step, 2 on bad usage or unreadable input.
+    Blame(blame::BlameArgs),
     /// Write stream files (JSON lines, arrays, SSE bodies, HAR) into a
     /// recording.
     Import(import::ImportArgs),
@@ -297,6 +306,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Some(Command::State(args)) => state::run(&args, &mut stdout)?,
         Some(Command::Diff(args)) => diff::run(&args, &mut stdout)?,
         Some(Command::Find(args)) => find::run(&args, &mut stdout)?,
+        Some(Command::Blame(args)) => blame::run(&args, &mut stdout)?,
         Some(Command::Import(args)) => import::run(&args, &mut stdout)?,
         Some(Command::Export(args)) => export::run(&args, &mut stdout)?,
         Some(Command::Upgrade(args)) => upgrade::run(&args, &mut stdout)?,

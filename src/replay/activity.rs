@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use super::Profile;
 use super::conversation::{ActivityMessage, Message, Role};
+use super::drift::{DriftCheck, activity_part};
 use super::engine::{ActivityChange, Effect, EventEffect, Replayer};
 use super::limits::document_bytes;
 use super::patch::apply_patch_weighed;
@@ -25,10 +26,8 @@ impl Replayer {
         content: Value,
         replace: bool,
     ) -> EventEffect {
-        let profile = self.profile();
         let owner = envelope.subagent_run_id.as_deref();
-        let metadata = envelope.metadata.as_ref();
-        let client = profile == Profile::AgUiClient10;
+        let client = self.profile() == Profile::AgUiClient10;
         // P12: the reference's verifier, which runs before its reducer, owns
         // the owner map under `ag-ui-client-1.0`: an id it has no owner for,
         // or a replacing snapshot, records the snapshot's tag, whatever the
@@ -37,6 +36,61 @@ impl Replayer {
         if client && (established.is_none() || replace) {
             Arc::make_mut(&mut self.owners).insert(message_id.to_owned(), owner.map(str::to_owned));
         }
+        // E20: a replacing snapshot after deltas may show drift.
+        let drift = match (replace, self.conversation.get(message_id)) {
+            (true, Some(Message::Activity(held))) => {
+                self.drift.message(message_id).and_then(|since| {
+                    DriftCheck {
+                        seq: self.seq,
+                        code: Code::ActivityDrift,
+                        message_id: Some(message_id),
+                        subject: format!("activity {message_id:?}"),
+                        event: "ACTIVITY_SNAPSHOT",
+                        changes: "ACTIVITY_DELTA",
+                        event_prefix: String::new(),
+                        since,
+                    }
+                    .diagnose(
+                        &activity_part(&held.activity_type, &held.content),
+                        &activity_part(activity_type, &content),
+                    )
+                })
+            }
+            _ => None,
+        };
+        let effect = self.activity_snapshot_apply(
+            envelope,
+            message_id,
+            activity_type,
+            content,
+            replace,
+            established,
+        );
+        // R8: a snapshot, applied or declined, is the new baseline.
+        if effect.effect == Effect::Applied {
+            self.drift.message_baseline(message_id);
+        }
+        if let Some(diagnostic) = drift
+            && effect.activity == Some(ActivityChange::Replaced)
+        {
+            self.report(diagnostic);
+        }
+        effect
+    }
+
+    fn activity_snapshot_apply(
+        &mut self,
+        envelope: &Envelope,
+        message_id: &str,
+        activity_type: &str,
+        content: Value,
+        replace: bool,
+        established: Option<Option<String>>,
+    ) -> EventEffect {
+        let profile = self.profile();
+        let owner = envelope.subagent_run_id.as_deref();
+        let metadata = envelope.metadata.as_ref();
+        let client = profile == Profile::AgUiClient10;
         match self.conversation.get_mut(message_id) {
             // R2: create at the position of arrival, whatever `replace` says.
             None => {
@@ -364,6 +418,7 @@ impl Replayer {
                 self.verifier_record(message, true);
             }
         }
+        self.check_messages_drift(&incoming);
         self.conversation.set_messages(result);
         // Tool calls follow their messages: forget those that left.
         let conversation = &self.conversation;
@@ -373,6 +428,42 @@ impl Replayer {
             self.register_tool_calls(message);
         }
         EventEffect::APPLIED
+    }
+
+    /// E20: every held message the snapshot replaces that streamed events
+    /// or deltas changed since its last baseline, and that the snapshot
+    /// says otherwise, is a drift; every message the snapshot carries gets
+    /// a new baseline.
+    fn check_messages_drift(&mut self, incoming: &[Arc<Message>]) {
+        let mut found = Vec::new();
+        for (index, message) in incoming.iter().enumerate() {
+            let id = message.id();
+            let Some(since) = self.drift.message(id) else {
+                continue;
+            };
+            let Some(held) = self.conversation.get(id) else {
+                continue;
+            };
+            let check = DriftCheck {
+                seq: self.seq,
+                code: Code::MessagesDrift,
+                message_id: Some(id),
+                subject: format!("message {id:?}"),
+                event: "MESSAGES_SNAPSHOT",
+                changes: "streamed event",
+                event_prefix: format!("/messages/{index}"),
+                since,
+            };
+            if let Some(diagnostic) = check.diagnose(&held.to_json(), &message.to_json()) {
+                found.push(diagnostic);
+            }
+        }
+        for message in incoming {
+            self.drift.message_baseline(message.id());
+        }
+        for diagnostic in found {
+            self.report(diagnostic);
+        }
     }
 
     /// Which absent activity messages a snapshot drops: R51, or under

@@ -14,7 +14,7 @@ use super::conversation::{ActivityMessage, Conversation, Message, OtherMessage, 
 use super::engine::{ActivityChange, Effect, EventEffect, Replayer, RunPhase};
 use super::frozen::FrozenReplay;
 use super::{Options, Profile};
-use crate::diagnostic::{Code, Diagnostic, Seq, Severity};
+use crate::diagnostic::{Code, Diagnostic, Drift, DriftKind, Seq, Severity};
 use crate::protocol::{EventType, ProtocolVersion};
 
 /// Why a blob could not be decoded (or a state encoded).
@@ -349,6 +349,24 @@ pub fn encode_diagnostic(e: &mut Encoder, diagnostic: &Diagnostic) {
     e.opt_str(diagnostic.message_id.as_deref());
     e.opt_str(diagnostic.path.as_deref());
     e.str(&diagnostic.message);
+    // E20: a drift diagnostic's patch and history.
+    match &diagnostic.drift {
+        None => e.u8(0),
+        Some(drift) => {
+            e.u8(match drift.kind {
+                DriftKind::Repair => 1,
+                DriftKind::Unexplained => 2,
+            });
+            e.u64(drift.since.get());
+            e.u64(drift.deltas);
+            e.u64(drift.failed_at.map_or(0, Seq::get));
+            // A patch nested too deeply to store is stored empty (the
+            // value is refused before anything is written).
+            if e.json(&drift.patch).is_err() {
+                e.bytes(b"[]");
+            }
+        }
+    }
 }
 
 /// Decodes a diagnostic.
@@ -370,6 +388,25 @@ pub fn decode_diagnostic(d: &mut Decoder<'_>) -> Decoded<Diagnostic> {
     let mut diagnostic = Diagnostic::new(seq, code, message).with_severity(severity);
     diagnostic.message_id = message_id;
     diagnostic.path = path;
+    let kind = match d.u8()? {
+        0 => None,
+        1 => Some(DriftKind::Repair),
+        2 => Some(DriftKind::Unexplained),
+        _ => return bad("a drift in the index is of an unknown kind"),
+    };
+    if let Some(kind) = kind {
+        let since = d.seq()?;
+        let deltas = d.u64()?;
+        let failed_at = Some(d.seq()?).filter(|s| s.get() > 0);
+        let patch = d.json()?;
+        diagnostic.drift = Some(Box::new(Drift {
+            kind,
+            since,
+            deltas,
+            failed_at,
+            patch,
+        }));
+    }
     Ok(diagnostic)
 }
 
@@ -513,6 +550,7 @@ impl Replayer {
         for effect in &self.effects {
             encode_effect(e, *effect);
         }
+        self.drift.encode(e);
         Ok(())
     }
 
@@ -603,6 +641,7 @@ impl Replayer {
         for _ in 0..n {
             replayer.effects.push(decode_effect(d)?);
         }
+        replayer.drift = super::drift::DriftWatch::decode(d)?;
         Ok((replayer, state))
     }
 }

@@ -8,6 +8,7 @@ use rustc_hash::FxHashMap;
 use serde_json::{Map, Value};
 
 use super::conversation::{Conversation, Message};
+use super::drift::{DriftCheck, DriftWatch};
 use super::limits::document_bytes;
 use super::patch::apply_patch_weighed;
 use super::patch_client::apply_patch_client;
@@ -154,6 +155,8 @@ pub struct Replayer {
     /// applied itself (a replayer resumed from a checkpoint starts empty).
     pub(super) diagnostics: Vec<Diagnostic>,
     pub(super) effects: Vec<EventEffect>,
+    /// Changes since each snapshot's baseline, to tell drift (E20).
+    pub(super) drift: DriftWatch,
 }
 
 impl Replayer {
@@ -174,6 +177,7 @@ impl Replayer {
             finished: false,
             diagnostics: Vec::new(),
             effects: Vec::new(),
+            drift: DriftWatch::default(),
         }
     }
 
@@ -196,6 +200,7 @@ impl Replayer {
             finished: self.finished,
             diagnostics: Vec::new(),
             effects: Vec::new(),
+            drift: self.drift.clone(),
         }
     }
 
@@ -291,6 +296,14 @@ impl Replayer {
         document.insert("messages".into(), self.conversation.to_json());
         document.insert("state".into(), (*self.state).clone());
         Value::Object(document)
+    }
+
+    /// Moves the step counter to `step` as if the events in between had
+    /// been applied without effect: for a replay of the few events that can
+    /// touch one value (blame, issue 17.2), whose later steps keep their
+    /// numbers. Never moves it back.
+    pub fn skip_to(&mut self, step: Seq) {
+        self.seq = self.seq.max(step);
     }
 
     /// Makes room to record `num_events` more events.
@@ -520,65 +533,36 @@ impl Replayer {
                 EventEffect::APPLIED
             }
             B::StateSnapshot { snapshot } => {
+                // E20: a snapshot after deltas may show drift.
+                if let Some(since) = self.drift.take_state() {
+                    let check = DriftCheck {
+                        seq: self.seq,
+                        code: Code::StateDrift,
+                        message_id: None,
+                        subject: "the state".to_owned(),
+                        event: "STATE_SNAPSHOT",
+                        changes: "STATE_DELTA",
+                        event_prefix: "/snapshot".to_owned(),
+                        since,
+                    };
+                    if let Some(diagnostic) = check.diagnose(&self.state, &snapshot) {
+                        self.report(diagnostic);
+                    }
+                }
                 self.state_bytes = document_bytes(&snapshot);
                 self.state = Arc::new(snapshot);
                 EventEffect::APPLIED
             }
             B::StateDelta { delta } => {
-                // Atomic (R11): on failure the state is exactly as before.
-                let state = Arc::make_mut(&mut self.state);
-                let applied = match self.options.profile {
-                    Profile::Spec => apply_patch_weighed(state, &mut self.state_bytes, &delta),
-                    // P7 (issue 18): the client's own patch library.
-                    Profile::AgUiClient10 => {
-                        match apply_patch_client(state, &mut self.state_bytes, &delta) {
-                            Ok(applied) if applied.undefined => {
-                                // The client's state is `undefined`, which it
-                                // does not publish: it keeps showing the
-                                // state before this delta (P7).
-                                self.diagnose_as(
-                                    Code::StatePatchFailed,
-                                    Severity::Note,
-                                    None,
-                                    "STATE_DELTA left the client's state undefined (a move or copy to \"\" from a path that does not resolve); ag-ui-client-1.0 keeps showing the state before it".to_owned(),
-                                );
-                                return EventEffect::APPLIED;
-                            }
-                            Ok(_) => Ok(()),
-                            Err(failed) if failed.uncloneable => {
-                                // The client clones the new state outside
-                                // any `catch`: the run fails.
-                                self.diagnose_as(
-                                    Code::StatePatchFailed,
-                                    Severity::Error,
-                                    None,
-                                    format!(
-                                        "STATE_DELTA: {} (ag-ui-client-1.0 fails the run)",
-                                        failed.failure
-                                    ),
-                                );
-                                return EventEffect::plain(Effect::Fatal);
-                            }
-                            Err(failed) => Err(failed.failure),
-                        }
-                    }
-                };
-                match applied {
-                    Ok(()) => EventEffect::APPLIED,
-                    Err(failure) => {
-                        let code = failure
-                            .limit
-                            .map_or(Code::StatePatchFailed, |limit| limit.code());
-                        self.diagnose(
-                            code,
-                            None,
-                            format!(
-                                "Failed to apply state patch: STATE_DELTA skipped, state unchanged: {failure}"
-                            ),
-                        );
-                        EventEffect::SKIPPED
-                    }
-                }
+                let reported = self.diagnostics.len();
+                let effect = self.state_delta(&delta);
+                // E20: a failure is one that a later snapshot repairs.
+                let failed = effect.effect != Effect::Applied
+                    || self.diagnostics[reported..]
+                        .iter()
+                        .any(|d| d.code == Code::StatePatchFailed);
+                self.drift.state_changed(self.seq, failed);
+                effect
             }
             B::MessagesSnapshot { messages } => {
                 self.messages_snapshot(&messages, envelope.metadata.as_ref())
@@ -599,9 +583,108 @@ impl Replayer {
                 message_id,
                 activity_type,
                 patch,
-            } => self.activity_delta(&envelope, &message_id, &activity_type, &patch),
+            } => {
+                let effect = self.activity_delta(&envelope, &message_id, &activity_type, &patch);
+                // E20: what the next snapshot of this activity compares.
+                match effect.activity {
+                    Some(ActivityChange::DeltaApplied | ActivityChange::Retyped) => {
+                        self.drift.message_changed(&message_id, self.seq, false);
+                    }
+                    Some(ActivityChange::PatchFailed) => {
+                        self.drift.message_changed(&message_id, self.seq, true);
+                    }
+                    _ => {}
+                }
+                effect
+            }
             B::Raw { .. } | B::Custom { .. } => EventEffect::APPLIED,
-            body => self.apply_stream_event(&body, &envelope),
+            body => {
+                let effect = self.apply_stream_event(&body, &envelope);
+                // E20: a streamed message a later MESSAGES_SNAPSHOT compares.
+                if let Some(id) = self.streamed_message(&body) {
+                    let failed = effect.effect != Effect::Applied;
+                    self.drift.message_changed(&id, self.seq, failed);
+                }
+                effect
+            }
+        }
+    }
+
+    /// The message a streamed event built or amended, if it names one (its
+    /// `messageId`, or the holder of its tool call).
+    fn streamed_message(&self, body: &EventBody) -> Option<String> {
+        use EventBody as B;
+        let tool_call = match body {
+            B::ToolCallStart { tool_call_id, .. }
+            | B::ToolCallArgs { tool_call_id, .. }
+            | B::ToolCallEnd { tool_call_id }
+            | B::ToolCallResult { tool_call_id, .. } => Some(tool_call_id.as_str()),
+            B::ToolCallChunk { tool_call_id, .. } => tool_call_id.as_deref(),
+            _ => None,
+        };
+        let id = match (body, tool_call) {
+            (B::ToolCallResult { message_id, .. }, _) => Some(message_id.as_str()),
+            (_, Some(call)) => self.tool_call_messages.get(call).map(String::as_str),
+            _ => body_message_id(body),
+        }?;
+        Some(id.to_owned())
+    }
+
+    /// A `STATE_DELTA`, atomic (R11): on failure the state is exactly as
+    /// before.
+    fn state_delta(&mut self, delta: &crate::protocol::Patch) -> EventEffect {
+        let state = Arc::make_mut(&mut self.state);
+        let applied = match self.options.profile {
+            Profile::Spec => apply_patch_weighed(state, &mut self.state_bytes, delta),
+            // P7 (issue 18): the client's own patch library.
+            Profile::AgUiClient10 => {
+                match apply_patch_client(state, &mut self.state_bytes, delta) {
+                    Ok(applied) if applied.undefined => {
+                        // The client's state is `undefined`, which it
+                        // does not publish: it keeps showing the
+                        // state before this delta (P7).
+                        self.diagnose_as(
+                                    Code::StatePatchFailed,
+                                    Severity::Note,
+                                    None,
+                                    "STATE_DELTA left the client's state undefined (a move or copy to \"\" from a path that does not resolve); ag-ui-client-1.0 keeps showing the state before it".to_owned(),
+                                );
+                        return EventEffect::APPLIED;
+                    }
+                    Ok(_) => Ok(()),
+                    Err(failed) if failed.uncloneable => {
+                        // The client clones the new state outside
+                        // any `catch`: the run fails.
+                        self.diagnose_as(
+                            Code::StatePatchFailed,
+                            Severity::Error,
+                            None,
+                            format!(
+                                "STATE_DELTA: {} (ag-ui-client-1.0 fails the run)",
+                                failed.failure
+                            ),
+                        );
+                        return EventEffect::plain(Effect::Fatal);
+                    }
+                    Err(failed) => Err(failed.failure),
+                }
+            }
+        };
+        match applied {
+            Ok(()) => EventEffect::APPLIED,
+            Err(failure) => {
+                let code = failure
+                    .limit
+                    .map_or(Code::StatePatchFailed, |limit| limit.code());
+                self.diagnose(
+                            code,
+                            None,
+                            format!(
+                                "Failed to apply state patch: STATE_DELTA skipped, state unchanged: {failure}"
+                            ),
+                        );
+                EventEffect::SKIPPED
+            }
         }
     }
 
@@ -833,4 +916,24 @@ pub fn replay_from_to<E: RawEvents + ?Sized>(start: Replayer, log: &E, step: Seq
         replayer.finish();
     }
     replayer
+}
+
+/// The `messageId` member of a streamed event's body, if it has one.
+fn body_message_id(body: &EventBody) -> Option<&str> {
+    use EventBody as B;
+    match body {
+        B::TextMessageStart { message_id, .. }
+        | B::TextMessageContent { message_id, .. }
+        | B::TextMessageEnd { message_id }
+        | B::ReasoningStart { message_id }
+        | B::ReasoningMessageStart { message_id }
+        | B::ReasoningMessageContent { message_id, .. }
+        | B::ReasoningMessageEnd { message_id }
+        | B::ReasoningEnd { message_id } => Some(message_id),
+        B::TextMessageChunk { message_id, .. } | B::ReasoningMessageChunk { message_id, .. } => {
+            message_id.as_deref()
+        }
+        B::ReasoningEncryptedValue { entity_id, .. } => Some(entity_id),
+        _ => None,
+    }
 }

@@ -120,6 +120,35 @@ impl FrozenReplay {
         self.base.options()
     }
 
+    /// The JSON of message `id` at this step, thawing only its own content
+    /// (`None`: no such message).
+    pub fn message_json(&self, id: &str) -> Option<Value> {
+        let i = self.base.conversation.position(id)?;
+        let message = self.base.conversation.at(i)?;
+        match message {
+            Message::Activity(activity) => {
+                let content = self
+                    .contents
+                    .iter()
+                    .find(|(at, _)| *at == i)
+                    .map_or_else(|| Arc::new(Value::Null), |(_, c)| c.thaw());
+                Some(
+                    Message::Activity(ActivityMessage {
+                        content,
+                        ..activity.clone()
+                    })
+                    .to_json(),
+                )
+            }
+            other => Some(other.to_json()),
+        }
+    }
+
+    /// The shared state at this step.
+    pub fn state_json(&self) -> Value {
+        (*self.state.thaw()).clone()
+    }
+
     /// A live replayer at this step, with empty logs.
     pub fn thaw(&self) -> Replayer {
         let mut replayer = self.base.checkpoint();

@@ -12,6 +12,7 @@ mod activity;
 pub mod codec;
 mod conversation;
 mod divergence;
+mod drift;
 mod engine;
 mod frozen;
 mod limits;

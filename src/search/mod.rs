@@ -18,10 +18,12 @@
 //! (`Arc`), so a step that leaves the content where it was cannot have
 //! changed a value inside it, and is not looked at further.
 
+mod blame;
 mod find;
 mod query;
 mod watch;
 
+pub use blame::{Blame, Change, blame};
 pub use find::{Direction, Search, SearchStatus, find_all, find_in_log, find_in_log_with_progress};
 pub use query::{Predicate, Query, QueryError, Target};
 pub use watch::Match;

@@ -269,6 +269,21 @@ impl Timeline {
         self.checkpoints.iter().map(FrozenReplay::step)
     }
 
+    /// The JSON of a search target (a message, or the state) at the
+    /// `i`th checkpoint ([`Self::checkpoint_steps`]), thawing only what it
+    /// needs; `None` when there is no such message or checkpoint.
+    pub fn target_at_checkpoint(
+        &self,
+        i: usize,
+        target: &crate::search::Target,
+    ) -> Option<serde_json::Value> {
+        let checkpoint = self.checkpoints.get(i)?;
+        match target {
+            crate::search::Target::State => Some(checkpoint.state_json()),
+            crate::search::Target::Message(id) => checkpoint.message_json(id),
+        }
+    }
+
     /// The replay state at `step` (clamped to the last step): from the
     /// nearest checkpoint at or before it, plus the events in between. Its
     /// own logs hold only the diagnostics and effects of those events; use

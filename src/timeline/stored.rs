@@ -18,7 +18,7 @@ use crate::replay::{FrozenReplay, Options, Replayer};
 /// The version of the blob's layout and of what it means. Bump it whenever
 /// the encoding or the replay's results change (a new rule, a new
 /// checkpoint policy): an index of another version is never believed.
-pub const INDEX_FORMAT_VERSION: i64 = 1;
+pub const INDEX_FORMAT_VERSION: i64 = 2;
 
 /// The engine that wrote an index, stored beside it: an index written by
 /// another build is not believed either.

@@ -214,8 +214,26 @@ pub fn diff_view_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) 
         DiffScope::State => Some(None),
         DiffScope::Conversation | DiffScope::Everything => None,
     };
-    let searchable = searched.is_some();
     let mut picked = None;
+    // Issue 17.2: which step set a value, on hover of either side.
+    let ctx = ui.ctx().clone();
+    let blame_target = searched.clone().map(|message| match message {
+        Some(id) => crate::search::Target::Message(id),
+        None => crate::search::Target::State,
+    });
+    let hooks = match (state.doc(), blame_target) {
+        (Some(doc), Some(target)) => [comparison.from, comparison.to].map(|at| {
+            Some(super::blame::hook(
+                &ctx,
+                doc,
+                state.generation(),
+                target.clone(),
+                "",
+                at,
+            ))
+        }),
+        _ => [None, None],
+    };
     egui_extras::StripBuilder::new(ui)
         .size(egui_extras::Size::relative(0.36).at_least(120.0))
         .size(egui_extras::Size::relative(0.36).at_least(120.0))
@@ -229,7 +247,7 @@ pub fn diff_view_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) 
                     &a_title,
                     &comparison.before,
                     &view.left,
-                    searchable,
+                    hooks[0].as_ref(),
                 ) {
                     picked = Some(pointer);
                 }
@@ -242,13 +260,16 @@ pub fn diff_view_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) 
                     &b_title,
                     &comparison.after,
                     &view.right,
-                    searchable,
+                    hooks[1].as_ref(),
                 ) {
                     picked = Some(pointer);
                 }
             });
             strip.cell(|ui| patch_ui(ui, view, commands));
         });
+    for hook in hooks.iter().flatten() {
+        super::blame::go_to_clicked(hook, commands);
+    }
     if let (Some(message), Some(pointer)) = (searched, picked) {
         commands.push(Command::Search(SearchCommand::Prefill { message, pointer }));
     }
@@ -271,7 +292,7 @@ fn side_ui(
     title: &str,
     value: &serde_json::Value,
     highlights: &Highlights,
-    searchable: bool,
+    blame: Option<&super::json_tree::BlameHook<'_>>,
 ) -> Option<String> {
     ui.vertical(|ui| {
         ui.label(RichText::new(title).strong());
@@ -288,8 +309,9 @@ fn side_ui(
                 let mut tree = JsonTree::new(format!("{id}-{tree_key}"), value)
                     .highlights(highlights)
                     .collapse_unchanged();
-                if searchable {
-                    tree = tree.search_menu("");
+                // A searchable side (a message, the state) has blame too.
+                if let Some(blame) = blame {
+                    tree = tree.search_menu("").blame(blame);
                 }
                 tree.show(ui)
             })

@@ -7,6 +7,7 @@
 
 pub mod annotations;
 pub mod bench;
+pub mod blame;
 pub mod command;
 pub mod compare;
 pub mod conversation;

@@ -38,15 +38,28 @@ pub fn state_view_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>)
         .and_then(|i| doc.timeline.effects().get(i))
         .map(|e| e.effect);
     ui.weak(what_the_event_did(view, effect, &highlights));
+    // E20 (issue 17.1): a STATE_SNAPSHOT that found the state drifted.
+    super::inspector::drift_ui(ui, doc, view.step, None);
     ui.separator();
     egui::ScrollArea::both()
         .id_salt("state-view")
         .auto_shrink(false)
         .show(ui, |ui| {
+            let ctx = ui.ctx().clone();
+            let blame = super::blame::hook(
+                &ctx,
+                doc,
+                view.generation,
+                crate::search::Target::State,
+                "",
+                view.step,
+            );
             let picked = JsonTree::new("state-view", view.at.state())
                 .highlights(&highlights)
                 .search_menu("")
+                .blame(&blame)
                 .show(ui);
+            super::blame::go_to_clicked(&blame, commands);
             if let Some(pointer) = picked {
                 commands.push(Command::Search(SearchCommand::Prefill {
                     message: None,

@@ -95,6 +95,15 @@ pub fn change_color(visuals: &egui::Visuals, change: ActivityChange) -> Color32 
     }
 }
 
+/// The colour of a drift ring on a lane (E20, issue 17.1): an
+/// unexplained drift as loud as an error, a repair as a warning's.
+pub fn drift_color(visuals: &egui::Visuals, kind: crate::diagnostic::DriftKind) -> Color32 {
+    match kind {
+        crate::diagnostic::DriftKind::Unexplained => visuals.error_fg_color,
+        crate::diagnostic::DriftKind::Repair => visuals.warn_fg_color,
+    }
+}
+
 /// Green, blue and purple as marks and as text on a dark background, and
 /// their darker kin for text on a light one.
 const GREEN: Color32 = Color32::from_rgb(0x3c, 0xb3, 0x71);

@@ -8,6 +8,7 @@ mod common;
 #[path = "../common/panel.rs"]
 mod panel;
 
+mod blame;
 mod desktop;
 mod follow;
 mod layout;

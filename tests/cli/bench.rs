@@ -145,6 +145,15 @@ fn bench_replay_prints_its_figures_as_one_json_object() {
     assert!(p50 >= 0.0, "{figures:?}");
     assert!(p50 <= p99, "p50 {p50} > p99 {p99}");
     assert!(p99 <= max, "p99 {p99} > max {max}");
+    // Blame (issue 17.2): a history found by the filtered replay alone.
+    assert!(ms("blame_ms") >= 0.0, "{figures:?}");
+    assert!(figures["blame_changes"].as_u64() > Some(10), "{figures:?}");
+    assert_eq!(figures["blame_replayed"], false, "{figures:?}");
+    let replayed = figures["blame_events_replayed"].as_u64().expect("a count");
+    assert!(
+        replayed < 5000 / 4,
+        "only the events that can touch it: {figures:?}"
+    );
 }
 
 #[cfg(feature = "app")]
@@ -230,6 +239,8 @@ fn bench_outputs_are_the_snapshots() {
             "find_all_ms",
             "search_next_p99_ms",
             "search_previous_p99_ms",
+            "blame_ms",
+            "blame_state_ms",
             "peak_rss_bytes",
             "checkpoint_bytes",
         ],

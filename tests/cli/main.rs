@@ -8,6 +8,7 @@
 mod common;
 
 mod bench;
+mod blame;
 mod check;
 mod conformance;
 mod diff;

@@ -10,6 +10,7 @@ mod common;
 mod annotations;
 mod client_conversation;
 mod conformance;
+mod drift;
 mod index;
 mod lazy_events;
 mod properties;

@@ -20,6 +20,7 @@ use egui::{Id, RichText, Ui};
 use serde_json::{Map, Value};
 
 use self::event::current_event_ui;
+use super::blame;
 use super::follow::Inspected;
 use super::json_tree::{Highlights, JsonTree, highlights_between};
 use super::memo::memoized;
@@ -29,6 +30,7 @@ use super::theme;
 use crate::diagnostic::Seq;
 use crate::protocol::{ParseOutcome, parse_event};
 use crate::replay::{ActivityChange, ActivityMessage, Message, Profile};
+use crate::search::Target;
 
 pub use self::event::pretty_raw;
 pub use self::patch::{OpStatus, op_statuses};
@@ -63,7 +65,7 @@ pub fn inspector_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) 
                     ui.scope(|ui| {
                         ui.set_max_width(width);
                         match view.at.conversation().get(id).or(before) {
-                            Some(Message::Other(_)) => message_ui(ui, view, id, commands),
+                            Some(Message::Other(_)) => message_ui(ui, doc, view, id, commands),
                             _ => activity_ui(ui, doc, view, id, commands),
                         }
                     });
@@ -197,6 +199,7 @@ fn activity_ui(ui: &mut Ui, doc: &Doc, view: &CursorView, id: &str, commands: &m
     if let Some(lane) = lane {
         lane_navigation_ui(ui, &lane.events, view.step, commands);
     }
+    drift_ui(ui, doc, view.step, Some(id));
     let Some(shown) = activity.or(old) else {
         return;
     };
@@ -222,11 +225,16 @@ fn activity_ui(ui: &mut Ui, doc: &Doc, view: &CursorView, id: &str, commands: &m
                 ),
                 (None, _) => Arc::default(),
             };
+            let ctx = ui.ctx().clone();
+            let target = Target::Message(id.to_owned());
+            let blame = blame::hook(&ctx, doc, view.generation, target, "/content", view.step);
             let picked = JsonTree::new(("content", id), &shown.content)
                 .highlights(&highlights)
                 .search_menu("/content")
+                .blame(&blame)
                 .show(ui);
             search_picked(picked, id, commands);
+            blame::go_to_clicked(&blame, commands);
         });
     egui::CollapsingHeader::new("Metadata")
         .id_salt("inspector-metadata")
@@ -243,24 +251,30 @@ fn activity_ui(ui: &mut Ui, doc: &Doc, view: &CursorView, id: &str, commands: &m
                 key,
                 || Arc::new(metadata_view(doc, view, id, metadata, old, removed)),
             );
+            let ctx = ui.ctx().clone();
+            let target = Target::Message(id.to_owned());
+            let blame = blame::hook(&ctx, doc, view.generation, target, "/metadata", view.step);
             let picked = JsonTree::new(("metadata", id), &view_of_metadata.value)
                 .highlights(&view_of_metadata.highlights)
                 .notes(&view_of_metadata.notes)
                 .search_menu("/metadata")
+                .blame(&blame)
                 .show(ui);
             search_picked(picked, id, commands);
+            blame::go_to_clicked(&blame, commands);
         });
 }
 
 /// A text, tool or reasoning message: its role, whether it exists at the
 /// cursor, whether it joined from a run input, and its JSON with what the
 /// current event changed.
-fn message_ui(ui: &mut Ui, view: &CursorView, id: &str, commands: &mut Vec<Command>) {
+fn message_ui(ui: &mut Ui, doc: &Doc, view: &CursorView, id: &str, commands: &mut Vec<Command>) {
     let (at, before) = (view.at.conversation(), view.before.conversation());
     let (now, old) = (at.get(id), before.get(id));
     let Some(shown) = now.or(old) else {
         return;
     };
+    drift_ui(ui, doc, view.step, Some(id));
     egui::Grid::new("message-header")
         .num_columns(2)
         .spacing([12.0, 2.0])
@@ -312,12 +326,61 @@ fn message_ui(ui: &mut Ui, view: &CursorView, id: &str, commands: &mut Vec<Comma
                     Arc::new((value, highlights))
                 },
             );
+            let ctx = ui.ctx().clone();
+            let target = Target::Message(id.to_owned());
+            let blame = blame::hook(&ctx, doc, view.generation, target, "", view.step);
             let picked = JsonTree::new(("message", id), &shown.0)
                 .highlights(&shown.1)
                 .search_menu("")
+                .blame(&blame)
                 .show(ui);
             search_picked(picked, id, commands);
+            blame::go_to_clicked(&blame, commands);
         });
+}
+
+/// The drift diagnostics (E20, issue 17.1) at `step` about message `id`
+/// (or, with `None`, about the state).
+pub(crate) fn drifts_at<'d>(
+    doc: &'d Doc,
+    step: Seq,
+    id: Option<&'d str>,
+) -> impl Iterator<Item = &'d crate::diagnostic::Diagnostic> {
+    let all = doc.timeline.diagnostics();
+    let from = all.partition_point(|d| d.seq < step);
+    all[from..]
+        .iter()
+        .take_while(move |d| d.seq == step)
+        .filter(move |d| d.drift.is_some() && d.message_id.as_deref() == id)
+}
+
+/// A box saying that the snapshot at the cursor found the consumer's copy
+/// drifted (E20): which of the two kinds, and the drifted paths, which the
+/// tree below highlights as what this event changed.
+pub(crate) fn drift_ui(ui: &mut Ui, doc: &Doc, step: Seq, id: Option<&str>) {
+    for diagnostic in drifts_at(doc, step, id) {
+        let Some(drift) = &diagnostic.drift else {
+            continue;
+        };
+        let color = theme::drift_color(ui.visuals(), drift.kind);
+        egui::Frame::group(ui.style())
+            .stroke(egui::Stroke::new(1.0, color))
+            .show(ui, |ui| {
+                let title = match drift.kind {
+                    crate::diagnostic::DriftKind::Repair => "Drift repaired (R44, R8)",
+                    crate::diagnostic::DriftKind::Unexplained => "Unexplained drift",
+                };
+                let heading = ui.colored_label(color, RichText::new(title).strong());
+                rule_text::on_hover_cited(heading, diagnostic.code.as_str(), None);
+                ui.add(egui::Label::new(&diagnostic.message).wrap());
+                ui.weak("Drifted paths, from what the consumer held to the snapshot:");
+                for op in drift.patch.as_array().into_iter().flatten() {
+                    let name = op.get("op").and_then(Value::as_str).unwrap_or("?");
+                    let path = op.get("path").and_then(Value::as_str).unwrap_or("");
+                    ui.colored_label(color, RichText::new(format!("{name} {path}")).monospace());
+                }
+            });
+    }
 }
 
 /// A pointer of activity `id` picked in a tree's context menu: to the

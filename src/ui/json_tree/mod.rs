@@ -44,6 +44,37 @@ pub fn json_tree_ui(ui: &mut Ui, id_salt: impl AsIdSalt, value: &Value, highligh
         .show(ui);
 }
 
+/// A blame hint: the line to show and the step a click goes to.
+pub type BlameHint = (String, crate::diagnostic::Seq);
+
+/// What answers a pointer with its hint.
+type HintFn<'a> = dyn Fn(&str) -> Option<BlameHint> + 'a;
+
+/// Blame on hover (issue 17.2): for a value's pointer in the tree, the
+/// line to show ("set at step 412 by op 2 of ACTIVITY_DELTA; 7 changes")
+/// and the step a click goes to; after [`JsonTree::show`], the step
+/// clicked.
+pub struct BlameHook<'a> {
+    hint: Box<HintFn<'a>>,
+    clicked: std::cell::Cell<Option<crate::diagnostic::Seq>>,
+}
+
+impl<'a> BlameHook<'a> {
+    /// A hook answering a pointer (relative to the tree's root) with the
+    /// hint and its step, or `None` for no tooltip.
+    pub fn new(hint: impl Fn(&str) -> Option<BlameHint> + 'a) -> Self {
+        Self {
+            hint: Box::new(hint),
+            clicked: std::cell::Cell::new(None),
+        }
+    }
+
+    /// The step of the value clicked while the tree showed, if any.
+    pub fn clicked(&self) -> Option<crate::diagnostic::Seq> {
+        self.clicked.get()
+    }
+}
+
 /// A JSON tree with options: highlights, and notes after some members.
 pub struct JsonTree<'a> {
     id_salt: IdSalt,
@@ -54,6 +85,7 @@ pub struct JsonTree<'a> {
     /// The pointer of the tree's root in the document search reads
     /// (`/content` for an activity's content), when rows offer a search.
     search_prefix: Option<&'a str>,
+    blame: Option<&'a BlameHook<'a>>,
 }
 
 impl<'a> JsonTree<'a> {
@@ -66,7 +98,15 @@ impl<'a> JsonTree<'a> {
             notes: None,
             collapse_unchanged: false,
             search_prefix: None,
+            blame: None,
         }
+    }
+
+    /// Show, on hover of a value, which step last set it; a click on the
+    /// value goes there ([`BlameHook::clicked`]).
+    pub fn blame(mut self, hook: &'a BlameHook<'a>) -> Self {
+        self.blame = Some(hook);
+        self
     }
 
     /// Highlight what an event added, changed or removed.
@@ -120,6 +160,7 @@ impl<'a> JsonTree<'a> {
             notes: self.notes,
             search_prefix: self.search_prefix,
             search_chosen: std::cell::RefCell::new(None),
+            blame: self.blame,
             open_below: if self.collapse_unchanged {
                 0
             } else {
@@ -165,6 +206,7 @@ struct Painter<'a> {
     search_prefix: Option<&'a str>,
     /// The pointer a row's context menu asked to search for.
     search_chosen: std::cell::RefCell<Option<String>>,
+    blame: Option<&'a BlameHook<'a>>,
     /// Top-level containers with at most this many children start open.
     open_below: usize,
 }
@@ -346,7 +388,23 @@ impl Painter<'_> {
                 }
                 let text = inline_text(value);
                 let color = theme::json_value_color(ui.visuals(), value);
-                let mut response = ui.label(RichText::new(&text).monospace().color(color));
+                let mut label = egui::Label::new(RichText::new(&text).monospace().color(color));
+                if self.blame.is_some() {
+                    label = label.sense(egui::Sense::click());
+                }
+                let mut response = ui.add(label);
+                // Issue 17.2: which step set it, on hover; a click goes there.
+                if let Some(hook) = self.blame
+                    && (response.hovered() || response.clicked())
+                    && let Some((hint, step)) = (hook.hint)(pointer)
+                {
+                    if response.clicked() {
+                        hook.clicked.set(Some(step));
+                    }
+                    response = response
+                        .on_hover_text(format!("{hint}\nClick to go to step {step}"))
+                        .on_hover_cursor(egui::CursorIcon::PointingHand);
+                }
                 if text.ends_with('…') {
                     response = response.on_hover_text(compact_json(value, MAX_HOVER_CHARS));
                 } else {

@@ -74,6 +74,21 @@ impl Hover<'_> {
                     mark.num_merged - 1
                 ));
             }
+            // E20 (issue 17.1): a drift here, and which of the two it is.
+            if let Some((seq, kind)) = self.lanes.drift_hit(pos) {
+                let what = match kind {
+                    crate::diagnostic::DriftKind::Repair => {
+                        "a delta had failed before: the normal repair (R44, R8)"
+                    }
+                    crate::diagnostic::DriftKind::Unexplained => {
+                        "no delta failed before: producer and consumer applied the same deltas differently"
+                    }
+                };
+                ui.colored_label(
+                    theme::drift_color(ui.visuals(), kind),
+                    format!("Drift at step {seq}: {what}"),
+                );
+            }
             ui.weak("Click to select it and go there");
             return;
         }

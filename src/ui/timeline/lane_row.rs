@@ -93,6 +93,8 @@ pub(super) struct LaneRow<'a> {
     pub(super) activity: &'a ActivityLane,
     pub(super) striped: bool,
     pub(super) selected: bool,
+    /// The activity's drifts (E20): a ring around each.
+    pub(super) drifts: &'a [(crate::diagnostic::Seq, crate::diagnostic::DriftKind)],
 }
 
 impl LaneRow<'_> {
@@ -143,6 +145,13 @@ impl LaneRow<'_> {
         for mark in marks {
             let x = self.axis.x_from_step(mark.seq.get() as f64);
             paint_mark(&painter, &visuals, pos2(x, y), mark.change);
+        }
+        // E20 (issue 17.1): where a snapshot found the consumer's copy
+        // drifted, a ring around its mark.
+        for &(seq, kind) in self.drifts {
+            let x = self.axis.x_from_step(seq.get() as f64);
+            let stroke = Stroke::new(1.6, theme::drift_color(&visuals, kind));
+            painter.circle_stroke(pos2(x, y), theme::LANE_HEIGHT * 0.42, stroke);
         }
     }
 }

@@ -20,7 +20,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::HIT_RADIUS;
 use super::lane_row::{LaneRow, group_row_ui};
 use super::range::bin_groups;
-use crate::diagnostic::Seq;
+use crate::diagnostic::{Code, DriftKind, Seq};
 use crate::replay::ActivityChange;
 use crate::timeline::ActivityLane;
 use crate::ui::state::{AppState, Command, Doc};
@@ -201,6 +201,44 @@ struct LanesCache {
     /// The bins and steps per bin the marks are for.
     marks_for: Option<(RangeInclusive<u64>, u64)>,
     marks: FxHashMap<usize, Arc<[LaneMark]>>,
+    /// The number of diagnostics `drifts` was gathered from.
+    drifts_for: Option<usize>,
+    /// Every drift (E20) per activity id.
+    drifts: Arc<Drifts>,
+}
+
+/// Each activity's drifts (E20): their steps and kinds.
+pub type Drifts = FxHashMap<String, Arc<[(Seq, DriftKind)]>>;
+
+/// The drifts (E20, issue 17.1) of every activity: the steps of their
+/// `activity.drift` and `messages.drift` diagnostics, with their kinds.
+pub fn drifts_of(diagnostics: &[crate::diagnostic::Diagnostic]) -> Drifts {
+    let mut found: FxHashMap<String, Vec<(Seq, DriftKind)>> = FxHashMap::default();
+    for diagnostic in diagnostics {
+        if !matches!(diagnostic.code, Code::ActivityDrift | Code::MessagesDrift) {
+            continue;
+        }
+        if let (Some(id), Some(drift)) = (&diagnostic.message_id, &diagnostic.drift) {
+            found
+                .entry(id.clone())
+                .or_default()
+                .push((diagnostic.seq, drift.kind));
+        }
+    }
+    found.into_iter().map(|(id, d)| (id, d.into())).collect()
+}
+
+/// The drifts of the document's activities (from the cache).
+fn drifts(ui: &egui::Ui, doc: &Doc) -> Arc<Drifts> {
+    let diagnostics = doc.timeline.diagnostics();
+    ui.data_mut(|d| {
+        let cache = d.get_temp_mut_or_default::<LanesCache>(cache_id());
+        if cache.drifts_for != Some(diagnostics.len()) {
+            cache.drifts = Arc::new(drifts_of(diagnostics));
+            cache.drifts_for = Some(diagnostics.len());
+        }
+        Arc::clone(&cache.drifts)
+    })
 }
 
 fn cache_id() -> egui::Id {
@@ -274,6 +312,7 @@ struct VisibleLane {
     lane: usize,
     rect: Rect,
     marks: Arc<[LaneMark]>,
+    drifts: Arc<[(Seq, DriftKind)]>,
 }
 
 /// The lanes drawn this frame, to find what the pointer is over.
@@ -299,6 +338,26 @@ impl LanesView {
             .take_while(|m| x_of(m) <= pos.x + HIT_RADIUS)
             .min_by(|a, b| (x_of(a) - pos.x).abs().total_cmp(&(x_of(b) - pos.x).abs()))?;
         Some((lane.lane, *mark))
+    }
+
+    /// The drift (E20) nearest a position on a lane, if one is near.
+    pub fn drift_hit(&self, pos: Pos2) -> Option<(Seq, DriftKind)> {
+        if !self.viewport.contains(pos) {
+            return None;
+        }
+        let lane = self.lanes.iter().find(|l| l.rect.contains(pos))?;
+        lane.drifts
+            .iter()
+            .map(|&(seq, kind)| {
+                (
+                    seq,
+                    kind,
+                    (self.axis.x_from_step(seq.get() as f64) - pos.x).abs(),
+                )
+            })
+            .filter(|(_, _, dx)| *dx <= HIT_RADIUS + 2.0)
+            .min_by(|a, b| a.2.total_cmp(&b.2))
+            .map(|(seq, kind, _)| (seq, kind))
     }
 }
 
@@ -347,6 +406,7 @@ pub fn lanes_ui(
                 None => Vec::new(),
             }
             .into_iter();
+            let drifts = drifts(ui, doc);
             let mut shown = Vec::new();
             let mut toggled = None;
             for (i, row) in rows.iter().enumerate().take(last).skip(first) {
@@ -365,6 +425,10 @@ pub fn lanes_ui(
                         let activity = &doc.timeline.index().lanes()[*lane];
                         let is_selected = selected == Some(activity.message_id.as_str());
                         let marks = marks.next().unwrap_or_default();
+                        let lane_drifts = drifts
+                            .get(&activity.message_id)
+                            .cloned()
+                            .unwrap_or_else(|| Arc::from(Vec::new()));
                         let row = LaneRow {
                             rect,
                             plot_x,
@@ -372,12 +436,14 @@ pub fn lanes_ui(
                             activity,
                             striped: i % 2 == 1,
                             selected: is_selected,
+                            drifts: &lane_drifts,
                         };
                         row.ui(ui, &marks, commands);
                         shown.push(VisibleLane {
                             lane: *lane,
                             rect: Rect::from_x_y_ranges(plot_x, rect.y_range()),
                             marks,
+                            drifts: lane_drifts,
                         });
                     }
                 }

@@ -1,0 +1,338 @@
+//! Snapshot drift (issue 17.1, E20): a snapshot after deltas compared with
+//! what the consumer held, for the three snapshot types, each of the two
+//! kinds (a repair after a failed delta, R44/R8; an unexplained drift with
+//! no failure before it), the cases that are not drift, and the drift's
+//! survival through checkpoints and the stored index.
+
+use agui_replay::diagnostic::{Drift, DriftKind};
+use agui_replay::timeline::{CheckpointPolicy, Timeline};
+use agui_replay::{Code, Diagnostic, EventLog, Options, Profile, Replayer, Seq, Severity};
+use serde_json::{Value, json};
+
+use crate::common::events::{replay_with, run_finished, run_started};
+
+fn snapshot(id: &str, content: Value) -> Value {
+    json!({"type": "ACTIVITY_SNAPSHOT", "messageId": id, "activityType": "plan",
+           "content": content})
+}
+
+fn delta(id: &str, patch: Value) -> Value {
+    json!({"type": "ACTIVITY_DELTA", "messageId": id, "activityType": "plan", "patch": patch})
+}
+
+fn drifts(replayer: &Replayer) -> Vec<&Diagnostic> {
+    replayer
+        .diagnostics()
+        .iter()
+        .filter(|d| {
+            matches!(
+                d.code,
+                Code::ActivityDrift | Code::StateDrift | Code::MessagesDrift
+            )
+        })
+        .collect()
+}
+
+fn the_drift(replayer: &Replayer) -> (&Diagnostic, &Drift) {
+    let found = drifts(replayer);
+    assert_eq!(found.len(), 1, "one drift: {found:#?}");
+    let diagnostic = found[0];
+    assert_eq!(diagnostic.severity, Severity::Info);
+    (
+        diagnostic,
+        diagnostic
+            .drift
+            .as_deref()
+            .expect("a drift carries its patch"),
+    )
+}
+
+#[test]
+fn activity_snapshot_after_a_failed_patch_is_the_normal_repair() {
+    // R14 skips the delta at 3 (its test fails); R44: the consumer now
+    // disagrees; R8: the snapshot at 5 repairs it.
+    let r = replay_with(
+        Options::default(),
+        &[
+            run_started(),
+            snapshot("a1", json!({"found": 0, "items": ["x"]})),
+            delta(
+                "a1",
+                json!([{"op": "test", "path": "/found", "value": 9},
+                               {"op": "replace", "path": "/found", "value": 1}]),
+            ),
+            delta(
+                "a1",
+                json!([{"op": "add", "path": "/items/-", "value": "y"}]),
+            ),
+            snapshot("a1", json!({"found": 1, "items": ["x", "y"]})),
+            run_finished(),
+        ],
+    );
+    let (diagnostic, drift) = the_drift(&r);
+    assert_eq!(diagnostic.code, Code::ActivityDrift);
+    assert_eq!(diagnostic.seq, Seq::new(5));
+    assert_eq!(diagnostic.message_id.as_deref(), Some("a1"));
+    assert_eq!(diagnostic.path.as_deref(), Some("/content/found"));
+    assert_eq!(drift.kind, DriftKind::Repair);
+    assert_eq!(drift.failed_at, Some(Seq::new(3)));
+    assert_eq!(drift.since, Seq::new(3));
+    assert_eq!(drift.deltas, 2);
+    assert_eq!(
+        drift.patch,
+        json!([{"op": "replace", "path": "/content/found", "value": 1}])
+    );
+    assert!(
+        diagnostic.message.starts_with("drift repaired"),
+        "{}",
+        diagnostic.message
+    );
+    assert!(diagnostic.message.contains("R44"), "{}", diagnostic.message);
+    // The repair is applied all the same (R3).
+    assert_eq!(
+        r.conversation()
+            .get("a1")
+            .map(|m| m.to_json()["content"].clone()),
+        Some(json!({"found": 1, "items": ["x", "y"]}))
+    );
+}
+
+#[test]
+fn activity_snapshot_differing_after_deltas_that_all_applied_is_unexplained() {
+    // No delta failed, yet the producer's snapshot says /items/1 is "z"
+    // and the type changed: they applied the same deltas differently.
+    let r = replay_with(
+        Options::default(),
+        &[
+            run_started(),
+            snapshot("a1", json!({"items": ["x"]})),
+            delta(
+                "a1",
+                json!([{"op": "add", "path": "/items/-", "value": "y"}]),
+            ),
+            json!({"type": "ACTIVITY_SNAPSHOT", "messageId": "a1", "activityType": "plan2",
+                   "content": {"items": ["x", "z"]}}),
+            run_finished(),
+        ],
+    );
+    let (diagnostic, drift) = the_drift(&r);
+    assert_eq!(diagnostic.code, Code::ActivityDrift);
+    assert_eq!(drift.kind, DriftKind::Unexplained);
+    assert_eq!(drift.failed_at, None);
+    assert_eq!(drift.deltas, 1);
+    let mut paths = drift.paths();
+    paths.sort();
+    assert_eq!(paths, ["/activityType", "/content/items/1"]);
+    assert!(
+        diagnostic
+            .message
+            .contains("the producer and the consumer applied the same ACTIVITY_DELTAs differently"),
+        "{}",
+        diagnostic.message
+    );
+}
+
+#[test]
+fn snapshots_that_agree_or_follow_no_delta_are_not_drift() {
+    let r = replay_with(
+        Options::default(),
+        &[
+            run_started(),
+            snapshot("a1", json!({"n": 0})),
+            // A snapshot right after a snapshot replaces: no delta between.
+            snapshot("a1", json!({"n": 5})),
+            delta("a1", json!([{"op": "replace", "path": "/n", "value": 6}])),
+            // Agrees with what the delta built.
+            snapshot("a1", json!({"n": 6})),
+            delta("a1", json!([{"op": "replace", "path": "/n", "value": 7}])),
+            // R8: a declined snapshot is a baseline too...
+            json!({"type": "ACTIVITY_SNAPSHOT", "messageId": "a1", "activityType": "plan",
+                   "content": {"n": 100}, "replace": false}),
+            // ...so this one follows no delta.
+            snapshot("a1", json!({"n": 8})),
+            run_finished(),
+        ],
+    );
+    assert_eq!(drifts(&r), Vec::<&Diagnostic>::new());
+}
+
+#[test]
+fn state_snapshot_after_a_failed_state_delta_is_a_repair() {
+    let r = replay_with(
+        Options::default(),
+        &[
+            run_started(),
+            json!({"type": "STATE_SNAPSHOT", "snapshot": {"n": 1}}),
+            json!({"type": "STATE_DELTA", "delta": [{"op": "remove", "path": "/missing"}]}),
+            json!({"type": "STATE_SNAPSHOT", "snapshot": {"n": 1, "m": 2}}),
+            run_finished(),
+        ],
+    );
+    let (diagnostic, drift) = the_drift(&r);
+    assert_eq!(diagnostic.code, Code::StateDrift);
+    assert_eq!(diagnostic.message_id, None);
+    assert_eq!(diagnostic.path.as_deref(), Some("/snapshot/m"));
+    assert_eq!(drift.kind, DriftKind::Repair);
+    assert_eq!(drift.failed_at, Some(Seq::new(3)));
+    assert_eq!(
+        drift.patch,
+        json!([{"op": "add", "path": "/m", "value": 2}])
+    );
+}
+
+#[test]
+fn state_snapshot_differing_after_applied_deltas_is_unexplained_under_both_profiles() {
+    for profile in Profile::ALL {
+        let r = replay_with(
+            Options::for_profile(profile),
+            &[
+                run_started(),
+                json!({"type": "STATE_DELTA", "delta": [{"op": "add", "path": "/n", "value": 1}]}),
+                json!({"type": "STATE_SNAPSHOT", "snapshot": {"n": 2}}),
+                // After the snapshot: no delta, no drift.
+                json!({"type": "STATE_SNAPSHOT", "snapshot": {"n": 3}}),
+                run_finished(),
+            ],
+        );
+        let (diagnostic, drift) = the_drift(&r);
+        assert_eq!(diagnostic.code, Code::StateDrift, "{profile}");
+        assert_eq!(diagnostic.seq, Seq::new(3), "{profile}");
+        assert_eq!(drift.kind, DriftKind::Unexplained, "{profile}");
+        assert_eq!(
+            drift.patch,
+            json!([{"op": "replace", "path": "/n", "value": 2}]),
+            "{profile}"
+        );
+    }
+}
+
+#[test]
+fn messages_snapshot_replacing_a_streamed_message_with_another_text_is_unexplained() {
+    let r = replay_with(
+        Options::default(),
+        &[
+            run_started(),
+            json!({"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"}),
+            json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "Hello"}),
+            json!({"type": "TEXT_MESSAGE_END", "messageId": "m1"}),
+            json!({"type": "TEXT_MESSAGE_START", "messageId": "m2", "role": "assistant"}),
+            json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m2", "delta": "same"}),
+            json!({"type": "TEXT_MESSAGE_END", "messageId": "m2"}),
+            // m1 differs; m2 agrees; n1 is new (reconciliation, not drift).
+            json!({"type": "MESSAGES_SNAPSHOT", "messages": [
+                {"id": "n1", "role": "user", "content": "hi"},
+                {"id": "m1", "role": "assistant", "content": "Hello world"},
+                {"id": "m2", "role": "assistant", "content": "same"}]}),
+            // The snapshot is the new baseline: the same snapshot again is
+            // nothing.
+            json!({"type": "MESSAGES_SNAPSHOT", "messages": [
+                {"id": "m1", "role": "assistant", "content": "Hello again"}]}),
+            run_finished(),
+        ],
+    );
+    let (diagnostic, drift) = the_drift(&r);
+    assert_eq!(diagnostic.code, Code::MessagesDrift);
+    assert_eq!(diagnostic.seq, Seq::new(8));
+    assert_eq!(diagnostic.message_id.as_deref(), Some("m1"));
+    // The second element of the snapshot's `messages`.
+    assert_eq!(diagnostic.path.as_deref(), Some("/messages/1/content"));
+    assert_eq!(drift.kind, DriftKind::Unexplained);
+    assert_eq!(drift.deltas, 3);
+    assert_eq!(drift.since, Seq::new(2));
+    assert_eq!(
+        drift.patch,
+        json!([{"op": "replace", "path": "/content", "value": "Hello world"}])
+    );
+}
+
+#[test]
+fn messages_snapshot_carrying_an_activity_after_a_failed_delta_is_a_repair() {
+    let r = replay_with(
+        Options::default(),
+        &[
+            run_started(),
+            snapshot("a1", json!({"n": 1})),
+            delta(
+                "a1",
+                json!([{"op": "replace", "path": "/missing", "value": 2}]),
+            ),
+            json!({"type": "MESSAGES_SNAPSHOT", "messages": [
+                {"id": "a1", "role": "activity", "activityType": "plan",
+                 "content": {"n": 2}}]}),
+            run_finished(),
+        ],
+    );
+    let (diagnostic, drift) = the_drift(&r);
+    assert_eq!(diagnostic.code, Code::MessagesDrift);
+    assert_eq!(diagnostic.message_id.as_deref(), Some("a1"));
+    assert_eq!(drift.kind, DriftKind::Repair);
+    assert_eq!(drift.failed_at, Some(Seq::new(3)));
+    assert_eq!(
+        drift.patch,
+        json!([{"op": "replace", "path": "/content/n", "value": 2}])
+    );
+}
+
+/// A stream with drift of each type, long enough for tiny checkpoints.
+fn drifting_stream() -> Vec<Value> {
+    let mut events = vec![run_started(), snapshot("a1", json!({"n": 0}))];
+    for i in 1..40 {
+        events.push(delta(
+            "a1",
+            json!([{"op": "replace", "path": "/n", "value": i}]),
+        ));
+        events.push(json!({"type": "STATE_DELTA",
+                           "delta": [{"op": "add", "path": "/i", "value": i}]}));
+        if i % 7 == 0 {
+            events.push(snapshot("a1", json!({"n": i * 10})));
+            events.push(json!({"type": "STATE_SNAPSHOT", "snapshot": {"i": i + 1}}));
+        }
+    }
+    events.push(run_finished());
+    events
+}
+
+fn log_of(events: &[Value]) -> EventLog {
+    let mut log = EventLog::default();
+    for event in events {
+        log.push(event.to_string().as_bytes());
+    }
+    log
+}
+
+#[test]
+fn drift_is_the_same_from_any_checkpoint_and_from_the_stored_index() {
+    let log = log_of(&drifting_stream());
+    let full = agui_replay::replay::replay_log(&log, Options::default());
+    let expected: Vec<Diagnostic> = drifts(&full).into_iter().cloned().collect();
+    assert_eq!(expected.len(), 10, "5 activity and 5 state drifts");
+    // Tiny checkpoints: most fall between a delta and its snapshot, where
+    // what the watch tracks must be carried over.
+    let policy = CheckpointPolicy {
+        max_cost: 300,
+        op_cost: 48,
+    };
+    let timeline = Timeline::from_log_with_policy(log.clone(), Options::default(), policy);
+    assert!(timeline.num_checkpoints() > 10);
+    for step in timeline.checkpoint_steps().collect::<Vec<_>>() {
+        let mut replayer = timeline.seek(step);
+        let from = step.get() as usize;
+        agui_replay::protocol::for_each_parsed_in(&log, from..log.len(), |_, _, parsed| {
+            replayer.apply(parsed);
+        });
+        let after: Vec<Diagnostic> = expected.iter().filter(|d| d.seq > step).cloned().collect();
+        let got: Vec<Diagnostic> = drifts(&replayer).into_iter().cloned().collect();
+        assert_eq!(got, after, "resumed at {step}");
+    }
+    // The stored index keeps each drift's patch and kind.
+    let indexed = Timeline::index_of(Replayer::new(Options::default()), &log);
+    let blob = indexed.encode_index().expect("encodes");
+    let stored = Timeline::from_stored_index(log, &blob, Options::default()).expect("decodes");
+    let got: Vec<Diagnostic> = stored
+        .diagnostics()
+        .iter()
+        .filter(|d| d.drift.is_some())
+        .cloned()
+        .collect();
+    assert_eq!(got, expected);
+}
