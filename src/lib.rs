@@ -35,6 +35,7 @@ pub mod rules;
 pub mod search;
 pub mod store;
 pub mod timeline;
+pub mod timing;
 #[cfg(feature = "app")]
 pub mod ui;
 

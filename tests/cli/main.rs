@@ -22,4 +22,5 @@ mod record;
 mod rules;
 mod state;
 mod stdin;
+mod timing;
 mod upgrade;
