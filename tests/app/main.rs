@@ -13,5 +13,6 @@ mod follow;
 mod layout;
 mod open;
 mod search_lanes;
+mod timing;
 mod tools;
 mod views;
