@@ -238,6 +238,10 @@ codes! {
     UnknownReference = "reference.unknown", Note;
     /// Ours: an SSE body framed with CRLF line ends (accepted).
     SseCrlf = "sse.crlf-framing", Info;
+    /// Ours (T1, issue 17.3): no event for longer than the stall threshold
+    /// (2 s unless set), between two times of the stream's own (never
+    /// invented ones); on the event that ended the wait.
+    StreamStall = "stream.stall", Info;
     // Limits of what a patch may build (issue 12; `replay::limits`).
     /// Ours: an operation of an `ACTIVITY_DELTA` or `STATE_DELTA` would nest
     /// the document deeper than 128 arrays and objects

@@ -36,6 +36,7 @@ pub mod search;
 pub mod serve;
 pub mod store;
 pub mod timeline;
+pub mod timing;
 #[cfg(feature = "app")]
 pub mod ui;
 

@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::{CheckArgs, EXIT_OK, EXIT_RUN_FAILED, OutputFormat, open_stream};
 use crate::diagnostic::{Diagnostic, Severity, SeverityCounts};
 use crate::replay::{Lockstep, Outcome, merge_divergences, replay_comparing};
+use crate::timing::{Clock, merge_stalls};
 
 /// The `check --format json` object, in the contract's member order.
 #[derive(Debug, Serialize)]
@@ -38,6 +39,9 @@ pub(super) fn run(args: &CheckArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
     );
     let mut diagnostics = source.diagnostics.clone();
     diagnostics.extend(merge_divergences(replayer.diagnostics(), &divergences));
+    // T1: the stalls, from the stream's own times only.
+    let stalls = Clock::of_source(&source).stalls(args.stall_after);
+    let diagnostics = merge_stalls(diagnostics, &stalls, args.stall_after);
     let outcome = replayer.outcome();
     let report = CheckReport {
         events: source.events.len(),

@@ -14,6 +14,7 @@ mod record;
 mod rules;
 mod serve;
 mod state;
+mod timing;
 mod upgrade;
 
 use std::io::Write;
@@ -130,6 +131,11 @@ pub enum Command {
     /// (`--message ID --to N`) as JSON lines, SSE, a vector, a conformance
     /// fixture of the AG-UI corpus or a recording.
     Export(export::ExportArgs),
+    /// How the stream spent its time: per run, the time to the first event,
+    /// text and activity, the longest gap, tool-call durations, events per
+    /// second, and the stalls (gaps over `--stall-after`, T1). Times an event
+    /// does not have are marked as invented.
+    Timing(timing::TimingArgs),
     /// The recording proxy: put it between your front end and your agent.
     Record(record::RecordArgs),
     /// Post a run input to an agent and record the event stream.
@@ -224,6 +230,12 @@ pub struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub format: OutputFormat,
+    /// Report a gap between two events longer than this as `stream.stall`
+    /// (T1): `2s`, `1.5s`, `500ms`. Only the stream's own times count,
+    /// never invented ones.
+    #[arg(long, value_name = "DURATION", default_value = "2s",
+          value_parser = crate::timing::parse_duration_nanos)]
+    pub stall_after: u64,
 }
 
 /// `check --format` values.
@@ -310,6 +322,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Some(Command::Import(args)) => import::run(&args, &mut stdout)?,
         Some(Command::Export(args)) => export::run(&args, &mut stdout)?,
         Some(Command::Upgrade(args)) => upgrade::run(&args, &mut stdout)?,
+        Some(Command::Timing(args)) => timing::run(&args, &mut stdout)?,
         Some(Command::Record(args)) => record::record(&args, &mut stdout)?,
         Some(Command::Run(args)) => record::run(&args, &mut stdout)?,
         Some(Command::Serve(args)) => serve::run(&args, &mut stdout)?,

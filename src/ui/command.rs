@@ -40,6 +40,8 @@ pub enum CentralTab {
     Conversation,
     /// Marks A and B compared.
     Diff,
+    /// How the stream spent its time (issue 17.3).
+    Timing,
 }
 
 /// Where a search starts.

@@ -439,6 +439,7 @@ pub fn central_tabs_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command
         for (tab, label) in [
             (CentralTab::Conversation, "Conversation"),
             (CentralTab::Diff, "Diff A..B"),
+            (CentralTab::Timing, "Timing"),
         ] {
             if ui
                 .selectable_label(state.central_tab() == tab, label)

@@ -35,6 +35,7 @@ pub mod step_axis;
 pub mod theme;
 pub mod time_control;
 pub mod timeline;
+pub mod timing_view;
 pub mod words;
 
 use crate::ui::command::NoteCommand;
@@ -73,6 +74,8 @@ pub struct ReplayApp {
     pub notes_form: annotations::NotesForm,
     /// The search tab's fields.
     pub search_form: search::SearchForm,
+    /// The Timing tab's threshold and report (issue 17.3).
+    pub timing_view: timing_view::TimingView,
     /// File › Export repro….
     pub export_dialog: export_dialog::ExportDialog,
     /// Which panels show, and their widths.
@@ -101,6 +104,7 @@ impl ReplayApp {
             exit_after: None,
             notes_form: annotations::NotesForm::default(),
             search_form: search::SearchForm::default(),
+            timing_view: timing_view::TimingView::default(),
             export_dialog: export_dialog::ExportDialog::default(),
             layout: layout::PanelLayout::default(),
             show_keys: false,
@@ -258,6 +262,9 @@ impl ReplayApp {
                     conversation::conversation_ui(ui, &self.state, &mut commands)
                 }
                 state::CentralTab::Diff => compare::diff_view_ui(ui, &self.state, &mut commands),
+                state::CentralTab::Timing => {
+                    timing_view::timing_ui(ui, &self.state, &mut self.timing_view, &mut commands)
+                }
             }
         });
         self.layout.took_central(central.response.rect.width());

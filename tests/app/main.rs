@@ -15,5 +15,6 @@ mod layout;
 mod open;
 mod search_lanes;
 mod serve;
+mod timing;
 mod tools;
 mod views;

@@ -24,4 +24,5 @@ mod rules;
 mod serve;
 mod state;
 mod stdin;
+mod timing;
 mod upgrade;
