@@ -35,7 +35,7 @@ use similar::{Algorithm, DiffOp};
 use crate::diagnostic::Seq;
 use crate::diff::DiffScope;
 use crate::input::RawEvents;
-use crate::replay::Replayer;
+use crate::replay::{Outcome, Replayer};
 
 /// The member left out when two aligned events are compared: the time an
 /// event was sent differs between any two runs.
@@ -220,6 +220,9 @@ pub struct StreamComparison {
     pub num_events_a: u64,
     /// The number of events of B.
     pub num_events_b: u64,
+    /// How each run ended (A's, B's), and the step of the fatal error
+    /// that failed it, if one did (R43).
+    pub outcomes: [(Outcome, Option<Seq>); 2],
     /// Each step of one stream and the aligned step of the other.
     pub alignment: Alignment,
     /// Every difference between the events, in the order of the streams.
@@ -277,9 +280,15 @@ impl StreamComparison {
     pub fn to_json(&self, a: Value, b: Value) -> Value {
         let mut a = a;
         let mut b = b;
-        for (side, events) in [(&mut a, self.num_events_a), (&mut b, self.num_events_b)] {
+        let sides = [
+            (&mut a, self.num_events_a, self.outcomes[0]),
+            (&mut b, self.num_events_b, self.outcomes[1]),
+        ];
+        for (side, events, (outcome, fatal)) in sides {
             if let Value::Object(map) = side {
                 map.insert("events".into(), json!(events));
+                map.insert("outcome".into(), json!(outcome.as_str()));
+                map.insert("fatal".into(), json!(fatal));
             }
         }
         json!({
@@ -493,8 +502,8 @@ impl Tracker {
                 self.messages.insert(message.id().to_owned());
             }
         }
-        self.message_order = self.messages.is_empty()
-            && !ca.iter().map(|m| m.id()).eq(cb.iter().map(|m| m.id()));
+        self.message_order =
+            self.messages.is_empty() && !ca.iter().map(|m| m.id()).eq(cb.iter().map(|m| m.id()));
         self.state = a.state() != b.state();
     }
 
@@ -514,7 +523,12 @@ impl Tracker {
         }
         let mut touched = Vec::new();
         for side in [(prev_a, a), (prev_b, b)] {
-            for (before, now) in side.0.conversation().shared().zip(side.1.conversation().shared()) {
+            for (before, now) in side
+                .0
+                .conversation()
+                .shared()
+                .zip(side.1.conversation().shared())
+            {
                 if !Arc::ptr_eq(before, now) {
                     touched.push(now.id().to_owned());
                 }
@@ -672,6 +686,7 @@ pub fn compare(a: Side<'_>, b: Side<'_>) -> StreamComparison {
     StreamComparison {
         num_events_a: read_a.keys.len() as u64,
         num_events_b: read_b.keys.len() as u64,
+        outcomes: [&replay_a, &replay_b].map(|r| (r.outcome(), r.fatal().map(|d| d.seq))),
         alignment,
         differences,
         first_state_divergence,
@@ -709,7 +724,8 @@ mod tests {
     }
 
     const RUN: &str = r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#;
-    const SNAP: &str = r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"p","activityType":"plan","content":{"n":0}}"#;
+    const SNAP: &str =
+        r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"p","activityType":"plan","content":{"n":0}}"#;
     const DELTA_1: &str = r#"{"type":"ACTIVITY_DELTA","messageId":"p","activityType":"plan","patch":[{"op":"replace","path":"/n","value":1}]}"#;
     const DELTA_2: &str = r#"{"type":"ACTIVITY_DELTA","messageId":"p","activityType":"plan","patch":[{"op":"replace","path":"/n","value":2}]}"#;
     const STEP: &str = r#"{"type":"STEP_STARTED","stepName":"s"}"#;
@@ -774,7 +790,10 @@ mod tests {
             patch,
             json!([{"op": "replace", "path": "/patch/0/value", "value": 2}])
         );
-        let state = c.first_state_divergence.as_ref().expect("the state differs");
+        let state = c
+            .first_state_divergence
+            .as_ref()
+            .expect("the state differs");
         assert_eq!((state.a, state.b), (Seq::new(3), Seq::new(3)));
         assert_eq!(state.messages, vec!["p".to_owned()]);
         assert!(!state.state);

@@ -3,7 +3,7 @@
 //! and in the state, and what differs after that (issue 17, point 4).
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::bail;
 use clap::Args;
@@ -49,9 +49,9 @@ pub struct CompareArgs {
 }
 
 impl CompareArgs {
-    fn stream(&self, file: &PathBuf, session: Option<i64>) -> StreamArgs {
+    fn stream(&self, file: &Path, session: Option<i64>) -> StreamArgs {
         StreamArgs {
-            file: file.clone(),
+            file: file.to_owned(),
             profile: self.profile,
             best_effort: self.best_effort,
             protocol: self.protocol,
@@ -61,7 +61,7 @@ impl CompareArgs {
 }
 
 pub(super) fn run(args: &CompareArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
-    let stdin = std::path::Path::new("-");
+    let stdin = Path::new("-");
     if args.a == stdin && args.b == stdin {
         bail!("standard input can be read once: give A or B as a file");
     }
@@ -86,10 +86,8 @@ pub(super) fn run(args: &CompareArgs, out: &mut dyn Write) -> anyhow::Result<u8>
     };
     match args.format {
         OutputFormat::Json => {
-            let value = comparison.to_json(
-                describe(&args.a, &source_a),
-                describe(&args.b, &source_b),
-            );
+            let value =
+                comparison.to_json(describe(&args.a, &source_a), describe(&args.b, &source_b));
             serde_json::to_writer_pretty(&mut *out, &value)?;
             writeln!(out)?;
         }
@@ -98,18 +96,19 @@ pub(super) fn run(args: &CompareArgs, out: &mut dyn Write) -> anyhow::Result<u8>
                 Some(session) => format!("{} (session {})", file.display(), session.id),
                 None => file.display().to_string(),
             };
-            writeln!(
-                out,
-                "A: {}, {} events",
-                name(&args.a, &source_a),
-                comparison.num_events_a
-            )?;
-            writeln!(
-                out,
-                "B: {}, {} events",
-                name(&args.b, &source_b),
-                comparison.num_events_b
-            )?;
+            let sides = [
+                ("A", name(&args.a, &source_a), comparison.num_events_a),
+                ("B", name(&args.b, &source_b), comparison.num_events_b),
+            ];
+            for ((side, name, events), (outcome, fatal)) in
+                sides.into_iter().zip(comparison.outcomes)
+            {
+                let ended = match fatal {
+                    Some(seq) => format!("failed at step {seq}"),
+                    None => outcome.as_str().to_owned(),
+                };
+                writeln!(out, "{side}: {name}, {events} events, {ended}")?;
+            }
             text(&comparison, out)?;
         }
     }
@@ -204,7 +203,11 @@ fn difference_line(d: &EventDifference) -> String {
 }
 
 fn state_line(d: &StateDifference) -> String {
-    let mut what: Vec<String> = d.messages.iter().map(|id| format!("message {id}")).collect();
+    let mut what: Vec<String> = d
+        .messages
+        .iter()
+        .map(|id| format!("message {id}"))
+        .collect();
     if d.state {
         what.push("the state".to_owned());
     }

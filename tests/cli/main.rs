@@ -9,6 +9,7 @@ mod common;
 
 mod bench;
 mod check;
+mod compare;
 mod conformance;
 mod diff;
 mod exit_codes;
