@@ -262,16 +262,16 @@ impl StreamComparison {
         self.differences.iter().filter(|d| d.kind == kind).count()
     }
 
-    /// The index in [`Self::differences`] of the first difference at or
-    /// after A's step `a` (`None`: none after it).
-    pub fn next_difference(&self, a: Seq) -> Option<&EventDifference> {
-        let i = self.differences.partition_point(|d| d.a < a);
+    /// The first difference after the aligned steps `a` of A and `b` of
+    /// B (the differences are in the order of both streams).
+    pub fn next_difference(&self, a: Seq, b: Seq) -> Option<&EventDifference> {
+        let i = self.differences.partition_point(|d| (d.a, d.b) <= (a, b));
         self.differences.get(i)
     }
 
-    /// The last difference before A's step `a`.
-    pub fn previous_difference(&self, a: Seq) -> Option<&EventDifference> {
-        let i = self.differences.partition_point(|d| d.a < a);
+    /// The last difference before the aligned steps `a` and `b`.
+    pub fn previous_difference(&self, a: Seq, b: Seq) -> Option<&EventDifference> {
+        let i = self.differences.partition_point(|d| (d.a, d.b) < (a, b));
         i.checked_sub(1).and_then(|i| self.differences.get(i))
     }
 
@@ -845,10 +845,17 @@ mod tests {
             &[RUN, SNAP, DELTA_1, STATE, DELTA_1, END],
             &[RUN, SNAP, DELTA_2, STATE, DELTA_2, END],
         );
-        assert_eq!(c.next_difference(Seq::new(0)).unwrap().a, Seq::new(3));
-        assert_eq!(c.next_difference(Seq::new(4)).unwrap().a, Seq::new(5));
-        assert_eq!(c.previous_difference(Seq::new(5)).unwrap().a, Seq::new(3));
-        assert!(c.next_difference(Seq::new(6)).is_none());
+        let (s, t) = (Seq::new, Seq::new);
+        assert_eq!(c.next_difference(s(0), t(0)).unwrap().a, s(3));
+        assert_eq!(c.next_difference(s(3), t(3)).unwrap().a, s(5), "after it");
+        assert_eq!(c.previous_difference(s(5), t(5)).unwrap().a, s(3));
+        assert!(c.next_difference(s(6), t(6)).is_none());
+        // An event of B only comes after A's step it follows.
+        let c = compare_lines(&[RUN, SNAP, END], &[RUN, SNAP, STEP, END]);
+        let only = c.next_difference(s(2), t(2)).expect("B's step 3");
+        assert_eq!((only.a, only.b), (s(2), t(3)));
+        assert!(c.next_difference(s(2), t(3)).is_none());
+        assert_eq!(c.previous_difference(s(3), t(4)).unwrap().b, t(3));
     }
 
     #[test]

@@ -40,6 +40,8 @@ pub enum CentralTab {
     Conversation,
     /// Marks A and B compared.
     Diff,
+    /// The stream shown (A) beside another (B): File › Compare with….
+    Compare,
 }
 
 /// Where a search starts.
@@ -101,6 +103,8 @@ pub enum Command {
     /// Stops indexing a long stream in the background, keeping the events
     /// indexed so far (issue 13, point 9).
     CancelIndexing,
+    /// The comparison with a second stream (File › Compare with…).
+    Compare(super::compare_with::CompareCommand),
 }
 
 /// What the marks A and B (the diff's two points) are asked.

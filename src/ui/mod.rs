@@ -9,6 +9,7 @@ pub mod annotations;
 pub mod bench;
 pub mod command;
 pub mod compare;
+pub mod compare_with;
 pub mod conversation;
 pub mod demo;
 pub mod diagnostics;
@@ -250,6 +251,9 @@ impl ReplayApp {
                     conversation::conversation_ui(ui, &self.state, &mut commands)
                 }
                 state::CentralTab::Diff => compare::diff_view_ui(ui, &self.state, &mut commands),
+                state::CentralTab::Compare => {
+                    compare_with::view::compare_view_ui(ui, &self.state, &mut commands)
+                }
             }
         });
         self.layout.took_central(central.response.rect.width());
@@ -268,6 +272,9 @@ impl ReplayApp {
         );
         match self.file_picker.ui(&ctx) {
             Some((file_dialog::Purpose::Open, path)) => commands.push(Command::Open(path)),
+            Some((file_dialog::Purpose::Compare, path)) => {
+                commands.push(Command::Compare(compare_with::CompareCommand::Open(path)))
+            }
             Some((file_dialog::Purpose::Export, path)) => {
                 self.export_dialog.apply(
                     export_dialog::ExportCommand::SetPath(path.display().to_string()),
@@ -318,6 +325,19 @@ impl ReplayApp {
         }
     }
 
+    /// File › Compare with…: as File › Open…, for the stream to compare
+    /// with the open one.
+    fn compare_file_ui(&mut self, commands: &mut Vec<Command>) {
+        let start_dir = self
+            .state
+            .doc()
+            .and_then(|doc| std::path::absolute(&doc.path).ok())
+            .and_then(|path| path.parent().map(std::path::Path::to_owned));
+        if let Some(path) = self.file_picker.compare_file(start_dir.as_deref()) {
+            commands.push(Command::Compare(compare_with::CompareCommand::Open(path)));
+        }
+    }
+
     fn menu_ui(&mut self, ui: &mut egui::Ui, commands: &mut Vec<Command>) {
         egui::MenuBar::new().ui(ui, |ui| {
             ui.menu_button("File", |ui| {
@@ -343,6 +363,20 @@ impl ReplayApp {
                         }
                     }
                 });
+                if ui
+                    .add_enabled(
+                        self.state.doc().is_some(),
+                        egui::Button::new("Compare with…"),
+                    )
+                    .on_hover_text(
+                        "Open a second recording or stream beside this one, aligned event \
+                         by event: where the two part, in the events and in the state",
+                    )
+                    .clicked()
+                {
+                    ui.close();
+                    self.compare_file_ui(commands);
+                }
                 ui.separator();
                 if ui
                     .add_enabled(
