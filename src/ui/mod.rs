@@ -217,7 +217,11 @@ impl ReplayApp {
                 });
         }
         self.layout.begin(ui.available_width());
-        let wide = self.state.wide_diff() && self.state.central_tab() == state::CentralTab::Diff;
+        let wide = self.state.wide_diff()
+            && matches!(
+                self.state.central_tab(),
+                state::CentralTab::Diff | state::CentralTab::Compare
+            );
         // The side panels give way to a full-width diff.
         if !wide && self.layout.show_events {
             let (width, range) = self.layout.size_of(layout::Side::Events);

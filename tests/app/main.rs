@@ -8,6 +8,7 @@ mod common;
 #[path = "../common/panel.rs"]
 mod panel;
 
+mod compare;
 mod desktop;
 mod follow;
 mod layout;

@@ -35,7 +35,7 @@ pub fn compare_view_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command
     let comparison = &compared.comparison;
     let a_step = state.step();
     let b_step = compared.b_step(a_step);
-    header_ui(ui, doc, compared, commands);
+    header_ui(ui, doc, compared, state.wide_diff(), commands);
     navigation_ui(ui, comparison, a_step, b_step, commands);
     ui.add_space(4.0);
     strips::strips_ui(ui, comparison, a_step, b_step, commands);
@@ -59,7 +59,13 @@ fn side_name(doc: &Doc) -> String {
     }
 }
 
-fn header_ui(ui: &mut Ui, a: &Doc, compared: &Compared, commands: &mut Vec<Command>) {
+fn header_ui(
+    ui: &mut Ui,
+    a: &Doc,
+    compared: &Compared,
+    state_wide: bool,
+    commands: &mut Vec<Command>,
+) {
     let comparison = &compared.comparison;
     ui.horizontal_wrapped(|ui| {
         for (side, doc, (outcome, fatal)) in [
@@ -77,6 +83,14 @@ fn header_ui(ui: &mut Ui, a: &Doc, compared: &Compared, commands: &mut Vec<Comma
                 words::count(doc.num_events(), "event", "events")
             ));
             ui.separator();
+        }
+        let mut wide = state_wide;
+        if ui
+            .checkbox(&mut wide, "Full width")
+            .on_hover_text("Hide the event list and the right panel while comparing")
+            .changed()
+        {
+            commands.push(Command::SetWideDiff(wide));
         }
         if ui
             .button("Close comparison")
@@ -196,7 +210,8 @@ fn legend_ui(ui: &mut Ui) {
             (EventMatch::Only, "in one stream only"),
         ] {
             let color = crate::ui::theme::compare_color(ui.visuals(), event_match);
-            ui.label(RichText::new("▮").color(color));
+            let (rect, _) = ui.allocate_exact_size(egui::vec2(4.0, 12.0), egui::Sense::hover());
+            ui.painter().rect_filled(rect, 0.0, color);
             ui.weak(text);
         }
         ui.weak("· click A to move both, B to move B (and A to the aligned step)");
