@@ -475,6 +475,22 @@ fn rows(a: &[u32], b: &[u32]) -> Vec<Row> {
     rows
 }
 
+/// What a replay shares between a step and the next: its messages and its
+/// state (cheap to keep: persistent and reference-counted).
+struct Shared {
+    conversation: crate::replay::Conversation,
+    state: Arc<Value>,
+}
+
+impl Shared {
+    fn of(replayer: &Replayer) -> Self {
+        Self {
+            conversation: replayer.conversation().clone(),
+            state: Arc::clone(replayer.shared_state()),
+        }
+    }
+}
+
 /// Where two documents differ, followed step by step.
 #[derive(Default)]
 struct Tracker {
@@ -507,31 +523,30 @@ impl Tracker {
         self.state = a.state() != b.state();
     }
 
-    /// Brings the comparison from the previous step (`prev_a`, `prev_b`)
+    /// Brings the comparison from the previous step (`prev`: A's and B's)
     /// to this one: only what either side changed is compared again (what
     /// it did not touch is still the same allocation).
-    fn update(&mut self, prev_a: &Replayer, a: &Replayer, prev_b: &Replayer, b: &Replayer) {
-        if !std::ptr::eq(prev_a.state(), a.state()) || !std::ptr::eq(prev_b.state(), b.state()) {
+    fn update(&mut self, prev: &[Shared; 2], a: &Replayer, b: &Replayer) {
+        if !Arc::ptr_eq(&prev[0].state, a.shared_state())
+            || !Arc::ptr_eq(&prev[1].state, b.shared_state())
+        {
             self.state = a.state() != b.state();
         }
-        let positions_kept = |prev: &Replayer, now: &Replayer| {
-            let (p, n) = (prev.conversation(), now.conversation());
-            p.len() == n.len() && p.iter().zip(n.iter()).all(|(x, y)| x.id() == y.id())
-        };
-        if !positions_kept(prev_a, a) || !positions_kept(prev_b, b) {
-            return self.full_messages(a, b);
-        }
         let mut touched = Vec::new();
-        for side in [(prev_a, a), (prev_b, b)] {
-            for (before, now) in side
-                .0
-                .conversation()
-                .shared()
-                .zip(side.1.conversation().shared())
-            {
-                if !Arc::ptr_eq(before, now) {
-                    touched.push(now.id().to_owned());
+        for (before, now) in prev.iter().zip([a, b]) {
+            let (before, now) = (&before.conversation, now.conversation());
+            if before.len() != now.len() {
+                return self.full_messages(a, b);
+            }
+            for (old, new) in before.shared().zip(now.shared()) {
+                if Arc::ptr_eq(old, new) {
+                    continue;
                 }
+                if old.id() != new.id() {
+                    // Moved, replaced by another: compare everything.
+                    return self.full_messages(a, b);
+                }
+                touched.push(new.id().to_owned());
             }
         }
         for id in touched {
@@ -621,7 +636,7 @@ pub fn compare(a: Side<'_>, b: Side<'_>) -> StreamComparison {
     };
     note_state(&tracker, &replay_a, &replay_b, &mut first_state_divergence);
     for row in rows {
-        let (prev_a, prev_b) = (replay_a.checkpoint(), replay_b.checkpoint());
+        let prev = [Shared::of(&replay_a), Shared::of(&replay_b)];
         match row {
             Row::Both(i, j) => {
                 let (raw_a, raw_b) = (cursor_a.take(), cursor_b.take());
@@ -674,7 +689,20 @@ pub fn compare(a: Side<'_>, b: Side<'_>) -> StreamComparison {
                 replay_b.apply_bytes(&raw);
             }
         }
-        tracker.update(&prev_a, &replay_a, &prev_b, &replay_b);
+        tracker.update(&prev, &replay_a, &replay_b);
+        #[cfg(test)]
+        {
+            // What the shortcut finds is what comparing everything finds.
+            let mut everything = Tracker::default();
+            everything.full(&replay_a, &replay_b);
+            assert_eq!(
+                (&everything.messages, everything.state),
+                (&tracker.messages, tracker.state),
+                "at A {} / B {}",
+                replay_a.step(),
+                replay_b.step()
+            );
+        }
         note_state(&tracker, &replay_a, &replay_b, &mut first_state_divergence);
     }
     // The end-of-stream checks (R44…) may change nothing of the document,
@@ -856,6 +884,40 @@ mod tests {
         assert_eq!((only.a, only.b), (s(2), t(3)));
         assert!(c.next_difference(s(2), t(3)).is_none());
         assert_eq!(c.previous_difference(s(3), t(4)).unwrap().b, t(3));
+    }
+
+    #[test]
+    fn the_crafted_pairs_of_the_demo_compare_as_their_tests_say() {
+        // Every step of these is checked against comparing everything
+        // (the `cfg(test)` check in `compare`).
+        let read = |path: &str| {
+            let text = std::fs::read_to_string(format!("{}/{path}", env!("CARGO_MANIFEST_DIR")))
+                .expect("a fixture");
+            text.lines().map(str::to_owned).collect::<Vec<_>>()
+        };
+        let demo = read("recordings/demo.jsonl");
+        let demo: Vec<&str> = demo.iter().map(String::as_str).collect();
+        for (name, changed, only_b, first_state) in [
+            ("fixed", 1, 0, Some((16, 16))),
+            ("inserted", 0, 1, None),
+            ("retimed", 0, 0, None),
+            ("two-changes", 3, 0, Some((30, 30))),
+            ("after-fix", 1, 1, Some((16, 17))),
+        ] {
+            let b = read(&format!("tests/fixtures/compare/{name}.jsonl"));
+            let b: Vec<&str> = b.iter().map(String::as_str).collect();
+            let c = compare_lines(&demo, &b);
+            assert_eq!(c.count(DifferenceKind::Changed), changed, "{name}");
+            assert_eq!(c.count(DifferenceKind::OnlyInB), only_b, "{name}");
+            let first = c
+                .first_state_divergence
+                .as_ref()
+                .map(|d| (d.a.get(), d.b.get()));
+            assert_eq!(first, first_state, "{name}");
+            // And backwards: B against A.
+            let back = compare_lines(&b, &demo);
+            assert_eq!(back.count(DifferenceKind::OnlyInA), only_b, "{name}");
+        }
     }
 
     #[test]
