@@ -21,6 +21,7 @@
 //! crate and the binary have no UI crate in their dependency graph).
 
 pub mod cli;
+pub mod compare;
 pub mod conformance;
 pub mod diagnostic;
 pub mod diff;

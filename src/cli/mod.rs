@@ -5,6 +5,7 @@
 
 mod blame;
 mod check;
+mod compare;
 mod conformance;
 mod diff;
 mod export;
@@ -100,6 +101,14 @@ pub enum Command {
     /// The RFC 6902 patch from step A to step B (of one message, or of the
     /// whole `{messages, state}` document).
     Diff(diff::DiffArgs),
+    /// Two recordings (or sessions, or stream files) of the same agent
+    /// side by side: the events aligned by type, `messageId`, `toolCallId`
+    /// and order, the first divergence in the events and in the resulting
+    /// state, and what differs after that.
+    ///
+    /// Exit code 0 if the two agree, 1 if they differ, 2 on bad usage or
+    /// unreadable input.
+    Compare(compare::CompareArgs),
     /// The steps where a value in a message or in the state became what you
     /// look for, like grep over time: `--message ID` or `--state`, a JSON
     /// `--pointer`, and `--equals JSON`, `--contains JSON` or `--exists`.
@@ -317,6 +326,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Some(Command::Check(args)) => check::run(&args, &mut stdout)?,
         Some(Command::State(args)) => state::run(&args, &mut stdout)?,
         Some(Command::Diff(args)) => diff::run(&args, &mut stdout)?,
+        Some(Command::Compare(args)) => compare::run(&args, &mut stdout)?,
         Some(Command::Find(args)) => find::run(&args, &mut stdout)?,
         Some(Command::Blame(args)) => blame::run(&args, &mut stdout)?,
         Some(Command::Import(args)) => import::run(&args, &mut stdout)?,

@@ -259,6 +259,13 @@ impl Replayer {
         &self.state
     }
 
+    /// The shared state at the current step, as the shared allocation it
+    /// is: a step that leaves the state as it was keeps the same one
+    /// (comparing two replays step by step relies on it, [`crate::compare`]).
+    pub fn shared_state(&self) -> &Arc<Value> {
+        &self.state
+    }
+
     /// Where the run stands.
     pub fn run_phase(&self) -> RunPhase {
         self.run

@@ -42,6 +42,8 @@ pub enum CentralTab {
     Diff,
     /// How the stream spent its time (issue 17.3).
     Timing,
+    /// The stream shown (A) beside another (B): File › Compare with….
+    Compare,
 }
 
 /// Where a search starts.
@@ -103,6 +105,8 @@ pub enum Command {
     /// Stops indexing a long stream in the background, keeping the events
     /// indexed so far (issue 13, point 9).
     CancelIndexing,
+    /// The comparison with a second stream (File › Compare with…).
+    Compare(super::compare_with::CompareCommand),
 }
 
 /// What the marks A and B (the diff's two points) are asked.

@@ -275,7 +275,7 @@ pub fn diff_view_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) 
     }
 }
 
-fn counts(view: &CompareView) -> (usize, usize, usize) {
+pub(super) fn counts(view: &CompareView) -> (usize, usize, usize) {
     use super::json_tree::Mark;
     let count = |h: &Highlights, wanted: Mark| h.iter().filter(|(_, m)| *m == wanted).count();
     (
@@ -285,7 +285,7 @@ fn counts(view: &CompareView) -> (usize, usize, usize) {
     )
 }
 
-fn side_ui(
+pub(super) fn side_ui(
     ui: &mut Ui,
     id: &str,
     tree_key: u64,
@@ -320,7 +320,7 @@ fn side_ui(
     .inner
 }
 
-fn patch_ui(ui: &mut Ui, view: &CompareView, commands: &mut Vec<Command>) {
+pub(super) fn patch_ui(ui: &mut Ui, view: &CompareView, commands: &mut Vec<Command>) {
     ui.vertical(|ui| {
         ui.label(RichText::new("Patch from A to B").strong())
             .on_hover_text("RFC 6902: applied to A, it gives B");
@@ -436,11 +436,15 @@ fn toolbar_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) {
 /// The centre's tab bar: the conversation, or the diff.
 pub fn central_tabs_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) {
     ui.horizontal(|ui| {
-        for (tab, label) in [
+        let mut tabs = vec![
             (CentralTab::Conversation, "Conversation"),
             (CentralTab::Diff, "Diff A..B"),
             (CentralTab::Timing, "Timing"),
-        ] {
+        ];
+        if state.compare_with().is_open() {
+            tabs.push((CentralTab::Compare, "Compare with B"));
+        }
+        for (tab, label) in tabs {
             if ui
                 .selectable_label(state.central_tab() == tab, label)
                 .clicked()

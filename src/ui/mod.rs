@@ -10,6 +10,7 @@ pub mod bench;
 pub mod blame;
 pub mod command;
 pub mod compare;
+pub mod compare_with;
 pub mod conversation;
 pub mod demo;
 pub mod diagnostics;
@@ -228,7 +229,11 @@ impl ReplayApp {
                 });
         }
         self.layout.begin(ui.available_width());
-        let wide = self.state.wide_diff() && self.state.central_tab() == state::CentralTab::Diff;
+        let wide = self.state.wide_diff()
+            && matches!(
+                self.state.central_tab(),
+                state::CentralTab::Diff | state::CentralTab::Compare
+            );
         // The side panels give way to a full-width diff.
         if !wide && self.layout.show_events {
             let (width, range) = self.layout.size_of(layout::Side::Events);
@@ -265,6 +270,9 @@ impl ReplayApp {
                 state::CentralTab::Timing => {
                     timing_view::timing_ui(ui, &self.state, &mut self.timing_view, &mut commands)
                 }
+                state::CentralTab::Compare => {
+                    compare_with::view::compare_view_ui(ui, &self.state, &mut commands)
+                }
             }
         });
         self.layout.took_central(central.response.rect.width());
@@ -283,6 +291,9 @@ impl ReplayApp {
         );
         match self.file_picker.ui(&ctx) {
             Some((file_dialog::Purpose::Open, path)) => commands.push(Command::Open(path)),
+            Some((file_dialog::Purpose::Compare, path)) => {
+                commands.push(Command::Compare(compare_with::CompareCommand::Open(path)))
+            }
             Some((file_dialog::Purpose::Export, path)) => {
                 self.export_dialog.apply(
                     export_dialog::ExportCommand::SetPath(path.display().to_string()),
@@ -338,6 +349,19 @@ impl ReplayApp {
         }
     }
 
+    /// File › Compare with…: as File › Open…, for the stream to compare
+    /// with the open one.
+    fn compare_file_ui(&mut self, commands: &mut Vec<Command>) {
+        let start_dir = self
+            .state
+            .doc()
+            .and_then(|doc| std::path::absolute(&doc.path).ok())
+            .and_then(|path| path.parent().map(std::path::Path::to_owned));
+        if let Some(path) = self.file_picker.compare_file(start_dir.as_deref()) {
+            commands.push(Command::Compare(compare_with::CompareCommand::Open(path)));
+        }
+    }
+
     fn menu_ui(&mut self, ui: &mut egui::Ui, commands: &mut Vec<Command>) {
         egui::MenuBar::new().ui(ui, |ui| {
             ui.menu_button("File", |ui| {
@@ -363,6 +387,20 @@ impl ReplayApp {
                         }
                     }
                 });
+                if ui
+                    .add_enabled(
+                        self.state.doc().is_some(),
+                        egui::Button::new("Compare with…"),
+                    )
+                    .on_hover_text(
+                        "Open a second recording or stream beside this one, aligned event \
+                         by event: where the two part, in the events and in the state",
+                    )
+                    .clicked()
+                {
+                    ui.close();
+                    self.compare_file_ui(commands);
+                }
                 ui.separator();
                 if ui
                     .add_enabled(

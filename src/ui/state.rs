@@ -130,6 +130,8 @@ pub struct AppState {
     /// How streams are opened (indexing in the background, the stored
     /// index).
     load_options: LoadOptions,
+    /// The stream compared with this one (File › Compare with…).
+    compare_with: super::compare_with::CompareWith,
 }
 
 /// When to draw the next frame, as the logic step of a frame says.
@@ -281,6 +283,35 @@ impl AppState {
         self.marks.comparison()
     }
 
+    /// The stream compared with this one (File › Compare with…).
+    pub fn compare_with(&self) -> &super::compare_with::CompareWith {
+        &self.compare_with
+    }
+
+    /// Waits for the comparison on its way and shows it (tests).
+    pub fn wait_for_compare(&mut self) {
+        if let Some(response) = self.compare_with.wait() {
+            self.compare_response(response);
+            self.apply(Vec::new());
+        }
+    }
+
+    fn compare_response(&mut self, response: super::compare_with::CompareResponse) {
+        if let Some(error) = response.error {
+            self.error = Some(error);
+        }
+        match response.show_tab {
+            Some(true) => self.central_tab = CentralTab::Compare,
+            Some(false) if self.central_tab == CentralTab::Compare => {
+                self.central_tab = CentralTab::Conversation;
+            }
+            _ => {}
+        }
+        if let Some(step) = response.go_to {
+            self.time_command(TimeCommand::Set(step));
+        }
+    }
+
     /// Bookmarks and notes.
     pub fn annotations(&self) -> &Annotations {
         self.notes.annotations()
@@ -393,6 +424,8 @@ impl AppState {
             self.marks.clear();
             self.central_tab = CentralTab::Conversation;
         }
+        // A replay again is compared with B again; another stream is not.
+        self.compare_with.a_changed(same_stream, &doc, self.options);
         let num_events = doc.num_events();
         self.marks.clamp(num_events);
         self.generation += 1;
@@ -511,6 +544,14 @@ impl AppState {
             let timeline = self.doc.as_ref().map(|d| &*d.timeline);
             self.marks.refresh(self.generation, timeline, selected);
         }
+        if self.central_tab == CentralTab::Compare
+            && let Some(view) = &self.view
+        {
+            let scope =
+                super::compare_with::view::scope_of(self.marks.scope(self.inspected.shown()));
+            self.compare_with
+                .refresh(self.generation, view.step, &view.at, scope);
+        }
     }
 
     fn apply_one(&mut self, command: Command) {
@@ -588,6 +629,12 @@ impl AppState {
                 if let Some(doc) = &self.doc {
                     self.search.apply(command, self.time.step(), &doc.timeline);
                 }
+            }
+            Command::Compare(command) => {
+                let response =
+                    self.compare_with
+                        .apply(command, self.doc.as_ref(), self.options, self.step());
+                self.compare_response(response);
             }
             Command::CancelIndexing => {
                 if let Some(doc) = &mut self.doc
@@ -742,6 +789,13 @@ impl AppState {
             repaint.within(LOADING_POLL);
         }
         if self.loading.is_some() {
+            repaint.within(LOADING_POLL);
+        }
+        if let Some(response) = self.compare_with.poll() {
+            self.compare_response(response);
+            repaint.now = true;
+        }
+        if self.compare_with.comparing().is_some() {
             repaint.within(LOADING_POLL);
         }
         repaint.now |= self.tick_playback(dt_seconds);

@@ -167,6 +167,17 @@ pub fn divergence_color(visuals: &egui::Visuals) -> Color32 {
     )
 }
 
+/// The colour of an event on the timelines of a comparison (issue 17.4):
+/// the same in both streams (quiet), changed (amber, as the marks), or in
+/// one stream only (purple, as where the profiles part).
+pub fn compare_color(visuals: &egui::Visuals, event_match: crate::compare::EventMatch) -> Color32 {
+    match event_match {
+        crate::compare::EventMatch::Same => visuals.weak_text_color(),
+        crate::compare::EventMatch::Changed => mark_color(visuals),
+        crate::compare::EventMatch::Only => divergence_color(visuals),
+    }
+}
+
 /// The playhead.
 pub fn playhead_color(visuals: &egui::Visuals) -> Color32 {
     visuals.selection.stroke.color

@@ -9,6 +9,7 @@ mod common;
 mod panel;
 
 mod blame;
+mod compare;
 mod desktop;
 mod follow;
 mod layout;

@@ -10,6 +10,7 @@ mod common;
 mod bench;
 mod blame;
 mod check;
+mod compare;
 mod conformance;
 mod diff;
 mod exit_codes;

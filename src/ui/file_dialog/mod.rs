@@ -51,6 +51,16 @@ impl FilePicker {
     /// dialog gave, or `None` (cancelled, or the app's dialog now shows and
     /// [`Self::ui`] gives its answer).
     pub fn open_file(&mut self, start_dir: Option<&Path>) -> Option<PathBuf> {
+        self.existing_file(Purpose::Open, start_dir)
+    }
+
+    /// A file to compare with the open one (File › Compare with…), as
+    /// [`Self::open_file`].
+    pub fn compare_file(&mut self, start_dir: Option<&Path>) -> Option<PathBuf> {
+        self.existing_file(Purpose::Compare, start_dir)
+    }
+
+    fn existing_file(&mut self, purpose: Purpose, start_dir: Option<&Path>) -> Option<PathBuf> {
         match self.native.pick_file(start_dir) {
             NativeAnswer::Picked(path) => Some(path),
             NativeAnswer::Cancelled => None,
@@ -62,7 +72,7 @@ impl FilePicker {
                 if !text.is_empty() && !text.ends_with('/') {
                     text.push('/');
                 }
-                self.fallback = Some(PathDialog::new(Purpose::Open, text));
+                self.fallback = Some(PathDialog::new(purpose, text));
                 None
             }
         }

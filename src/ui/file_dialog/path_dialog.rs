@@ -15,6 +15,9 @@ pub enum Purpose {
     Open,
     /// Where an export is written (its folder must exist).
     Export,
+    /// A stream or recording to compare with the open one (File › Compare
+    /// with…; it must exist).
+    Compare,
 }
 
 impl Purpose {
@@ -22,6 +25,7 @@ impl Purpose {
         match self {
             Self::Open => "Open a recording or stream",
             Self::Export => "Export to",
+            Self::Compare => "Compare with a recording or stream",
         }
     }
 
@@ -29,6 +33,7 @@ impl Purpose {
         match self {
             Self::Open => "Open",
             Self::Export => "Choose",
+            Self::Compare => "Compare",
         }
     }
 }
@@ -119,7 +124,7 @@ pub fn accept(purpose: Purpose, text: &str, home: Option<&Path>) -> Result<Accep
         return Ok(Accept::EnterFolder(folder));
     }
     match purpose {
-        Purpose::Open => {
+        Purpose::Open | Purpose::Compare => {
             if path.exists() {
                 Ok(Accept::File(path))
             } else {

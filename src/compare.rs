@@ -1,0 +1,933 @@
+//! Comparing two recordings (or two sessions, or two stream files) of the
+//! same agent: the two event streams aligned, the first divergence in the
+//! events and the first in the resulting state, and what differs after
+//! that (issue 17, point 4).
+//!
+//! The streams are aligned by each event's key — its `type`, `messageId`
+//! and `toolCallId` — and by order, not by position: a longest-common-
+//! subsequence diff over the keys (Myers' algorithm, from `similar`). An
+//! event inserted in one stream is one event only there, not a cascade of
+//! every later one "changed". Two aligned events are the same when their
+//! JSON is equal but for `timestamp` (two runs never share their times);
+//! otherwise they are *changed*, with the RFC 6902 patch from A's event to
+//! B's.
+//!
+//! Both streams are replayed by the engine along the alignment, and their
+//! `{messages, state}` documents compared after each aligned step (A's
+//! state after its step, B's after the step aligned with it): the steps
+//! where the two differ, which messages (by id) and whether the state, and
+//! the patch from A's document to B's where they first differ and at the
+//! end. Comparing is cheap where nothing changed: what the engine shares
+//! between a step and the next (the messages and the state it did not
+//! touch, by pointer) is not compared again.
+//!
+//! The `compare` command prints [`StreamComparison::to_json`]; the app's
+//! File › Compare with… reads the same [`StreamComparison`].
+
+use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use json_patch::Patch;
+use serde_json::{Map, Value, json};
+use similar::{Algorithm, DiffOp};
+
+use crate::diagnostic::Seq;
+use crate::diff::DiffScope;
+use crate::input::RawEvents;
+use crate::replay::{Outcome, Replayer};
+
+/// The member left out when two aligned events are compared: the time an
+/// event was sent differs between any two runs.
+pub const IGNORED_MEMBER: &str = "timestamp";
+
+/// One stream to compare: where its replay starts (step 0: an empty state,
+/// or a recorded run input) and its events.
+pub struct Side<'a> {
+    /// Step 0.
+    pub start: Replayer,
+    /// The events, in order.
+    pub events: &'a dyn RawEvents,
+}
+
+/// What became of one event in the alignment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EventMatch {
+    /// Aligned with an event of the other stream, and equal to it (but for
+    /// `timestamp`).
+    Same,
+    /// Aligned with an event of the other stream (the same type, message
+    /// and tool call), but different.
+    Changed,
+    /// In this stream only.
+    Only,
+}
+
+/// What kind of difference an [`EventDifference`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DifferenceKind {
+    /// Two aligned events differ.
+    Changed,
+    /// An event of A that B does not have.
+    OnlyInA,
+    /// An event of B that A does not have.
+    OnlyInB,
+}
+
+impl DifferenceKind {
+    /// Its name in the JSON output (`changed`, `only_in_a`, `only_in_b`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Changed => "changed",
+            Self::OnlyInA => "only_in_a",
+            Self::OnlyInB => "only_in_b",
+        }
+    }
+}
+
+/// An event's alignment key: its `type`, `messageId` and `toolCallId`
+/// (each `None` where absent; all `None` for bytes that are not a JSON
+/// object).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EventKey {
+    /// `type`.
+    pub event_type: Option<String>,
+    /// `messageId`.
+    pub message_id: Option<String>,
+    /// `toolCallId`.
+    pub tool_call_id: Option<String>,
+}
+
+impl EventKey {
+    /// A short label: `ACTIVITY_DELTA search-1`, `TOOL_CALL_ARGS call-1`.
+    pub fn label(&self) -> String {
+        let mut label = self
+            .event_type
+            .clone()
+            .unwrap_or_else(|| "(no type)".to_owned());
+        for id in [&self.message_id, &self.tool_call_id].into_iter().flatten() {
+            label.push(' ');
+            label.push_str(id);
+        }
+        label
+    }
+}
+
+/// One difference between the two event streams.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EventDifference {
+    /// Changed, or in one stream only.
+    pub kind: DifferenceKind,
+    /// A's step: the event's for `Changed` and `OnlyInA`; for `OnlyInB`,
+    /// the step of A that B's event comes after (the aligned step).
+    pub a: Seq,
+    /// B's step, likewise.
+    pub b: Seq,
+    /// The event's key.
+    pub key: EventKey,
+    /// For `Changed`: the RFC 6902 patch from A's event to B's (without
+    /// their `timestamp`s).
+    pub patch: Option<Patch>,
+}
+
+/// Where the two resulting documents differ at one aligned step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StateDifference {
+    /// A's step.
+    pub a: Seq,
+    /// B's step (aligned with A's).
+    pub b: Seq,
+    /// The messages that differ (or exist on one side only), by id, sorted.
+    pub messages: Vec<String>,
+    /// The messages are the same but in another order.
+    pub message_order: bool,
+    /// The shared state differs.
+    pub state: bool,
+    /// The RFC 6902 patch from A's document to B's, the document being
+    /// `{messages, state}` with the messages by id (as `diff --scope
+    /// conversation` compares them).
+    pub patch: Patch,
+}
+
+/// A run of aligned steps over which the two documents differ.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StateSpan {
+    /// The first aligned step that differs: (A's, B's).
+    pub from: (Seq, Seq),
+    /// The last one: (A's, B's).
+    pub to: (Seq, Seq),
+    /// Every message that differed over the span, by id.
+    pub messages: BTreeSet<String>,
+    /// Whether the state differed at some step of it.
+    pub state: bool,
+}
+
+/// The two streams aligned: for each step of one, the aligned step of the
+/// other, and what became of each event.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Alignment {
+    b_of_a: Vec<Seq>,
+    a_of_b: Vec<Seq>,
+    matches_a: Vec<EventMatch>,
+    matches_b: Vec<EventMatch>,
+}
+
+impl Alignment {
+    /// The step of B aligned with A's step `a` (clamped to A's last): the
+    /// event of B aligned with A's, or, for an event of A only, the step of
+    /// B it comes after.
+    pub fn b_of_a(&self, a: Seq) -> Seq {
+        clamped(&self.b_of_a, a)
+    }
+
+    /// The step of A aligned with B's step `b`, likewise.
+    pub fn a_of_b(&self, b: Seq) -> Seq {
+        clamped(&self.a_of_b, b)
+    }
+
+    /// What became of A's event at step `a` (`None` for step 0 or past the
+    /// end).
+    pub fn match_of_a(&self, a: Seq) -> Option<EventMatch> {
+        self.matches_a.get(a.index()?).copied()
+    }
+
+    /// What became of B's event at step `b`.
+    pub fn match_of_b(&self, b: Seq) -> Option<EventMatch> {
+        self.matches_b.get(b.index()?).copied()
+    }
+
+    /// What became of each event of A, in order (index 0 is step 1).
+    pub fn matches_a(&self) -> &[EventMatch] {
+        &self.matches_a
+    }
+
+    /// What became of each event of B, in order.
+    pub fn matches_b(&self) -> &[EventMatch] {
+        &self.matches_b
+    }
+}
+
+fn clamped(steps: &[Seq], at: Seq) -> Seq {
+    let last = steps.len().saturating_sub(1);
+    let i = usize::try_from(at.get()).unwrap_or(usize::MAX).min(last);
+    steps.get(i).copied().unwrap_or(Seq::START)
+}
+
+/// Two streams compared.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StreamComparison {
+    /// The number of events of A.
+    pub num_events_a: u64,
+    /// The number of events of B.
+    pub num_events_b: u64,
+    /// How each run ended (A's, B's), and the step of the fatal error
+    /// that failed it, if one did (R43).
+    pub outcomes: [(Outcome, Option<Seq>); 2],
+    /// Each step of one stream and the aligned step of the other.
+    pub alignment: Alignment,
+    /// Every difference between the events, in the order of the streams.
+    pub differences: Vec<EventDifference>,
+    /// Where the two documents first differ (step 0 included: two run
+    /// inputs may differ).
+    pub first_state_divergence: Option<StateDifference>,
+    /// The runs of aligned steps where the documents differ.
+    pub state_spans: Vec<StateSpan>,
+    /// How the documents differ after the last events (`None`: equal).
+    pub final_state: Option<StateDifference>,
+}
+
+impl StreamComparison {
+    /// The first difference between the events.
+    pub fn first_event_divergence(&self) -> Option<&EventDifference> {
+        self.differences.first()
+    }
+
+    /// Whether the two agree: the same events (but for `timestamp`) and
+    /// the same documents at every aligned step.
+    pub fn agree(&self) -> bool {
+        self.differences.is_empty() && self.first_state_divergence.is_none()
+    }
+
+    /// The number of pairs of aligned events.
+    pub fn num_aligned(&self) -> usize {
+        self.alignment
+            .matches_a
+            .iter()
+            .filter(|m| **m != EventMatch::Only)
+            .count()
+    }
+
+    /// How many differences are of `kind`.
+    pub fn count(&self, kind: DifferenceKind) -> usize {
+        self.differences.iter().filter(|d| d.kind == kind).count()
+    }
+
+    /// The first difference after the aligned steps `a` of A and `b` of
+    /// B (the differences are in the order of both streams).
+    pub fn next_difference(&self, a: Seq, b: Seq) -> Option<&EventDifference> {
+        let i = self.differences.partition_point(|d| (d.a, d.b) <= (a, b));
+        self.differences.get(i)
+    }
+
+    /// The last difference before the aligned steps `a` and `b`.
+    pub fn previous_difference(&self, a: Seq, b: Seq) -> Option<&EventDifference> {
+        let i = self.differences.partition_point(|d| (d.a, d.b) < (a, b));
+        i.checked_sub(1).and_then(|i| self.differences.get(i))
+    }
+
+    /// The JSON the `compare` command prints (`a` and `b` describe the two
+    /// inputs: their file, session…).
+    pub fn to_json(&self, a: Value, b: Value) -> Value {
+        let mut a = a;
+        let mut b = b;
+        let sides = [
+            (&mut a, self.num_events_a, self.outcomes[0]),
+            (&mut b, self.num_events_b, self.outcomes[1]),
+        ];
+        for (side, events, (outcome, fatal)) in sides {
+            if let Value::Object(map) = side {
+                map.insert("events".into(), json!(events));
+                map.insert("outcome".into(), json!(outcome.as_str()));
+                map.insert("fatal".into(), json!(fatal));
+            }
+        }
+        json!({
+            "a": a,
+            "b": b,
+            "agree": self.agree(),
+            "ignored": [IGNORED_MEMBER],
+            "aligned": self.num_aligned(),
+            "changed": self.count(DifferenceKind::Changed),
+            "only_in_a": self.count(DifferenceKind::OnlyInA),
+            "only_in_b": self.count(DifferenceKind::OnlyInB),
+            "first_event_divergence": self.first_event_divergence().map(difference_json),
+            "first_state_divergence": self.first_state_divergence.as_ref().map(state_json),
+            "state_divergences": self.state_spans.iter().map(span_json).collect::<Vec<_>>(),
+            "final_state": self.final_state.as_ref().map(state_json),
+            "differences": self.differences.iter().map(difference_json).collect::<Vec<_>>(),
+        })
+    }
+}
+
+fn difference_json(difference: &EventDifference) -> Value {
+    let mut object = Map::new();
+    object.insert("kind".into(), json!(difference.kind.as_str()));
+    object.insert("a".into(), json!(difference.a));
+    object.insert("b".into(), json!(difference.b));
+    object.insert("type".into(), json!(difference.key.event_type));
+    object.insert("messageId".into(), json!(difference.key.message_id));
+    object.insert("toolCallId".into(), json!(difference.key.tool_call_id));
+    if let Some(patch) = &difference.patch {
+        object.insert("patch".into(), json!(patch));
+    }
+    Value::Object(object)
+}
+
+fn state_json(difference: &StateDifference) -> Value {
+    json!({
+        "a": difference.a,
+        "b": difference.b,
+        "messages": difference.messages,
+        "message_order": difference.message_order,
+        "state": difference.state,
+        "patch": difference.patch,
+    })
+}
+
+fn span_json(span: &StateSpan) -> Value {
+    json!({
+        "from": {"a": span.from.0, "b": span.from.1},
+        "to": {"a": span.to.0, "b": span.to.1},
+        "messages": span.messages,
+        "state": span.state,
+    })
+}
+
+/// What the alignment reads of one event: its key and a hash of its JSON
+/// without `timestamp`.
+struct Read {
+    keys: Vec<u32>,
+    hashes: Vec<u64>,
+}
+
+/// Interns keys as small numbers, for the diff.
+#[derive(Default)]
+struct Keys {
+    ids: HashMap<EventKey, u32>,
+    keys: Vec<EventKey>,
+}
+
+impl Keys {
+    fn intern(&mut self, key: EventKey) -> u32 {
+        if let Some(&id) = self.ids.get(&key) {
+            return id;
+        }
+        let id = self.keys.len() as u32;
+        self.keys.push(key.clone());
+        self.ids.insert(key, id);
+        id
+    }
+}
+
+/// An event as compared: its JSON without `timestamp` (`None`: not a JSON
+/// object), and its key.
+fn comparable(raw: &[u8]) -> (Option<Value>, EventKey) {
+    match serde_json::from_slice::<Value>(raw) {
+        Ok(Value::Object(mut object)) => {
+            object.remove(IGNORED_MEMBER);
+            let member = |name: &str| object.get(name).and_then(Value::as_str).map(str::to_owned);
+            let key = EventKey {
+                event_type: member("type"),
+                message_id: member("messageId"),
+                tool_call_id: member("toolCallId"),
+            };
+            (Some(Value::Object(object)), key)
+        }
+        _ => (None, EventKey::default()),
+    }
+}
+
+fn read(events: &dyn RawEvents, keys: &mut Keys) -> Read {
+    let mut read = Read {
+        keys: Vec::with_capacity(events.len()),
+        hashes: Vec::with_capacity(events.len()),
+    };
+    events.for_each_raw(0..events.len(), &mut |_, raw| {
+        let (value, key) = comparable(raw);
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        match value {
+            // `Map` is sorted: equal objects serialize alike.
+            Some(value) => serde_json::to_vec(&value)
+                .unwrap_or_default()
+                .hash(&mut hasher),
+            None => raw.hash(&mut hasher),
+        }
+        read.keys.push(keys.intern(key));
+        read.hashes.push(hasher.finish());
+    });
+    read
+}
+
+/// Reads a stream's events in order, a chunk at a time.
+struct EventCursor<'a> {
+    events: &'a dyn RawEvents,
+    next: usize,
+    buffer: VecDeque<Vec<u8>>,
+}
+
+impl<'a> EventCursor<'a> {
+    const CHUNK: usize = 4096;
+
+    fn new(events: &'a dyn RawEvents) -> Self {
+        Self {
+            events,
+            next: 0,
+            buffer: VecDeque::new(),
+        }
+    }
+
+    fn take(&mut self) -> Vec<u8> {
+        if self.buffer.is_empty() {
+            let end = (self.next + Self::CHUNK).min(self.events.len());
+            let buffer = &mut self.buffer;
+            self.events
+                .for_each_raw(self.next..end, &mut |_, raw| buffer.push_back(raw.to_vec()));
+            self.next = end;
+        }
+        self.buffer.pop_front().unwrap_or_default()
+    }
+}
+
+/// One row of the alignment: an event of A, of B, or one of each.
+#[derive(Clone, Copy)]
+enum Row {
+    Both(usize, usize),
+    OnlyA(usize),
+    OnlyB(usize),
+}
+
+fn rows(a: &[u32], b: &[u32]) -> Vec<Row> {
+    let mut rows = Vec::with_capacity(a.len().max(b.len()));
+    for op in similar::capture_diff_slices(Algorithm::Myers, a, b) {
+        match op {
+            DiffOp::Equal {
+                old_index,
+                new_index,
+                len,
+            } => rows.extend((0..len).map(|k| Row::Both(old_index + k, new_index + k))),
+            DiffOp::Delete {
+                old_index, old_len, ..
+            } => rows.extend((old_index..old_index + old_len).map(Row::OnlyA)),
+            DiffOp::Insert {
+                new_index, new_len, ..
+            } => rows.extend((new_index..new_index + new_len).map(Row::OnlyB)),
+            DiffOp::Replace {
+                old_index,
+                old_len,
+                new_index,
+                new_len,
+            } => {
+                rows.extend((old_index..old_index + old_len).map(Row::OnlyA));
+                rows.extend((new_index..new_index + new_len).map(Row::OnlyB));
+            }
+        }
+    }
+    rows
+}
+
+/// What a replay shares between a step and the next: its messages and its
+/// state (cheap to keep: persistent and reference-counted).
+struct Shared {
+    conversation: crate::replay::Conversation,
+    state: Arc<Value>,
+}
+
+impl Shared {
+    fn of(replayer: &Replayer) -> Self {
+        Self {
+            conversation: replayer.conversation().clone(),
+            state: Arc::clone(replayer.shared_state()),
+        }
+    }
+}
+
+/// Where two documents differ, followed step by step.
+#[derive(Default)]
+struct Tracker {
+    messages: BTreeSet<String>,
+    message_order: bool,
+    state: bool,
+}
+
+impl Tracker {
+    fn is_equal(&self) -> bool {
+        self.messages.is_empty() && !self.message_order && !self.state
+    }
+
+    /// Compares everything.
+    fn full(&mut self, a: &Replayer, b: &Replayer) {
+        let (ca, cb) = (a.conversation(), b.conversation());
+        self.messages.clear();
+        for message in ca.iter() {
+            if cb.get(message.id()) != Some(message) {
+                self.messages.insert(message.id().to_owned());
+            }
+        }
+        for message in cb.iter() {
+            if !ca.contains(message.id()) {
+                self.messages.insert(message.id().to_owned());
+            }
+        }
+        self.message_order =
+            self.messages.is_empty() && !ca.iter().map(|m| m.id()).eq(cb.iter().map(|m| m.id()));
+        self.state = a.state() != b.state();
+    }
+
+    /// Brings the comparison from the previous step (`prev`: A's and B's)
+    /// to this one: only what either side changed is compared again (what
+    /// it did not touch is still the same allocation).
+    fn update(&mut self, prev: &[Shared; 2], a: &Replayer, b: &Replayer) {
+        if !Arc::ptr_eq(&prev[0].state, a.shared_state())
+            || !Arc::ptr_eq(&prev[1].state, b.shared_state())
+        {
+            self.state = a.state() != b.state();
+        }
+        let mut touched = Vec::new();
+        for (before, now) in prev.iter().zip([a, b]) {
+            let (before, now) = (&before.conversation, now.conversation());
+            if before.len() != now.len() {
+                return self.full_messages(a, b);
+            }
+            for (old, new) in before.shared().zip(now.shared()) {
+                if Arc::ptr_eq(old, new) {
+                    continue;
+                }
+                if old.id() != new.id() {
+                    // Moved, replaced by another: compare everything.
+                    return self.full_messages(a, b);
+                }
+                touched.push(new.id().to_owned());
+            }
+        }
+        for id in touched {
+            let (in_a, in_b) = (a.conversation().get(&id), b.conversation().get(&id));
+            if in_a.is_some() && in_a == in_b {
+                self.messages.remove(&id);
+            } else {
+                self.messages.insert(id);
+            }
+        }
+    }
+
+    fn full_messages(&mut self, a: &Replayer, b: &Replayer) {
+        let state = self.state;
+        self.full(a, b);
+        self.state = state;
+    }
+
+    fn difference(&self, a: &Replayer, b: &Replayer) -> StateDifference {
+        StateDifference {
+            a: a.step(),
+            b: b.step(),
+            messages: self.messages.iter().cloned().collect(),
+            message_order: self.message_order,
+            state: self.state,
+            patch: json_patch::diff(&document(a), &document(b)),
+        }
+    }
+}
+
+/// `{messages, state}` with the messages by id.
+fn document(replayer: &Replayer) -> Value {
+    json!({
+        "messages": DiffScope::Conversation.document(replayer),
+        "state": replayer.state(),
+    })
+}
+
+/// Compares two streams: aligns them, replays both along the alignment
+/// and compares the documents at each aligned step.
+pub fn compare(a: Side<'_>, b: Side<'_>) -> StreamComparison {
+    let mut keys = Keys::default();
+    let read_a = read(a.events, &mut keys);
+    let read_b = read(b.events, &mut keys);
+    let rows = rows(&read_a.keys, &read_b.keys);
+
+    let mut alignment = Alignment {
+        b_of_a: vec![Seq::START; read_a.keys.len() + 1],
+        a_of_b: vec![Seq::START; read_b.keys.len() + 1],
+        matches_a: vec![EventMatch::Only; read_a.keys.len()],
+        matches_b: vec![EventMatch::Only; read_b.keys.len()],
+    };
+    let mut differences = Vec::new();
+    let (mut replay_a, mut replay_b) = (a.start, b.start);
+    let (mut cursor_a, mut cursor_b) = (EventCursor::new(a.events), EventCursor::new(b.events));
+    let mut tracker = Tracker::default();
+    tracker.full(&replay_a, &replay_b);
+    let mut first_state_divergence = None;
+    let mut spans: Vec<StateSpan> = Vec::new();
+    let mut in_span = false;
+    let mut note_state = |tracker: &Tracker,
+                          replay_a: &Replayer,
+                          replay_b: &Replayer,
+                          first: &mut Option<StateDifference>| {
+        let at = (replay_a.step(), replay_b.step());
+        if tracker.is_equal() {
+            in_span = false;
+            return;
+        }
+        if first.is_none() {
+            *first = Some(tracker.difference(replay_a, replay_b));
+        }
+        match spans.last_mut() {
+            Some(span) if in_span => {
+                span.to = at;
+                span.messages.extend(tracker.messages.iter().cloned());
+                span.state |= tracker.state;
+            }
+            _ => spans.push(StateSpan {
+                from: at,
+                to: at,
+                messages: tracker.messages.clone(),
+                state: tracker.state,
+            }),
+        }
+        in_span = true;
+    };
+    note_state(&tracker, &replay_a, &replay_b, &mut first_state_divergence);
+    for row in rows {
+        let prev = [Shared::of(&replay_a), Shared::of(&replay_b)];
+        match row {
+            Row::Both(i, j) => {
+                let (raw_a, raw_b) = (cursor_a.take(), cursor_b.take());
+                let same = read_a.hashes[i] == read_b.hashes[j];
+                let event_match = if same {
+                    EventMatch::Same
+                } else {
+                    EventMatch::Changed
+                };
+                alignment.matches_a[i] = event_match;
+                alignment.matches_b[j] = event_match;
+                alignment.b_of_a[i + 1] = Seq::from_index(j);
+                alignment.a_of_b[j + 1] = Seq::from_index(i);
+                if !same {
+                    let before = comparable(&raw_a).0.unwrap_or(Value::Null);
+                    let after = comparable(&raw_b).0.unwrap_or(Value::Null);
+                    differences.push(EventDifference {
+                        kind: DifferenceKind::Changed,
+                        a: Seq::from_index(i),
+                        b: Seq::from_index(j),
+                        key: keys.keys[read_a.keys[i] as usize].clone(),
+                        patch: Some(json_patch::diff(&before, &after)),
+                    });
+                }
+                replay_a.apply_bytes(&raw_a);
+                replay_b.apply_bytes(&raw_b);
+            }
+            Row::OnlyA(i) => {
+                let raw = cursor_a.take();
+                alignment.b_of_a[i + 1] = replay_b.step();
+                differences.push(EventDifference {
+                    kind: DifferenceKind::OnlyInA,
+                    a: Seq::from_index(i),
+                    b: replay_b.step(),
+                    key: keys.keys[read_a.keys[i] as usize].clone(),
+                    patch: None,
+                });
+                replay_a.apply_bytes(&raw);
+            }
+            Row::OnlyB(j) => {
+                let raw = cursor_b.take();
+                alignment.a_of_b[j + 1] = replay_a.step();
+                differences.push(EventDifference {
+                    kind: DifferenceKind::OnlyInB,
+                    a: replay_a.step(),
+                    b: Seq::from_index(j),
+                    key: keys.keys[read_b.keys[j] as usize].clone(),
+                    patch: None,
+                });
+                replay_b.apply_bytes(&raw);
+            }
+        }
+        tracker.update(&prev, &replay_a, &replay_b);
+        #[cfg(test)]
+        {
+            // What the shortcut finds is what comparing everything finds.
+            let mut everything = Tracker::default();
+            everything.full(&replay_a, &replay_b);
+            assert_eq!(
+                (&everything.messages, everything.state),
+                (&tracker.messages, tracker.state),
+                "at A {} / B {}",
+                replay_a.step(),
+                replay_b.step()
+            );
+        }
+        note_state(&tracker, &replay_a, &replay_b, &mut first_state_divergence);
+    }
+    // The end-of-stream checks (R44…) may change nothing of the document,
+    // but a stream's end is where the final states are read.
+    replay_a.finish();
+    replay_b.finish();
+    tracker.full(&replay_a, &replay_b);
+    let final_state = (!tracker.is_equal()).then(|| tracker.difference(&replay_a, &replay_b));
+    StreamComparison {
+        num_events_a: read_a.keys.len() as u64,
+        num_events_b: read_b.keys.len() as u64,
+        outcomes: [&replay_a, &replay_b].map(|r| (r.outcome(), r.fatal().map(|d| d.seq))),
+        alignment,
+        differences,
+        first_state_divergence,
+        state_spans: spans,
+        final_state,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::EventLog;
+    use crate::replay::Options;
+
+    fn log(lines: &[&str]) -> EventLog {
+        let mut log = EventLog::default();
+        for line in lines {
+            log.push(line.as_bytes());
+        }
+        log
+    }
+
+    fn compare_lines(a: &[&str], b: &[&str]) -> StreamComparison {
+        let (a, b) = (log(a), log(b));
+        compare(
+            Side {
+                start: Replayer::new(Options::default()),
+                events: &a,
+            },
+            Side {
+                start: Replayer::new(Options::default()),
+                events: &b,
+            },
+        )
+    }
+
+    const RUN: &str = r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#;
+    const SNAP: &str =
+        r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"p","activityType":"plan","content":{"n":0}}"#;
+    const DELTA_1: &str = r#"{"type":"ACTIVITY_DELTA","messageId":"p","activityType":"plan","patch":[{"op":"replace","path":"/n","value":1}]}"#;
+    const DELTA_2: &str = r#"{"type":"ACTIVITY_DELTA","messageId":"p","activityType":"plan","patch":[{"op":"replace","path":"/n","value":2}]}"#;
+    const STEP: &str = r#"{"type":"STEP_STARTED","stepName":"s"}"#;
+    const STATE: &str = r#"{"type":"STATE_SNAPSHOT","snapshot":{"k":1}}"#;
+    const END: &str = r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#;
+
+    #[test]
+    fn the_same_stream_agrees_and_aligns_step_for_step() {
+        let c = compare_lines(&[RUN, SNAP, DELTA_1, END], &[RUN, SNAP, DELTA_1, END]);
+        assert!(c.agree());
+        assert_eq!(c.num_aligned(), 4);
+        for step in 0..=4 {
+            assert_eq!(c.alignment.b_of_a(Seq::new(step)), Seq::new(step));
+            assert_eq!(c.alignment.a_of_b(Seq::new(step)), Seq::new(step));
+        }
+        assert_eq!(c.final_state, None);
+    }
+
+    #[test]
+    fn timestamps_are_not_a_difference() {
+        let a = r#"{"type":"STEP_STARTED","stepName":"s","timestamp":1}"#;
+        let b = r#"{"timestamp":99,"type":"STEP_STARTED","stepName":"s"}"#;
+        let c = compare_lines(&[RUN, a], &[RUN, b]);
+        assert!(c.agree(), "{:?}", c.differences);
+    }
+
+    #[test]
+    fn an_inserted_event_is_one_difference_not_a_cascade() {
+        // Issue 17.4: alignment by key and order, not by position.
+        let c = compare_lines(
+            &[RUN, SNAP, DELTA_1, STATE, END],
+            &[RUN, STEP, SNAP, DELTA_1, STATE, END],
+        );
+        assert_eq!(c.differences.len(), 1, "{:?}", c.differences);
+        let only = &c.differences[0];
+        assert_eq!(only.kind, DifferenceKind::OnlyInB);
+        assert_eq!((only.a, only.b), (Seq::new(1), Seq::new(2)));
+        assert_eq!(only.key.event_type.as_deref(), Some("STEP_STARTED"));
+        // After it, A's step n is B's step n + 1.
+        assert_eq!(c.alignment.b_of_a(Seq::new(2)), Seq::new(3));
+        assert_eq!(c.alignment.a_of_b(Seq::new(2)), Seq::new(1));
+        assert_eq!(c.alignment.a_of_b(Seq::new(6)), Seq::new(5));
+        assert_eq!(c.alignment.match_of_b(Seq::new(2)), Some(EventMatch::Only));
+        assert_eq!(c.alignment.match_of_b(Seq::new(3)), Some(EventMatch::Same));
+        // A step changes no document: the states agree throughout.
+        assert_eq!(c.first_state_divergence, None);
+        assert!(c.state_spans.is_empty());
+        assert!(!c.agree());
+    }
+
+    #[test]
+    fn a_changed_delta_is_the_first_divergence_of_events_and_state() {
+        let c = compare_lines(
+            &[RUN, SNAP, DELTA_1, STATE, END],
+            &[RUN, SNAP, DELTA_2, STATE, END],
+        );
+        let first = c.first_event_divergence().expect("a divergence");
+        assert_eq!(first.kind, DifferenceKind::Changed);
+        assert_eq!((first.a, first.b), (Seq::new(3), Seq::new(3)));
+        let patch = serde_json::to_value(first.patch.as_ref().unwrap()).unwrap();
+        assert_eq!(
+            patch,
+            json!([{"op": "replace", "path": "/patch/0/value", "value": 2}])
+        );
+        let state = c
+            .first_state_divergence
+            .as_ref()
+            .expect("the state differs");
+        assert_eq!((state.a, state.b), (Seq::new(3), Seq::new(3)));
+        assert_eq!(state.messages, vec!["p".to_owned()]);
+        assert!(!state.state);
+        // Still different at the end: one span from step 3 to the end.
+        assert_eq!(c.state_spans.len(), 1);
+        assert_eq!(c.state_spans[0].to, (Seq::new(5), Seq::new(5)));
+        let last = c.final_state.as_ref().expect("differs at the end");
+        let patch = serde_json::to_value(&last.patch).unwrap();
+        assert_eq!(
+            patch,
+            json!([{"op": "replace", "path": "/messages/p/content/n", "value": 2}])
+        );
+    }
+
+    #[test]
+    fn a_snapshot_that_repairs_ends_the_state_span() {
+        let repair = r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"p","activityType":"plan","content":{"n":1}}"#;
+        let c = compare_lines(
+            &[RUN, SNAP, DELTA_1, STEP, repair, END],
+            &[RUN, SNAP, DELTA_2, STEP, repair, END],
+        );
+        assert_eq!(c.state_spans.len(), 1);
+        let span = &c.state_spans[0];
+        assert_eq!(
+            (span.from, span.to),
+            ((Seq::new(3), Seq::new(3)), (Seq::new(4), Seq::new(4)))
+        );
+        assert_eq!(c.final_state, None, "the snapshot made them equal again");
+        assert!(!c.agree());
+    }
+
+    #[test]
+    fn the_state_and_a_missing_message_are_told_apart() {
+        let c = compare_lines(&[RUN, SNAP, STATE], &[RUN, STATE]);
+        assert_eq!(c.count(DifferenceKind::OnlyInA), 1);
+        let first = c.first_state_divergence.as_ref().unwrap();
+        assert_eq!((first.a, first.b), (Seq::new(2), Seq::new(1)));
+        assert_eq!(first.messages, vec!["p".to_owned()]);
+        let other_state = r#"{"type":"STATE_SNAPSHOT","snapshot":{"k":2}}"#;
+        let c = compare_lines(&[RUN, STATE], &[RUN, other_state]);
+        let first = c.first_state_divergence.as_ref().unwrap();
+        assert!(first.state && first.messages.is_empty());
+        assert_eq!(first.a, Seq::new(2));
+    }
+
+    #[test]
+    fn differences_are_found_around_a_step() {
+        let c = compare_lines(
+            &[RUN, SNAP, DELTA_1, STATE, DELTA_1, END],
+            &[RUN, SNAP, DELTA_2, STATE, DELTA_2, END],
+        );
+        let (s, t) = (Seq::new, Seq::new);
+        assert_eq!(c.next_difference(s(0), t(0)).unwrap().a, s(3));
+        assert_eq!(c.next_difference(s(3), t(3)).unwrap().a, s(5), "after it");
+        assert_eq!(c.previous_difference(s(5), t(5)).unwrap().a, s(3));
+        assert!(c.next_difference(s(6), t(6)).is_none());
+        // An event of B only comes after A's step it follows.
+        let c = compare_lines(&[RUN, SNAP, END], &[RUN, SNAP, STEP, END]);
+        let only = c.next_difference(s(2), t(2)).expect("B's step 3");
+        assert_eq!((only.a, only.b), (s(2), t(3)));
+        assert!(c.next_difference(s(2), t(3)).is_none());
+        assert_eq!(c.previous_difference(s(3), t(4)).unwrap().b, t(3));
+    }
+
+    #[test]
+    fn the_crafted_pairs_of_the_demo_compare_as_their_tests_say() {
+        // Every step of these is checked against comparing everything
+        // (the `cfg(test)` check in `compare`).
+        let read = |path: &str| {
+            let text = std::fs::read_to_string(format!("{}/{path}", env!("CARGO_MANIFEST_DIR")))
+                .expect("a fixture");
+            text.lines().map(str::to_owned).collect::<Vec<_>>()
+        };
+        let demo = read("recordings/demo.jsonl");
+        let demo: Vec<&str> = demo.iter().map(String::as_str).collect();
+        for (name, changed, only_b, first_state) in [
+            ("fixed", 1, 0, Some((16, 16))),
+            ("inserted", 0, 1, None),
+            ("retimed", 0, 0, None),
+            ("two-changes", 3, 0, Some((30, 30))),
+            ("after-fix", 1, 1, Some((16, 17))),
+        ] {
+            let b = read(&format!("tests/fixtures/compare/{name}.jsonl"));
+            let b: Vec<&str> = b.iter().map(String::as_str).collect();
+            let c = compare_lines(&demo, &b);
+            assert_eq!(c.count(DifferenceKind::Changed), changed, "{name}");
+            assert_eq!(c.count(DifferenceKind::OnlyInB), only_b, "{name}");
+            let first = c
+                .first_state_divergence
+                .as_ref()
+                .map(|d| (d.a.get(), d.b.get()));
+            assert_eq!(first, first_state, "{name}");
+            // And backwards: B against A.
+            let back = compare_lines(&b, &demo);
+            assert_eq!(back.count(DifferenceKind::OnlyInA), only_b, "{name}");
+        }
+    }
+
+    #[test]
+    fn bytes_that_are_not_json_compare_as_bytes() {
+        let c = compare_lines(&[RUN, "not json"], &[RUN, "not json"]);
+        assert!(c.agree());
+        let c = compare_lines(&[RUN, "not json"], &[RUN, "not jsom"]);
+        assert_eq!(c.count(DifferenceKind::Changed), 1);
+        let empty = compare_lines(&[], &[]);
+        assert!(empty.agree());
+        assert_eq!(empty.alignment.b_of_a(Seq::new(9)), Seq::START);
+    }
+}
