@@ -355,7 +355,7 @@ fn diff_ui(
                     &a_title,
                     &comparison.before,
                     &view.left,
-                    false,
+                    None,
                 );
             });
             strip.cell(|ui| {
@@ -366,7 +366,7 @@ fn diff_ui(
                     &b_title,
                     &comparison.after,
                     &view.right,
-                    false,
+                    None,
                 );
             });
             strip.cell(|ui| patch_ui(ui, view, commands));
