@@ -238,6 +238,20 @@ codes! {
     UnknownReference = "reference.unknown", Note;
     /// Ours: an SSE body framed with CRLF line ends (accepted).
     SseCrlf = "sse.crlf-framing", Info;
+    // Session files of other AG-UI tools (issue 17.5; `input::peer`).
+    /// Ours (E20): values of a session read from another tool's file are
+    /// its redaction marks (`«redacted: N chars»`), or the file says a
+    /// group of values was redacted; shown as they are, never invented.
+    PeerRedacted = "peer.redacted", Info;
+    /// Ours (E21): a record of another tool's session file that cannot be
+    /// used as its format says (not JSON, an unknown kind, no connection,
+    /// a second header, a frame without data); said with its line or id,
+    /// an event record's bytes still an event.
+    PeerRecordDamaged = "peer.record.damaged", Warning;
+    /// Ours (E22): what the tool that wrote the file found or recorded
+    /// besides the events (its findings, its client's outcome, a
+    /// connection without request, an answer that was not a stream).
+    PeerFinding = "peer.finding", Info;
     // Limits of what a patch may build (issue 12; `replay::limits`).
     /// Ours: an operation of an `ACTIVITY_DELTA` or `STATE_DELTA` would nest
     /// the document deeper than 128 arrays and objects
