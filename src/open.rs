@@ -303,10 +303,13 @@ fn open_peer(
         .collect();
     let num_sessions = file.sessions.len();
     let Some(picked) = wanted.and_then(|i| file.sessions.into_iter().nth(i)) else {
+        let missing = session
+            .map(|n| format!("session {n} does not exist: "))
+            .unwrap_or_default();
         return Err(SourceError::NoSuchSession {
             path: path.to_owned(),
             reason: format!(
-                "the {} holds {num_sessions} {}s; pick one with --session N ({})",
+                "{missing}the {} holds {num_sessions} {}s; pick one with --session N ({})",
                 format.as_str(),
                 format.session_noun(),
                 list.join("; ")
@@ -316,10 +319,9 @@ fn open_peer(
     let writer = file.writer.map(|w| format!(", {w}")).unwrap_or_default();
     Ok(Source {
         format: format!(
-            "{}{writer} ({} {})",
+            "{}{writer} ({})",
             format.as_str(),
-            format.session_noun(),
-            picked.label
+            format.name_session(&picked)
         ),
         events: picked.events,
         diagnostics: picked.diagnostics,

@@ -303,15 +303,7 @@ fn plan_peer(
         .into_iter()
         .map(|session| Planned {
             session: NewSession {
-                source: {
-                    let what = session.describe();
-                    let noun = format.session_noun();
-                    if what.starts_with(noun) {
-                        format!("import: {name} ({what})")
-                    } else {
-                        format!("import: {name} ({noun} {what})")
-                    }
-                },
+                source: format!("import: {name} ({})", format.name_session(&session)),
                 format: format.stored_name().to_owned(),
                 started_at_unix_ms: session.started_at_unix_ms,
                 response: session.status.map(|status| crate::input::HttpResponse {

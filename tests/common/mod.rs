@@ -14,6 +14,7 @@ pub mod bin;
 pub mod events;
 pub mod files;
 pub mod generator;
+pub mod peers;
 pub mod proxy;
 pub mod snapshot;
 pub mod store;

@@ -102,6 +102,19 @@ impl PeerSession {
     }
 }
 
+impl PeerFormat {
+    /// `connection c1 POST /api/…/run`, `exchange-2 (conversation) POST
+    /// /agent`, `fixture 1`: a session as messages name it.
+    pub fn name_session(self, session: &PeerSession) -> String {
+        let what = session.describe();
+        if what.starts_with(self.session_noun()) {
+            what
+        } else {
+            format!("{} {what}", self.session_noun())
+        }
+    }
+}
+
 /// The sessions of a peer's file.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PeerFile {
