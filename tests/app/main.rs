@@ -8,8 +8,10 @@ mod common;
 #[path = "../common/panel.rs"]
 mod panel;
 
+mod counts;
 mod desktop;
 mod follow;
+mod interop;
 mod layout;
 mod open;
 mod search_lanes;

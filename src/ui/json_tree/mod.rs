@@ -16,6 +16,7 @@ pub use highlights::{
 };
 pub use text::{compact_json, inline_text, truncate_chars};
 
+use crate::ui::words::thousands;
 use std::collections::BTreeMap;
 
 use egui::{AsIdSalt, Id, IdSalt, RichText, Ui};
@@ -248,7 +249,7 @@ impl Painter<'_> {
         if len > limit {
             let hidden = len - limit - extra.len();
             let more = ui
-                .small_button(format!("… {hidden} more"))
+                .small_button(format!("… {} more", thousands(hidden as u64)))
                 .on_hover_text(format!("Show {MAX_CHILDREN} more"));
             if more.clicked() {
                 ui.ctx()
