@@ -31,7 +31,10 @@ fn the_time_control_groups_the_step_count_by_thousands() {
     let file = TempPath::with_bytes("counts", "long.jsonl", &long_stream(12_345));
     let mut harness = harness(ReplayApp::with_file(file.path()));
     wait_for_loading(&mut harness);
-    assert_eq!(harness.state().state.doc().map(|d| d.num_events()), Some(12_345));
+    assert_eq!(
+        harness.state().state.doc().map(|d| d.num_events()),
+        Some(12_345)
+    );
     harness
         .state_mut()
         .state

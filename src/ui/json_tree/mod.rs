@@ -491,11 +491,11 @@ mod tests {
         });
         harness.run();
         use egui_kittest::kittest::Queryable;
-        harness.get_by_label("… 4799 more");
+        harness.get_by_label("… 4,799 more");
         harness.get_by_label("4321:");
         assert!(harness.query_by_label("250:").is_none());
         // Far below the window: clicked through accessibility.
-        harness.get_by_label("… 4799 more").click_accesskit();
+        harness.get_by_label("… 4,799 more").click_accesskit();
         harness.run();
         harness.get_by_label("250:");
     }
