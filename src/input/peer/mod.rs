@@ -372,6 +372,45 @@ mod tests {
         assert_eq!(arrivals_from_millis(&[Some(5.0)], 10.0), [0]);
     }
 
+    /// Every sample of `tests/interop/`, cut at many places and with bytes
+    /// flipped: read without a panic (nothing panics on input).
+    #[test]
+    fn damaged_samples_never_panic() {
+        const SAMPLES: [&[u8]; 4] = [
+            include_bytes!("../../../tests/interop/ag-ui-devtools/demo.agui.jsonl"),
+            include_bytes!("../../../tests/interop/ag-ui-devtools/happy-real.json"),
+            include_bytes!(
+                "../../../tests/interop/agui-inspector/generated/agui-inspector-session-sse.json"
+            ),
+            include_bytes!(
+                "../../../tests/interop/agui-inspector/generated/agui-inspector-session-protobuf.json"
+            ),
+        ];
+        for sample in SAMPLES {
+            let format = detect_peer(sample, Path::new("sample")).expect("a peer file");
+            assert!(read_peer(sample, format).is_ok());
+            let mut inputs: Vec<Vec<u8>> = (0..sample.len())
+                .step_by(151)
+                .map(|end| sample[..end].to_vec())
+                .collect();
+            inputs.extend((0..sample.len()).step_by(211).map(|i| {
+                let mut bytes = sample.to_vec();
+                bytes[i] ^= 0x5a;
+                bytes
+            }));
+            for bytes in &inputs {
+                let _ = detect_peer(bytes, Path::new("x.json"));
+                for format in [
+                    PeerFormat::DevTools,
+                    PeerFormat::Inspector,
+                    PeerFormat::Fixtures,
+                ] {
+                    let _ = read_peer(bytes, format);
+                }
+            }
+        }
+    }
+
     #[test]
     fn files_are_told_apart_by_name_or_shape() {
         let devtools = br#"{"kind":"header","schemaVersion":1}"#;
