@@ -12,9 +12,12 @@ use crate::diagnostic::Code;
 use crate::input::EventLog;
 
 /// Whether the bytes are a fixture file: an object whose `fixtures` is an
-/// array of objects with an `events` array.
+/// array of objects with an `events` array, and nothing else (REC
+/// `RecordedFixtureFile`), so that a large stream that is not one is told
+/// apart at its first key.
 pub(super) fn is_fixtures(body: &[u8]) -> bool {
     #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
     struct Probe {
         #[expect(dead_code, reason = "only its presence and shape matter")]
         fixtures: Vec<ProbeFixture>,

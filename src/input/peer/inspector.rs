@@ -22,9 +22,12 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::input::{EventLog, HttpRequest};
 
 /// Whether the bytes are an inspector export: an object with `version` and
-/// a `session` holding `exchanges` and `frames` arrays.
+/// a `session` holding `exchanges` and `frames` arrays, and nothing else
+/// (§2.1: an extra top-level key is refused), so that a large stream that
+/// is not one is told apart at its first key.
 pub(super) fn is_inspector(body: &[u8]) -> bool {
     #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
     struct Probe {
         #[expect(dead_code, reason = "only its presence matters")]
         version: serde::de::IgnoredAny,
