@@ -242,6 +242,20 @@ codes! {
     /// (2 s unless set), between two times of the stream's own (never
     /// invented ones); on the event that ended the wait.
     StreamStall = "stream.stall", Info;
+    // Session files of other AG-UI tools (issue 17.5; `input::peer`).
+    /// Ours (E21): values of a session read from another tool's file are
+    /// its redaction marks (`«redacted: N chars»`), or the file says a
+    /// group of values was redacted; shown as they are, never invented.
+    PeerRedacted = "peer.redacted", Info;
+    /// Ours (E22): a record of another tool's session file that cannot be
+    /// used as its format says (not JSON, an unknown kind, no connection,
+    /// a second header, a frame without data); said with its line or id,
+    /// an event record's bytes still an event.
+    PeerRecordDamaged = "peer.record.damaged", Warning;
+    /// Ours (E23): what the tool that wrote the file found or recorded
+    /// besides the events (its findings, its client's outcome, a
+    /// connection without request, an answer that was not a stream).
+    PeerFinding = "peer.finding", Info;
     // Limits of what a patch may build (issue 12; `replay::limits`).
     /// Ours: an operation of an `ACTIVITY_DELTA` or `STATE_DELTA` would nest
     /// the document deeper than 128 arrays and objects

@@ -1,6 +1,8 @@
 //! Opening whatever a user points at as one stream to replay: a recording
-//! (one of its sessions), a HAR file (one of its event-stream exchanges), or
-//! a plain stream file (JSON lines, JSON array, vector document, SSE body).
+//! (one of its sessions), a HAR file (one of its event-stream exchanges),
+//! another AG-UI tool's session file (one of its connections, issue 17.5),
+//! or a plain stream file (JSON lines, JSON array, vector document, SSE
+//! body).
 
 use std::path::{Path, PathBuf};
 
@@ -33,8 +35,9 @@ pub struct Source {
     pub sessions: Vec<SessionInfo>,
     /// When each event arrived (index 0 is seq 1), for recordings.
     pub arrival_nanos: Option<Vec<u64>>,
-    /// The event-stream exchanges of a HAR file, in order (empty
-    /// otherwise): session N is the N-th.
+    /// The event-stream exchanges of a HAR file, or the connections of
+    /// another tool's session file, in order (empty otherwise): session N
+    /// is the N-th.
     pub exchanges: Vec<ExchangeSummary>,
 }
 
@@ -47,8 +50,8 @@ pub struct ExchangeSummary {
     pub request: String,
     /// When the request started, in milliseconds since the Unix epoch.
     pub started_at_unix_ms: Option<i64>,
-    /// The response's status code.
-    pub status: u16,
+    /// The response's status code, when the file records one.
+    pub status: Option<u16>,
     /// The events its body holds (what the reader frames).
     pub num_events: usize,
 }
@@ -60,8 +63,11 @@ impl std::fmt::Display for ExchangeSummary {
         if let Some(ms) = self.started_at_unix_ms {
             write!(f, "{}, ", time_of_day_utc(ms))?;
         }
+        if let Some(status) = self.status {
+            write!(f, "{status}, ")?;
+        }
         let plural = if self.num_events == 1 { "" } else { "s" };
-        write!(f, "{}, {} event{plural})", self.status, self.num_events)
+        write!(f, "{} event{plural})", self.num_events)
     }
 }
 
@@ -137,6 +143,9 @@ pub fn open_source(path: &Path, session: Option<i64>) -> Result<Source, SourceEr
         .is_some_and(|e| e.eq_ignore_ascii_case("har"));
     if is_har_file || input::is_har(&bytes) {
         return open_har(path, &bytes, session);
+    }
+    if let Some(format) = input::detect_peer(&bytes, path) {
+        return open_peer(path, &bytes, format, session);
     }
     let stream = input::read_bytes(&bytes, path)?;
     if let Some(n) = session.filter(|&n| n != 1) {
@@ -234,7 +243,7 @@ fn open_har(path: &Path, bytes: &[u8], session: Option<i64>) -> Result<Source, S
         .map(|e| ExchangeSummary {
             request: format!("{} {}", e.request.method, e.request.url),
             started_at_unix_ms: e.started_at_unix_ms,
-            status: e.response.status,
+            status: Some(e.response.status),
             // The open one is read already; the others are framed
             // just to be counted (a HAR file is small).
             num_events: if std::ptr::eq(e, exchange) {
@@ -254,6 +263,74 @@ fn open_har(path: &Path, bytes: &[u8], session: Option<i64>) -> Result<Source, S
         num_sessions: exchanges.len(),
         sessions: Vec::new(),
         arrival_nanos: None,
+        exchanges,
+    })
+}
+
+/// Opens one connection of another AG-UI tool's session file (issue 17.5):
+/// picked with `session` as a HAR file's exchange is, its request the run
+/// input, its recorded times the arrival times.
+fn open_peer(
+    path: &Path,
+    bytes: &[u8],
+    format: input::PeerFormat,
+    session: Option<i64>,
+) -> Result<Source, SourceError> {
+    let file = input::read_peer(bytes, format).map_err(|reason| SourceError::Har {
+        path: path.to_owned(),
+        reason,
+    })?;
+    let wanted = match session {
+        Some(n) => usize::try_from(n).ok().and_then(|n| n.checked_sub(1)),
+        None if file.sessions.len() == 1 => Some(0),
+        None => None,
+    };
+    let list: Vec<String> = file
+        .sessions
+        .iter()
+        .enumerate()
+        .map(|(i, s)| format!("{}: {}", i + 1, s.describe()))
+        .collect();
+    let exchanges = file
+        .sessions
+        .iter()
+        .map(|s| ExchangeSummary {
+            request: s.describe(),
+            started_at_unix_ms: s.started_at_unix_ms,
+            status: s.status,
+            num_events: s.events.len(),
+        })
+        .collect();
+    let num_sessions = file.sessions.len();
+    let Some(picked) = wanted.and_then(|i| file.sessions.into_iter().nth(i)) else {
+        let missing = session
+            .map(|n| format!("session {n} does not exist: "))
+            .unwrap_or_default();
+        return Err(SourceError::NoSuchSession {
+            path: path.to_owned(),
+            reason: format!(
+                "{missing}the {} holds {num_sessions} {}s; pick one with --session N ({})",
+                format.as_str(),
+                format.session_noun(),
+                list.join("; ")
+            ),
+        });
+    };
+    let writer = file.writer.map(|w| format!(", {w}")).unwrap_or_default();
+    Ok(Source {
+        format: format!(
+            "{}{writer} ({})",
+            format.as_str(),
+            format.name_session(&picked)
+        ),
+        events: picked.events,
+        diagnostics: picked.diagnostics,
+        declared_profile: None,
+        run_input: picked.run_input,
+        session: None,
+        num_sessions,
+        sessions: Vec::new(),
+        arrival_nanos: picked.arrival_nanos,
         exchanges,
     })
 }

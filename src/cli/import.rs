@@ -12,8 +12,10 @@ use crate::store::{ImportProgress, import_files};
 #[derive(Debug, Args)]
 pub struct ImportArgs {
     /// Files to import: JSON lines, JSON arrays, vector documents, SSE
-    /// bodies, HAR files (one session per event-stream response), and
-    /// recordings (each of their sessions, as it is).
+    /// bodies, HAR files (one session per event-stream response), the
+    /// session files of other AG-UI tools (AG-UI DevTools `.agui.jsonl`,
+    /// agui-inspector exports, aimock fixtures: one session per
+    /// connection), and recordings (each of their sessions, as it is).
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
     /// The recording to write.

@@ -184,8 +184,9 @@ pub struct StreamArgs {
     /// ag-ui-client-1.0 profile is a 1.0 consumer whatever this says.
     #[arg(long, value_enum, default_value_t = ProtocolArg::V1_1)]
     pub protocol: ProtocolArg,
-    /// Which session of a recording (or exchange of a HAR file) to replay;
-    /// needed when there are several.
+    /// Which session of a recording (or exchange of a HAR file, or
+    /// connection of another AG-UI tool's session file) to replay; needed
+    /// when there are several.
     #[arg(long, value_name = "N")]
     pub session: Option<i64>,
 }

@@ -12,6 +12,7 @@ mod http;
 mod json;
 mod keys;
 mod log;
+mod peer;
 mod sniff;
 mod sse;
 
@@ -23,6 +24,7 @@ pub use har::{HarExchange, is_har, read_har};
 pub use http::{HttpRequest, HttpResponse};
 pub use keys::EventKeys;
 pub use log::{EventLog, RawEvents};
+pub use peer::{PeerFile, PeerFormat, PeerSession, detect_peer, is_redaction_mark, read_peer};
 pub use sse::SseFramer;
 
 use crate::diagnostic::Diagnostic;

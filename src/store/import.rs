@@ -1,6 +1,7 @@
 //! Importing stream files into a recording: JSON lines, JSON arrays, vector
 //! documents and SSE bodies become one session each; a HAR file becomes one
-//! session per event-stream exchange, its request body the run input. Lines
+//! session per event-stream exchange, its request body the run input, and
+//! another AG-UI tool's session file one per connection (issue 17.5). Lines
 //! that are not events are stored verbatim (they show as diagnostics when
 //! replayed).
 
@@ -227,6 +228,9 @@ fn plan(path: &Path) -> Result<Vec<Planned>, ImportError> {
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("har"))
         || input::is_har(&bytes);
+    if !is_har && let Some(format) = input::detect_peer(&bytes, path) {
+        return plan_peer(path, &bytes, format);
+    }
     if !is_har {
         let stream: Stream = input::read_bytes(&bytes, path)?;
         return Ok(vec![Planned {
@@ -278,6 +282,43 @@ fn plan(path: &Path) -> Result<Vec<Planned>, ImportError> {
         });
     }
     Ok(planned)
+}
+
+/// The connections of another AG-UI tool's session file (issue 17.5), one
+/// session each: its request (the run input), its recorded arrival times
+/// (from the events' `timestamp`s, or 100 ms apart, when the file records
+/// none), its reader diagnostics.
+fn plan_peer(
+    path: &Path,
+    bytes: &[u8],
+    format: input::PeerFormat,
+) -> Result<Vec<Planned>, ImportError> {
+    let file = input::read_peer(bytes, format).map_err(|reason| ImportError::Har {
+        path: path.to_owned(),
+        reason,
+    })?;
+    let name = path.display().to_string();
+    Ok(file
+        .sessions
+        .into_iter()
+        .map(|session| Planned {
+            session: NewSession {
+                source: format!("import: {name} ({})", format.name_session(&session)),
+                format: format.stored_name().to_owned(),
+                started_at_unix_ms: session.started_at_unix_ms,
+                response: session.status.map(|status| crate::input::HttpResponse {
+                    status,
+                    headers: Vec::new(),
+                }),
+                request: session.request,
+                reader_diagnostics: session.diagnostics,
+            },
+            events: session.events,
+            declared_profile: None,
+            arrivals: session.arrival_nanos,
+            ended: None,
+        })
+        .collect())
 }
 
 /// The stored name of a stream format.

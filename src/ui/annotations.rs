@@ -6,6 +6,7 @@
 
 use crate::ui::TimeCommand;
 use crate::ui::command::NoteCommand;
+use crate::ui::words::thousands;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -289,8 +290,10 @@ impl Notes {
                     } else {
                         ("previous", "before")
                     };
-                    response.notice =
-                        Some(format!("No {which} bookmark: none {side} step {}", at.step));
+                    response.notice = Some(format!(
+                        "No {which} bookmark: none {side} step {}",
+                        thousands(at.step.get())
+                    ));
                 }
             }
             NoteCommand::AddNote(text) => {
@@ -355,7 +358,11 @@ impl Notes {
     ) -> Kept<T> {
         match saved {
             Some(Ok(row)) => {
-                response.notice = Some(format!("{} saved at step {step}", capitalized(what)));
+                response.notice = Some(format!(
+                    "{} saved at step {}",
+                    capitalized(what),
+                    thousands(step.get())
+                ));
                 return Kept {
                     id: AnnotationId::Saved(row_id(&row)),
                     row,
@@ -461,7 +468,7 @@ pub fn notes_ui(ui: &mut Ui, state: &AppState, form: &mut NotesForm, commands: &
             .labelled_by(label.id);
         let entered = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
         if ui
-            .button(format!("Bookmark step {step} (m)"))
+            .button(format!("Bookmark step {} (m)", thousands(step.get())))
             .on_hover_text("Add a bookmark at the cursor, with this label")
             .clicked()
             || entered
@@ -526,7 +533,7 @@ fn bookmark_row_ui(
         let text = format!("{:>6}  {}", bookmark.seq.get(), bookmark.label);
         if ui
             .selectable_label(bookmark.seq == step, RichText::new(text).monospace())
-            .on_hover_text(format!("Go to step {}", bookmark.seq))
+            .on_hover_text(format!("Go to step {}", thousands(bookmark.seq.get())))
             .clicked()
         {
             commands.push(Command::Time(TimeCommand::Set(bookmark.seq)));
@@ -563,7 +570,7 @@ fn notes_section_ui(
     if ui
         .add_enabled(
             !form.note.trim().is_empty(),
-            egui::Button::new(format!("Add note at step {step}{on}")),
+            egui::Button::new(format!("Add note at step {}{on}", thousands(step.get()))),
         )
         .clicked()
     {
@@ -573,7 +580,7 @@ fn notes_section_ui(
     }
     for note in state.annotations().notes() {
         ui.horizontal_wrapped(|ui| {
-            let mut head = format!("step {}", note.seq);
+            let mut head = format!("step {}", thousands(note.seq.get()));
             if let Some(id) = &note.message_id {
                 head.push_str(&format!(" · {id}"));
             }

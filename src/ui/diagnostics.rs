@@ -9,6 +9,7 @@
 //! one of fifty.
 
 use crate::ui::TimeCommand;
+use crate::ui::words::thousands;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -57,9 +58,17 @@ pub fn diagnostics_ui(ui: &mut egui::Ui, state: &AppState, commands: &mut Vec<Co
     let groups = groups_for_frame(ui, doc, state.diagnostics_filter());
     let num_shown: usize = groups.iter().map(|g| g.members.len()).sum();
     ui.weak(if num_shown == num_diagnostics {
-        format!("{num_diagnostics} diagnostics, {} codes", groups.len())
+        format!(
+            "{} diagnostics, {} codes",
+            thousands(num_diagnostics as u64),
+            groups.len()
+        )
     } else {
-        format!("{num_shown} of {num_diagnostics} diagnostics match")
+        format!(
+            "{} of {} diagnostics match",
+            thousands(num_shown as u64),
+            thousands(num_diagnostics as u64)
+        )
     });
     ui.separator();
     let step = state.step();

@@ -4,6 +4,7 @@
 //! redactions, and a preview of the bytes that will be written. It calls the engine's export, the code the
 //! `export` command runs.
 
+use crate::ui::words::thousands;
 use std::path::PathBuf;
 
 use super::file_dialog::FilePicker;
@@ -677,7 +678,10 @@ fn fields_ui(
             ui.vertical(|ui| {
                 let mut scope = dialog.scope();
                 let activity = match state.selected_activity() {
-                    Some(id) => format!("Activity {id} up to step {step} (minimal repro)"),
+                    Some(id) => format!(
+                        "Activity {id} up to step {} (minimal repro)",
+                        thousands(step.get())
+                    ),
                     None => "Selected activity up to the cursor (none selected)".to_owned(),
                 };
                 ui.add_enabled_ui(
@@ -687,7 +691,11 @@ fn fields_ui(
                     },
                 );
                 let range = match state.marks() {
-                    [Some(a), Some(b)] => format!("Range A..B: steps {}..{}", a.min(b), a.max(b)),
+                    [Some(a), Some(b)] => format!(
+                        "Range A..B: steps {}..{}",
+                        thousands(a.min(b).get()),
+                        thousands(a.max(b).get())
+                    ),
                     _ => "Range A..B (marks not set: keys a and b)".to_owned(),
                 };
                 ui.add_enabled_ui(scope_available(state, ScopeChoice::Range).is_ok(), |ui| {
@@ -696,7 +704,7 @@ fn fields_ui(
                 ui.radio_value(
                     &mut scope,
                     ScopeChoice::Whole,
-                    format!("Whole stream ({} events)", doc.num_events()),
+                    format!("Whole stream ({} events)", thousands(doc.num_events())),
                 );
                 if scope != dialog.scope() {
                     apply(dialog, ExportCommand::SetScope(scope));
@@ -879,7 +887,7 @@ fn preview_ui(
     }
     match preview {
         Ok(preview) => {
-            let mut line = format!("{} events", preview.num_events);
+            let mut line = format!("{} events", thousands(preview.num_events as u64));
             if let Some(bytes) = preview.total_bytes {
                 line.push_str(&format!(", {bytes} bytes"));
             }

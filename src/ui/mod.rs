@@ -536,7 +536,11 @@ impl ReplayApp {
                 let current = doc.session.unwrap_or(1);
                 let label = ui.label("Session");
                 egui::ComboBox::from_id_salt("session")
-                    .selected_text(format!("{current} of {}", doc.sessions.len()))
+                    .selected_text(format!(
+                        "{} of {}",
+                        words::thousands(current as u64),
+                        words::thousands(doc.sessions.len() as u64)
+                    ))
                     .show_ui(ui, |ui| {
                         for session in &doc.sessions {
                             let label = format!(
@@ -647,7 +651,11 @@ fn exchange_picker_ui(ui: &mut egui::Ui, doc: &Doc, commands: &mut Vec<Command>)
     let current = doc.session.unwrap_or(1);
     let label = ui.label("Exchange");
     egui::ComboBox::from_id_salt("exchange")
-        .selected_text(format!("{current} of {}", doc.source.exchanges.len()))
+        .selected_text(format!(
+            "{} of {}",
+            words::thousands(current as u64),
+            words::thousands(doc.source.exchanges.len() as u64)
+        ))
         .show_ui(ui, |ui| {
             for (i, request) in doc.source.exchanges.iter().enumerate() {
                 let id = i as i64 + 1;

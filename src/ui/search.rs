@@ -10,6 +10,7 @@
 //! runs a slice per frame from the nearest checkpoint.
 
 use crate::ui::command::SearchCommand;
+use crate::ui::words::thousands;
 use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -574,7 +575,11 @@ fn target_combo_ui(ui: &mut Ui, state: &AppState, form: &mut SearchForm, label: 
                 lanes.iter().map(|l| l.message_id.as_str()),
                 &form.target_filter,
             );
-            ui.weak(format!("{} of {} activities", ids.len(), lanes.len()));
+            ui.weak(format!(
+                "{} of {} activities",
+                thousands(ids.len() as u64),
+                thousands(lanes.len() as u64)
+            ));
             if ui
                 .selectable_label(form.message.is_none(), "the state")
                 .clicked()
@@ -747,7 +752,7 @@ pub fn search_ui(
             step,
             value,
         }) => {
-            ui.label(RichText::new(format!("Step {step}")).strong());
+            ui.label(RichText::new(format!("Step {}", thousands(step.get()))).strong());
             ui.weak(description);
             let value = value
                 .as_ref()
@@ -770,7 +775,7 @@ pub fn search_ui(
 fn list_heading(list: &MatchList) -> String {
     let count = match list.matches().len() {
         1 => "1 match".to_owned(),
-        n => format!("{n} matches"),
+        n => format!("{} matches", thousands(n as u64)),
     };
     format!("{count}: {}", describe_query(list.query()))
 }
@@ -824,7 +829,7 @@ fn match_list_ui(ui: &mut Ui, state: &AppState, list: &MatchList, commands: &mut
                     .value
                     .as_ref()
                     .map_or_else(|| "(absent)".to_owned(), |v| compact_json(v, 120));
-                let text = format!("step {}: {value}", found.step);
+                let text = format!("step {}: {value}", thousands(found.step.get()));
                 if ui
                     .selectable_label(current == Some(i), RichText::new(text).monospace())
                     .clicked()

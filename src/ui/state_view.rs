@@ -4,6 +4,7 @@
 //! highlights an activity's patch. Redux DevTools' "State" tab, at the
 //! step.
 
+use crate::ui::words::thousands;
 use std::sync::Arc;
 
 use egui::{Id, Ui};
@@ -23,7 +24,7 @@ pub fn state_view_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>)
     };
     ui.horizontal(|ui| {
         ui.strong("State");
-        ui.label(format!("at step {}", view.step));
+        ui.label(format!("at step {}", thousands(view.step.get())));
     });
     let highlights = memoized(
         ui.ctx(),
@@ -85,7 +86,7 @@ fn what_the_event_did(
     effect: Option<Effect>,
     highlights: &Highlights,
 ) -> String {
-    let step = view.step;
+    let step = thousands(view.step.get());
     let Some(ParseOutcome::Event { event, .. }) = &view.event else {
         return format!("Step {step}: the state as the stream starts");
     };
@@ -110,7 +111,10 @@ fn what_the_event_did(
             format!("STATE_DELTA at step {step} skipped: the state is as it was (E1)")
         }
         (EventBody::StateSnapshot { .. }, _) if changed > 0 => {
-            format!("STATE_SNAPSHOT at step {step} replaced the state: {changed} {paths} changed")
+            format!(
+                "STATE_SNAPSHOT at step {step} replaced the state: {} {paths} changed",
+                thousands(changed as u64)
+            )
         }
         (EventBody::StateSnapshot { .. }, _) => {
             format!("STATE_SNAPSHOT at step {step}: the same state again")

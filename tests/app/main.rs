@@ -10,8 +10,10 @@ mod panel;
 
 mod blame;
 mod compare;
+mod counts;
 mod desktop;
 mod follow;
+mod interop;
 mod layout;
 mod open;
 mod search_lanes;

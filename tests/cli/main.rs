@@ -20,6 +20,7 @@ mod find;
 mod fuzz_corpus;
 mod hostile;
 mod import;
+mod interop;
 mod record;
 mod rules;
 mod serve;

@@ -15,6 +15,7 @@ pub mod events;
 pub mod files;
 pub mod generator;
 pub mod peer;
+pub mod peers;
 pub mod proxy;
 pub mod serve;
 pub mod snapshot;

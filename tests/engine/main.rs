@@ -12,6 +12,7 @@ mod client_conversation;
 mod conformance;
 mod drift;
 mod index;
+mod interop;
 mod lazy_events;
 mod properties;
 mod rules;

@@ -2,6 +2,7 @@
 //! preview of its content (click to inspect it), and a text, tool or
 //! reasoning message with its text ("Show more" when long) and tool calls.
 
+use crate::ui::words::thousands;
 use std::borrow::Cow;
 
 use egui::text::{LayoutJob, TextWrapping};
@@ -65,7 +66,7 @@ fn input_badge_ui(ui: &mut Ui, input: Option<Seq>) {
     let from = if step == Seq::START {
         "the recorded request body (step 0)".to_owned()
     } else {
-        format!("the input of RUN_STARTED at step {step}")
+        format!("the input of RUN_STARTED at step {}", thousands(step.get()))
     };
     ui.label(RichText::new("input").small().strong())
         .on_hover_text(format!("Joined the conversation from {from} (E11)"));
@@ -196,7 +197,10 @@ pub fn content_preview(content: &Value, max_keys: usize, max_value_chars: usize)
         .map(|(key, value)| format!("{key}: {}", compact_json(value, max_value_chars)))
         .collect();
     if map.len() > max_keys {
-        parts.push(format!("+{} more", map.len() - max_keys));
+        parts.push(format!(
+            "+{} more",
+            thousands((map.len() - max_keys) as u64)
+        ));
     }
     parts.join("  ·  ")
 }

@@ -17,6 +17,7 @@ mod cards;
 mod rows;
 mod virtual_rows;
 
+use crate::ui::words::thousands;
 use egui::{RichText, Ui};
 
 use self::cards::{activity_card_ui, other_message_ui};
@@ -59,11 +60,14 @@ pub fn conversation_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command
         let plural = if at.len() == 1 { "" } else { "s" };
         ui.label(format!(
             "{} message{plural} at step {}",
-            at.len(),
-            view.step
+            thousands(at.len() as u64),
+            thousands(view.step.get())
         ));
         if num_rows > at.len() {
-            ui.weak(format!("({} removed by this event)", num_rows - at.len()));
+            ui.weak(format!(
+                "({} removed by this event)",
+                thousands((num_rows - at.len()) as u64)
+            ));
         }
     });
     ui.separator();
@@ -150,8 +154,8 @@ fn run_input_heading_ui(ui: &mut Ui, doc: &crate::ui::Doc, step: Seq) {
     });
     let from = match (step, run) {
         (Seq::START, _) => "the recorded request body".to_owned(),
-        (_, Some(run)) => format!("run {run}, RUN_STARTED at step {step}"),
-        (_, None) => format!("RUN_STARTED at step {step}"),
+        (_, Some(run)) => format!("run {run}, RUN_STARTED at step {}", thousands(step.get())),
+        (_, None) => format!("RUN_STARTED at step {}", thousands(step.get())),
     };
     ui.horizontal(|ui| {
         ui.label(RichText::new("Run input").strong());

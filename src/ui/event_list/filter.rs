@@ -2,6 +2,7 @@
 //! types, severity), and [`filter_rows`], which runs the filter over the
 //! whole stream when it changes.
 
+use crate::ui::words::thousands;
 use std::collections::BTreeSet;
 
 use egui::{Label, RichText};
@@ -82,7 +83,11 @@ pub(super) fn filter_bar_ui(
         if *current != EventFilter::default() && ui.button("Clear").clicked() {
             edited = EventFilter::default();
         }
-        let count = format!("{} of {}", state.event_rows().len(), doc.num_events());
+        let count = format!(
+            "{} of {}",
+            thousands(state.event_rows().len() as u64),
+            thousands(doc.num_events())
+        );
         ui.add(Label::new(RichText::new(count).weak()).extend());
     });
     if edited != *current {
@@ -117,7 +122,10 @@ fn kinds_ui(ui: &mut egui::Ui, doc: &Doc, kinds: &mut BTreeSet<EventKind>) -> eg
                 };
                 let mut ticked = kinds.contains(&kind);
                 if ui
-                    .checkbox(&mut ticked, format!("{} ({count})", kind.name()))
+                    .checkbox(
+                        &mut ticked,
+                        format!("{} ({})", kind.name(), thousands(count as u64)),
+                    )
                     .changed()
                 {
                     if ticked {

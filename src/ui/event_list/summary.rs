@@ -2,6 +2,7 @@
 //! reader wants to see in a list (patch operations, the text of a delta, the
 //! replace flag of a snapshot…).
 
+use crate::ui::words::thousands;
 use std::borrow::Cow;
 
 use crate::protocol::{EventBody, ParseOutcome, Patch, op_name};
@@ -149,7 +150,10 @@ fn patch_summary(patch: &Patch) -> String {
         text.push_str(", …");
     }
     if !patch.dropped.is_empty() {
-        text.push_str(&format!(" (+{} dropped)", patch.dropped.len()));
+        text.push_str(&format!(
+            " (+{} dropped)",
+            thousands(patch.dropped.len() as u64)
+        ));
     }
     text
 }
@@ -158,7 +162,7 @@ fn plural(n: usize, noun: &str) -> String {
     if n == 1 {
         format!("1 {noun}")
     } else {
-        format!("{n} {noun}s")
+        format!("{} {noun}s", thousands(n as u64))
     }
 }
 

@@ -2,6 +2,7 @@
 //! the diagnostics of the step, its patch (see [`super::patch`]) and
 //! its raw bytes (see [`super::raw`]).
 
+use crate::ui::words::thousands;
 use egui::{RichText, Ui};
 
 use super::as_activity;
@@ -35,7 +36,7 @@ pub(super) fn current_event_ui(ui: &mut Ui, doc: &Doc, view: &CursorView) {
             ParseOutcome::UnknownType { type_name, .. } => format!("{type_name} (unknown type)"),
             ParseOutcome::Unparseable { .. } => "unparseable".to_owned(),
         };
-        ui.label(format!("step {}:", view.step));
+        ui.label(format!("step {}:", thousands(view.step.get())));
         ui.label(RichText::new(name).monospace().strong());
         if let Some(effect) = effect {
             let (text, color) = match effect.effect {
@@ -159,7 +160,7 @@ pub fn pretty_raw(text: &str) -> String {
 
 /// The diagnostics of the step (and the reader's at step 0).
 fn step_diagnostics_ui(ui: &mut Ui, doc: &Doc, step: Seq) {
-    ui.label(RichText::new(format!("Diagnostics at step {step}")).weak());
+    ui.label(RichText::new(format!("Diagnostics at step {}", thousands(step.get()))).weak());
     let until = doc.timeline.diagnostics_until(step);
     let here = &until[until.partition_point(|d| d.seq < step)..];
     let reader: &[Diagnostic] = if step == Seq::START {

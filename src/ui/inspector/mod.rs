@@ -13,6 +13,7 @@ mod raw;
 
 use crate::ui::TimeCommand;
 use crate::ui::command::SearchCommand;
+use crate::ui::words::thousands;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -185,7 +186,7 @@ fn activity_ui(ui: &mut Ui, doc: &Doc, view: &CursorView, id: &str, commands: &m
                 });
                 ui.end_row();
             }
-            ui.weak(format!("at step {}", view.step));
+            ui.weak(format!("at step {}", thousands(view.step.get())));
             ui.label(existence(activity.is_some(), old.is_some(), at_message));
             ui.end_row();
             if let Some(change) = here {
@@ -282,7 +283,7 @@ fn message_ui(ui: &mut Ui, doc: &Doc, view: &CursorView, id: &str, commands: &mu
             ui.weak("role");
             ui.label(shown.role_name());
             ui.end_row();
-            ui.weak(format!("at step {}", view.step));
+            ui.weak(format!("at step {}", thousands(view.step.get())));
             ui.label(match (now.is_some(), old.is_some()) {
                 (true, false) => "created by this event",
                 (false, true) => "removed by this event",
@@ -295,7 +296,10 @@ fn message_ui(ui: &mut Ui, doc: &Doc, view: &CursorView, id: &str, commands: &mu
                 ui.label(if step == Seq::START {
                     "joined from the recorded request body (E11)".to_owned()
                 } else {
-                    format!("joined from the input of RUN_STARTED at step {step} (E11)")
+                    format!(
+                        "joined from the input of RUN_STARTED at step {} (E11)",
+                        thousands(step.get())
+                    )
                 });
                 ui.end_row();
             }
@@ -438,7 +442,7 @@ fn lane_navigation_ui(
         ui.weak(super::words::count(events.len() as u64, "event", "events"));
         if let Some(seq) = previous
             && ui
-                .small_button(format!("‹ step {seq}"))
+                .small_button(format!("‹ step {}", thousands(seq.get())))
                 .on_hover_text("This activity's previous event")
                 .clicked()
         {
@@ -446,7 +450,7 @@ fn lane_navigation_ui(
         }
         if let Some(seq) = next
             && ui
-                .small_button(format!("step {seq} ›"))
+                .small_button(format!("step {} ›", thousands(seq.get())))
                 .on_hover_text("This activity's next event")
                 .clicked()
         {

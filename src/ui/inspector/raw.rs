@@ -3,6 +3,7 @@
 //! characters are the bug: re-indenting would alter them), and as hex for
 //! bytes that are not text, or on request (issue 13, point 10).
 
+use crate::ui::words::thousands;
 use std::sync::Arc;
 
 use egui::{Id, RichText, Ui};
@@ -160,7 +161,7 @@ pub(super) fn raw_event_ui(ui: &mut Ui, doc: &Doc, view: &CursorView) {
                         None => hex_dump(raw),
                     });
                 }
-                ui.weak(format!("{} bytes", raw.len()));
+                ui.weak(format!("{} bytes", thousands(raw.len() as u64)));
             });
             match (shown, text) {
                 (RawView::Pretty, Some(text)) => {

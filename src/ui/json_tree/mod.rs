@@ -16,6 +16,7 @@ pub use highlights::{
 };
 pub use text::{compact_json, inline_text, truncate_chars};
 
+use crate::ui::words::thousands;
 use std::collections::BTreeMap;
 
 use egui::{AsIdSalt, Id, IdSalt, RichText, Ui};
@@ -290,7 +291,7 @@ impl Painter<'_> {
         if len > limit {
             let hidden = len - limit - extra.len();
             let more = ui
-                .small_button(format!("… {hidden} more"))
+                .small_button(format!("… {} more", thousands(hidden as u64)))
                 .on_hover_text(format!("Show {MAX_CHILDREN} more"));
             if more.clicked() {
                 ui.ctx()
@@ -548,11 +549,11 @@ mod tests {
         });
         harness.run();
         use egui_kittest::kittest::Queryable;
-        harness.get_by_label("… 4799 more");
+        harness.get_by_label("… 4,799 more");
         harness.get_by_label("4321:");
         assert!(harness.query_by_label("250:").is_none());
         // Far below the window: clicked through accessibility.
-        harness.get_by_label("… 4799 more").click_accesskit();
+        harness.get_by_label("… 4,799 more").click_accesskit();
         harness.run();
         harness.get_by_label("250:");
     }

@@ -1,6 +1,7 @@
 //! Values as short text: cut to a number of characters, as one bounded line
 //! of JSON, or as the inline summary a tree row shows.
 
+use crate::ui::words::thousands;
 use std::borrow::Cow;
 use std::io;
 
@@ -69,7 +70,7 @@ fn count_label(n: usize, noun: &str, open: &str, close: &str) -> String {
         return format!("{open}{close}");
     }
     let plural = if n == 1 { "" } else { "s" };
-    format!("{open}{n} {noun}{plural}{close}")
+    format!("{open}{} {noun}{plural}{close}", thousands(n as u64))
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! pointer is over, the nearest mark of a lane, a diagnostic tick, a bin of
 //! the density strip, or else a step.
 
+use crate::ui::words::thousands;
 use egui::Rect;
 
 use super::density::{Density, KindGroup};
@@ -110,7 +111,7 @@ impl Hover<'_> {
                 rule_text::rule_heading_line_ui(ui, diagnostic.code);
             }
             if end - start > 4 {
-                ui.weak(format!("and {} more", end - start - 4));
+                ui.weak(format!("and {} more", thousands((end - start - 4) as u64)));
             }
             if tick.num_steps > 1 {
                 ui.weak(format!(
@@ -129,13 +130,17 @@ impl Hover<'_> {
             let bin = bin_of(step, density.bin_steps);
             if let Some(counts) = density.get(bin).filter(|_| density.bin_steps > 1) {
                 let seqs = bin_seqs(bin, density.bin_steps, num_events);
-                ui.strong(format!("Steps {} to {}", seqs.start(), seqs.end()));
+                ui.strong(format!(
+                    "Steps {} to {}",
+                    thousands(seqs.start().get()),
+                    thousands(seqs.end().get())
+                ));
                 for group in KindGroup::ALL {
                     let count = counts[group as usize];
                     if count > 0 {
                         ui.colored_label(
                             theme::kind_group_text_color(ui.visuals(), group),
-                            format!("{count} {}", group.label()),
+                            format!("{} {}", thousands(count as u64), group.label()),
                         );
                     }
                 }
@@ -153,7 +158,7 @@ fn step_line_ui(ui: &mut egui::Ui, index: &StreamIndex, step: Seq) {
         None => "before the first event",
     };
     ui.horizontal(|ui| {
-        ui.strong(format!("Step {step}"));
+        ui.strong(format!("Step {}", thousands(step.get())));
         ui.label(kind);
     });
 }

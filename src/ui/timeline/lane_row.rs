@@ -2,6 +2,7 @@
 //! header, or an activity's name with its lifetime and its marks, each
 //! mark's shape and colour telling what the event did.
 
+use crate::ui::words::thousands;
 use egui::{Align, Layout, Pos2, Rangef, Rect, RichText, Shape, Stroke, UiBuilder, pos2};
 
 use super::lanes::{LaneGroup, LaneMark};
@@ -66,7 +67,10 @@ pub(super) fn group_row_ui(
     ui.painter()
         .add(Shape::convex_polygon(points, color, Stroke::NONE));
     let what = match group {
-        LaneGroup::Type(_) => format!("activityType {name}: {num_lanes} activities"),
+        LaneGroup::Type(_) => format!(
+            "activityType {name}: {} activities",
+            thousands(num_lanes as u64)
+        ),
         LaneGroup::NeverCreated => format!(
             "{num_lanes} ids that events named but no snapshot created as an activity (deltas to unknown ids, R12)"
         ),

@@ -5,6 +5,7 @@ use super::range::{MIN_SPAN_STEPS, full_range, zoom_range};
 use crate::diagnostic::Seq;
 use crate::ui::TimeCommand;
 use crate::ui::state::{AppState, Command, Doc, SPEEDS, TimelineRange};
+use crate::ui::words::thousands;
 
 /// Playback, speed, the step, navigation and zoom.
 pub(super) fn toolbar_ui(
@@ -54,7 +55,11 @@ pub(super) fn toolbar_ui(
             .add(
                 egui::DragValue::new(&mut value)
                     .range(0..=num_events)
-                    .speed((num_events as f64 / 1000.0).max(1.0)),
+                    .speed((num_events as f64 / 1000.0).max(1.0))
+                    // Grouped as every count the app shows (issue 13.12);
+                    // typed with or without the commas.
+                    .custom_formatter(|n, _| thousands(n.max(0.0) as u64))
+                    .custom_parser(|text| text.replace([',', ' ', '_'], "").parse().ok()),
             )
             .labelled_by(label.id)
             .on_hover_text("Type a step, or drag")
@@ -62,7 +67,7 @@ pub(super) fn toolbar_ui(
         {
             commands.push(Command::Time(TimeCommand::Set(Seq::new(value))));
         }
-        ui.label(format!("of {num_events}"));
+        ui.label(format!("of {}", thousands(num_events)));
         let seconds = state.arrival_at(step) as f64 / 1e9;
         let timing = doc.timing;
         let time = ui.weak(format!("at {seconds:.3} s"));
