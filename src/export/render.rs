@@ -110,6 +110,7 @@ pub fn render(
     let content = match request.format {
         ExportFormat::Jsonl => Content::Bytes(jsonl_body(&selection.events)),
         ExportFormat::Sse => Content::Bytes(sse_body(&selection.events)),
+        ExportFormat::Proto => Content::Bytes(super::proto_body(&selection.events)?),
         ExportFormat::Vector | ExportFormat::Conformance => {
             let run_input = match context.run_input {
                 Some(input) if redactor.has_rules() => Some(redactor.value(input)),
