@@ -13,6 +13,7 @@ mod conformance;
 mod index;
 mod lazy_events;
 mod properties;
+mod proto;
 mod rules;
 mod store;
 mod stored_index;
