@@ -189,3 +189,75 @@ fn our_encoding_of_every_fixture_decodes_back_to_its_events() {
         assert_eq!(frames, fixture["events"].as_array().expect("events").len());
     }
 }
+
+/// Why the official decoder cannot run here, if it cannot (as the
+/// differential test finds its peer).
+fn official_decoder_missing(dir: &Path) -> Option<String> {
+    match std::process::Command::new("node").arg("--version").output() {
+        Ok(out) if out.status.success() => {}
+        Ok(out) => return Some(format!("`node --version` exited with {}", out.status)),
+        Err(e) => return Some(format!("Node is not installed (`node`: {e})")),
+    }
+    let installed = dir.join("node_modules/@ag-ui/proto/package.json");
+    let version = std::fs::read_to_string(&installed)
+        .ok()
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+        .and_then(|v| v["version"].as_str().map(str::to_owned));
+    if version.as_deref() != Some("1.0.0") {
+        return Some(format!(
+            "@ag-ui/proto 1.0.0 is not installed (found {version:?}): run `npm ci` in {}",
+            dir.display()
+        ));
+    }
+    None
+}
+
+#[test]
+fn our_encoding_decodes_with_the_official_decoder_to_the_same_events() {
+    // Issue 15.8: every fixture's events, encoded by us, decoded by
+    // `@ag-ui/proto` 1.0.0 (tests/peer/node/proto-decode.js).
+    use base64::Engine as _;
+    use std::io::{BufRead, Write};
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peer/node");
+    let required = std::env::var("AGUI_PEER_REQUIRED").is_ok_and(|v| v == "1");
+    if let Some(why) = official_decoder_missing(&dir) {
+        assert!(!required, "proto peer test: AGUI_PEER_REQUIRED=1 but {why}");
+        println!("proto peer test NOT RUN: {why} (set AGUI_PEER_REQUIRED=1 to fail instead)");
+        return;
+    }
+    let fixtures = fixtures();
+    let mut input = String::new();
+    for (_, fixture) in &fixtures {
+        let mut body = Vec::new();
+        for event in fixture["events"].as_array().expect("events") {
+            body.extend(proto::encode_event(event).expect("encodes"));
+        }
+        input.push_str(&base64::engine::general_purpose::STANDARD.encode(&body));
+        input.push('\n');
+    }
+    let mut child = std::process::Command::new("node")
+        .arg("proto-decode.js")
+        .current_dir(&dir)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("node proto-decode.js starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let answers: Vec<Value> = stdout
+        .lines()
+        .map(|line| serde_json::from_str(&line.expect("a line")).expect("JSON"))
+        .collect();
+    writer.join().expect("writer").expect("writes");
+    assert!(child.wait().expect("exits").success());
+    assert_eq!(answers.len(), fixtures.len());
+    for ((pb, fixture), answer) in fixtures.iter().zip(&answers) {
+        assert_eq!(answer.get("error"), None, "{}: {answer}", pb.display());
+        assert_eq!(answer["events"], fixture["events"], "{}", pb.display());
+    }
+    println!(
+        "proto peer test: {} streams decoded by @ag-ui/proto 1.0.0",
+        answers.len()
+    );
+}
