@@ -18,6 +18,7 @@ mod find;
 mod fuzz_corpus;
 mod hostile;
 mod import;
+mod proto;
 mod record;
 mod rules;
 mod state;
