@@ -300,3 +300,42 @@ fn open_har(path: &Path, bytes: &[u8], session: Option<i64>) -> Result<Source, S
         exchanges,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_raw_protobuf_session_is_framed_again_when_opened() {
+        // Issue 15.6: a recording made before frames were decoded holds the
+        // body's chunks as they came, cut anywhere.
+        let events = [
+            json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r"}),
+            json!({"type": "STEP_STARTED", "stepName": "s"}),
+            json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}),
+        ];
+        let body: Vec<u8> = events
+            .iter()
+            .flat_map(|e| crate::protocol::proto::encode_event(e).expect("encodes"))
+            .collect();
+        let mut chunks = EventLog::default();
+        let (a, rest) = body.split_at(5);
+        let (b, c) = rest.split_at(rest.len() - 3);
+        for chunk in [a, b, c] {
+            chunks.push(chunk);
+        }
+        let (log, times) = reframe_raw_protobuf(&chunks, &[10, 20, 30]).expect("reframed");
+        let decoded: Vec<Value> = log
+            .iter()
+            .map(|(_, raw)| serde_json::from_slice(raw).expect("JSON"))
+            .collect();
+        assert_eq!(decoded, events);
+        // A frame arrives with the chunk that ends it.
+        assert_eq!(times, [20, 20, 30]);
+        // A session already decoded is left as it is.
+        let mut decoded_log = EventLog::default();
+        decoded_log.push(br#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#);
+        assert!(reframe_raw_protobuf(&decoded_log, &[1]).is_none());
+    }
+}
