@@ -105,14 +105,15 @@ pub fn why_undecodable(bytes: &[u8]) -> Option<String> {
     })
 }
 
-/// Whether bytes start like a protobuf stream: a length prefix that fits
-/// in the bytes, then an `Event` whose first frame decodes.
+/// Whether bytes start like a protobuf stream: a length prefix under
+/// 16 MiB (so a first byte no text starts with, NUL) that fits in the
+/// bytes, then an `Event` that decodes.
 pub fn looks_like_stream(bytes: &[u8]) -> bool {
     let Some((prefix, rest)) = bytes.split_first_chunk::<4>() else {
         return false;
     };
     let len = u32::from_be_bytes(*prefix) as usize;
-    len > 0 && len <= rest.len() && decode_message(&rest[..len]).is_ok()
+    prefix[0] == 0 && len > 0 && len <= rest.len() && decode_message(&rest[..len]).is_ok()
 }
 
 /// Frames a protobuf body into frames incrementally, chunk by chunk (a
@@ -283,6 +284,9 @@ mod tests {
         );
         assert!(why_undecodable(&[0, 0, 0, 9, 1]).is_some());
         assert!(why_undecodable(b"{}").is_none());
+        assert!(looks_like_stream(&good));
+        assert!(!looks_like_stream(&good[..good.len() - 1]));
+        assert!(!looks_like_stream(b"data: {}\n\n"));
         assert!(
             encode_event(&json!({"type": "STATE_DELTA", "delta": [{"op": "frob", "path": "/a"}]}))
                 .is_err()
