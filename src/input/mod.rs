@@ -167,6 +167,16 @@ pub fn read_bytes(bytes: &[u8], path: &Path) -> Result<Stream, ReadError> {
             .iter()
             .any(|(_, raw)| sniff::reads_as_event(raw))
     {
+        if format == Format::Protobuf {
+            // Issue 15.6: say why the first frame does not decode.
+            let first = stream.events.iter().next().map(|(_, raw)| raw);
+            let why = first
+                .and_then(crate::protocol::proto::why_undecodable)
+                .unwrap_or_else(|| "its length prefix is not one of a frame".to_owned());
+            return Err(unrecognised(format!(
+                "not an AG-UI protobuf event stream: no frame of it decodes (the first: {why})"
+            )));
+        }
         return Err(unrecognised(format!(
             "not an AG-UI event stream: no {} of it is a JSON object with a string `type` (it looks like {})",
             match format {
