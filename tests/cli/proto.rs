@@ -161,3 +161,38 @@ fn a_har_exchange_with_a_protobuf_body_reads_as_its_sse_twin() {
         check(sse_path.to_str().expect("utf8"), None)
     );
 }
+
+#[test]
+fn export_preview_of_proto_shows_the_frames_decoded() {
+    // Issue 15.7: the bytes are binary; the preview says what they hold.
+    let dir = TempDir::new("proto-preview");
+    let (_, fixture) = fixture("vectors/snapshot-creates-then-delta-amends");
+    let sse = dir.write("s.sse", sse_twin(&fixture["events"]));
+    let output = run(&[
+        "export",
+        sse.to_str().expect("utf8"),
+        "--format",
+        "proto",
+        "--preview",
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = String::from_utf8_lossy(&output.stdout);
+    let num_events = fixture["events"].as_array().expect("events").len();
+    assert!(
+        text.contains(&format!(
+            "application/vnd.ag-ui.event+proto): {num_events} frames"
+        )),
+        "{text}"
+    );
+    let first = serde_json::to_string(&fixture["events"][0]).expect("JSON");
+    let first: Value = serde_json::from_str(&first).expect("JSON");
+    let shown: Vec<Value> = text
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect();
+    assert_eq!(shown.first(), Some(&first), "{text}");
+}
