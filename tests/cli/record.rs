@@ -1008,3 +1008,36 @@ async fn a_body_past_the_bound_is_truncated_by_the_proxy_and_by_run_alike() {
     let stored = raw_events(&recording, session);
     assert_eq!(stored.iter().map(Vec::len).collect::<Vec<_>>(), vec![KEPT]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn run_records_a_protobuf_stream_decoded_and_exits_0() {
+    // Issue 15.6: `run` shares the proxy's recorder: each frame is stored
+    // (and printed) as the event it decodes to.
+    let dir = TempDir::new("run-proto");
+    let out = dir.join("rec.sqlite");
+    let input = dir.join("run.json");
+    std::fs::write(&input, RUN_INPUT).unwrap();
+    let agent = Agent::start().await;
+    let url = format!("{}/proto", agent.url());
+    let output = tokio::task::spawn_blocking(move || {
+        run_bin(&["run", &url, "--input", p(&input), "--out", p(&out)], WAIT)
+    })
+    .await
+    .expect("run ends");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("TEXT_MESSAGE_START  m"), "{stdout}");
+    let recording = Recording::open(&dir.join("rec.sqlite")).expect("opens");
+    let session = only_session(&recording);
+    assert_eq!(session.format, "protobuf");
+    let events: Vec<serde_json::Value> = raw_events(&recording, session)
+        .iter()
+        .map(|raw| serde_json::from_slice(raw).expect("JSON"))
+        .collect();
+    assert_eq!(events, proto_events());
+}
