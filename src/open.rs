@@ -171,11 +171,44 @@ pub fn open_source(path: &Path, session: Option<i64>) -> Result<Source, SourceEr
     })
 }
 
+/// A protobuf session recorded before its frames were decoded at record
+/// time (each chunk of the body stored raw, no event a JSON text): its
+/// chunks joined again and framed, each frame decoded (issue 15.6). The
+/// file is not changed. A frame takes the arrival of the chunk that ended
+/// it. `None` for a session whose events are already decoded.
+fn reframe_raw_protobuf(events: &EventLog, arrivals: &[u64]) -> Option<(EventLog, Vec<u64>)> {
+    use crate::protocol::proto::{ProtoFramer, event_bytes};
+    if events.is_empty() || events.iter().any(|(_, raw)| raw.first() == Some(&b'{')) {
+        return None;
+    }
+    let mut framer = ProtoFramer::default();
+    let mut log = EventLog::default();
+    let mut times = Vec::new();
+    let mut at = 0;
+    for (i, (_, chunk)) in events.iter().enumerate() {
+        at = arrivals.get(i).copied().unwrap_or(at);
+        framer.push(chunk, &mut |frame| {
+            log.push(&event_bytes(frame));
+            times.push(at);
+        });
+    }
+    framer.finish(&mut |frame| {
+        log.push(&event_bytes(frame));
+        times.push(at);
+    });
+    Some((log, times))
+}
+
 fn open_recording(path: &Path, session: Option<i64>) -> Result<Source, SourceError> {
     let recording = Recording::open(path)?;
     let info = recording.pick_session(session)?.clone();
-    let events = recording.load_events(info.id)?;
-    let arrival_nanos = recording.arrival_nanos(info.id)?;
+    let mut events = recording.load_events(info.id)?;
+    let mut arrival_nanos = recording.arrival_nanos(info.id)?;
+    if info.format == "protobuf"
+        && let Some((decoded, times)) = reframe_raw_protobuf(&events, &arrival_nanos)
+    {
+        (events, arrival_nanos) = (decoded, times);
+    }
     Ok(Source {
         events,
         format: format!("recording ({})", info.format),
@@ -188,6 +221,16 @@ fn open_recording(path: &Path, session: Option<i64>) -> Result<Source, SourceErr
         session: Some(info),
         exchanges: Vec::new(),
     })
+}
+
+/// How a HAR exchange's body is framed: SSE, or AG-UI's protobuf encoding
+/// when it starts with a frame that decodes (issue 15.6).
+fn body_path(body: &[u8]) -> &'static Path {
+    if crate::protocol::proto::looks_like_stream(body) {
+        Path::new("response.pb")
+    } else {
+        Path::new("response.sse")
+    }
 }
 
 fn open_har(path: &Path, bytes: &[u8], session: Option<i64>) -> Result<Source, SourceError> {
@@ -217,7 +260,7 @@ fn open_har(path: &Path, bytes: &[u8], session: Option<i64>) -> Result<Source, S
     };
     // The body is framed as SSE; what is wrong with it is said of the HAR
     // file and its entry, not of a file that does not exist (issue 12).
-    let stream = input::read_bytes(&exchange.body, Path::new("response.sse")).map_err(|error| {
+    let stream = input::read_bytes(&exchange.body, body_path(&exchange.body)).map_err(|error| {
         let reason = match error {
             ReadError::Unrecognised { reason, .. } => reason,
             ReadError::Io { source, .. } => source.to_string(),
@@ -249,13 +292,13 @@ fn open_har(path: &Path, bytes: &[u8], session: Option<i64>) -> Result<Source, S
             num_events: if std::ptr::eq(e, exchange) {
                 stream.events.len()
             } else {
-                input::read_bytes(&e.body, Path::new("response.sse")).map_or(0, |s| s.events.len())
+                input::read_bytes(&e.body, body_path(&e.body)).map_or(0, |s| s.events.len())
             },
         })
         .collect();
     Ok(Source {
         events: stream.events,
-        format: "HAR exchange (SSE body)".to_owned(),
+        format: format!("HAR exchange ({})", stream.format.as_str()),
         diagnostics: stream.diagnostics,
         declared_profile: None,
         run_input,
@@ -333,4 +376,43 @@ fn open_peer(
         arrival_nanos: picked.arrival_nanos,
         exchanges,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_raw_protobuf_session_is_framed_again_when_opened() {
+        // Issue 15.6: a recording made before frames were decoded holds the
+        // body's chunks as they came, cut anywhere.
+        let events = [
+            json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r"}),
+            json!({"type": "STEP_STARTED", "stepName": "s"}),
+            json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}),
+        ];
+        let body: Vec<u8> = events
+            .iter()
+            .flat_map(|e| crate::protocol::proto::encode_event(e).expect("encodes"))
+            .collect();
+        let mut chunks = EventLog::default();
+        let (a, rest) = body.split_at(5);
+        let (b, c) = rest.split_at(rest.len() - 3);
+        for chunk in [a, b, c] {
+            chunks.push(chunk);
+        }
+        let (log, times) = reframe_raw_protobuf(&chunks, &[10, 20, 30]).expect("reframed");
+        let decoded: Vec<Value> = log
+            .iter()
+            .map(|(_, raw)| serde_json::from_slice(raw).expect("JSON"))
+            .collect();
+        assert_eq!(decoded, events);
+        // A frame arrives with the chunk that ends it.
+        assert_eq!(times, [20, 20, 30]);
+        // A session already decoded is left as it is.
+        let mut decoded_log = EventLog::default();
+        decoded_log.push(br#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#);
+        assert!(reframe_raw_protobuf(&decoded_log, &[1]).is_none());
+    }
 }

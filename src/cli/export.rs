@@ -22,6 +22,9 @@ pub enum FormatArg {
     Jsonl,
     /// `data: <json>` frames.
     Sse,
+    /// AG-UI's protobuf encoding (application/vnd.ag-ui.event+proto): a
+    /// 4-byte length and a protobuf `Event` per event.
+    Proto,
     /// A conformance vector with the observed outcome as expectation.
     Vector,
     /// A new recording file.
@@ -104,6 +107,7 @@ fn format_of(args: &ExportArgs) -> ExportFormat {
     match args.format {
         Some(FormatArg::Jsonl) => ExportFormat::Jsonl,
         Some(FormatArg::Sse) => ExportFormat::Sse,
+        Some(FormatArg::Proto) => ExportFormat::Proto,
         Some(FormatArg::Vector) => ExportFormat::Vector,
         Some(FormatArg::Recording) => ExportFormat::Recording,
         Some(FormatArg::Conformance) => ExportFormat::Conformance,

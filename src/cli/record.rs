@@ -293,7 +293,9 @@ pub(super) fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
         return Ok(EXIT_RUN_FAILED);
     }
     if !captured.event_stream {
-        eprintln!("error: the agent did not answer with an event stream (text/event-stream)");
+        eprintln!(
+            "error: the agent did not answer with an event stream (text/event-stream or application/vnd.ag-ui.event+proto)"
+        );
         return Ok(EXIT_RUN_FAILED);
     }
     Ok(EXIT_OK)

@@ -56,6 +56,9 @@ pub enum ExportFormat {
     Jsonl,
     /// `data: <json>` frames.
     Sse,
+    /// AG-UI's protobuf encoding: each event a 4-byte length and a
+    /// protobuf `Event` (issue 15.7).
+    Proto,
     /// A conformance vector with the observed outcome as its expectation.
     Vector,
     /// A new recording file with one session.
@@ -75,6 +78,7 @@ impl ExportFormat {
             "json" => Some(Self::Vector),
             "jsonl" | "ndjson" => Some(Self::Jsonl),
             "sse" | "txt" => Some(Self::Sse),
+            "pb" | "bin" => Some(Self::Proto),
             "rec" | "sqlite" | "db" | "agui" => Some(Self::Recording),
             _ => None,
         }
@@ -85,6 +89,7 @@ impl ExportFormat {
         match self {
             Self::Jsonl => "jsonl",
             Self::Sse => "sse",
+            Self::Proto => "pb",
             Self::Vector | Self::Conformance => "json",
             Self::Recording => "rec",
         }
@@ -103,6 +108,14 @@ pub enum ExportError {
         /// The pointer as given.
         pointer: String,
         /// What is wrong with it.
+        reason: String,
+    },
+    /// An event the protobuf encoding cannot carry (issue 15.7).
+    #[error("step {seq} cannot be exported as protobuf: {reason}")]
+    Unencodable {
+        /// The event's step.
+        seq: u64,
+        /// Why.
         reason: String,
     },
     /// The output could not be written.
@@ -257,6 +270,27 @@ pub fn sse_body(events: &EventLog) -> Vec<u8> {
         bytes.push(b'\n');
     }
     bytes
+}
+
+/// The events in AG-UI's protobuf encoding, one frame each (issue 15.7). A
+/// frame kept raw because it did not decode is written back as it came;
+/// any other event must be one the encoding carries.
+pub fn proto_body(events: &EventLog) -> Result<Vec<u8>, ExportError> {
+    let mut bytes = Vec::with_capacity(events.num_bytes());
+    for (seq, raw) in events.iter() {
+        if crate::protocol::proto::why_undecodable(raw).is_some() {
+            bytes.extend_from_slice(raw);
+            continue;
+        }
+        let frame = crate::protocol::proto::encode_event_text(raw).map_err(|e| {
+            ExportError::Unencodable {
+                seq: seq.get(),
+                reason: e.to_string(),
+            }
+        })?;
+        bytes.extend_from_slice(&frame);
+    }
+    Ok(bytes)
 }
 
 #[derive(Serialize)]

@@ -110,6 +110,7 @@ pub fn render(
     let content = match request.format {
         ExportFormat::Jsonl => Content::Bytes(jsonl_body(&selection.events)),
         ExportFormat::Sse => Content::Bytes(sse_body(&selection.events)),
+        ExportFormat::Proto => Content::Bytes(super::proto_body(&selection.events)?),
         ExportFormat::Vector | ExportFormat::Conformance => {
             let run_input = match context.run_input {
                 Some(input) if redactor.has_rules() => Some(redactor.value(input)),
@@ -201,6 +202,32 @@ impl Rendered {
     /// The first `max_bytes` of what [`Self::write_to`] writes.
     pub fn preview(&self, max_bytes: usize) -> Preview {
         let (text, truncated, total_bytes) = match &self.content {
+            // Binary: what its frames decode to, as JSON lines, after a
+            // line that says so (issue 15.7).
+            Content::Bytes(bytes) if self.format == ExportFormat::Proto => {
+                let (events, undecodable) = crate::protocol::proto::read_body(bytes);
+                let mut summary = format!(
+                    "protobuf ({}): {} frames, {} bytes; decoded, as JSON lines:\n",
+                    crate::protocol::proto::CONTENT_TYPE,
+                    events.len(),
+                    bytes.len()
+                )
+                .into_bytes();
+                for event in &events {
+                    summary.extend_from_slice(
+                        &String::from_utf8_lossy(event).into_owned().into_bytes(),
+                    );
+                    summary.push(b'\n');
+                }
+                if undecodable > 0 {
+                    summary.extend_from_slice(
+                        format!("({undecodable} frames kept raw: they did not decode)\n")
+                            .as_bytes(),
+                    );
+                }
+                let (text, truncated) = cut(&summary, max_bytes);
+                (text, truncated, Some(bytes.len() as u64))
+            }
             Content::Bytes(bytes) => {
                 let (text, truncated) = cut(bytes, max_bytes);
                 (text, truncated, Some(bytes.len() as u64))

@@ -161,11 +161,12 @@ fn is_event_stream_entry(raw: &RawValue) -> bool {
     }
 }
 
-/// Whether a media type is `text/event-stream`, ignoring case and
-/// parameters.
+/// Whether a media type is `text/event-stream` or AG-UI's protobuf
+/// encoding (issue 15.6), ignoring case and parameters.
 fn is_event_stream(mime: &str) -> bool {
     let essence = mime.split(';').next().unwrap_or_default().trim();
     essence.eq_ignore_ascii_case("text/event-stream")
+        || essence.eq_ignore_ascii_case(crate::protocol::proto::CONTENT_TYPE)
 }
 
 /// The parts of an entry this reader keeps. Members a HAR requires but this

@@ -40,6 +40,10 @@ pub enum Format {
     Vector,
     /// A Server-Sent Events body (`.sse`, `.txt`, or `data:` lines).
     Sse,
+    /// AG-UI's protobuf encoding (`.pb`, `.bin`, or bytes that start with a
+    /// frame that decodes): each event a 4-byte length and an `Event`
+    /// (issue 15.6).
+    Protobuf,
 }
 
 impl Format {
@@ -50,6 +54,7 @@ impl Format {
             Self::JsonArray => "JSON array",
             Self::Vector => "vector document",
             Self::Sse => "SSE body",
+            Self::Protobuf => "protobuf body",
         }
     }
 }
@@ -137,6 +142,13 @@ pub fn read_bytes(bytes: &[u8], path: &Path) -> Result<Stream, ReadError> {
     match format {
         Format::JsonLines => json::read_lines(bytes, &mut stream.events),
         Format::Sse => sse::read_sse(bytes, &mut stream),
+        // Each frame becomes its JSON event; one that does not decode is
+        // kept, raw, and reported as unparseable (R41).
+        Format::Protobuf => {
+            for event in crate::protocol::proto::read_body(bytes).0 {
+                stream.events.push(&event);
+            }
+        }
         // Not refused for a byte that is not UTF-8: the element holding it
         // is kept and reported, as a line of JSON lines is (issue 12).
         Format::JsonArray => json::read_array(bytes, &mut stream.events),
@@ -157,11 +169,21 @@ pub fn read_bytes(bytes: &[u8], path: &Path) -> Result<Stream, ReadError> {
             .iter()
             .any(|(_, raw)| sniff::reads_as_event(raw))
     {
+        if format == Format::Protobuf {
+            // Issue 15.6: say why the first frame does not decode.
+            let first = stream.events.iter().next().map(|(_, raw)| raw);
+            let why = first
+                .and_then(crate::protocol::proto::why_undecodable)
+                .unwrap_or_else(|| "its length prefix is not one of a frame".to_owned());
+            return Err(unrecognised(format!(
+                "not an AG-UI protobuf event stream: no frame of it decodes (the first: {why})"
+            )));
+        }
         return Err(unrecognised(format!(
             "not an AG-UI event stream: no {} of it is a JSON object with a string `type` (it looks like {})",
             match format {
                 Format::JsonLines => "line",
-                Format::Sse => "frame",
+                Format::Sse | Format::Protobuf => "frame",
                 Format::JsonArray | Format::Vector => "element",
             },
             sniff::looks_like(bytes)
@@ -196,14 +218,22 @@ pub fn detect_format(bytes: &[u8], path: &Path) -> Result<Format, String> {
                 .into(),
         );
     }
-    let body = skip_bom_and_space(bytes);
-    if body.is_empty() {
-        return Err("empty input, no events".into());
-    }
     let extension = path
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
+    if matches!(extension.as_deref(), Some("pb" | "bin"))
+        || crate::protocol::proto::looks_like_stream(bytes)
+    {
+        if bytes.is_empty() {
+            return Err("empty input, no events".into());
+        }
+        return Ok(Format::Protobuf);
+    }
+    let body = skip_bom_and_space(bytes);
+    if body.is_empty() {
+        return Err("empty input, no events".into());
+    }
     match extension.as_deref() {
         Some("jsonl" | "ndjson") => return Ok(Format::JsonLines),
         Some("sse" | "txt") => return Ok(Format::Sse),

@@ -10,6 +10,7 @@ mod kinds;
 mod parse;
 mod patch;
 mod pipeline;
+pub mod proto;
 pub mod schema;
 mod version;
 

@@ -75,6 +75,11 @@ pub fn parse_event(bytes: &[u8]) -> ParseOutcome {
             issues: Vec::new(),
         };
     }
+    // A frame of the protobuf encoding that did not decode, kept raw
+    // (issue 15.6): say why, as for an SSE frame that is not JSON.
+    if let Some(reason) = super::proto::why_undecodable(bytes) {
+        return ParseOutcome::Unparseable { reason };
+    }
     let text = match std::str::from_utf8(bytes) {
         Ok(text) => text,
         Err(e) => {

@@ -8,10 +8,11 @@ use std::time::Instant;
 use super::decode::{BodyDecoder, DecodeError};
 use super::writer_thread::WriterHandle;
 use crate::input::SseFramer;
+use crate::protocol::proto::{self, ProtoFramer};
 use crate::store::{SessionId, SessionStatus};
 
 /// The content type of AG-UI's protobuf encoding.
-pub const PROTOBUF_CONTENT_TYPE: &str = "application/vnd.ag-ui.event+proto";
+pub const PROTOBUF_CONTENT_TYPE: &str = proto::CONTENT_TYPE;
 
 /// How much of a response that is not an event stream is recorded (the
 /// proxy forwards it whole whatever its size); a longer body is cut there
@@ -23,8 +24,12 @@ pub(crate) const MAX_RECORDED_BODY_BYTES: usize = 4 * 1024 * 1024;
 pub(crate) enum BodyKind {
     /// `text/event-stream`: framed into events as it arrives.
     Sse,
-    /// AG-UI protobuf: each chunk stored raw (not decoded yet).
+    /// AG-UI protobuf: framed as it arrives, each frame stored as the JSON
+    /// event it decodes to, or raw when it does not (issue 15.6).
     Protobuf,
+    /// A body that cannot be decoded (its `Content-Encoding`): each chunk
+    /// stored raw.
+    Raw,
     /// Anything else (JSON errors…): stored as one raw event, bounded.
     Other,
 }
@@ -48,7 +53,7 @@ impl BodyKind {
         match self {
             Self::Sse => "sse",
             Self::Protobuf => "protobuf",
-            Self::Other => "http",
+            Self::Raw | Self::Other => "http",
         }
     }
 }
@@ -76,6 +81,7 @@ pub(crate) struct BodyRecorder<F: FnMut(u64, &[u8])> {
     started: Instant,
     kind: BodyKind,
     framer: SseFramer,
+    proto_framer: ProtoFramer,
     other_body: Vec<u8>,
     /// Part of a body that is not an event stream was not kept.
     body_cut: bool,
@@ -102,6 +108,7 @@ impl<F: FnMut(u64, &[u8])> BodyRecorder<F> {
             started: head.started,
             kind: head.kind,
             framer: SseFramer::with_max_frame_bytes(super::MAX_RECORDED_FRAME_BYTES),
+            proto_framer: ProtoFramer::with_max_frame_bytes(super::MAX_RECORDED_FRAME_BYTES),
             other_body: Vec::new(),
             body_cut: false,
             failed: !(200..300).contains(&head.status),
@@ -161,7 +168,12 @@ impl<F: FnMut(u64, &[u8])> BodyRecorder<F> {
                 framer.finish(&mut |event| self.record(event, arrival));
                 self.framer = framer;
             }
-            BodyKind::Protobuf => {}
+            BodyKind::Protobuf => {
+                let mut framer = std::mem::take(&mut self.proto_framer);
+                framer.finish(&mut |frame| self.record(&proto::event_bytes(frame), arrival));
+                self.proto_framer = framer;
+            }
+            BodyKind::Raw => {}
             BodyKind::Other => {
                 if !self.other_body.is_empty() {
                     let body = std::mem::take(&mut self.other_body);
@@ -171,7 +183,10 @@ impl<F: FnMut(u64, &[u8])> BodyRecorder<F> {
         }
         // An event cut at the frame bound, or a body cut at its bound: the
         // session is not whole.
-        let whole = complete && self.framer.num_truncated() == 0 && !self.body_cut;
+        let whole = complete
+            && self.framer.num_truncated() == 0
+            && !self.proto_framer.was_cut()
+            && !self.body_cut;
         let status = if self.failed {
             SessionStatus::Failed
         } else if whole {
@@ -193,7 +208,7 @@ impl<F: FnMut(u64, &[u8])> BodyRecorder<F> {
         let arrival = self.arrival();
         self.record(note.as_bytes(), arrival);
         self.decoder = None;
-        self.kind = BodyKind::Protobuf;
+        self.kind = BodyKind::Raw;
         self.failed = true;
     }
 
@@ -209,7 +224,14 @@ impl<F: FnMut(u64, &[u8])> BodyRecorder<F> {
                 framer.push(chunk, &mut |event| self.record(event, arrival));
                 self.framer = framer;
             }
-            BodyKind::Protobuf => self.record(chunk, arrival),
+            BodyKind::Protobuf => {
+                let mut framer = std::mem::take(&mut self.proto_framer);
+                framer.push(chunk, &mut |frame| {
+                    self.record(&proto::event_bytes(frame), arrival);
+                });
+                self.proto_framer = framer;
+            }
+            BodyKind::Raw => self.record(chunk, arrival),
             BodyKind::Other => {
                 let room = MAX_RECORDED_BODY_BYTES.saturating_sub(self.other_body.len());
                 self.body_cut |= chunk.len() > room;

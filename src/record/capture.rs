@@ -54,7 +54,7 @@ pub struct Captured {
     pub status: u16,
     /// Events recorded.
     pub num_events: u64,
-    /// Whether the body was an event stream.
+    /// Whether the body was an event stream (SSE or protobuf).
     pub event_stream: bool,
 }
 
@@ -177,6 +177,6 @@ pub async fn capture(
         session,
         status: status.as_u16(),
         num_events,
-        event_stream: kind == BodyKind::Sse,
+        event_stream: matches!(kind, BodyKind::Sse | BodyKind::Protobuf),
     })
 }

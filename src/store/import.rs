@@ -328,5 +328,6 @@ pub fn format_name(format: input::Format) -> &'static str {
         input::Format::JsonArray => "json",
         input::Format::Vector => "vector",
         input::Format::Sse => "sse",
+        input::Format::Protobuf => "protobuf",
     }
 }

@@ -445,6 +445,17 @@ impl Opened {
 /// the first chunk replayed now, the rest indexed in the background.
 /// `None`: a session still being written, read into memory as before (it
 /// grows as it is followed).
+/// A protobuf session recorded before its frames were decoded (issue 15.6):
+/// its chunks are read whole and framed again ([`open_source`]).
+fn is_raw_protobuf(recording: &Recording, info: &crate::store::SessionInfo) -> bool {
+    info.format == "protobuf"
+        && recording
+            .events(info.id, 1..2)
+            .ok()
+            .and_then(|events| events.first().map(|e| e.raw.first() != Some(&b'{')))
+            .unwrap_or(false)
+}
+
 fn open_recording(
     path: &Path,
     recording: Recording,
@@ -471,7 +482,7 @@ fn open_recording(
         0 => 0,
         n => reader.arrivals(n - 1..n)?.first().copied().unwrap_or(0),
     };
-    if is_being_written(&info, last_arrival) {
+    if is_being_written(&info, last_arrival) || is_raw_protobuf(&recording, &info) {
         return Ok(None);
     }
     let source = Source {

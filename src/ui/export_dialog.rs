@@ -141,6 +141,8 @@ pub enum Format {
     Jsonl,
     /// An SSE body.
     Sse,
+    /// AG-UI's protobuf encoding (issue 15.7).
+    Proto,
     /// A recording file.
     Recording,
     /// A fixture of the AG-UI conformance corpus, to file upstream. Also
@@ -149,11 +151,12 @@ pub enum Format {
 }
 
 impl Format {
-    const ALL: [Self; 5] = [
+    const ALL: [Self; 6] = [
         Self::Vector,
         Self::Conformance,
         Self::Jsonl,
         Self::Sse,
+        Self::Proto,
         Self::Recording,
     ];
 
@@ -162,6 +165,7 @@ impl Format {
             Self::Vector => ExportFormat::Vector,
             Self::Jsonl => ExportFormat::Jsonl,
             Self::Sse => ExportFormat::Sse,
+            Self::Proto => ExportFormat::Proto,
             Self::Recording => ExportFormat::Recording,
             Self::Conformance => ExportFormat::Conformance,
         }
@@ -172,6 +176,7 @@ impl Format {
             Self::Vector => "Vector (a test case)",
             Self::Jsonl => "JSON lines",
             Self::Sse => "SSE body",
+            Self::Proto => "Protobuf body",
             Self::Recording => "Recording",
             Self::Conformance => "Conformance fixture",
         }
@@ -189,6 +194,10 @@ impl Format {
             }
             Self::Jsonl => "One event per line (.jsonl)",
             Self::Sse => "data: frames, as an agent sends them (.sse)",
+            Self::Proto => {
+                "AG-UI's binary encoding, application/vnd.ag-ui.event+proto: a length and a \
+                 protobuf Event per event (.pb)"
+            }
             Self::Recording => "A new recording file with one session (.rec)",
         }
     }

@@ -43,6 +43,7 @@ fn extension(target: &str) -> Option<&'static str> {
         "json_lines" => Some("jsonl"),
         "json_array" | "vector" => Some("json"),
         "sse" => Some("sse"),
+        "proto" => Some("pb"),
         "har" => Some("har"),
         "recording" => Some("rec"),
         "patch" => Some("jsonl"),

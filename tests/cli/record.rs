@@ -77,13 +77,29 @@ fn numbered_frame(n: u64) -> Bytes {
     ))
 }
 
-/// The protobuf body, in chunks (binary, with bytes that would look like SSE
-/// framing if it were read as text).
-fn proto_chunks() -> Vec<Bytes> {
+/// The events of the protobuf body (issue 15.6).
+fn proto_events() -> Vec<serde_json::Value> {
     vec![
-        Bytes::from_static(b"\x0a\x0bRUN_STARTED\x12\x08thread-7\x00\xff"),
-        Bytes::from_static(b"\n\ndata: not sse\n\n\x01\x02\x80"),
-        Bytes::from_static(&[0x80, 0x81, 0xfe, 0x12, b'\r', 0x00, 0x7f]),
+        serde_json::json!({"type": "RUN_STARTED", "threadId": "thread-7", "runId": "run-7"}),
+        serde_json::json!({"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"}),
+        serde_json::json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "\n\ndata: not sse\r\n"}),
+        serde_json::json!({"type": "RUN_FINISHED", "threadId": "thread-7", "runId": "run-7"}),
+    ]
+}
+
+/// The protobuf body, in chunks that cut frames anywhere (binary, with
+/// bytes that would look like SSE framing if it were read as text).
+fn proto_chunks() -> Vec<Bytes> {
+    let body: Vec<u8> = proto_events()
+        .iter()
+        .flat_map(|e| agui_replay::protocol::proto::encode_event(e).expect("encodes"))
+        .collect();
+    let (a, rest) = body.split_at(7);
+    let (b, c) = rest.split_at(rest.len() / 2);
+    vec![
+        Bytes::from(a.to_vec()),
+        Bytes::from(b.to_vec()),
+        Bytes::from(c.to_vec()),
     ]
 }
 
@@ -632,7 +648,9 @@ async fn an_error_response_is_forwarded_unchanged_and_recorded_failed() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_protobuf_response_is_forwarded_and_stored_raw() {
+async fn a_protobuf_response_is_forwarded_and_stored_decoded() {
+    // Issue 15.6: the client gets the bytes as sent; the recording holds
+    // each frame as the JSON event it decodes to, whatever the chunks.
     let dir = TempDir::new("proto");
     let agent = Agent::start().await;
     let proxy = Proxy::start(&agent.url(), dir.join("rec.sqlite")).await;
@@ -645,16 +663,11 @@ async fn a_protobuf_response_is_forwarded_and_stored_raw() {
     let recording = proxy.stop().await;
     let session = only_session(&recording);
     assert_eq!(session.format, "protobuf");
-    let events = raw_events(&recording, session);
-    assert!(
-        events.len() > 1,
-        "the chunks (80 ms apart) are stored one by one: {events:?}"
-    );
-    assert_eq!(
-        events.concat(),
-        body,
-        "the stored chunks concatenate to the body"
-    );
+    let events: Vec<serde_json::Value> = raw_events(&recording, session)
+        .iter()
+        .map(|raw| serde_json::from_slice(raw).expect("each stored event is JSON"))
+        .collect();
+    assert_eq!(events, proto_events(), "one event a frame, decoded");
     assert_eq!(
         session.status,
         SessionStatus::Complete,
@@ -994,4 +1007,37 @@ async fn a_body_past_the_bound_is_truncated_by_the_proxy_and_by_run_alike() {
     );
     let stored = raw_events(&recording, session);
     assert_eq!(stored.iter().map(Vec::len).collect::<Vec<_>>(), vec![KEPT]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn run_records_a_protobuf_stream_decoded_and_exits_0() {
+    // Issue 15.6: `run` shares the proxy's recorder: each frame is stored
+    // (and printed) as the event it decodes to.
+    let dir = TempDir::new("run-proto");
+    let out = dir.join("rec.sqlite");
+    let input = dir.join("run.json");
+    std::fs::write(&input, RUN_INPUT).unwrap();
+    let agent = Agent::start().await;
+    let url = format!("{}/proto", agent.url());
+    let output = tokio::task::spawn_blocking(move || {
+        run_bin(&["run", &url, "--input", p(&input), "--out", p(&out)], WAIT)
+    })
+    .await
+    .expect("run ends");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("TEXT_MESSAGE_START  m"), "{stdout}");
+    let recording = Recording::open(&dir.join("rec.sqlite")).expect("opens");
+    let session = only_session(&recording);
+    assert_eq!(session.format, "protobuf");
+    let events: Vec<serde_json::Value> = raw_events(&recording, session)
+        .iter()
+        .map(|raw| serde_json::from_slice(raw).expect("JSON"))
+        .collect();
+    assert_eq!(events, proto_events());
 }

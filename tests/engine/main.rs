@@ -15,6 +15,7 @@ mod index;
 mod interop;
 mod lazy_events;
 mod properties;
+mod proto;
 mod rules;
 mod store;
 mod stored_index;
