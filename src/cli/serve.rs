@@ -181,6 +181,11 @@ fn print_event(event: &ServeEvent, number: u64, out: &mut dyn Write) -> std::io:
             plural(end.total, "event", "events"),
             end.reason.as_str()
         )?,
+        ServeEvent::Skipped(skipped) => writeln!(
+            out,
+            "session {} to {}: step {} not sent: {}",
+            skipped.session, skipped.client, skipped.step, skipped.reason
+        )?,
     }
     out.flush()
 }

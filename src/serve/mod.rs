@@ -17,6 +17,6 @@ pub use encoding::BodyEncoding;
 pub use request::{ReceivedRequest, check_run_input};
 pub use server::{
     EndReason, Pace, ServeConfig, ServeError, ServeEvent, ServeHandle, ServeStatus, Server,
-    StreamEnd,
+    SkippedEvent, StreamEnd,
 };
 pub use source::{LoadError, ServedFile, ServedSession};

@@ -160,6 +160,21 @@ pub enum ServeEvent {
     Request(ReceivedRequest),
     /// A response ended.
     Ended(StreamEnd),
+    /// An event the response's encoding cannot carry was not sent.
+    Skipped(SkippedEvent),
+}
+
+/// An event left out of a response (protobuf cannot carry it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SkippedEvent {
+    /// The client the response goes to.
+    pub client: SocketAddr,
+    /// The session served.
+    pub session: i64,
+    /// The step left out (1-based).
+    pub step: u64,
+    /// Why it cannot be encoded.
+    pub reason: String,
 }
 
 /// Where serving is, for a status line.
@@ -779,7 +794,21 @@ async fn next_frame(
         return None;
     }
     let raw = served.shared.file.sessions[served.session].events[served.next].clone();
-    let frame = served.encoding.encode(&raw);
+    let frame = match served.encoding.encode(&raw) {
+        Ok(frame) => frame,
+        Err(error) => {
+            // An event the protobuf encoding cannot carry is skipped, and
+            // said: the client gets the events around it.
+            let session = &served.shared.file.sessions[served.session];
+            let _ = served.shared.events.send(ServeEvent::Skipped(SkippedEvent {
+                client: served.client,
+                session: session.id,
+                step: served.next as u64 + 1,
+                reason: error.to_string(),
+            }));
+            Bytes::new()
+        }
+    };
     served.next += 1;
     if let Some((writer, id)) = &served.saved {
         let nanos = u64::try_from(served.started.elapsed().as_nanos()).unwrap_or(u64::MAX);

@@ -13,7 +13,9 @@ use agui_replay::store::Recording;
 use serde_json::{Value, json};
 
 use crate::common::bin::{BIN, KillOnDrop, drain, lines_of};
-use crate::common::serve::{Received, SessionSpec, post, receive, session, texts, write_recording};
+use crate::common::serve::{
+    Received, SessionSpec, post, post_accepting, receive, session, texts, write_recording,
+};
 use crate::common::store::{assert_unchanged, file_state};
 use crate::common::{TempPath, json_out, run, stderr};
 
@@ -130,6 +132,49 @@ fn serve_sends_the_recorded_bytes_at_the_recorded_timing() {
         took >= Duration::from_millis(700),
         "the recorded 750 ms between the first and the last event took {took:?}"
     );
+}
+
+/// Issue 15.4: a client whose `Accept` asks for AG-UI's protobuf encoding
+/// gets each recorded event as a length-prefixed protobuf `Event` that
+/// decodes to the recorded JSON; the same client asking for SSE gets SSE.
+#[test]
+fn serve_sends_protobuf_to_a_client_that_asks_for_it() {
+    let spec = session("t-1", "r-1", 3, 0);
+    let rec = one_session("serve-proto", &spec);
+    let serving = Serving::start(&rec, &["--as-fast-as-possible"]);
+    let got = receive(
+        &post_accepting(
+            serving.address,
+            "/agent",
+            &spec.run_input,
+            "application/vnd.ag-ui.event+proto",
+        ),
+        WAIT,
+    );
+    assert!(got.ended, "the response ends after the last event");
+    assert!(
+        got.head
+            .to_ascii_lowercase()
+            .contains("content-type: application/vnd.ag-ui.event+proto"),
+        "{}",
+        got.head
+    );
+    let as_json = |texts: Vec<String>| -> Vec<Value> {
+        texts
+            .iter()
+            .map(|t| serde_json::from_str(t).unwrap_or_else(|e| panic!("{t}: {e}")))
+            .collect()
+    };
+    assert_eq!(as_json(texts(&got)), as_json(recorded(&spec)));
+    let sse = receive(&post(serving.address, "/agent", &spec.run_input), WAIT);
+    assert!(
+        sse.head
+            .to_ascii_lowercase()
+            .contains("content-type: text/event-stream"),
+        "{}",
+        sse.head
+    );
+    assert_eq!(texts(&sse), recorded(&spec));
 }
 
 /// Issue 15.1: `--speed` scales the timing and `--as-fast-as-possible`

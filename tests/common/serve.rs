@@ -87,6 +87,19 @@ pub enum Seen {
 /// of its own: the head, then each event, as they come; the channel closes
 /// when the response ends.
 pub fn post(address: SocketAddr, path: &str, body: &Value) -> mpsc::Receiver<Seen> {
+    post_accepting(address, path, body, "text/event-stream")
+}
+
+/// As [`post`], asking for the body encoding `accept` names: with AG-UI's
+/// protobuf media type each frame is decoded, and seen as its JSON text.
+pub fn post_accepting(
+    address: SocketAddr,
+    path: &str,
+    body: &Value,
+    accept: &str,
+) -> mpsc::Receiver<Seen> {
+    let proto = accept.contains(agui_replay::protocol::proto::CONTENT_TYPE);
+    let accept = accept.to_owned();
     let body = body.to_string();
     let path = path.to_owned();
     let (send, receive) = mpsc::channel();
@@ -96,7 +109,7 @@ pub fn post(address: SocketAddr, path: &str, body: &Value) -> mpsc::Receiver<See
         };
         let request = format!(
             "POST {path} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
-             Accept: text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+             Accept: {accept}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
             body.len()
         );
         if stream.write_all(request.as_bytes()).is_err() {
@@ -121,12 +134,16 @@ pub fn post(address: SocketAddr, path: &str, body: &Value) -> mpsc::Receiver<See
         if send.send(Seen::Head(head)).is_err() {
             return;
         }
-        let mut framer = SseFramer::default();
+        let mut sse = SseFramer::default();
+        let mut frames = agui_replay::protocol::proto::ProtoFramer::default();
         let mut emit = |event: &[u8]| {
-            let _ = send.send(Seen::Event(
-                String::from_utf8_lossy(event).into_owned(),
-                Instant::now(),
-            ));
+            let text = if proto {
+                agui_replay::protocol::proto::decode_frame(event)
+                    .unwrap_or_else(|e| format!("undecodable frame: {e}"))
+            } else {
+                String::from_utf8_lossy(event).into_owned()
+            };
+            let _ = send.send(Seen::Event(text, Instant::now()));
         };
         loop {
             let data = if chunked {
@@ -157,9 +174,17 @@ pub fn post(address: SocketAddr, path: &str, body: &Value) -> mpsc::Receiver<See
                     }
                 }
             };
-            framer.push(&data, &mut emit);
+            if proto {
+                frames.push(&data, &mut emit);
+            } else {
+                sse.push(&data, &mut emit);
+            }
         }
-        framer.finish(&mut emit);
+        if proto {
+            frames.finish(&mut emit);
+        } else {
+            sse.finish(&mut emit);
+        }
     });
     receive
 }
