@@ -17,16 +17,16 @@
 //! state after its step, B's after the step aligned with it): the steps
 //! where the two differ, which messages (by id) and whether the state, and
 //! the patch from A's document to B's where they first differ and at the
-//! end. Comparing is cheap where nothing changed: what the engine shares
-//! between a step and the next (the messages and the state it did not
-//! touch, by pointer) is not compared again.
+//! end. Comparing is cheap where nothing changed: a message or a state the
+//! step did not touch (still at the same address, held by a weak pointer)
+//! is not compared again.
 //!
 //! The `compare` command prints [`StreamComparison::to_json`]; the app's
 //! File › Compare with… reads the same [`StreamComparison`].
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::hash::{Hash, Hasher};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use json_patch::Patch;
 use serde_json::{Map, Value, json};
@@ -475,19 +475,56 @@ fn rows(a: &[u32], b: &[u32]) -> Vec<Row> {
     rows
 }
 
-/// What a replay shares between a step and the next: its messages and its
-/// state (cheap to keep: persistent and reference-counted).
-struct Shared {
-    conversation: crate::replay::Conversation,
-    state: Arc<Value>,
+/// What one replay looked like at the last step compared: weak pointers
+/// to its messages and its state, and the messages' ids. A weak pointer
+/// keeps nothing alive and forces no copy (the engine goes on changing its
+/// values in place, `Arc::make_mut` moving them out), yet its allocation is
+/// not reused while it is held: a message or a state still at the same
+/// address is the one compared before, unchanged.
+#[derive(Default)]
+struct Seen {
+    messages: Vec<Weak<crate::replay::Message>>,
+    ids: Vec<String>,
+    state: Weak<Value>,
 }
 
-impl Shared {
+impl Seen {
     fn of(replayer: &Replayer) -> Self {
+        let conversation = replayer.conversation();
         Self {
-            conversation: replayer.conversation().clone(),
-            state: Arc::clone(replayer.shared_state()),
+            messages: conversation.shared().map(Arc::downgrade).collect(),
+            ids: conversation.iter().map(|m| m.id().to_owned()).collect(),
+            state: Arc::downgrade(replayer.shared_state()),
         }
+    }
+
+    /// Notes what changed since the last step: the ids of the messages
+    /// changed, pushed on `touched`; `false` if messages came, went or
+    /// moved (then everything is compared again). Brings itself up to date
+    /// either way. The second value: whether the state changed.
+    fn changes(&mut self, replayer: &Replayer, touched: &mut Vec<String>) -> (bool, bool) {
+        let state_changed =
+            !std::ptr::eq(self.state.as_ptr(), Arc::as_ptr(replayer.shared_state()));
+        if state_changed {
+            self.state = Arc::downgrade(replayer.shared_state());
+        }
+        let conversation = replayer.conversation();
+        if conversation.len() != self.messages.len() {
+            *self = Self::of(replayer);
+            return (false, state_changed);
+        }
+        for (i, now) in conversation.shared().enumerate() {
+            if std::ptr::eq(self.messages[i].as_ptr(), Arc::as_ptr(now)) {
+                continue;
+            }
+            if self.ids[i] != now.id() {
+                *self = Self::of(replayer);
+                return (false, state_changed);
+            }
+            self.messages[i] = Arc::downgrade(now);
+            touched.push(now.id().to_owned());
+        }
+        (true, state_changed)
     }
 }
 
@@ -523,31 +560,17 @@ impl Tracker {
         self.state = a.state() != b.state();
     }
 
-    /// Brings the comparison from the previous step (`prev`: A's and B's)
-    /// to this one: only what either side changed is compared again (what
-    /// it did not touch is still the same allocation).
-    fn update(&mut self, prev: &[Shared; 2], a: &Replayer, b: &Replayer) {
-        if !Arc::ptr_eq(&prev[0].state, a.shared_state())
-            || !Arc::ptr_eq(&prev[1].state, b.shared_state())
-        {
+    /// Brings the comparison from the previous step (`seen`: A's and B's)
+    /// to this one: only what either side changed is compared again.
+    fn update(&mut self, seen: &mut [Seen; 2], a: &Replayer, b: &Replayer) {
+        let mut touched = Vec::new();
+        let (kept_a, state_a) = seen[0].changes(a, &mut touched);
+        let (kept_b, state_b) = seen[1].changes(b, &mut touched);
+        if state_a || state_b {
             self.state = a.state() != b.state();
         }
-        let mut touched = Vec::new();
-        for (before, now) in prev.iter().zip([a, b]) {
-            let (before, now) = (&before.conversation, now.conversation());
-            if before.len() != now.len() {
-                return self.full_messages(a, b);
-            }
-            for (old, new) in before.shared().zip(now.shared()) {
-                if Arc::ptr_eq(old, new) {
-                    continue;
-                }
-                if old.id() != new.id() {
-                    // Moved, replaced by another: compare everything.
-                    return self.full_messages(a, b);
-                }
-                touched.push(new.id().to_owned());
-            }
+        if !kept_a || !kept_b {
+            return self.full_messages(a, b);
         }
         for id in touched {
             let (in_a, in_b) = (a.conversation().get(&id), b.conversation().get(&id));
@@ -604,6 +627,7 @@ pub fn compare(a: Side<'_>, b: Side<'_>) -> StreamComparison {
     let (mut cursor_a, mut cursor_b) = (EventCursor::new(a.events), EventCursor::new(b.events));
     let mut tracker = Tracker::default();
     tracker.full(&replay_a, &replay_b);
+    let mut seen = [Seen::of(&replay_a), Seen::of(&replay_b)];
     let mut first_state_divergence = None;
     let mut spans: Vec<StateSpan> = Vec::new();
     let mut in_span = false;
@@ -636,7 +660,6 @@ pub fn compare(a: Side<'_>, b: Side<'_>) -> StreamComparison {
     };
     note_state(&tracker, &replay_a, &replay_b, &mut first_state_divergence);
     for row in rows {
-        let prev = [Shared::of(&replay_a), Shared::of(&replay_b)];
         match row {
             Row::Both(i, j) => {
                 let (raw_a, raw_b) = (cursor_a.take(), cursor_b.take());
@@ -689,7 +712,7 @@ pub fn compare(a: Side<'_>, b: Side<'_>) -> StreamComparison {
                 replay_b.apply_bytes(&raw);
             }
         }
-        tracker.update(&prev, &replay_a, &replay_b);
+        tracker.update(&mut seen, &replay_a, &replay_b);
         #[cfg(test)]
         {
             // What the shortcut finds is what comparing everything finds.
@@ -917,6 +940,103 @@ mod tests {
             // And backwards: B against A.
             let back = compare_lines(&b, &demo);
             assert_eq!(back.count(DifferenceKind::OnlyInA), only_b, "{name}");
+        }
+    }
+
+    /// A stream of `n` events over a few activities, a text message, the
+    /// state and a reordering snapshot, from `seed`.
+    fn generated(seed: u64, n: usize) -> Vec<String> {
+        let mut x = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let mut next = move |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        let mut lines = vec![RUN.to_owned()];
+        for id in 0..4 {
+            lines.push(format!(
+                r#"{{"type":"ACTIVITY_SNAPSHOT","messageId":"p{id}","activityType":"plan","content":{{"n":0,"items":[]}}}}"#
+            ));
+        }
+        lines
+            .push(r#"{"type":"TEXT_MESSAGE_START","messageId":"t","role":"assistant"}"#.to_owned());
+        while lines.len() < n {
+            let line = match next(6) {
+                0 | 1 => format!(
+                    r#"{{"type":"ACTIVITY_DELTA","messageId":"p{}","activityType":"plan","patch":[{{"op":"replace","path":"/n","value":{}}}]}}"#,
+                    next(4),
+                    next(5)
+                ),
+                2 => format!(
+                    r#"{{"type":"ACTIVITY_DELTA","messageId":"p{}","activityType":"plan","patch":[{{"op":"add","path":"/items/-","value":{}}}]}}"#,
+                    next(4),
+                    next(9)
+                ),
+                3 => format!(
+                    r#"{{"type":"TEXT_MESSAGE_CONTENT","messageId":"t","delta":"{}"}}"#,
+                    next(10)
+                ),
+                4 => format!(
+                    r#"{{"type":"STATE_SNAPSHOT","snapshot":{{"k":{}}}}}"#,
+                    next(3)
+                ),
+                _ => format!(
+                    r#"{{"type":"ACTIVITY_SNAPSHOT","messageId":"p{}","activityType":"plan","content":{{"n":{},"items":[]}}}}"#,
+                    next(4),
+                    next(3)
+                ),
+            };
+            lines.push(line);
+        }
+        lines
+    }
+
+    #[test]
+    fn generated_streams_with_edits_compare_step_by_step_as_everything_does() {
+        // The `cfg(test)` check in `compare` holds the shortcut to what
+        // comparing everything finds, at every aligned step.
+        for seed in 0..12 {
+            let a = generated(seed, 160);
+            let mut b = a.clone();
+            let mut x = seed;
+            for k in 0..6 {
+                x = (x * 31 + 17 + k) % 150 + 5;
+                let i = x as usize;
+                match k % 3 {
+                    0 => b.insert(i, STEP.to_owned()),
+                    1 => {
+                        b.remove(i);
+                    }
+                    _ => b[i] = b[i].replace("\"value\":", "\"value\":7"),
+                }
+            }
+            let (la, lb): (Vec<&str>, Vec<&str>) = (
+                a.iter().map(String::as_str).collect(),
+                b.iter().map(String::as_str).collect(),
+            );
+            let c = compare_lines(&la, &lb);
+            assert!(
+                c.differences.len() <= 12,
+                "seed {seed}: {:?}",
+                c.differences
+            );
+            assert_eq!(
+                c.num_aligned() + c.count(DifferenceKind::OnlyInA),
+                la.len(),
+                "seed {seed}"
+            );
+            let back = compare_lines(&lb, &la);
+            // A longest common subsequence is as long both ways (which
+            // events pair up may differ).
+            assert_eq!(back.num_aligned(), c.num_aligned(), "seed {seed}");
+            // Reordered messages: the same ones, in another order.
+            let reorder = r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"p1","role":"activity","activityType":"plan","content":{"n":0,"items":[]}},{"id":"p0","role":"activity","activityType":"plan","content":{"n":0,"items":[]}}]}"#;
+            let mut with = la.clone();
+            with.push(reorder);
+            compare_lines(&la, &with);
         }
     }
 

@@ -15,8 +15,11 @@
 //! [`rules`] is the rules reference (`docs/RULES.md`) built into the binary:
 //! what each rule id and diagnostic code means.
 //!
+//! [`compare`] aligns two streams (two runs of the same agent) and finds
+//! where their events and their states part.
+//!
 //! The engine modules (`protocol`, `input`, `replay`, `timeline`, `store`,
-//! `record`, `export`, `rules`) know nothing of the UI; `ui` is the desktop
+//! `record`, `export`, `rules`, `compare`) know nothing of the UI; `ui` is the desktop
 //! app that reads them, built with the default `app` feature (without it, the
 //! crate and the binary have no UI crate in their dependency graph).
 

@@ -101,10 +101,12 @@ pub enum Command {
     /// The RFC 6902 patch from step A to step B (of one message, or of the
     /// whole `{messages, state}` document).
     Diff(diff::DiffArgs),
-    /// Two recordings (or sessions, or stream files) of the same agent
-    /// side by side: the events aligned by type, `messageId`, `toolCallId`
-    /// and order, the first divergence in the events and in the resulting
-    /// state, and what differs after that.
+    /// Two recordings of the same agent side by side: where their events
+    /// and their states first part, and what differs after that.
+    ///
+    /// The events are aligned by type, `messageId`, `toolCallId` and order
+    /// (not by position), and both streams replayed and compared at aligned
+    /// steps.
     ///
     /// Exit code 0 if the two agree, 1 if they differ, 2 on bad usage or
     /// unreadable input.

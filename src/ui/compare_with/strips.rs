@@ -5,14 +5,16 @@
 //!
 //! A click or a drag on A's strip moves the cursor (B follows to the
 //! aligned step); on B's strip it puts B at that step and A at the step
-//! aligned with it. A strip wider than its events draws every event; a
-//! longer stream draws one tick and one link per pixel column, the most
-//! telling event of the column winning (in one only, then changed).
+//! aligned with it. A strip wide enough draws every event; a longer stream
+//! draws the events alike as one grey tick every other pixel and one link
+//! per column, and each difference over them (in one only winning over
+//! changed where two share a column): a frame costs its pixels and the
+//! differences, however long the streams.
 
 use egui::{Color32, Pos2, Rect, Sense, Stroke, Ui, pos2, vec2};
 
 use super::CompareCommand;
-use crate::compare::{EventMatch, StreamComparison};
+use crate::compare::{DifferenceKind, EventMatch, StreamComparison};
 use crate::diagnostic::Seq;
 use crate::ui::state::Command;
 use crate::ui::step_axis::StepAxis;
@@ -102,20 +104,13 @@ pub fn strips_ui(
         );
     }
 
-    // The links first, the ticks over them.
+    // The links first, the ticks over them: one link per pixel column
+    // for the events alike, one per changed event (a frame costs what its
+    // pixels and the differences cost, however long the streams).
     let columns = (layout.a.width().max(1.0)) as u64;
     let stride_a = num_a.div_ceil(columns.max(1)).max(1);
-    for (i, event_match) in comparison.alignment.matches_a().iter().enumerate() {
-        let a = Seq::from_index(i);
-        let wanted = *event_match != EventMatch::Same || (a.get() - 1).is_multiple_of(stride_a);
-        if *event_match == EventMatch::Only || !wanted {
-            continue;
-        }
+    let link = |a: Seq, color: Color32| {
         let b = comparison.alignment.b_of_a(a);
-        let color = match event_match {
-            EventMatch::Changed => theme::compare_color(&visuals, EventMatch::Changed),
-            _ => visuals.weak_text_color().gamma_multiply(0.5),
-        };
         painter.line_segment(
             [
                 pos2(axis_a.x_from_step(a.get() as f64), layout.a.bottom()),
@@ -123,20 +118,48 @@ pub fn strips_ui(
             ],
             Stroke::new(1.0, color),
         );
+    };
+    let alike = visuals.weak_text_color().gamma_multiply(0.5);
+    for a in (1..=num_a).step_by(stride_a as usize) {
+        if comparison.alignment.match_of_a(Seq::new(a)) == Some(EventMatch::Same) {
+            link(Seq::new(a), alike);
+        }
     }
+    let changed = theme::compare_color(&visuals, EventMatch::Changed);
+    let mut last_x = None;
+    for d in &comparison.differences {
+        let x = axis_a.x_from_step(d.a.get() as f64).round();
+        if d.kind == DifferenceKind::Changed && last_x != Some(x) {
+            link(d.a, changed);
+            last_x = Some(x);
+        }
+    }
+    let of_a = comparison.differences.iter().filter_map(|d| match d.kind {
+        DifferenceKind::Changed => Some((d.a, EventMatch::Changed)),
+        DifferenceKind::OnlyInA => Some((d.a, EventMatch::Only)),
+        DifferenceKind::OnlyInB => None,
+    });
+    let of_b = comparison.differences.iter().filter_map(|d| match d.kind {
+        DifferenceKind::Changed => Some((d.b, EventMatch::Changed)),
+        DifferenceKind::OnlyInB => Some((d.b, EventMatch::Only)),
+        DifferenceKind::OnlyInA => None,
+    });
+    let matches = &comparison.alignment;
     ticks(
         &painter,
         &visuals,
         layout.a,
         &axis_a,
-        comparison.alignment.matches_a(),
+        matches.matches_a(),
+        of_a,
     );
     ticks(
         &painter,
         &visuals,
         layout.b,
         &axis_b,
-        comparison.alignment.matches_b(),
+        matches.matches_b(),
+        of_b,
     );
 
     // The cursors, and the link between them.
@@ -222,56 +245,58 @@ fn hover_text(pointer: Pos2, layout: &StripsLayout, comparison: &StreamCompariso
     }
 }
 
-/// One tick per event, or per pixel column where events are denser.
+/// One tick per event where the strip is wide enough; else one grey tick
+/// per pixel column, and the `differences` (their steps, in order) over
+/// them, one per column, the most telling winning.
 fn ticks(
     painter: &egui::Painter,
     visuals: &egui::Visuals,
     strip: Rect,
     axis: &StepAxis,
     matches: &[EventMatch],
+    differences: impl Iterator<Item = (Seq, EventMatch)>,
 ) {
-    let mut column: Option<(i64, EventMatch)> = None;
-    let draw = |x: i64, event_match: EventMatch| {
+    let draw = |x: f32, event_match: EventMatch| {
         let color: Color32 = theme::compare_color(visuals, event_match);
-        let inset = if event_match == EventMatch::Same {
-            5.0
-        } else {
-            1.0
-        };
-        let x = x as f32;
+        let same = event_match == EventMatch::Same;
+        let inset = if same { 5.0 } else { 1.0 };
         painter.line_segment(
             [
                 pos2(x, strip.top() + inset),
                 pos2(x, strip.bottom() - inset),
             ],
-            Stroke::new(
-                if event_match == EventMatch::Same {
-                    1.0
-                } else {
-                    2.0
-                },
-                color,
-            ),
+            Stroke::new(if same { 1.0 } else { 2.0 }, color),
         );
     };
-    let rank = |m: EventMatch| match m {
-        EventMatch::Same => 0,
-        EventMatch::Changed => 1,
-        EventMatch::Only => 2,
-    };
-    for (i, event_match) in matches.iter().enumerate() {
-        let x = axis.x_from_step(Seq::from_index(i).get() as f64).round() as i64;
+    let columns = strip.width().max(1.0) as usize;
+    if matches.len() <= columns / 2 {
+        for (i, event_match) in matches.iter().enumerate() {
+            draw(
+                axis.x_from_step(Seq::from_index(i).get() as f64),
+                *event_match,
+            );
+        }
+        return;
+    }
+    let mut x = axis.left_x;
+    while x <= axis.right_x {
+        draw(x, EventMatch::Same);
+        x += 2.0;
+    }
+    let mut column: Option<(f32, EventMatch)> = None;
+    for (step, event_match) in differences {
+        let x = axis.x_from_step(step.get() as f64).round();
         match column {
             Some((cx, m)) if cx == x => {
-                if rank(*event_match) > rank(m) {
-                    column = Some((cx, *event_match));
+                if event_match == EventMatch::Only && m != EventMatch::Only {
+                    column = Some((cx, event_match));
                 }
             }
             Some((cx, m)) => {
                 draw(cx, m);
-                column = Some((x, *event_match));
+                column = Some((x, event_match));
             }
-            None => column = Some((x, *event_match)),
+            None => column = Some((x, event_match)),
         }
     }
     if let Some((x, m)) = column {
