@@ -4,12 +4,13 @@
 //! and `metadata`, and a few members are split differently on the wire
 //! (message `content`, `RUN_FINISHED.outcome`, patch `op`s).
 
+use prost::Message as _;
 use serde_json::{Map, Value};
 
 use super::ProtoError;
 use super::json::J;
-use super::schema::{FieldType, Schema, lower_camel, schema};
-use super::wire::{decode_message, encode_message};
+use super::typed::pb::ag_ui::{Event, EventType, JsonPatchOperationType};
+use super::typed::{arms_of, event_with};
 
 fn invalid(reason: impl Into<String>) -> ProtoError {
     ProtoError::Decode(reason.into())
@@ -32,55 +33,25 @@ const SOURCE_KINDS: &[&str] = &["data", "url", "file"];
 
 /// Decodes one `Event` message (no length prefix) to its JSON event.
 pub(crate) fn decode_event(bytes: &[u8]) -> Result<J, ProtoError> {
-    let schema = schema();
-    let envelope = message_index(schema, "Event");
-    let def = &schema.messages[envelope];
-    let mut buf = bytes;
-    // Which arms are set (an arm sent twice is merged: its bytes joined).
-    let mut arms: Vec<(usize, Vec<u8>)> = Vec::new();
-    let mut unknown_arm = false;
-    while !buf.is_empty() {
-        let (number, wire_type) =
-            prost::encoding::decode_key(&mut buf).map_err(|e| invalid(e.to_string()))?;
-        if wire_type != prost::encoding::WireType::LengthDelimited {
-            return Err(invalid(format!("Event field {number} is not a message")));
-        }
-        let len = prost::encoding::decode_varint(&mut buf).map_err(|e| invalid(e.to_string()))?;
-        let len = usize::try_from(len).unwrap_or(usize::MAX);
-        if len > buf.len() {
-            return Err(invalid(format!(
-                "Event field {number} says {len} bytes, {} remain",
-                buf.len()
-            )));
-        }
-        let (body, rest) = buf.split_at(len);
-        buf = rest;
-        match def.fields.iter().position(|f| f.number == number) {
-            Some(i) => match arms.iter_mut().find(|(a, _)| *a == i) {
-                Some((_, bytes)) => bytes.extend_from_slice(body),
-                None => arms.push((i, body.to_vec())),
-            },
-            None => unknown_arm = true,
-        }
-    }
-    let (arm, body) = match arms.as_slice() {
-        [one] => one,
-        [] if unknown_arm => return Err(ProtoError::UnknownEventType),
-        [] => return Err(invalid("an Event with no event in it")),
+    let envelope = Event::decode(bytes).map_err(|e| invalid(e.to_string()))?;
+    let mut arms = arms_of(&envelope)?;
+    let (arm, members) = match arms.len() {
+        1 => arms.remove(0),
+        // Bytes, but no field the schema's `Event` has: prost skipped them.
+        0 if !bytes.is_empty() => return Err(ProtoError::UnknownEventType),
+        0 => return Err(invalid("an Event with no event in it")),
         _ => return Err(invalid("an Event carrying more than one event")),
     };
-    let field = &def.fields[*arm];
-    let FieldType::Message(message) = field.ty else {
-        return Err(invalid("the schema's Event arm is not a message"));
-    };
-    let event_type = field.name.to_ascii_uppercase();
-    let mut event = decode_message(schema, message, body, 1)?;
+    let event_type = arm.to_ascii_uppercase();
+    let mut event = J::Obj(members);
     let Some(mut base) = event.take("baseEvent") else {
         return Err(invalid(format!("{event_type} without its base event")));
     };
-    let types = &schema.enums[enum_index(schema, "EventType")];
     let declared = match base.get("type") {
-        Some(J::Int(n)) => i32::try_from(*n).ok().and_then(|n| types.name_of(n)),
+        Some(J::Int(n)) => i32::try_from(*n)
+            .ok()
+            .and_then(|n| EventType::try_from(n).ok())
+            .map(|t| t.as_str_name()),
         _ => None,
     };
     if declared != Some(event_type.as_str()) {
@@ -107,8 +78,8 @@ pub(crate) fn decode_event(bytes: &[u8]) -> Result<J, ProtoError> {
         }
         "RUN_FINISHED" => outcome_from_wire(&mut event, &["pendingToolCallIds", "interrupts"]),
         "SUBAGENT_FINISHED" => outcome_from_wire(&mut event, &["interruptIds"]),
-        "STATE_DELTA" => ops_from_wire(schema, &mut event, "delta"),
-        "ACTIVITY_DELTA" => ops_from_wire(schema, &mut event, "patch"),
+        "STATE_DELTA" => ops_from_wire(&mut event, "delta"),
+        "ACTIVITY_DELTA" => ops_from_wire(&mut event, "patch"),
         "TOOL_CALL_RESULT" => {
             let parts = event.take("contentParts").unwrap_or(J::Arr(Vec::new()));
             if event.get("content").is_some() {
@@ -143,14 +114,6 @@ pub(crate) fn decode_event(bytes: &[u8]) -> Result<J, ProtoError> {
     Ok(event)
 }
 
-fn message_index(schema: &Schema, name: &str) -> usize {
-    schema.message(name).unwrap_or(0)
-}
-
-fn enum_index(schema: &Schema, name: &str) -> usize {
-    schema.enumeration(name).unwrap_or(0)
-}
-
 /// `outcome: "success"` and its lists back into one `outcome` object.
 fn outcome_from_wire(event: &mut J, lists: &[&str]) {
     let wire = match event.take("outcome") {
@@ -180,13 +143,15 @@ fn outcome_from_wire(event: &mut J, lists: &[&str]) {
 }
 
 /// Patch operations' `op` numbers back to their names.
-fn ops_from_wire(schema: &Schema, event: &mut J, key: &str) {
-    let names = &schema.enums[enum_index(schema, "JsonPatchOperationType")];
+fn ops_from_wire(event: &mut J, key: &str) {
     if let Some(J::Arr(mut ops)) = event.take(key) {
         for op in &mut ops {
             let name = match op.get("op") {
-                Some(J::Int(n)) => match i32::try_from(*n).ok().and_then(|n| names.name_of(n)) {
-                    Some(name) => name.to_ascii_lowercase(),
+                Some(J::Int(n)) => match i32::try_from(*n)
+                    .ok()
+                    .and_then(|n| JsonPatchOperationType::try_from(n).ok())
+                {
+                    Some(op) => op.as_str_name().to_ascii_lowercase(),
                     None => n.to_string(),
                 },
                 _ => "add".to_owned(),
@@ -320,24 +285,14 @@ fn cannot(reason: impl Into<String>) -> ProtoError {
 
 /// Encodes one JSON event as an `Event` message (no length prefix).
 pub(crate) fn encode_event(event: &Value) -> Result<Vec<u8>, ProtoError> {
-    let schema = schema();
     let Value::Object(object) = event else {
         return Err(cannot("the event is not a JSON object"));
     };
     let Some(event_type) = object.get("type").and_then(Value::as_str) else {
         return Err(cannot("the event has no string `type`"));
     };
-    let envelope = &schema.messages[message_index(schema, "Event")];
-    let arm_name = lower_camel(&event_type.to_ascii_lowercase());
-    let types = &schema.enums[enum_index(schema, "EventType")];
-    let (Some(arm), Some(type_number)) = (
-        envelope.fields.iter().find(|f| f.json == arm_name),
-        types.number_of(event_type),
-    ) else {
+    let Some(type_number) = EventType::from_str_name(event_type).map(|t| t as i32) else {
         return Err(ProtoError::UnknownEventType);
-    };
-    let FieldType::Message(message) = arm.ty else {
-        return Err(cannot("the schema's Event arm is not a message"));
     };
     let mut rest = object.clone();
     for key in ["type", "timestamp", "rawEvent", "metadata"] {
@@ -377,8 +332,8 @@ pub(crate) fn encode_event(event: &Value) -> Result<Vec<u8>, ProtoError> {
                 &["interruptIds"],
             );
         }
-        "STATE_DELTA" => ops_to_wire(schema, &mut rest, "delta")?,
-        "ACTIVITY_DELTA" => ops_to_wire(schema, &mut rest, "patch")?,
+        "STATE_DELTA" => ops_to_wire(&mut rest, "delta")?,
+        "ACTIVITY_DELTA" => ops_to_wire(&mut rest, "patch")?,
         "TOOL_CALL_RESULT" => {
             if let Some(Value::Array(parts)) = rest.get("content").cloned() {
                 rest.remove("content");
@@ -396,17 +351,10 @@ pub(crate) fn encode_event(event: &Value) -> Result<Vec<u8>, ProtoError> {
         }
         _ => {}
     }
-    let mut inner = Vec::new();
-    encode_message(schema, message, &rest, "", 1, &mut inner)?;
-    let mut out = Vec::with_capacity(inner.len() + 4);
-    prost::encoding::encode_key(
-        arm.number,
-        prost::encoding::WireType::LengthDelimited,
-        &mut out,
-    );
-    prost::encoding::encode_varint(inner.len() as u64, &mut out);
-    out.extend_from_slice(&inner);
-    Ok(out)
+    match event_with(&event_type.to_ascii_lowercase(), &rest) {
+        Some(event) => Ok(event?.encode_to_vec()),
+        None => Err(ProtoError::UnknownEventType),
+    }
 }
 
 /// `outcome: {type, ...lists}` split into the wire's string and lists; a
@@ -434,12 +382,7 @@ fn outcome_to_wire(rest: &mut Map<String, Value>, carries: &[(&str, &str)], list
     rest.insert("outcome".into(), Value::String(kind));
 }
 
-fn ops_to_wire(
-    schema: &Schema,
-    rest: &mut Map<String, Value>,
-    key: &str,
-) -> Result<(), ProtoError> {
-    let names = &schema.enums[enum_index(schema, "JsonPatchOperationType")];
+fn ops_to_wire(rest: &mut Map<String, Value>, key: &str) -> Result<(), ProtoError> {
     if let Some(Value::Array(ops)) = rest.get_mut(key) {
         for (i, op) in ops.iter_mut().enumerate() {
             let Value::Object(op) = op else {
@@ -448,7 +391,9 @@ fn ops_to_wire(
                 )));
             };
             let name = op.get("op").and_then(Value::as_str).unwrap_or("");
-            let Some(number) = names.number_of(&name.to_ascii_uppercase()) else {
+            let Some(number) =
+                JsonPatchOperationType::from_str_name(&name.to_ascii_uppercase()).map(|o| o as i32)
+            else {
                 return Err(cannot(format!(
                     "/{key}/{i}/op: `{name}` is not an RFC 6902 operation the encoding carries"
                 )));

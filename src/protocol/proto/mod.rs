@@ -3,16 +3,16 @@
 //! (issue 15, points 6 and 7).
 //!
 //! The schema is `proto/agui.proto`, written from the protocol's schema as
-//! `@ag-ui/proto` 1.0.0 puts it on the wire; the codec walks that file
-//! itself ([`schema`]), so it needs no `protoc` and cannot drift from it.
+//! `@ag-ui/proto` 1.0.0 puts it on the wire; `build.rs` compiles it into
+//! typed prost messages (protox, a compiler in Rust, so no `protoc` is
+//! needed), and the JSON mapping follows the same file (`typed.rs`).
 //! A decoded event is the JSON its SSE twin carries (R41: the replay reads
 //! the same text either way); a frame that does not decode is kept, raw,
 //! and reported as `event.unparseable` with the reason ([`why_undecodable`]).
 
 mod event;
 mod json;
-pub mod schema;
-mod wire;
+mod typed;
 
 use serde_json::Value;
 
