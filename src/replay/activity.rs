@@ -36,25 +36,27 @@ impl Replayer {
         if client && (established.is_none() || replace) {
             Arc::make_mut(&mut self.owners).insert(message_id.to_owned(), owner.map(str::to_owned));
         }
-        // E20: a replacing snapshot after deltas may show drift.
-        let drift = match (replace, self.conversation.get(message_id)) {
-            (true, Some(Message::Activity(held))) => {
-                self.drift.message(message_id).and_then(|since| {
-                    DriftCheck {
-                        seq: self.seq,
-                        code: Code::ActivityDrift,
-                        message_id: Some(message_id),
-                        subject: format!("activity {message_id:?}"),
-                        event: "ACTIVITY_SNAPSHOT",
-                        changes: "ACTIVITY_DELTA",
-                        event_prefix: String::new(),
-                        since,
-                    }
-                    .diagnose(
-                        &activity_part(&held.activity_type, &held.content),
-                        &activity_part(activity_type, &content),
-                    )
-                })
+        // E20: a replacing snapshot after deltas may show drift (what is
+        // equal is not built into parts to compare).
+        let since = self.drift.message(message_id).filter(|_| replace);
+        let drift = match (since, self.conversation.get(message_id)) {
+            (Some(since), Some(Message::Activity(held)))
+                if held.activity_type != activity_type || *held.content != content =>
+            {
+                DriftCheck {
+                    seq: self.seq,
+                    code: Code::ActivityDrift,
+                    message_id: Some(message_id),
+                    subject: format!("activity {message_id:?}"),
+                    event: "ACTIVITY_SNAPSHOT",
+                    changes: "ACTIVITY_DELTA",
+                    event_prefix: String::new(),
+                    since,
+                }
+                .diagnose(
+                    &activity_part(&held.activity_type, &held.content),
+                    &activity_part(activity_type, &content),
+                )
             }
             _ => None,
         };

@@ -608,33 +608,13 @@ impl Replayer {
             body => {
                 let effect = self.apply_stream_event(&body, &envelope);
                 // E20: a streamed message a later MESSAGES_SNAPSHOT compares.
-                if let Some(id) = self.streamed_message(&body) {
+                if let Some(id) = streamed_message(&self.tool_call_messages, &body) {
                     let failed = effect.effect != Effect::Applied;
-                    self.drift.message_changed(&id, self.seq, failed);
+                    self.drift.message_changed(id, self.seq, failed);
                 }
                 effect
             }
         }
-    }
-
-    /// The message a streamed event built or amended, if it names one (its
-    /// `messageId`, or the holder of its tool call).
-    fn streamed_message(&self, body: &EventBody) -> Option<String> {
-        use EventBody as B;
-        let tool_call = match body {
-            B::ToolCallStart { tool_call_id, .. }
-            | B::ToolCallArgs { tool_call_id, .. }
-            | B::ToolCallEnd { tool_call_id }
-            | B::ToolCallResult { tool_call_id, .. } => Some(tool_call_id.as_str()),
-            B::ToolCallChunk { tool_call_id, .. } => tool_call_id.as_deref(),
-            _ => None,
-        };
-        let id = match (body, tool_call) {
-            (B::ToolCallResult { message_id, .. }, _) => Some(message_id.as_str()),
-            (_, Some(call)) => self.tool_call_messages.get(call).map(String::as_str),
-            _ => body_message_id(body),
-        }?;
-        Some(id.to_owned())
     }
 
     /// A `STATE_DELTA`, atomic (R11): on failure the state is exactly as
@@ -942,5 +922,27 @@ fn body_message_id(body: &EventBody) -> Option<&str> {
         }
         B::ReasoningEncryptedValue { entity_id, .. } => Some(entity_id),
         _ => None,
+    }
+}
+
+/// The message a streamed event built or amended, if it names one (its
+/// `messageId`, or the holder of its tool call).
+fn streamed_message<'e>(
+    tool_call_messages: &'e FxHashMap<String, String>,
+    body: &'e EventBody,
+) -> Option<&'e str> {
+    use EventBody as B;
+    let tool_call = match body {
+        B::ToolCallStart { tool_call_id, .. }
+        | B::ToolCallArgs { tool_call_id, .. }
+        | B::ToolCallEnd { tool_call_id }
+        | B::ToolCallResult { tool_call_id, .. } => Some(tool_call_id.as_str()),
+        B::ToolCallChunk { tool_call_id, .. } => tool_call_id.as_deref(),
+        _ => None,
+    };
+    match (body, tool_call) {
+        (B::ToolCallResult { message_id, .. }, _) => Some(message_id.as_str()),
+        (_, Some(call)) => tool_call_messages.get(call).map(String::as_str),
+        _ => body_message_id(body),
     }
 }

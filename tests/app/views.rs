@@ -133,13 +133,17 @@ fn keys_step_through_the_stream() {
     assert_eq!(step(&harness), 17, "the delta to an unknown activity");
     harness.key_press(egui::Key::N);
     harness.run();
+    // Issue 17 (E20): the snapshot repairing the failed patch's drift.
+    assert_eq!(step(&harness), 18, "the repaired drift");
+    harness.key_press(egui::Key::N);
+    harness.run();
     assert_eq!(step(&harness), 39, "the declined snapshot");
     harness.key_press(egui::Key::P);
     harness.run();
-    assert_eq!(step(&harness), 17);
+    assert_eq!(step(&harness), 18);
     harness.key_press(egui::Key::PageDown);
     harness.run();
-    assert_eq!(step(&harness), 27, "a page is at least 10 steps");
+    assert_eq!(step(&harness), 28, "a page is at least 10 steps");
 }
 
 #[test]
