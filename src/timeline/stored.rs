@@ -221,9 +221,9 @@ impl Timeline {
         body.bytes(&head.buf);
         body.buf.extend_from_slice(&encoded.buf);
         self.index.encode(&mut body);
-        match arrivals
-            .filter(|a| a.len() == self.len() && self.len() as u64 == self.last_step().get())
-        {
+        // A writer's timeline holds no events itself (`index_of`): its
+        // length is its last step.
+        match arrivals.filter(|a| a.len() as u64 == self.last_step().get()) {
             Some(arrivals) => {
                 body.u8(1);
                 let mut last = 0u64;
@@ -584,6 +584,13 @@ mod tests {
         let blob = replayed
             .encode_index_with(Some(&arrivals))
             .expect("encodes");
+        let (_, back) =
+            Timeline::from_stored_index_with_arrivals(long(), &blob[..], Options::default())
+                .expect("decodes");
+        assert_eq!(back.as_deref(), Some(&arrivals[..]));
+        // A writer's timeline (holding no events) stores them too (issue 14).
+        let written = Timeline::index_of(Replayer::new(Options::default()), &long());
+        let blob = written.encode_index_with(Some(&arrivals)).expect("encodes");
         let (_, back) =
             Timeline::from_stored_index_with_arrivals(long(), &blob[..], Options::default())
                 .expect("decodes");
