@@ -207,6 +207,11 @@ pub struct UiFigures {
     pub frame_p99_ms: f64,
     /// Slowest frame.
     pub frame_max_ms: f64,
+    /// Median of the frames' seeks alone (the state at the scrubbed step
+    /// and the one before it, without the UI).
+    pub seek_p50_ms: f64,
+    /// 99th percentile of the frames' seeks (budget ≤ 5 ms).
+    pub seek_p99_ms: f64,
     /// A search over every event matching nothing, as `agui-replay find`
     /// runs it (the events already loaded).
     pub find_all_ms: f64,
@@ -288,6 +293,8 @@ fn ui_figures(args: &UiArgs) -> anyhow::Result<UiFigures> {
             frame_p50_ms: quantile(0.5),
             frame_p99_ms: quantile(0.99),
             frame_max_ms: quantile(1.0),
+            seek_p50_ms: super::percentile(&timings.seek_millis, 0.5),
+            seek_p99_ms: super::percentile(&timings.seek_millis, 0.99),
             find_all_ms: (timings.find_all_ms * 10.0).round() / 10.0,
             app_search_all_ms: (timings.app_search_all_ms * 10.0).round() / 10.0,
             allocated_bytes_open: timings.allocated_bytes_open,

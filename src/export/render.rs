@@ -14,6 +14,7 @@ use crate::diagnostic::Seq;
 use crate::input::{EventLog, HttpRequest, HttpResponse};
 use crate::replay::Replayer;
 use crate::store::{NewSession, RecordingWriter, SessionStatus};
+use crate::timeline::Timeline;
 
 /// What to export, how, and what to hide.
 #[derive(Clone, Debug, PartialEq)]
@@ -360,8 +361,23 @@ fn write_recording(content: &RecordingContent, out: &Path) -> Result<(), ExportE
     if let Some(profile) = &content.declared_profile {
         writer.set_declared_profile(session, profile)?;
     }
-    for ((_, raw), arrival) in content.events.iter().zip(&content.arrival_nanos) {
-        writer.append_at(raw, *arrival)?;
+    // The timeline index (issue 14), as `import` writes it: built on a
+    // second thread while the events are written.
+    let start = writer.index_start(session, content.declared_profile.as_deref())?;
+    let (written, timeline) = std::thread::scope(|scope| {
+        let events = &content.events;
+        let replay = start.map(|start| scope.spawn(move || Timeline::index_of(start, events)));
+        let written = (|| {
+            for ((_, raw), arrival) in content.events.iter().zip(&content.arrival_nanos) {
+                writer.append_at(raw, *arrival)?;
+            }
+            Ok::<(), crate::store::StoreError>(())
+        })();
+        (written, replay.and_then(|replay| replay.join().ok()))
+    });
+    written?;
+    if let Some(timeline) = timeline {
+        writer.store_timeline_with(session, &timeline, Some(&content.arrival_nanos))?;
     }
     writer.end_session_at(SessionStatus::Complete, content.ended_at_unix_ms)?;
     writer.finish()?;

@@ -182,7 +182,7 @@ fn run(mut writer: RecordingWriter, commands: &Receiver<Command>) -> Result<(), 
     // Issue 14: each open session's timeline, replayed as its events are
     // written, so that its index is stored when it ends (an interrupted
     // session simply has none).
-    let mut timelines: FxHashMap<SessionId, Timeline> = FxHashMap::default();
+    let mut timelines: FxHashMap<SessionId, (Timeline, Vec<u64>)> = FxHashMap::default();
     loop {
         match commands.recv_timeout(COMMIT_INTERVAL) {
             Ok(Command::Begin { session, reply }) => {
@@ -195,7 +195,10 @@ fn run(mut writer: RecordingWriter, commands: &Receiver<Command>) -> Result<(), 
                     };
                     timelines.insert(
                         *id,
-                        Timeline::starting_from(start, CheckpointPolicy::default()),
+                        (
+                            Timeline::starting_from(start, CheckpointPolicy::default()),
+                            Vec::new(),
+                        ),
                     );
                 }
                 let _ = reply.send(begun);
@@ -209,15 +212,16 @@ fn run(mut writer: RecordingWriter, commands: &Receiver<Command>) -> Result<(), 
                 arrival_nanos,
             }) => {
                 writer.append_to(session, &raw, arrival_nanos)?;
-                if let Some(timeline) = timelines.get_mut(&session) {
+                if let Some((timeline, arrivals)) = timelines.get_mut(&session) {
                     timeline.append(&raw);
+                    arrivals.push(arrival_nanos);
                 }
             }
             Ok(Command::End { session, status }) => {
                 writer.flush()?;
-                if let Some(mut timeline) = timelines.remove(&session) {
+                if let Some((mut timeline, arrivals)) = timelines.remove(&session) {
                     timeline.finish();
-                    writer.store_timeline(session, &timeline)?;
+                    writer.store_timeline_with(session, &timeline, Some(&arrivals))?;
                 }
                 writer.end(session, status, Some(crate::store::now_unix_ms()))?;
             }
@@ -230,9 +234,9 @@ fn run(mut writer: RecordingWriter, commands: &Receiver<Command>) -> Result<(), 
     writer.flush()?;
     let mut open: Vec<_> = timelines.into_iter().collect();
     open.sort_by_key(|(id, _)| *id);
-    for (session, mut timeline) in open {
+    for (session, (mut timeline, arrivals)) in open {
         timeline.finish();
-        writer.store_timeline(session, &timeline)?;
+        writer.store_timeline_with(session, &timeline, Some(&arrivals))?;
     }
     writer.finish()?;
     Ok(())

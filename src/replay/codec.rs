@@ -143,6 +143,11 @@ impl<'a> Decoder<'a> {
         self.pos == self.data.len()
     }
 
+    /// Where the next byte is read from.
+    pub fn pos(&self) -> usize {
+        self.pos
+    }
+
     /// The bytes not read yet.
     pub fn remaining(&self) -> usize {
         self.data.len() - self.pos
@@ -197,6 +202,15 @@ impl<'a> Decoder<'a> {
         }
     }
 
+    /// Skips `n` bytes, which must be there.
+    pub fn skip(&mut self, n: usize) -> Decoded<()> {
+        if n > self.remaining() {
+            return bad("the index ends early");
+        }
+        self.pos += n;
+        Ok(())
+    }
+
     /// Length-prefixed bytes.
     pub fn bytes(&mut self) -> Decoded<&'a [u8]> {
         let n = self.count()?;
@@ -243,7 +257,8 @@ impl<'a> Decoder<'a> {
 
 /// Every distinct message of the states encoded, once: states refer to
 /// messages by their number, so that the messages checkpoints share (most
-/// of them) are stored once.
+/// of them) are stored once. Each is length-prefixed, so that a reader can
+/// find them all without decoding any ([`LazyMessages`]).
 #[derive(Debug, Default)]
 pub struct MessageTable {
     numbers: FxHashMap<*const Message, usize>,
@@ -258,7 +273,9 @@ impl MessageTable {
         if let Some(&n) = self.numbers.get(&key) {
             return Ok(n);
         }
-        encode_message(&mut self.encoded, message)?;
+        let mut one = Encoder::default();
+        encode_message(&mut one, message)?;
+        self.encoded.bytes(&one.buf);
         let n = self.count;
         self.count += 1;
         self.numbers.insert(key, n);
@@ -274,14 +291,62 @@ impl MessageTable {
     }
 }
 
-/// Reads a [`MessageTable`].
-pub fn decode_messages(d: &mut Decoder<'_>) -> Decoded<Vec<Arc<Message>>> {
-    let n = d.count()?;
-    let mut messages = Vec::with_capacity(n);
-    for _ in 0..n {
-        messages.push(Arc::new(decode_message(d)?));
+/// Finds a message by its number in a stored index.
+pub type MessageOf<'m> = dyn Fn(usize) -> Decoded<Arc<Message>> + 'm;
+
+/// A [`MessageTable`] as read back: where each message is in the blob,
+/// each decoded on first use and then shared by every state that refers to
+/// it (issue 14: opening reads only what the first frame needs).
+#[derive(Debug, Default)]
+pub struct LazyMessages {
+    ranges: Vec<(usize, usize)>,
+    decoded: Vec<std::sync::OnceLock<Arc<Message>>>,
+}
+
+impl LazyMessages {
+    /// Finds every message of the table at `d` (skipping their bytes).
+    pub fn scan(d: &mut Decoder<'_>) -> Decoded<Self> {
+        let n = d.count()?;
+        let mut ranges = Vec::with_capacity(n);
+        for _ in 0..n {
+            let len = d.count()?;
+            let start = d.pos();
+            d.skip(len)?;
+            ranges.push((start, start + len));
+        }
+        let decoded = (0..n).map(|_| std::sync::OnceLock::new()).collect();
+        Ok(Self { ranges, decoded })
     }
-    Ok(messages)
+
+    /// The number of messages.
+    pub fn len(&self) -> usize {
+        self.ranges.len()
+    }
+
+    /// Whether the table is empty.
+    pub fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
+    }
+
+    /// Message `n`, decoded from `blob` (the one [`Self::scan`] read) on
+    /// first use.
+    pub fn get(&self, blob: &[u8], n: usize) -> Decoded<Arc<Message>> {
+        let (Some(&(start, end)), Some(cell)) = (self.ranges.get(n), self.decoded.get(n)) else {
+            return bad("a state in the index names a message the index does not hold");
+        };
+        if let Some(message) = cell.get() {
+            return Ok(Arc::clone(message));
+        }
+        let Some(bytes) = blob.get(start..end) else {
+            return bad("a message in the index is past its end");
+        };
+        let d = &mut Decoder::new(bytes);
+        let message = decode_message(d)?;
+        if !d.at_end() {
+            return bad("a message in the index has bytes after its end");
+        }
+        Ok(Arc::clone(cell.get_or_init(|| Arc::new(message))))
+    }
 }
 
 fn encode_message(e: &mut Encoder, message: &Message) -> Decoded<()> {
@@ -564,7 +629,7 @@ impl Replayer {
     }
 
     /// Decodes a state [`Self::encode`] wrote, its messages from `messages`.
-    pub fn decode(d: &mut Decoder<'_>, messages: &[Arc<Message>]) -> Decoded<Self> {
+    pub fn decode(d: &mut Decoder<'_>, messages: &MessageOf<'_>) -> Decoded<Self> {
         let (mut replayer, state) = Self::decode_with(d, messages)?;
         replayer.state = Arc::new(
             serde_json::from_slice(state).or_else(|_| bad("the stored state is not JSON"))?,
@@ -572,19 +637,13 @@ impl Replayer {
         Ok(replayer)
     }
 
-    fn decode_with<'a>(
-        d: &mut Decoder<'a>,
-        messages: &[Arc<Message>],
-    ) -> Decoded<(Self, &'a [u8])> {
+    fn decode_with<'a>(d: &mut Decoder<'a>, messages: &MessageOf<'_>) -> Decoded<(Self, &'a [u8])> {
         let options = decode_options(d)?;
         let mut replayer = Self::new(options);
         let n = d.count()?;
         let mut list = Vec::with_capacity(n);
         for _ in 0..n {
-            let Some(message) = messages.get(d.usize()?) else {
-                return bad("a state in the index names a message the index does not hold");
-            };
-            list.push(Arc::clone(message));
+            list.push(messages(d.usize()?)?);
         }
         let mut conversation = Conversation::default();
         conversation.set_messages(list);
@@ -665,7 +724,7 @@ impl FrozenReplay {
     }
 
     /// Decodes a checkpoint [`Self::encode`] wrote.
-    pub fn decode(d: &mut Decoder<'_>, messages: &[Arc<Message>]) -> Decoded<Self> {
+    pub fn decode(d: &mut Decoder<'_>, messages: &MessageOf<'_>) -> Decoded<Self> {
         let (base, state) = Replayer::decode_with(d, messages)?;
         let state = super::frozen::Stored::from_text(state)?;
         let n = d.count()?;

@@ -7,11 +7,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::default_options;
 use super::writer::{NewSession, RecordingWriter};
 use super::{SessionId, SessionStatus, StoreError};
 use crate::input::{self, EventLog, ReadError, Stream};
-use crate::replay::Replayer;
 use crate::timeline::Timeline;
 
 /// What an import wrote.
@@ -125,13 +123,7 @@ fn write_planned(
         // The timeline index (issue 14) is built on a second thread while
         // the events are written, from step 0 as a reader will see it (the
         // stored run input), for the options a reader uses by default.
-        let start = match default_options(planned.declared_profile.as_deref()) {
-            Some(options) => Some(match writer.stored_run_input(id)? {
-                Some(input) => Replayer::with_run_input(options, &input),
-                None => Replayer::new(options),
-            }),
-            None => None,
-        };
+        let start = writer.index_start(id, planned.declared_profile.as_deref())?;
         let (written, timeline) = std::thread::scope(|scope| {
             let replay = start.map(|start| {
                 let events = &planned.events;
@@ -149,10 +141,10 @@ fn write_planned(
             );
             (written, replay.and_then(|replay| replay.join().ok()))
         });
-        written?;
+        let arrivals = written?;
         events_done += planned.events.len() as u64;
         if let Some(timeline) = timeline {
-            writer.store_timeline(id, &timeline)?;
+            writer.store_timeline_with(id, &timeline, Some(&arrivals))?;
         }
         match planned.ended {
             Some((status, ended_at)) => writer.end_session_at(status, ended_at)?,

@@ -16,7 +16,7 @@ use super::{SessionId, SessionInfo, SessionStatus, StoreError, is_sqlite};
 use crate::diagnostic::{Diagnostic, Seq};
 use crate::input::{EventLog, HttpRequest, HttpResponse};
 use crate::replay::Options;
-use crate::timeline::{INDEX_ENGINE, INDEX_FORMAT_VERSION, Timeline};
+use crate::timeline::{INDEX_FORMAT_VERSION, Timeline, index_engine};
 
 /// One stored event.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -71,6 +71,10 @@ pub enum IndexUnused {
     Damaged(String),
 }
 
+/// A timeline rebuilt from its stored index, and the events' arrival
+/// times when the index holds them.
+pub type StoredTimeline = (Timeline, Option<Vec<u64>>);
+
 impl std::fmt::Display for IndexUnused {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -85,7 +89,8 @@ impl std::fmt::Display for IndexUnused {
                 engine,
             } => write!(
                 f,
-                "the stored index is of format {format_version} by {engine}, not format {INDEX_FORMAT_VERSION} by {INDEX_ENGINE}"
+                "the stored index is of format {format_version} by {engine}, not format {INDEX_FORMAT_VERSION} by {}",
+                index_engine()
             ),
             Self::Damaged(why) => write!(f, "the stored index is damaged ({why})"),
         }
@@ -389,7 +394,7 @@ impl Recording {
             }
             Err(e) => return Err(self.error("cannot read the timeline index", e)),
         };
-        if format_version != INDEX_FORMAT_VERSION || engine != INDEX_ENGINE {
+        if format_version != INDEX_FORMAT_VERSION || engine != index_engine() {
             return Ok(Err(IndexUnused::Stale {
                 format_version,
                 engine,
@@ -420,8 +425,27 @@ impl Recording {
             Ok(blob) => blob,
             Err(why) => return Ok(Err(why)),
         };
-        Ok(Timeline::from_stored_index(events, &blob, options)
+        Ok(Timeline::from_stored_index(events, blob, options)
             .map_err(|e| IndexUnused::Damaged(e.to_string())))
+    }
+
+    /// [`Self::stored_timeline_of`] with the events' arrival times when the
+    /// index holds them (written by `import`, `record`, `export` and
+    /// `upgrade`): opening then reads no event's row (issue 14).
+    pub fn stored_timeline_and_arrivals_of(
+        &self,
+        session: SessionId,
+        options: Options,
+        events: impl Into<crate::timeline::Events>,
+    ) -> Result<Result<StoredTimeline, IndexUnused>, StoreError> {
+        let blob = match self.stored_index(session, options)? {
+            Ok(blob) => blob,
+            Err(why) => return Ok(Err(why)),
+        };
+        Ok(
+            Timeline::from_stored_index_with_arrivals(events, blob, options)
+                .map_err(|e| IndexUnused::Damaged(e.to_string())),
+        )
     }
 
     /// [`Self::stored_timeline_of`] with the session's events left in the

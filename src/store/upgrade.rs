@@ -64,7 +64,8 @@ pub fn upgrade(path: &Path) -> Result<Upgraded, StoreError> {
         };
         let events = recording.load_events(session.id)?;
         let timeline = Timeline::index_of(start, &events);
-        if writer.store_timeline(session.id, &timeline)? {
+        let arrivals = recording.arrival_nanos(session.id)?;
+        if writer.store_timeline_with(session.id, &timeline, Some(&arrivals))? {
             indexed += 1;
         }
     }

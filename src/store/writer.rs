@@ -11,7 +11,7 @@ use super::secrets::StoreRedaction;
 use super::{SessionId, SessionStatus, StoreError, is_secret_header, now_unix_ms, redact_headers};
 use crate::diagnostic::{Diagnostic, Seq};
 use crate::input::{Arrivals, EventKeys, EventLog, HttpRequest, HttpResponse};
-use crate::timeline::{INDEX_ENGINE, INDEX_FORMAT_VERSION, Timeline};
+use crate::timeline::{INDEX_FORMAT_VERSION, Timeline, index_engine};
 
 /// Events are committed at least this often while they arrive: a killed
 /// writer loses at most the events of the last interval.
@@ -355,6 +355,24 @@ impl RecordingWriter {
         Ok(())
     }
 
+    /// Step 0 of the replay a session's stored index is built from (issue
+    /// 14): the run input as stored, under the options a reader uses by
+    /// default ([`super::default_options`] of the profile it declares).
+    /// `None` when nothing is stored for that profile.
+    pub fn index_start(
+        &self,
+        session: SessionId,
+        declared_profile: Option<&str>,
+    ) -> Result<Option<crate::replay::Replayer>, StoreError> {
+        let Some(options) = super::default_options(declared_profile) else {
+            return Ok(None);
+        };
+        Ok(Some(match self.stored_run_input(session)? {
+            Some(input) => crate::replay::Replayer::with_run_input(options, &input),
+            None => crate::replay::Replayer::new(options),
+        }))
+    }
+
     /// The run input of a session as stored (its request body without its
     /// secrets, when it is a JSON object): step 0 of its replay, as a reader
     /// sees it ([`SessionInfo::run_input`](super::SessionInfo::run_input)).
@@ -389,7 +407,18 @@ impl RecordingWriter {
         session: SessionId,
         timeline: &Timeline,
     ) -> Result<bool, StoreError> {
-        let Ok(blob) = timeline.encode_index() else {
+        self.store_timeline_with(session, timeline, None)
+    }
+
+    /// [`Self::store_timeline`] with the events' arrival times, which a
+    /// reader then takes from the index instead of every event's row.
+    pub fn store_timeline_with(
+        &mut self,
+        session: SessionId,
+        timeline: &Timeline,
+        arrivals: Option<&[u64]>,
+    ) -> Result<bool, StoreError> {
+        let Ok(blob) = timeline.encode_index_with(arrivals) else {
             return Ok(false);
         };
         self.conn
@@ -401,7 +430,7 @@ impl RecordingWriter {
                     session.0,
                     schema::options_key(timeline.options()),
                     INDEX_FORMAT_VERSION,
-                    INDEX_ENGINE,
+                    index_engine(),
                     timeline.last_step().get() as i64,
                     blob,
                 ],
@@ -470,21 +499,22 @@ impl RecordingWriter {
         events: &EventLog,
         progress: &mut dyn FnMut(u64),
     ) -> Result<(), StoreError> {
-        self.import_events_at(events, None, progress)
+        self.import_events_at(events, None, progress).map(drop)
     }
 
     /// [`Self::import_events`] with known arrival times (`arrivals[i]` is
     /// the one of the event at index `i`, as a recording holds them);
     /// without them, or past their end, arrivals come from the events'
-    /// `timestamp`s.
+    /// `timestamp`s. Returns the arrival times stored, one per event.
     pub fn import_events_at(
         &mut self,
         events: &EventLog,
         arrivals: Option<&[u64]>,
         progress: &mut dyn FnMut(u64),
-    ) -> Result<(), StoreError> {
+    ) -> Result<Vec<u64>, StoreError> {
         self.flush()?;
         let id = self.current()?;
+        let mut stored_arrivals = Vec::with_capacity(events.len());
         let Some(session) = self.sessions.get_mut(&id) else {
             return Err(no_session(&self.path));
         };
@@ -506,6 +536,7 @@ impl RecordingWriter {
                             None => session.arrivals.next(keys.timestamp),
                         };
                         index += 1;
+                        stored_arrivals.push(arrival);
                         let seq = i64::try_from(session.next_seq).unwrap_or(i64::MAX);
                         session.next_seq += 1;
                         insert.execute(params![
@@ -532,7 +563,7 @@ impl RecordingWriter {
         }
         self.last_commit = Instant::now();
         self.uncheckpointed = true;
-        Ok(())
+        Ok(stored_arrivals)
     }
 
     /// Appends one event to the current session with a given arrival time

@@ -19,7 +19,7 @@ mod stored;
 
 pub use events::{BLOCK_EVENTS, BlockSource, Events, FileEvents, RawEvent};
 pub use index::{ActivityLane, EventKind, KindCounts, NUM_KINDS, Pending, StreamIndex};
-pub use stored::{INDEX_ENGINE, INDEX_FORMAT_VERSION};
+pub use stored::{INDEX_FORMAT_VERSION, REPLAY_ENGINE_VERSION, index_engine};
 
 use crate::diagnostic::{Diagnostic, Seq};
 use crate::input::{EventLog, RawEvents};
@@ -56,7 +56,7 @@ pub struct Timeline {
     /// The state at the last event; its logs hold every diagnostic and effect.
     head: Replayer,
     /// Checkpoints in step order; the first is step 0.
-    checkpoints: Vec<FrozenReplay>,
+    checkpoints: Checkpoints,
     policy: CheckpointPolicy,
     cost_since_checkpoint: u64,
     index: StreamIndex,
@@ -82,7 +82,7 @@ impl Timeline {
         }
         Self {
             events: Events::default(),
-            checkpoints: vec![start.freeze()],
+            checkpoints: Checkpoints::from(start.freeze()),
             head: start,
             policy,
             cost_since_checkpoint: 0,
@@ -266,7 +266,7 @@ impl Timeline {
     pub fn checkpoint_steps(
         &self,
     ) -> impl DoubleEndedIterator<Item = Seq> + ExactSizeIterator + '_ {
-        self.checkpoints.iter().map(FrozenReplay::step)
+        (0..self.checkpoints.len()).map(|i| self.checkpoints.step(i))
     }
 
     /// The JSON of a search target (a message, or the state) at the
@@ -293,17 +293,125 @@ impl Timeline {
         if step == self.last_step() {
             return self.head.checkpoint();
         }
-        let at = self
-            .checkpoints
-            .partition_point(|checkpoint| checkpoint.step() <= step)
-            .saturating_sub(1);
-        let mut replayer = self.checkpoints[at].thaw();
+        let at = self.checkpoints.partition_point(step).saturating_sub(1);
+        let mut replayer = self.checkpoints.thaw_at_or_before(at);
         let from = replayer.step().get() as usize;
         let to = step.get() as usize;
         for_each_parsed_in(&self.events, from..to, |_, _, parsed| {
             replayer.apply(parsed);
         });
         replayer
+    }
+}
+
+impl Timeline {
+    /// [`Self::seek`], going on from `near` (a state of this timeline, the
+    /// one shown before) when that applies fewer events than starting from
+    /// the checkpoint before `step`: scrubbing forward replays only what
+    /// it moved over (issue 14).
+    pub fn seek_from(&self, near: &Replayer, step: Seq) -> Replayer {
+        let step = step.min(self.last_step());
+        let from = near.step();
+        if step == self.last_step() || from > step || near.options() != self.options() {
+            return self.seek(step);
+        }
+        let at = self.checkpoints.partition_point(step).saturating_sub(1);
+        if self.checkpoints.step(at) > from {
+            return self.seek(step);
+        }
+        let mut replayer = near.checkpoint();
+        for_each_parsed_in(
+            &self.events,
+            from.get() as usize..step.get() as usize,
+            |_, _, parsed| {
+                replayer.apply(parsed);
+            },
+        );
+        replayer
+    }
+}
+
+/// A timeline's checkpoints: in memory, or, for a timeline read from the
+/// index its recording stores (issue 14), kept encoded and decoded when a
+/// seek needs one; then those taken after (a stored timeline appended to).
+#[derive(Clone, Debug)]
+struct Checkpoints {
+    stored: Option<std::sync::Arc<stored::StoredCheckpoints>>,
+    frozen: Vec<FrozenReplay>,
+}
+
+impl From<FrozenReplay> for Checkpoints {
+    fn from(first: FrozenReplay) -> Self {
+        Self {
+            stored: None,
+            frozen: vec![first],
+        }
+    }
+}
+
+impl Checkpoints {
+    fn num_stored(&self) -> usize {
+        self.stored.as_ref().map_or(0, |s| s.len())
+    }
+
+    fn len(&self) -> usize {
+        self.num_stored() + self.frozen.len()
+    }
+
+    fn step(&self, i: usize) -> Seq {
+        match &self.stored {
+            Some(stored) if i < stored.len() => stored.step(i),
+            _ => self
+                .frozen
+                .get(i - self.num_stored())
+                .map_or(Seq::START, FrozenReplay::step),
+        }
+    }
+
+    fn push(&mut self, checkpoint: FrozenReplay) {
+        self.frozen.push(checkpoint);
+    }
+
+    /// The number of checkpoints at or before `step`.
+    fn partition_point(&self, step: Seq) -> usize {
+        let num_stored = match &self.stored {
+            Some(stored) => match stored.partition_point(step) {
+                n if n < stored.len() => return n,
+                n => n,
+            },
+            None => 0,
+        };
+        num_stored + self.frozen.partition_point(|c| c.step() <= step)
+    }
+
+    /// A live replayer at checkpoint `i`, or (a stored one that cannot be
+    /// decoded) at the last one before it that can; the first always can.
+    fn thaw_at_or_before(&self, i: usize) -> Replayer {
+        let num_stored = self.num_stored();
+        if i >= num_stored
+            && let Some(frozen) = self.frozen.get(i - num_stored)
+        {
+            return frozen.thaw();
+        }
+        match &self.stored {
+            Some(stored) => stored.thaw_at_or_before(i.min(stored.len().saturating_sub(1))),
+            None => self.frozen[0].thaw(),
+        }
+    }
+
+    /// Every checkpoint, decoded (to encode them again); `None` when a
+    /// stored one cannot be decoded.
+    fn all(&self) -> Option<Vec<std::borrow::Cow<'_, FrozenReplay>>> {
+        let mut all = Vec::with_capacity(self.len());
+        if let Some(stored) = &self.stored {
+            for i in 0..stored.len() {
+                all.push(std::borrow::Cow::Owned(FrozenReplay::clone(
+                    &*stored.decoded(i)?,
+                )));
+            }
+        }
+        all.extend(self.frozen.iter().map(std::borrow::Cow::Borrowed));
+        Some(all)
     }
 }
 
@@ -360,6 +468,38 @@ mod tests {
                 expected.diagnostics(),
                 "step {step}"
             );
+        }
+    }
+
+    #[test]
+    fn seeking_from_a_nearby_state_equals_seeking_from_a_checkpoint() {
+        // Issue 14: scrubbing forward goes on from the state shown.
+        let timeline = Timeline::from_log_with_policy(
+            demo(),
+            Options::default(),
+            CheckpointPolicy {
+                max_cost: 600,
+                op_cost: 48,
+            },
+        );
+        let last = timeline.len() as u64;
+        for from in 0..=last {
+            let near = timeline.seek(Seq::new(from));
+            for step in [
+                from,
+                from + 1,
+                from + 3,
+                from + 20,
+                from.saturating_sub(2),
+                last,
+            ] {
+                let step = Seq::new(step);
+                let sought = timeline.seek_from(&near, step);
+                let expected = timeline.seek(step);
+                assert_eq!(sought.step(), expected.step(), "{from} to {step}");
+                assert_eq!(sought.document(), expected.document(), "{from} to {step}");
+                assert_eq!(sought.fatal(), expected.fatal(), "{from} to {step}");
+            }
         }
     }
 

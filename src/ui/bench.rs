@@ -40,6 +40,10 @@ pub struct UiTimings {
     /// Each frame (the scrub's seek, the whole UI laid out and
     /// tessellated), in milliseconds, sorted.
     pub frame_millis: Vec<f64>,
+    /// The scrub's seek of each frame alone (the cursor moved, the state
+    /// at the new step and the one before computed), in milliseconds,
+    /// sorted.
+    pub seek_millis: Vec<f64>,
     /// A search over every event that matches nothing, as `agui-replay
     /// find` runs it ([`crate::search::find_in_log`] over the loaded
     /// events, without the load).
@@ -114,7 +118,7 @@ pub fn ui_timings(
         if let Some(error) = state.error() {
             anyhow::bail!("{error}");
         }
-        indexed_in_background |= doc.indexing.is_some();
+        indexed_in_background |= doc.indexing.as_ref().is_some_and(|i| !i.comparing);
         let rows_shown =
             !state.event_rows().is_empty() && state.view().is_some_and(|v| v.step == Seq::new(1));
         if rows_shown && first_rows.is_none() && indexed_in_background {
@@ -148,6 +152,7 @@ pub fn ui_timings(
 
     let mut step = app.state.step().get();
     let mut frame_millis = Vec::with_capacity(frames);
+    let mut seek_millis = Vec::with_capacity(frames);
     for _ in 0..frames {
         step = if rng.random_bool(0.05) {
             rng.random_range(0..=events)
@@ -158,6 +163,7 @@ pub fn ui_timings(
         let frame_started = Instant::now();
         app.state
             .apply(vec![Command::Time(TimeCommand::Set(Seq::new(step)))]);
+        seek_millis.push(millis(frame_started));
         frame(&mut app);
         frame_millis.push(millis(frame_started));
         if divergences_at.is_none() && app.state.doc().is_some_and(|d| d.indexing.is_none()) {
@@ -165,6 +171,7 @@ pub fn ui_timings(
         }
     }
     frame_millis.sort_by(f64::total_cmp);
+    seek_millis.sort_by(f64::total_cmp);
     if indexed_in_background && divergences_at.is_none() {
         app.state.wait_for_indexing();
         divergences_at = Some(millis(started));
@@ -208,6 +215,7 @@ pub fn ui_timings(
         open_to_divergences_ms: divergences_at,
         allocated_bytes_open,
         frame_millis,
+        seek_millis,
         find_all_ms,
         app_search_all_ms,
     })

@@ -500,14 +500,8 @@ fn open_recording(
     let shown_events = recording
         .file_events(info.id)
         .map_err(|e| error_chain(&e))?;
-    let first_arrivals = reader.arrivals(0..total.min(load_options.plan.chunk_events))?;
-    let timing = Timing::of_recorded_prefix(
-        &first_arrivals,
-        last_arrival,
-        total,
-        info.source.starts_with("import"),
-    );
-    let opened = Opened {
+    let imported = info.source.starts_with("import");
+    let opened = |recording: Recording, timing: Timing| Opened {
         path: path.to_owned(),
         sessions: recording.sessions().to_vec(),
         session: Some(info.id.get()),
@@ -519,25 +513,32 @@ fn open_recording(
     };
     // A recording whose index is stored with it (issue 14, point 2), unless
     // `load_options.stored_index` says to ignore it, opens with that
-    // timeline: whole at once, its events left in the file; only the
-    // profiles' comparison (P13) runs in the background. Without one (or
-    // with one that is stale or damaged), it is indexed here.
-    if load_options.stored_index
-        && let Some(recording) = &opened.recording
-        && let Ok(Ok(timeline)) =
-            recording.stored_timeline_of(info.id, options, shown_events.with_len(total))
-    {
-        let arrivals = reader.arrivals(0..total)?;
+    // timeline: whole at once, its events left in the file (and, when the
+    // index holds them, the arrival times too: no event's row is read);
+    // only the profiles' comparison (P13) runs in the background. Without
+    // one (or with one that is stale or damaged), it is indexed here.
+    let stored = match load_options.stored_index {
+        true => recording
+            .stored_timeline_and_arrivals_of(info.id, options, shown_events.with_len(total))
+            .ok()
+            .and_then(Result::ok),
+        false => None,
+    };
+    if let Some((timeline, arrivals)) = stored {
+        // An index without the arrival times (an older writer's) leaves
+        // them in the events' rows.
+        let arrivals = match arrivals {
+            Some(arrivals) => arrivals,
+            None => reader.arrivals(0..total)?,
+        };
+        let opened = opened(recording, Timing::of_recorded(&arrivals, imported));
         let comparison = opened.comparison();
-        let indexing = Indexing::start(
-            timeline.clone(),
-            reader,
-            total as u64,
-            comparison,
-            load_options.plan,
-        );
+        let indexing = Indexing::compare_only(reader, total as u64, comparison, load_options.plan);
         return Ok(Some(opened.into_doc(timeline, arrivals, Some(indexing))));
     }
+    let first_arrivals = reader.arrivals(0..total.min(load_options.plan.chunk_events))?;
+    let timing = Timing::of_recorded_prefix(&first_arrivals, last_arrival, total, imported);
+    let opened = opened(recording, timing);
     let start = opened.source.start(options);
     let mut timeline = Timeline::over_file(start, shown_events, CheckpointPolicy::default());
     let first = if total <= load_options.sync_events {

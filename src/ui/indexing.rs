@@ -97,6 +97,32 @@ impl Indexing {
         }
     }
 
+    /// Only compares the two profiles (P13) over `source` on a thread: the
+    /// document's timeline is whole already (read from the index its
+    /// recording stores, issue 14), so nothing is sent back but the
+    /// divergences, and the timeline is not copied.
+    pub fn compare_only<S: IndexSource>(
+        mut source: S,
+        total: u64,
+        comparison: (Replayer, Replayer),
+        plan: IndexPlan,
+    ) -> Self {
+        let (sender, receiver) = sync_channel(if plan.paced { 0 } else { 1 });
+        let cancel = Arc::new(AtomicBool::new(false));
+        let stop = Arc::clone(&cancel);
+        std::thread::spawn(move || {
+            let num_events = source.len();
+            compare(&mut source, num_events, &sender, &stop, comparison, plan);
+        });
+        Self {
+            receiver,
+            cancel,
+            total,
+            started: Instant::now(),
+            comparing: true,
+        }
+    }
+
     /// What the thread sent since last asked, if anything (`None`: nothing
     /// new, or the thread ended).
     pub fn try_next(&mut self) -> Option<IndexUpdate> {
@@ -213,8 +239,20 @@ fn index<S: IndexSource>(
     {
         return;
     }
-    // P13: the two profiles in lockstep, once, off the path to the first
-    // frame; the marks appear when it is done.
+    compare(source, num_events, sender, stop, comparison, plan);
+}
+
+/// P13: the two profiles in lockstep over the first `num_events` of
+/// `source`, once, off the path to the first frame; the marks appear when
+/// it is done.
+fn compare<S: IndexSource>(
+    source: &mut S,
+    num_events: usize,
+    sender: &SyncSender<IndexUpdate>,
+    stop: &AtomicBool,
+    comparison: (Replayer, Replayer),
+    plan: IndexPlan,
+) {
     let mut lockstep = Lockstep::new(comparison.0, comparison.1);
     let chunk = plan.chunk_events.max(1);
     let mut from = 0;

@@ -500,7 +500,14 @@ impl AppState {
         {
             return;
         }
-        let before = doc.timeline.seek(Seq::new(step.get().saturating_sub(1)));
+        // Scrubbing forward goes on from the state shown (issue 14).
+        let target = Seq::new(step.get().saturating_sub(1));
+        let before = match &self.view {
+            Some(shown) if shown.generation == self.generation => {
+                doc.timeline.seek_from(&shown.at, target)
+            }
+            _ => doc.timeline.seek(target),
+        };
         let (at, event) = match doc.raw(step).filter(|_| step.get() > 0) {
             Some(raw) => {
                 let raw: &[u8] = &raw;
