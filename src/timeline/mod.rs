@@ -372,6 +372,20 @@ impl Checkpoints {
         self.frozen.push(checkpoint);
     }
 
+    /// Checkpoint `i`, decoded if it is a stored one; `None` when there is
+    /// none or it cannot be decoded.
+    fn get(&self, i: usize) -> Option<std::borrow::Cow<'_, FrozenReplay>> {
+        match &self.stored {
+            Some(stored) if i < stored.len() => stored
+                .decoded(i)
+                .map(|decoded| std::borrow::Cow::Owned(FrozenReplay::clone(&decoded))),
+            _ => self
+                .frozen
+                .get(i - self.num_stored())
+                .map(std::borrow::Cow::Borrowed),
+        }
+    }
+
     /// The number of checkpoints at or before `step`.
     fn partition_point(&self, step: Seq) -> usize {
         let num_stored = match &self.stored {

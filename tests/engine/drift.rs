@@ -327,7 +327,7 @@ fn drift_is_the_same_from_any_checkpoint_and_from_the_stored_index() {
     // The stored index keeps each drift's patch and kind.
     let indexed = Timeline::index_of(Replayer::new(Options::default()), &log);
     let blob = indexed.encode_index().expect("encodes");
-    let stored = Timeline::from_stored_index(log, &blob, Options::default()).expect("decodes");
+    let stored = Timeline::from_stored_index(log, blob, Options::default()).expect("decodes");
     let got: Vec<Diagnostic> = stored
         .diagnostics()
         .iter()
