@@ -401,7 +401,10 @@ impl RecordingWriter {
     /// The timeline must be the session's whole stream, replayed from its
     /// [stored run input](Self::stored_run_input) with the end-of-stream
     /// checks ([`Timeline::index_of`]). Returns whether it was stored: a
-    /// state nested too deeply to be read back is not (its readers replay).
+    /// state nested too deeply to be read back is not, nor an index bigger
+    /// than SQLite's largest value (1 GB by default: about 10,000,000
+    /// events), whose recording then opens with its index built in the
+    /// background, as one without (issue 14).
     pub fn store_timeline(
         &mut self,
         session: SessionId,
@@ -421,21 +424,26 @@ impl RecordingWriter {
         let Ok(blob) = timeline.encode_index_with(arrivals) else {
             return Ok(false);
         };
-        self.conn
-            .execute(
-                "INSERT OR REPLACE INTO timeline_index
+        let stored = self.conn.execute(
+            "INSERT OR REPLACE INTO timeline_index
                     (session_id, options, format_version, engine, num_events, data)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                params![
-                    session.0,
-                    schema::options_key(timeline.options()),
-                    INDEX_FORMAT_VERSION,
-                    index_engine(),
-                    timeline.last_step().get() as i64,
-                    blob,
-                ],
-            )
-            .map_err(|e| self.sqlite("cannot store the timeline index", e))?;
+            params![
+                session.0,
+                schema::options_key(timeline.options()),
+                INDEX_FORMAT_VERSION,
+                index_engine(),
+                timeline.last_step().get() as i64,
+                blob,
+            ],
+        );
+        match stored {
+            Ok(_) => {}
+            Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::TooBig) => {
+                return Ok(false);
+            }
+            Err(e) => return Err(self.sqlite("cannot store the timeline index", e)),
+        }
         self.uncheckpointed = true;
         Ok(true)
     }
@@ -783,5 +791,51 @@ impl Drop for RecordingWriter {
     /// a panic) still commits what it holds; the session stays incomplete.
     fn drop(&mut self) {
         let _ = self.flush();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::EventLog;
+    use crate::replay::{Options, Replayer};
+
+    /// Issue 14: an index bigger than SQLite's largest value is not
+    /// stored, and the import goes on (10,000,000 events failed with
+    /// "string or blob too big"); here the limit is lowered to a few bytes.
+    #[test]
+    fn an_index_too_big_for_sqlite_is_not_stored_and_is_no_error() {
+        let dir = std::env::temp_dir().join(format!("agui-replay-toobig-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join("big.rec");
+        let _ = std::fs::remove_file(&path);
+        let mut writer = RecordingWriter::create(&path, true).expect("creates");
+        let mut log = EventLog::default();
+        log.push(br#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#);
+        log.push(br#"{"type":"STATE_SNAPSHOT","snapshot":{"k":"a value long enough"}}"#);
+        let timeline = Timeline::index_of(Replayer::new(Options::default()), &log);
+        let session = writer
+            .begin_session(NewSession {
+                source: "test".into(),
+                ..NewSession::default()
+            })
+            .expect("begins");
+        writer
+            .conn
+            .set_limit(rusqlite::limits::Limit::SQLITE_LIMIT_LENGTH, 16)
+            .expect("sets the limit");
+        assert!(
+            !writer
+                .store_timeline(session, &timeline)
+                .expect("a blob too big is no error"),
+            "not stored"
+        );
+        writer
+            .conn
+            .set_limit(rusqlite::limits::Limit::SQLITE_LIMIT_LENGTH, 1_000_000_000)
+            .expect("sets the limit");
+        assert!(writer.store_timeline(session, &timeline).expect("stores"));
+        drop(writer);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
