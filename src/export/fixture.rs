@@ -159,36 +159,9 @@ fn fixture_event(raw: &[u8]) -> Result<(Box<RawValue>, Option<String>), String> 
         .get("type")
         .and_then(Value::as_str)
         .map(str::to_owned);
-    let raw = RawValue::from_string(without_whitespace(text))
+    let raw = RawValue::from_string(crate::input::without_whitespace(text))
         .map_err(|e| format!("it is not JSON ({e}), and a fixture's stream holds JSON objects"))?;
     Ok((raw, event_type))
-}
-
-/// JSON text without the whitespace between its tokens: members, their
-/// order and every string and number stay exactly as written, and an
-/// event spread over lines (a vector's) sits on one line of the fixture.
-fn without_whitespace(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut in_string = false;
-    let mut escaped = false;
-    for c in text.chars() {
-        if in_string {
-            out.push(c);
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == '"' {
-                in_string = false;
-            }
-        } else if c == '"' {
-            in_string = true;
-            out.push(c);
-        } else if !matches!(c, ' ' | '\t' | '\n' | '\r') {
-            out.push(c);
-        }
-    }
-    out
 }
 
 fn json_kind(value: &Value) -> &'static str {
@@ -346,7 +319,7 @@ fn kill(
 
 #[cfg(test)]
 mod tests {
-    use super::without_whitespace;
+    use crate::input::without_whitespace;
 
     #[test]
     fn whitespace_between_tokens_goes_and_strings_stay() {

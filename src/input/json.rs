@@ -158,6 +158,33 @@ pub(super) fn read_vector(text: &str, events: &mut EventLog) -> Result<Declared,
     ))
 }
 
+/// JSON text without the whitespace between its tokens: members, their
+/// order and every string and number stay exactly as written, and an
+/// event spread over lines (a vector's) sits on one line of the fixture.
+pub fn without_whitespace(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_string = false;
+    let mut escaped = false;
+    for c in text.chars() {
+        if in_string {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if c == '"' {
+            in_string = true;
+            out.push(c);
+        } else if !matches!(c, ' ' | '\t' | '\n' | '\r') {
+            out.push(c);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

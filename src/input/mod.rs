@@ -10,6 +10,7 @@ mod arrival;
 mod har;
 mod http;
 mod json;
+pub use json::without_whitespace;
 mod keys;
 mod log;
 mod peer;

@@ -402,35 +402,51 @@ fn toolbar_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) {
         {
             commands.push(Command::SetWideDiff(wide));
         }
-        let label = ui.label("Compare");
-        let scopes = [
-            (DiffScopeChoice::Activity, "the activity"),
-            (DiffScopeChoice::Conversation, "the conversation"),
-            (DiffScopeChoice::State, "the state"),
-        ];
-        let current = scopes
-            .iter()
-            .find(|(choice, _)| *choice == state.diff_scope_choice())
-            .map_or("", |(_, name)| name);
-        egui::ComboBox::from_id_salt("diff_scope")
-            .selected_text(current)
-            .show_ui(ui, |ui| {
-                for (choice, name) in scopes {
-                    if ui
-                        .selectable_label(state.diff_scope_choice() == choice, name)
-                        .clicked()
-                    {
-                        commands.push(Command::SetDiffScope(choice));
-                    }
-                }
-            })
-            .response
-            .labelled_by(label.id)
-            .on_hover_text(
-                "The activity (or message) the inspector shows, followed or pinned; every \
-                 message; or the shared state",
-            );
+        diff_scope_ui(
+            ui,
+            state,
+            commands,
+            "diff_scope",
+            "The activity (or message) the inspector shows, followed or pinned; every \
+             message; or the shared state",
+        );
     });
+}
+
+/// "Compare [the activity | the conversation | the state]": the diff's
+/// scope, shared by the diff view and the compare tab.
+pub(super) fn diff_scope_ui(
+    ui: &mut Ui,
+    state: &AppState,
+    commands: &mut Vec<Command>,
+    id_salt: &str,
+    hover: &str,
+) {
+    let label = ui.label("Compare");
+    let scopes = [
+        (DiffScopeChoice::Activity, "the activity"),
+        (DiffScopeChoice::Conversation, "the conversation"),
+        (DiffScopeChoice::State, "the state"),
+    ];
+    let current = scopes
+        .iter()
+        .find(|(choice, _)| *choice == state.diff_scope_choice())
+        .map_or("", |(_, name)| name);
+    egui::ComboBox::from_id_salt(id_salt)
+        .selected_text(current)
+        .show_ui(ui, |ui| {
+            for (choice, name) in scopes {
+                if ui
+                    .selectable_label(state.diff_scope_choice() == choice, name)
+                    .clicked()
+                {
+                    commands.push(Command::SetDiffScope(choice));
+                }
+            }
+        })
+        .response
+        .labelled_by(label.id)
+        .on_hover_text(hover);
 }
 
 /// The centre's tab bar: the conversation, or the diff.

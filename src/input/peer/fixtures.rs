@@ -7,9 +7,10 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::{PeerFile, PeerFormat, PeerSession, compact_json, excerpt, said};
+use super::{PeerFile, PeerFormat, PeerSession, excerpt, said};
 use crate::diagnostic::Code;
 use crate::input::EventLog;
+use crate::input::without_whitespace;
 
 /// Whether the bytes are a fixture file: an object whose `fixtures` is an
 /// array of objects with an `events` array, and nothing else (REC
@@ -60,7 +61,7 @@ pub(super) fn read(bytes: &[u8]) -> Result<PeerFile, String> {
         match serde_json::from_str::<Fixture<'_>>(raw.get()) {
             Ok(fixture) => {
                 for event in &fixture.events {
-                    events.push(compact_json(event.get()).as_bytes());
+                    events.push(without_whitespace(event.get()).as_bytes());
                 }
                 let what = fixture
                     .matched

@@ -17,8 +17,9 @@ use std::collections::HashMap;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::{PeerFile, PeerFormat, PeerSession, arrivals_from_millis, compact_json, excerpt, said};
+use super::{PeerFile, PeerFormat, PeerSession, arrivals_from_millis, excerpt, said};
 use crate::diagnostic::{Code, Diagnostic};
+use crate::input::without_whitespace;
 use crate::input::{EventLog, HttpRequest};
 
 /// Whether the bytes are an inspector export: an object with `version` and
@@ -225,7 +226,9 @@ pub(super) fn read(bytes: &[u8]) -> Result<PeerFile, String> {
             let event = match frame.classification.as_str() {
                 "data" => match (&frame.bytes, frame.parsed, &frame.data) {
                     // A protobuf frame: the event the inspector decoded.
-                    (Some(_), Some(parsed), _) => Some(compact_json(parsed.get()).into_bytes()),
+                    (Some(_), Some(parsed), _) => {
+                        Some(without_whitespace(parsed.get()).into_bytes())
+                    }
                     (Some(base64), None, _) => {
                         notes[i].push(said(
                             Code::PeerRecordDamaged,
@@ -315,7 +318,7 @@ pub(super) fn read(bytes: &[u8]) -> Result<PeerFile, String> {
             .or_else(|| {
                 exchange
                     .request_body_json
-                    .map(|raw| compact_json(raw.get()).into_bytes())
+                    .map(|raw| without_whitespace(raw.get()).into_bytes())
             });
         if let Some(outcome) = run.and_then(|run| run.outcome.as_ref()) {
             notes[i].push(said(

@@ -282,32 +282,6 @@ fn redaction_diagnostic(
     ))
 }
 
-/// `text` without the white space between its JSON tokens: a value
-/// pretty-printed inside a document, as one line.
-fn compact_json(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut in_string = false;
-    let mut escaped = false;
-    for c in text.chars() {
-        if in_string {
-            out.push(c);
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == '"' {
-                in_string = false;
-            }
-        } else if c == '"' {
-            in_string = true;
-            out.push(c);
-        } else if !matches!(c, ' ' | '\t' | '\n' | '\r') {
-            out.push(c);
-        }
-    }
-    out
-}
-
 /// At most `max` characters of `text`, for a message.
 fn excerpt(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
@@ -341,6 +315,7 @@ fn arrivals_from_millis(times: &[Option<f64>], base: f64) -> Vec<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::input::without_whitespace;
 
     #[test]
     fn redaction_marks_are_recognised_exactly() {
@@ -355,7 +330,7 @@ mod tests {
     #[test]
     fn pretty_json_is_compacted_outside_strings_only() {
         assert_eq!(
-            compact_json("{\n  \"a b\": [ 1, \"x \\\" y\" ],\n  \"c\": {}\n}"),
+            without_whitespace("{\n  \"a b\": [ 1, \"x \\\" y\" ],\n  \"c\": {}\n}"),
             "{\"a b\":[1,\"x \\\" y\"],\"c\":{}}"
         );
     }

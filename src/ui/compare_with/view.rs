@@ -11,7 +11,7 @@ use crate::diagnostic::Seq;
 use crate::diff::DiffScope;
 use crate::ui::compare::{counts, patch_ui, side_ui};
 use crate::ui::document::Doc;
-use crate::ui::state::{AppState, Command, DiffScopeChoice};
+use crate::ui::state::{AppState, Command};
 use crate::ui::time_control::TimeCommand;
 use crate::ui::words;
 
@@ -270,34 +270,14 @@ fn steps_ui(ui: &mut Ui, a: &Doc, compared: &Compared, a_step: Seq, b_step: Seq)
 
 fn scope_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) {
     ui.horizontal(|ui| {
-        let label = ui.label("Compare");
-        let scopes = [
-            (DiffScopeChoice::Activity, "the activity"),
-            (DiffScopeChoice::Conversation, "the conversation"),
-            (DiffScopeChoice::State, "the state"),
-        ];
-        let current = scopes
-            .iter()
-            .find(|(choice, _)| *choice == state.diff_scope_choice())
-            .map_or("", |(_, name)| name);
-        egui::ComboBox::from_id_salt("compare_scope")
-            .selected_text(current)
-            .show_ui(ui, |ui| {
-                for (choice, name) in scopes {
-                    if ui
-                        .selectable_label(state.diff_scope_choice() == choice, name)
-                        .clicked()
-                    {
-                        commands.push(Command::SetDiffScope(choice));
-                    }
-                }
-            })
-            .response
-            .labelled_by(label.id)
-            .on_hover_text(
-                "The activity the inspector shows (every message and the state when none \
-                 is), every message, or the shared state",
-            );
+        super::super::compare::diff_scope_ui(
+            ui,
+            state,
+            commands,
+            "compare_scope",
+            "The activity the inspector shows (every message and the state when none \
+             is), every message, or the shared state",
+        );
         ui.weak("of A at the cursor with B at the aligned step");
     });
 }
