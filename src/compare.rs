@@ -27,6 +27,7 @@
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant};
 
 use json_patch::Patch;
 use serde_json::{Map, Value, json};
@@ -40,6 +41,14 @@ use crate::replay::{Outcome, Replayer};
 /// The member left out when two aligned events are compared: the time an
 /// event was sent differs between any two runs.
 pub const IGNORED_MEMBER: &str = "timestamp";
+
+/// How long the alignment may search for the shortest difference. Myers'
+/// algorithm takes time in the product of the length and the number of
+/// differences: two long streams that differ everywhere would take minutes
+/// (100,000 events: 24.5 s in a debug build). Past this limit it settles
+/// for a longer difference that is still a valid alignment (every event
+/// once, in order), and the comparison says it is approximate.
+pub const ALIGNMENT_TIME_LIMIT: Duration = Duration::from_secs(2);
 
 /// One stream to compare: where its replay starts (step 0: an empty state,
 /// or a recorded run input) and its events.
@@ -234,6 +243,10 @@ pub struct StreamComparison {
     pub state_spans: Vec<StateSpan>,
     /// How the documents differ after the last events (`None`: equal).
     pub final_state: Option<StateDifference>,
+    /// Whether the alignment is the shortest difference; `false` when
+    /// [`ALIGNMENT_TIME_LIMIT`] cut its search short (it is still valid,
+    /// but may pair fewer events than could be).
+    pub alignment_exact: bool,
 }
 
 impl StreamComparison {
@@ -296,6 +309,7 @@ impl StreamComparison {
             "b": b,
             "agree": self.agree(),
             "ignored": [IGNORED_MEMBER],
+            "alignment_exact": self.alignment_exact,
             "aligned": self.num_aligned(),
             "changed": self.count(DifferenceKind::Changed),
             "only_in_a": self.count(DifferenceKind::OnlyInA),
@@ -446,9 +460,13 @@ enum Row {
     OnlyB(usize),
 }
 
-fn rows(a: &[u32], b: &[u32]) -> Vec<Row> {
+/// The alignment's rows, and whether it is the shortest difference (the
+/// search ended before `deadline`).
+fn rows(a: &[u32], b: &[u32], deadline: Instant) -> (Vec<Row>, bool) {
     let mut rows = Vec::with_capacity(a.len().max(b.len()));
-    for op in similar::capture_diff_slices(Algorithm::Myers, a, b) {
+    let ops = similar::capture_diff_slices_deadline(Algorithm::Myers, a, b, Some(deadline));
+    let exact = Instant::now() < deadline;
+    for op in ops {
         match op {
             DiffOp::Equal {
                 old_index,
@@ -472,7 +490,7 @@ fn rows(a: &[u32], b: &[u32]) -> Vec<Row> {
             }
         }
     }
-    rows
+    (rows, exact)
 }
 
 /// What one replay looked like at the last step compared: weak pointers
@@ -611,10 +629,16 @@ fn document(replayer: &Replayer) -> Value {
 /// Compares two streams: aligns them, replays both along the alignment
 /// and compares the documents at each aligned step.
 pub fn compare(a: Side<'_>, b: Side<'_>) -> StreamComparison {
+    compare_within(a, b, ALIGNMENT_TIME_LIMIT)
+}
+
+/// [`compare`], with `limit` for the alignment's search instead of
+/// [`ALIGNMENT_TIME_LIMIT`].
+pub fn compare_within(a: Side<'_>, b: Side<'_>, limit: Duration) -> StreamComparison {
     let mut keys = Keys::default();
     let read_a = read(a.events, &mut keys);
     let read_b = read(b.events, &mut keys);
-    let rows = rows(&read_a.keys, &read_b.keys);
+    let (rows, alignment_exact) = rows(&read_a.keys, &read_b.keys, Instant::now() + limit);
 
     let mut alignment = Alignment {
         b_of_a: vec![Seq::START; read_a.keys.len() + 1],
@@ -743,6 +767,7 @@ pub fn compare(a: Side<'_>, b: Side<'_>) -> StreamComparison {
         first_state_divergence,
         state_spans: spans,
         final_state,
+        alignment_exact,
     }
 }
 
@@ -793,6 +818,53 @@ mod tests {
             assert_eq!(c.alignment.a_of_b(Seq::new(step)), Seq::new(step));
         }
         assert_eq!(c.final_state, None);
+    }
+
+    #[test]
+    fn an_alignment_cut_short_by_its_time_limit_is_still_valid_and_says_so() {
+        // Two long streams that differ almost everywhere: Myers' search
+        // would take time in their product. With no time at all, the
+        // alignment settles for a longer difference, still pairing each
+        // event once and in order, and says it is approximate.
+        let a: Vec<String> = (0..400)
+            .map(|i| {
+                format!(
+                    r#"{{"type":"TEXT_MESSAGE_START","messageId":"a{}"}}"#,
+                    i % 37
+                )
+            })
+            .collect();
+        let b: Vec<String> = (0..300)
+            .map(|i| {
+                format!(
+                    r#"{{"type":"TEXT_MESSAGE_START","messageId":"a{}"}}"#,
+                    i % 23
+                )
+            })
+            .collect();
+        let (a, b) = (
+            log(&a.iter().map(String::as_str).collect::<Vec<_>>()),
+            log(&b.iter().map(String::as_str).collect::<Vec<_>>()),
+        );
+        let side = |events| Side {
+            start: Replayer::new(Options::default()),
+            events,
+        };
+        let exact = compare(side(&a), side(&b));
+        assert!(exact.alignment_exact);
+        let cut = compare_within(side(&a), side(&b), Duration::ZERO);
+        assert!(!cut.alignment_exact);
+        assert_eq!(cut.to_json(json!({}), json!({}))["alignment_exact"], false);
+        for c in [&exact, &cut] {
+            let only_a = c.count(DifferenceKind::OnlyInA);
+            let only_b = c.count(DifferenceKind::OnlyInB);
+            assert_eq!(c.num_aligned() + only_a, 400);
+            assert_eq!(c.num_aligned() + only_b, 300);
+            assert!(c.alignment.b_of_a.windows(2).all(|w| w[0] <= w[1]));
+            assert!(c.alignment.a_of_b.windows(2).all(|w| w[0] <= w[1]));
+        }
+        // The shortest alignment pairs at least as many events.
+        assert!(exact.num_aligned() >= cut.num_aligned());
     }
 
     #[test]

@@ -128,6 +128,14 @@ fn text(c: &crate::compare::StreamComparison, out: &mut dyn Write) -> anyhow::Re
         c.count(DifferenceKind::OnlyInA),
         c.count(DifferenceKind::OnlyInB),
     )?;
+    if !c.alignment_exact {
+        writeln!(
+            out,
+            "the alignment is approximate: the streams differ too much for the shortest one \
+             to be found within {} s",
+            crate::compare::ALIGNMENT_TIME_LIMIT.as_secs()
+        )?;
+    }
     if c.agree() {
         writeln!(out, "the two agree")?;
         return Ok(());

@@ -117,6 +117,13 @@ fn header_ui(
             "Events are aligned by type, messageId, toolCallId and order; timestamps are \
              not compared",
         );
+        if !comparison.alignment_exact {
+            ui.label(RichText::new("· alignment approximate").weak())
+                .on_hover_text(
+                    "The streams differ too much for the shortest alignment to be found in \
+                     time: this one is valid but may pair fewer events than could be",
+                );
+        }
     });
 }
 
