@@ -18,7 +18,7 @@ use json_patch::{
     AddOperation, CopyOperation, MoveOperation, PatchOperation, RemoveOperation, ReplaceOperation,
     TestOperation,
 };
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -160,24 +160,74 @@ impl<'a> Slots<'a> {
     }
 }
 
-/// One event off the wire: its `type` and its members. Every member must
-/// be one the schema names somewhere (an unknown one, a duplicate, `null`
-/// where a string is due, a string with a JSON escape as `type`… give up).
-struct Wire<'a> {
-    event_type: &'a str,
-    slots: Slots<'a>,
+/// The slot of each member name, by hash: an open-addressed table built
+/// when compiling, so that a member's name is found with one hash and,
+/// nearly always, one comparison (not a scan of every name).
+const SLOT_TABLE_LEN: usize = 128;
+
+/// `SLOT_TABLE_LEN` entries, each a slot number or `EMPTY`.
+const SLOT_TABLE: [u8; SLOT_TABLE_LEN] = {
+    assert!(NUM_SLOTS < SLOT_TABLE_LEN / 2 && NUM_SLOTS < EMPTY as usize);
+    let mut table = [EMPTY; SLOT_TABLE_LEN];
+    let mut at = 0;
+    while at < NUM_SLOTS {
+        let mut i = name_hash(NAMES[at].as_bytes()) % SLOT_TABLE_LEN;
+        while table[i] != EMPTY {
+            i = (i + 1) % SLOT_TABLE_LEN;
+        }
+        table[i] = at as u8;
+        at += 1;
+    }
+    table
+};
+
+const EMPTY: u8 = u8::MAX;
+
+/// FNV-1a over the name's bytes.
+const fn name_hash(name: &[u8]) -> usize {
+    let mut hash: u32 = 0x811c_9dc5;
+    let mut i = 0;
+    while i < name.len() {
+        hash ^= name[i] as u32;
+        hash = hash.wrapping_mul(0x0100_0193);
+        i += 1;
+    }
+    hash as usize
 }
 
-impl<'de> Deserialize<'de> for Wire<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_map(WireVisitor)
+/// The slot of a member name, if the schema names it anywhere.
+fn slot_of(name: &str) -> Option<usize> {
+    let mut i = name_hash(name.as_bytes()) % SLOT_TABLE_LEN;
+    loop {
+        let at = SLOT_TABLE[i];
+        if at == EMPTY {
+            return None;
+        }
+        if NAMES[usize::from(at)] == name {
+            return Some(usize::from(at));
+        }
+        i = (i + 1) % SLOT_TABLE_LEN;
     }
 }
 
-struct WireVisitor;
+/// Reads one event off the wire into `slots` (filled in place, never
+/// moved) and gives its `type`. Every member must be one the schema names
+/// somewhere (an unknown one, a duplicate, `null` where a string is due, a
+/// string with a JSON escape as `type`… give up).
+struct WireSeed<'s, 'a> {
+    slots: &'s mut Slots<'a>,
+}
 
-impl<'de> Visitor<'de> for WireVisitor {
-    type Value = Wire<'de>;
+impl<'de> DeserializeSeed<'de> for WireSeed<'_, 'de> {
+    type Value = &'de str;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for WireSeed<'_, 'de> {
+    type Value = &'de str;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("an AG-UI event")
@@ -185,7 +235,7 @@ impl<'de> Visitor<'de> for WireVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut event_type = None;
-        let mut slots = Slots([const { None }; NUM_SLOTS]);
+        let slots = &mut self.slots.0;
         while let Some(key) = map.next_key::<&'de str>()? {
             if key == "type" {
                 if event_type.is_some() {
@@ -194,13 +244,13 @@ impl<'de> Visitor<'de> for WireVisitor {
                 event_type = Some(map.next_value::<&'de str>()?);
                 continue;
             }
-            let Some(at) = NAMES.iter().position(|name| *name == key) else {
+            let Some(at) = slot_of(key) else {
                 return Err(de::Error::custom("a member the schema does not define"));
             };
-            if slots.0[at].is_some() {
+            if slots[at].is_some() {
                 return Err(de::Error::custom("a duplicate member"));
             }
-            slots.0[at] = Some(match FORMS[at] {
+            slots[at] = Some(match FORMS[at] {
                 Form::StrOrOps => match map.next_value::<Delta<'de>>()? {
                     Delta::Text(text) => WireValue::Str(text),
                     Delta::Ops(ops) => WireValue::Ops(ops),
@@ -210,8 +260,7 @@ impl<'de> Visitor<'de> for WireVisitor {
                 Form::Int => WireValue::Int(map.next_value()?),
             });
         }
-        let event_type = event_type.ok_or_else(|| de::Error::missing_field("type"))?;
-        Ok(Wire { event_type, slots })
+        event_type.ok_or_else(|| de::Error::missing_field("type"))
     }
 }
 
@@ -268,11 +317,14 @@ fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
 }
 
 /// Reads an event in one pass, or `None` when the precise reader must.
-pub(crate) fn parse_fast(bytes: &[u8]) -> Option<(EventType, Event)> {
-    let Wire {
-        event_type,
-        mut slots,
-    } = serde_json::from_slice(bytes).ok()?;
+/// The text is UTF-8 already, so no string in it is checked again.
+pub(crate) fn parse_fast(text: &str) -> Option<(EventType, Event)> {
+    let mut slots = Slots([const { None }; NUM_SLOTS]);
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let event_type = WireSeed { slots: &mut slots }
+        .deserialize(&mut deserializer)
+        .ok()?;
+    deserializer.end().ok()?;
     let event_type = EventType::from_name(event_type)?;
     let event = fast_event(event_type, &mut slots)?;
     if slots.has_leftovers() {
@@ -310,4 +362,22 @@ pub(super) fn patch(ops: Vec<WireOp<'_>>) -> Option<Patch> {
         patch.ops.push(operation);
     }
     Some(patch)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 14: the table finds every member name at its own slot, and
+    /// no other name.
+    #[test]
+    fn every_member_name_is_found_at_its_slot_by_hash() {
+        for (at, name) in NAMES.iter().enumerate() {
+            assert_eq!(slot_of(name), Some(at), "{name}");
+            assert_eq!(slot(name), at, "{name}");
+        }
+        for other in ["", "type", "messageid", "messageId ", "patchx", "Ü"] {
+            assert_eq!(slot_of(other), None, "{other:?}");
+        }
+    }
 }

@@ -67,9 +67,13 @@ impl ParseOutcome {
 
 /// Reads one event from its raw bytes. Never panics, whatever the bytes.
 pub fn parse_event(bytes: &[u8]) -> ParseOutcome {
-    // The fast path checks UTF-8 as it reads strings; only the precise
-    // reader needs the whole text checked first.
-    if let Some((_, event)) = super::fast::parse_fast(bytes) {
+    // The text is checked for UTF-8 once, as a whole: the fast path then
+    // reads its strings without checking each again (bytes that are not
+    // UTF-8 are never an event it accepts).
+    let text = std::str::from_utf8(bytes);
+    if let Ok(text) = text
+        && let Some((_, event)) = super::fast::parse_fast(text)
+    {
         return ParseOutcome::Event {
             event,
             issues: Vec::new(),
@@ -80,7 +84,7 @@ pub fn parse_event(bytes: &[u8]) -> ParseOutcome {
     if let Some(reason) = super::proto::why_undecodable(bytes) {
         return ParseOutcome::Unparseable { reason };
     }
-    let text = match std::str::from_utf8(bytes) {
+    let text = match text {
         Ok(text) => text,
         Err(e) => {
             return ParseOutcome::Unparseable {
@@ -93,7 +97,7 @@ pub fn parse_event(bytes: &[u8]) -> ParseOutcome {
 
 /// Reads one event from its raw text.
 pub fn parse_event_str(text: &str) -> ParseOutcome {
-    if let Some((_, event)) = super::fast::parse_fast(text.as_bytes()) {
+    if let Some((_, event)) = super::fast::parse_fast(text) {
         return ParseOutcome::Event {
             event,
             issues: Vec::new(),
@@ -106,7 +110,8 @@ pub fn parse_event_str(text: &str) -> ParseOutcome {
 /// leaves the event to [`parse_precisely`] (exposed so that tests can check
 /// that both agree).
 pub fn parse_fast_only(bytes: &[u8]) -> Option<Event> {
-    super::fast::parse_fast(bytes).map(|(_, event)| event)
+    let text = std::str::from_utf8(bytes).ok()?;
+    super::fast::parse_fast(text).map(|(_, event)| event)
 }
 
 /// The precise reader: member by member, naming what is wrong and where.

@@ -12,7 +12,7 @@ use super::conversation::{ActivityMessage, Message, Role};
 use super::drift::{DriftCheck, activity_part};
 use super::engine::{ActivityChange, Effect, EventEffect, Replayer};
 use super::limits::document_bytes;
-use super::patch::apply_patch_weighed;
+use super::patch::apply_patch_taking;
 use super::patch_client::apply_patch_client;
 use crate::diagnostic::{Code, Diagnostic, Severity};
 use crate::protocol::{Envelope, Patch};
@@ -204,7 +204,7 @@ impl Replayer {
         envelope: &Envelope,
         message_id: &str,
         activity_type: &str,
-        patch: &Patch,
+        patch: &mut Patch,
     ) -> EventEffect {
         let profile = self.profile();
         // P12: under `ag-ui-client-1.0` the verifier checks the tag against
@@ -252,7 +252,8 @@ impl Replayer {
         };
         // R11, R14: atomic; a failure skips the whole event (D3).
         let applied = match profile {
-            Profile::Spec => apply_patch_weighed(
+            // The patch is dropped once applied: its values move in.
+            Profile::Spec => apply_patch_taking(
                 Arc::make_mut(&mut activity.content),
                 &mut activity.content_bytes,
                 patch,

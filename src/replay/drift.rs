@@ -18,6 +18,7 @@
 //! message. The map is persistent (`imbl`), so a checkpoint copies it in
 //! O(1).
 
+use rustc_hash::FxBuildHasher;
 use serde_json::{Map, Value};
 
 use super::codec::{Decoded, Decoder, Encoder};
@@ -77,12 +78,18 @@ impl Since {
     }
 }
 
+/// Changes since the baseline, by message id. Hashed with Fx, as the
+/// conversation's index is: the replay asks it at every delta, and the
+/// encoding sorts the ids, so the hasher's order never shows (issue 14).
+type SinceById =
+    imbl::GenericHashMap<String, Since, FxBuildHasher, imbl::shared_ptr::DefaultSharedPtr>;
+
 /// What the replay tracks to tell drift (E20).
 #[derive(Clone, Debug, Default)]
 pub(super) struct DriftWatch {
     /// Per message id: changes by deltas or streamed events since its last
     /// baseline. Absent: none.
-    messages: imbl::HashMap<String, Since>,
+    messages: SinceById,
     /// Changes of the state by `STATE_DELTA` since the last snapshot.
     state: Since,
 }
@@ -135,7 +142,7 @@ impl DriftWatch {
 
     pub(super) fn decode(d: &mut Decoder<'_>) -> Decoded<Self> {
         let state = Since::decode(d)?;
-        let mut messages = imbl::HashMap::new();
+        let mut messages = SinceById::default();
         for _ in 0..d.count()? {
             let id = d.string()?;
             messages.insert(id, Since::decode(d)?);

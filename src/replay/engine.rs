@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use super::conversation::{Conversation, Message};
 use super::drift::{DriftCheck, DriftWatch};
 use super::limits::document_bytes;
-use super::patch::apply_patch_weighed;
+use super::patch::apply_patch_taking;
 use super::patch_client::apply_patch_client;
 use super::streams::Streams;
 use super::{Options, Profile};
@@ -560,9 +560,9 @@ impl Replayer {
                 self.state = Arc::new(snapshot);
                 EventEffect::APPLIED
             }
-            B::StateDelta { delta } => {
+            B::StateDelta { mut delta } => {
                 let reported = self.diagnostics.len();
-                let effect = self.state_delta(&delta);
+                let effect = self.state_delta(&mut delta);
                 // E20: a failure is one that a later snapshot repairs.
                 let failed = effect.effect != Effect::Applied
                     || self.diagnostics[reported..]
@@ -589,9 +589,10 @@ impl Replayer {
             B::ActivityDelta {
                 message_id,
                 activity_type,
-                patch,
+                mut patch,
             } => {
-                let effect = self.activity_delta(&envelope, &message_id, &activity_type, &patch);
+                let effect =
+                    self.activity_delta(&envelope, &message_id, &activity_type, &mut patch);
                 // E20: what the next snapshot of this activity compares.
                 match effect.activity {
                     Some(ActivityChange::DeltaApplied | ActivityChange::Retyped) => {
@@ -619,10 +620,11 @@ impl Replayer {
 
     /// A `STATE_DELTA`, atomic (R11): on failure the state is exactly as
     /// before.
-    fn state_delta(&mut self, delta: &crate::protocol::Patch) -> EventEffect {
+    fn state_delta(&mut self, delta: &mut crate::protocol::Patch) -> EventEffect {
         let state = Arc::make_mut(&mut self.state);
         let applied = match self.options.profile {
-            Profile::Spec => apply_patch_weighed(state, &mut self.state_bytes, delta),
+            // The patch is dropped once applied: its values move in.
+            Profile::Spec => apply_patch_taking(state, &mut self.state_bytes, delta),
             // P7 (issue 18): the client's own patch library.
             Profile::AgUiClient10 => {
                 match apply_patch_client(state, &mut self.state_bytes, delta) {

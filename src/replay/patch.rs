@@ -6,7 +6,7 @@ use std::fmt;
 
 use json_patch::jsonptr::Pointer;
 use json_patch::jsonptr::index::Index;
-use json_patch::{PatchErrorKind, PatchOperation};
+use json_patch::{AddOperation, PatchErrorKind, PatchOperation, ReplaceOperation};
 use serde_json::Value;
 
 use super::limits::{
@@ -64,9 +64,34 @@ pub fn apply_patch_weighed(
     if patch.ops.is_empty() {
         return Ok(());
     }
-    let Err(error) = apply_atomically(doc, bytes, &patch.ops) else {
+    match apply_atomically(doc, bytes, patch.ops.iter().map(Op::of)) {
+        Ok(()) => Ok(()),
+        Err(error) => Err(failure_of(doc, *bytes, patch, error)),
+    }
+}
+
+/// [`apply_patch_weighed`] that moves the values of `add` and `replace`
+/// operations into the document instead of copying them: what the replay
+/// calls, since it drops the patch once applied (issue 14). Applied, the
+/// operations' values are left `null`; on failure the patch is exactly as
+/// it was (the values come back as the operations are taken back), and the
+/// failure is the one [`apply_patch_weighed`] gives.
+pub(crate) fn apply_patch_taking(
+    doc: &mut Value,
+    bytes: &mut usize,
+    patch: &mut Patch,
+) -> Result<(), PatchFailure> {
+    if patch.ops.is_empty() {
         return Ok(());
-    };
+    }
+    match apply_atomically(doc, bytes, patch.ops.iter_mut().map(Op::of_mut)) {
+        Ok(()) => Ok(()),
+        Err(error) => Err(failure_of(doc, *bytes, patch, error)),
+    }
+}
+
+/// What a failed patch reports: the failing operation, as sent, and why.
+fn failure_of(doc: &Value, bytes: usize, patch: &Patch, error: OpError) -> PatchFailure {
     let failing = error.operation;
     let op = &patch.ops[failing];
     let (reason, limit) = match error.kind {
@@ -76,9 +101,13 @@ pub fn apply_patch_weighed(
             // operation saw it to explain precisely what was missing. Never
             // on the hot path.
             let mut before = doc.clone();
-            let mut before_bytes = *bytes;
-            let replay_ok =
-                apply_atomically(&mut before, &mut before_bytes, &patch.ops[..failing]).is_ok();
+            let mut before_bytes = bytes;
+            let replay_ok = apply_atomically(
+                &mut before,
+                &mut before_bytes,
+                patch.ops[..failing].iter().map(Op::of),
+            )
+            .is_ok();
             let reason = if replay_ok {
                 explain(&before, op, &kind)
             } else {
@@ -87,13 +116,102 @@ pub fn apply_patch_weighed(
             (reason, None)
         }
     };
-    Err(PatchFailure {
+    PatchFailure {
         index: patch.original_index(failing),
         op: op_name(op),
         path: op.path().to_string(),
         reason,
         limit,
-    })
+    }
+}
+
+/// One operation as applied: its pointers, and its value borrowed (copied
+/// into the document) or held to be moved into it.
+enum Op<'a> {
+    Add(&'a Pointer, OpValue<'a>),
+    Remove(&'a Pointer),
+    Replace(&'a Pointer, OpValue<'a>),
+    Move {
+        from: &'a Pointer,
+        path: &'a Pointer,
+    },
+    Copy {
+        from: &'a Pointer,
+        path: &'a Pointer,
+    },
+    Test(&'a Pointer, &'a Value),
+}
+
+/// The value of an `add` or `replace`.
+enum OpValue<'a> {
+    /// Copied into the document.
+    Shared(&'a Value),
+    /// Moved into the document (the operation keeps `null`) and moved back
+    /// if the operation is taken back.
+    Owned(&'a mut Value),
+}
+
+impl OpValue<'_> {
+    fn get(&self) -> &Value {
+        match self {
+            Self::Shared(value) => value,
+            Self::Owned(value) => value,
+        }
+    }
+
+    fn take(&mut self) -> Value {
+        match self {
+            Self::Shared(value) => (*value).clone(),
+            Self::Owned(value) => std::mem::take(*value),
+        }
+    }
+
+    /// Returns a value [`Self::take`] gave, once the document lets it go.
+    fn give_back(&mut self, value: Value) {
+        if let Self::Owned(slot) = self {
+            **slot = value;
+        }
+    }
+}
+
+impl<'a> Op<'a> {
+    fn of(op: &'a PatchOperation) -> Self {
+        match op {
+            PatchOperation::Add(add) => Op::Add(&add.path, OpValue::Shared(&add.value)),
+            PatchOperation::Remove(remove) => Op::Remove(&remove.path),
+            PatchOperation::Replace(replace) => {
+                Op::Replace(&replace.path, OpValue::Shared(&replace.value))
+            }
+            PatchOperation::Move(mv) => Op::Move {
+                from: &mv.from,
+                path: &mv.path,
+            },
+            PatchOperation::Copy(copy) => Op::Copy {
+                from: &copy.from,
+                path: &copy.path,
+            },
+            PatchOperation::Test(test) => Op::Test(&test.path, &test.value),
+        }
+    }
+
+    fn of_mut(op: &'a mut PatchOperation) -> Self {
+        match op {
+            PatchOperation::Add(AddOperation { path, value }) => {
+                Op::Add(path, OpValue::Owned(value))
+            }
+            PatchOperation::Replace(ReplaceOperation { path, value }) => {
+                Op::Replace(path, OpValue::Owned(value))
+            }
+            other => Op::of(other),
+        }
+    }
+
+    /// Gives back the value a taken-back operation had put in place.
+    fn give_back(&mut self, value: Option<Value>) {
+        if let (Op::Add(_, source) | Op::Replace(_, source), Some(value)) = (self, value) {
+            source.give_back(value);
+        }
+    }
 }
 
 /// The operation that failed and why.
@@ -189,37 +307,37 @@ fn too_deep(path: &Pointer) -> Failure {
 /// `move` whose removal succeeded and whose insertion failed (and can then
 /// panic undoing the operations before it), and it allocates for every
 /// pointer token it resolves. `jsonptr` resolves without allocating.
-fn apply_atomically(
+fn apply_atomically<'a>(
     doc: &mut Value,
     bytes: &mut usize,
-    ops: &[PatchOperation],
+    ops: impl ExactSizeIterator<Item = Op<'a>>,
 ) -> Result<(), OpError> {
-    if ops.len() > MAX_PATCH_OPS {
+    let num_ops = ops.len();
+    if num_ops > MAX_PATCH_OPS {
         return Err(OpError {
             operation: MAX_PATCH_OPS,
             kind: Failure::Limit(
                 Limit::Ops,
                 format!(
-                    "the patch has {} operations, more than the {MAX_PATCH_OPS} a patch may apply",
-                    ops.len()
+                    "the patch has {num_ops} operations, more than the {MAX_PATCH_OPS} a patch may apply"
                 ),
             ),
         });
     }
     // A single operation that fails has changed nothing: it needs no undo.
-    let keep_undo = ops.len() > 1;
-    let mut undo: Vec<Undo<'_>> = Vec::new();
+    let keep_undo = num_ops > 1;
+    let mut undo: Vec<(Undo<'a>, Op<'a>)> = Vec::new();
     let mut budget = Budget {
         bytes: *bytes,
         copied: 0,
     };
-    for (operation, op) in ops.iter().enumerate() {
-        match apply_op(doc, op, keep_undo, &mut budget) {
-            Ok(step) if keep_undo => undo.push(step),
+    for (operation, mut op) in ops.enumerate() {
+        match apply_op(doc, &mut op, keep_undo, &mut budget) {
+            Ok(step) if keep_undo => undo.push((step, op)),
             Ok(_) => {}
             Err(kind) => {
-                for step in undo.into_iter().rev() {
-                    step.revert(doc);
+                for (step, mut op) in undo.into_iter().rev() {
+                    op.give_back(step.revert(doc));
                 }
                 return Err(OpError { operation, kind });
             }
@@ -382,11 +500,15 @@ fn settle<'a>(
     step: Undo<'a>,
     added: usize,
     removed: usize,
+    source: Option<&mut OpValue<'_>>,
 ) -> Result<Undo<'a>, Failure> {
     match budget.change(added, removed) {
         Ok(()) => Ok(step),
         Err(failure) => {
-            step.revert(doc);
+            let placed = step.revert(doc);
+            if let (Some(source), Some(value)) = (source, placed) {
+                source.give_back(value);
+            }
             Err(failure)
         }
     }
@@ -396,72 +518,89 @@ fn settle<'a>(
 /// returns is only complete if `keep_undo`.
 fn apply_op<'a>(
     doc: &mut Value,
-    op: &'a PatchOperation,
+    op: &mut Op<'a>,
     keep_undo: bool,
     budget: &mut Budget,
 ) -> Result<Undo<'a>, Failure> {
     match op {
-        PatchOperation::Add(add) => {
-            let bytes = weigh_at(&add.value, &add.path)?;
-            let exact = budget.is_tight(bytes + member_most(&add.path));
-            let (step, placed) = insert(doc, &add.path, add.value.clone(), keep_undo || exact)
-                .map_err(|(kind, _)| Failure::Patch(kind))?;
-            settle(doc, budget, step, bytes + placed.member, placed.removed)
+        Op::Add(path, source) => {
+            let path: &'a Pointer = path;
+            let bytes = weigh_at(source.get(), path)?;
+            let exact = budget.is_tight(bytes + member_most(path));
+            let (step, placed) = match insert(doc, path, source.take(), keep_undo || exact) {
+                Ok(inserted) => inserted,
+                Err((kind, value)) => {
+                    source.give_back(value);
+                    return Err(Failure::Patch(kind));
+                }
+            };
+            settle(
+                doc,
+                budget,
+                step,
+                bytes + placed.member,
+                placed.removed,
+                Some(source),
+            )
         }
-        PatchOperation::Remove(remove) => {
-            let (value, slot) = take(doc, &remove.path)?;
+        Op::Remove(path) => {
+            let path: &'a Pointer = path;
+            let (value, slot) = take(doc, path)?;
             budget.change(0, weight(&value) + slot.member_bytes())?;
             Ok(Undo::Removed(slot, value))
         }
-        PatchOperation::Replace(replace) => {
-            let bytes = weigh_at(&replace.value, &replace.path)?;
-            let target = replace.path.resolve_mut(doc).map_err(invalid)?;
-            let old = std::mem::replace(target, replace.value.clone());
+        Op::Replace(path, source) => {
+            let path: &'a Pointer = path;
+            let bytes = weigh_at(source.get(), path)?;
+            let target = path.resolve_mut(doc).map_err(invalid)?;
+            let old = std::mem::replace(target, source.take());
             let removed = weight(&old);
             settle(
                 doc,
                 budget,
-                Undo::Restore(&replace.path, old),
+                Undo::Restore(path, old),
                 bytes,
                 removed,
+                Some(source),
             )
         }
-        PatchOperation::Test(test) => {
-            let target = test.path.resolve(doc).map_err(invalid)?;
-            if json_equal(target, &test.value) {
+        Op::Test(path, value) => {
+            let target = path.resolve(doc).map_err(invalid)?;
+            if json_equal(target, value) {
                 Ok(Undo::Nothing)
             } else {
                 Err(PatchErrorKind::TestFailed.into())
             }
         }
-        PatchOperation::Move(mv) => {
-            if mv.from == mv.path {
+        Op::Move { from, path } => {
+            let (from, path): (&'a Pointer, &'a Pointer) = (from, path);
+            if from == path {
                 // RFC 6902: moving a value onto itself changes nothing.
-                mv.from
-                    .resolve(doc)
+                from.resolve(doc)
                     .map_err(|_| PatchErrorKind::InvalidFromPointer)?;
                 return Ok(Undo::Nothing);
             }
-            if mv.path.starts_with(&mv.from) {
+            if path.starts_with(from) {
                 return Err(PatchErrorKind::CannotMoveInsideItself.into());
             }
             // A value moved no deeper than it was keeps the document within
             // its depth; one moved deeper must fit where it goes.
-            if mv.path.count() > mv.from.count()
-                && let Ok(value) = mv.from.resolve(doc)
+            if path.count() > from.count()
+                && let Ok(value) = from.resolve(doc)
             {
-                weigh_at(value, &mv.path)?;
+                weigh_at(value, path)?;
             }
             let (value, origin) =
-                take(doc, &mv.from).map_err(|_| PatchErrorKind::InvalidFromPointer)?;
+                take(doc, from).map_err(|_| PatchErrorKind::InvalidFromPointer)?;
             let origin_member = origin.member_bytes();
-            match insert(doc, &mv.path, value, true) {
+            match insert(doc, path, value, true) {
                 Ok((insertion, placed)) => settle(
                     doc,
                     budget,
                     Undo::Moved(Box::new(insertion), origin),
                     placed.member,
                     placed.removed + origin_member,
+                    None,
                 ),
                 Err((kind, value)) => {
                     // The removal is taken back: nothing changed.
@@ -470,20 +609,27 @@ fn apply_op<'a>(
                 }
             }
         }
-        PatchOperation::Copy(copy) => {
-            let source = copy
-                .from
+        Op::Copy { from, path } => {
+            let (from, path): (&'a Pointer, &'a Pointer) = (from, path);
+            let source = from
                 .resolve(doc)
                 .map_err(|_| PatchErrorKind::InvalidFromPointer)?;
             // Weighed before it is cloned: a copy that would pass a limit
             // allocates nothing.
-            let bytes = weigh_at(source, &copy.path)?;
+            let bytes = weigh_at(source, path)?;
             budget.copy(bytes)?;
             let value = source.clone();
-            let exact = budget.is_tight(bytes + member_most(&copy.path));
-            let (step, placed) = insert(doc, &copy.path, value, keep_undo || exact)
+            let exact = budget.is_tight(bytes + member_most(path));
+            let (step, placed) = insert(doc, path, value, keep_undo || exact)
                 .map_err(|(kind, _)| Failure::Patch(kind))?;
-            settle(doc, budget, step, bytes + placed.member, placed.removed)
+            settle(
+                doc,
+                budget,
+                step,
+                bytes + placed.member,
+                placed.removed,
+                None,
+            )
         }
     }
 }
@@ -711,6 +857,70 @@ mod tests {
         let mut doc = doc;
         let err = apply_patch(&mut doc, &delta).expect_err("must fail");
         (doc, err)
+    }
+
+    fn delta_of(patch: Value) -> Patch {
+        let text =
+            serde_json::to_string(&json!({"type": "STATE_DELTA", "delta": patch})).expect("json");
+        let crate::protocol::ParseOutcome::Event { event, .. } =
+            crate::protocol::parse_event_str(&text)
+        else {
+            panic!("not an event");
+        };
+        let crate::protocol::EventBody::StateDelta { delta } = event.body else {
+            panic!("not a delta");
+        };
+        delta
+    }
+
+    /// Issue 14, R11: the replay moves the values of a patch into the
+    /// document instead of copying them. Applied, it builds what a copying
+    /// apply builds; failed at any operation (a missing path, a failed
+    /// test, a limit), the document and the patch are exactly as before
+    /// and the failure is the same.
+    #[test]
+    fn r11_a_patch_whose_values_move_in_applies_and_fails_as_one_copied() {
+        let doc = json!({"items": [{"id": 1}], "progress": 3, "title": "t"});
+        let tail = [
+            json!({"op": "add", "path": "/nowhere/x", "value": 1}),
+            json!({"op": "test", "path": "/title", "value": "other"}),
+            json!({"op": "replace", "path": "/missing", "value": 2}),
+            json!({"op": "copy", "from": "/items", "path": "/deep/x"}),
+            json!({"op": "add", "path": "/big", "value": "x".repeat(MAX_DOCUMENT_BYTES)}),
+        ];
+        let head = [
+            json!({"op": "add", "path": "/items/-", "value": {"id": 2, "label": "two"}}),
+            json!({"op": "replace", "path": "/progress", "value": {"done": [1, 2]}}),
+            json!({"op": "add", "path": "/items/0", "value": "first"}),
+            json!({"op": "add", "path": "", "value": {"whole": ["new"]}}),
+        ];
+        let mut cases: Vec<Vec<Value>> = vec![head.to_vec()];
+        for failing in &tail {
+            cases.push(vec![failing.clone()]);
+            cases.push(head.iter().chain([failing]).cloned().collect());
+        }
+        for ops in cases {
+            let patch = delta_of(Value::Array(ops.clone()));
+            let mut copied = doc.clone();
+            let mut copied_bytes = document_bytes(&copied);
+            let by_copy = apply_patch_weighed(&mut copied, &mut copied_bytes, &patch);
+            let mut taken = patch.clone();
+            let mut moved = doc.clone();
+            let mut moved_bytes = document_bytes(&moved);
+            let by_move = apply_patch_taking(&mut moved, &mut moved_bytes, &mut taken);
+            assert_eq!(by_move, by_copy, "{ops:?}");
+            assert_eq!(moved, copied, "{ops:?}");
+            assert_eq!(moved_bytes, copied_bytes, "{ops:?}");
+            assert_eq!(moved_bytes, document_bytes(&moved), "{ops:?}");
+            // Only the head alone applies; every other case fails at its
+            // last operation, after the head's values moved in.
+            assert_eq!(by_copy.is_ok(), ops.len() == head.len(), "{ops:?}");
+            if let Err(failure) = &by_copy {
+                assert_eq!(failure.index, ops.len() - 1, "{ops:?}");
+                assert_eq!(moved, doc, "{ops:?}");
+                assert_eq!(taken, patch, "the patch is given back whole: {ops:?}");
+            }
+        }
     }
 
     #[test]

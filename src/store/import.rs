@@ -113,7 +113,9 @@ fn write_planned(
     let events_known: u64 = planned.iter().map(|p| p.events.len() as u64).sum();
     let mut events_done = 0u64;
     let mut imported = Vec::with_capacity(planned.len());
-    for planned in planned {
+    let num_planned = planned.len();
+    for (i, planned) in planned.into_iter().enumerate() {
+        let is_last = i + 1 == num_planned;
         let id = writer.begin_session(planned.session.clone())?;
         // A vector's profile stays with its session (issue 12).
         if let Some(profile) = &planned.declared_profile {
@@ -129,7 +131,7 @@ fn write_planned(
                 let events = &planned.events;
                 scope.spawn(move || Timeline::index_of(start, events))
             });
-            let written = writer.import_events_at(
+            let mut written = writer.import_events_at(
                 &planned.events,
                 planned.arrivals.as_deref(),
                 &mut |written| {
@@ -139,6 +141,12 @@ fn write_planned(
                     });
                 },
             );
+            // Once the last events are in, the recording's own indexes are
+            // built while the replay goes on (issue 14: they were built
+            // after it, one thread idle).
+            if is_last && written.is_ok() {
+                written = writer.build_deferred_indexes().and(written);
+            }
             (written, replay.and_then(|replay| replay.join().ok()))
         });
         let arrivals = written?;

@@ -725,6 +725,24 @@ impl RecordingWriter {
         Ok(())
     }
 
+    /// Builds the secondary indexes a bulk import deferred ([`Self::create`]
+    /// `for_import`) now rather than at [`Self::finish`]: an import builds
+    /// them once its last events are written, while its timeline index is
+    /// still being replayed on another thread (issue 14). Does nothing if
+    /// they are built already.
+    ///
+    /// [`Self::finish`]: RecordingWriter::finish
+    pub fn build_deferred_indexes(&mut self) -> Result<(), StoreError> {
+        self.flush()?;
+        if self.indexes_deferred {
+            self.conn
+                .execute_batch(schema::INDEXES_V1)
+                .map_err(|e| self.sqlite("cannot index the recording", e))?;
+            self.indexes_deferred = false;
+        }
+        Ok(())
+    }
+
     /// Ends the sessions still open as complete (a writer that knows
     /// better ends them first), builds deferred indexes, and folds the
     /// write-ahead log into the file so that it stands alone.
@@ -740,12 +758,7 @@ impl RecordingWriter {
         for session in open {
             self.end(session, SessionStatus::Complete, Some(now_unix_ms()))?;
         }
-        self.flush()?;
-        if self.indexes_deferred {
-            self.conn
-                .execute_batch(schema::INDEXES_V1)
-                .map_err(|e| self.sqlite("cannot index the recording", e))?;
-        }
+        self.build_deferred_indexes()?;
         self.conn
             .execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")
             .map_err(|e| self.sqlite("cannot finish the recording", e))?;
