@@ -858,7 +858,7 @@ struct FilePieces {
 }
 
 impl IndexPieces for FilePieces {
-    fn append(&mut self, piece: usize, out: &mut Vec<u8>) -> Result<(), String> {
+    fn read(&mut self, piece: usize, at: usize, out: &mut [u8]) -> Result<(), String> {
         let conn = match &mut self.conn {
             Some(conn) => conn,
             None => {
@@ -866,23 +866,20 @@ impl IndexPieces for FilePieces {
                 self.conn.insert(conn)
             }
         };
-        let read = conn.query_row(
-            "SELECT data FROM timeline_index_piece
-             WHERE session_id = ?1 AND options = ?2 AND piece = ?3",
-            params![self.session.0, self.options, piece as i64],
-            |row| match row.get_ref(0)? {
-                rusqlite::types::ValueRef::Blob(blob) => {
-                    out.extend_from_slice(blob);
-                    Ok(true)
-                }
-                _ => Ok(false),
-            },
-        );
-        match read {
-            Ok(true) => Ok(()),
-            Ok(false) => Err("it is not a blob".into()),
-            Err(e) => Err(e.to_string()),
-        }
+        // Read through SQLite's incremental I/O, straight into `out`: no
+        // copy of the piece in between.
+        let mut read = || -> rusqlite::Result<()> {
+            let row: i64 = conn.query_row(
+                "SELECT rowid FROM timeline_index_piece
+                 WHERE session_id = ?1 AND options = ?2 AND piece = ?3",
+                params![self.session.0, self.options, piece as i64],
+                |row| row.get(0),
+            )?;
+            let blob =
+                conn.blob_open(rusqlite::MAIN_DB, "timeline_index_piece", "data", row, true)?;
+            blob.read_at_exact(out, at)
+        };
+        read().map_err(|e| e.to_string())
     }
 }
 

@@ -96,24 +96,32 @@ fn checksum(bytes: &[u8]) -> u64 {
 /// recording stores an index in pieces of at most a few MiB, because
 /// SQLite cannot hold a value of a gigabyte (10,000,000 events).
 pub trait IndexPieces: Send {
-    /// Appends the bytes of piece `piece` (0-based) to `out`.
-    fn append(&mut self, piece: usize, out: &mut Vec<u8>) -> Result<(), String>;
+    /// Reads bytes `at..at + out.len()` of piece `piece` (0-based) into
+    /// `out`, straight into the reader's buffer.
+    fn read(&mut self, piece: usize, at: usize, out: &mut [u8]) -> Result<(), String>;
+
+    /// The whole index at once, when it is one buffer in memory already
+    /// (taken, not copied).
+    fn take_whole(&mut self) -> Option<Vec<u8>> {
+        None
+    }
 }
 
 /// A whole blob in memory, as one piece.
 struct WholeBlob(Vec<u8>);
 
 impl IndexPieces for WholeBlob {
-    fn append(&mut self, piece: usize, out: &mut Vec<u8>) -> Result<(), String> {
-        if piece != 0 {
-            return Err(format!("a whole blob has no piece {piece}"));
-        }
-        if out.is_empty() {
-            *out = std::mem::take(&mut self.0);
-        } else {
-            out.extend_from_slice(&self.0);
-        }
+    fn read(&mut self, piece: usize, at: usize, out: &mut [u8]) -> Result<(), String> {
+        let bytes = (piece == 0)
+            .then(|| self.0.get(at..at.saturating_add(out.len())))
+            .flatten()
+            .ok_or_else(|| format!("a whole blob has no bytes {at}.. in piece {piece}"))?;
+        out.copy_from_slice(bytes);
         Ok(())
+    }
+
+    fn take_whole(&mut self) -> Option<Vec<u8>> {
+        Some(std::mem::take(&mut self.0))
     }
 }
 
@@ -163,15 +171,21 @@ impl StoredPieces {
 
     /// Reads every piece into one buffer: the whole index.
     pub fn read_all(mut self) -> Result<Vec<u8>, String> {
-        let mut all = Vec::with_capacity(self.num_bytes);
-        for piece in 0..self.num_pieces() {
-            let before = all.len();
-            self.source.append(piece, &mut all)?;
-            if all.len() - before != self.len_of(piece) {
-                return Err(format!("piece {piece} of the index is not of its size"));
-            }
+        if let Some(whole) = self.source.take_whole() {
+            return Ok(whole);
+        }
+        let mut all = vec![0u8; self.num_bytes];
+        for (piece, out) in all.chunks_mut(self.piece_bytes).enumerate() {
+            self.source.read(piece, 0, out)?;
         }
         Ok(all)
+    }
+
+    /// The first bytes of the index, up to `n`.
+    fn read_start(&mut self, n: usize) -> Result<Vec<u8>, String> {
+        let mut start = vec![0u8; n.min(self.len_of(0))];
+        self.source.read(0, 0, &mut start)?;
+        Ok(start)
     }
 
     /// The size of piece `piece`.
@@ -195,26 +209,28 @@ struct IndexBytes {
 }
 
 impl IndexBytes {
-    /// Reads the first `num_front` pieces into one buffer; the first one
-    /// is there already.
-    fn read_front(pieces: StoredPieces, mut front: Vec<u8>, num_front: usize) -> Decoded<Self> {
+    /// Reads the first `num_front` pieces into one buffer (allocated
+    /// once, each piece read straight into it).
+    fn read_front(pieces: StoredPieces, num_front: usize) -> Decoded<Self> {
         let StoredPieces {
             mut source,
             piece_bytes,
             num_bytes,
         } = pieces;
-        let wanted = num_bytes.min(num_front.saturating_mul(piece_bytes));
-        front.reserve_exact(wanted.saturating_sub(front.len()));
-        for piece in 1..num_front {
-            let before = front.len();
-            source
-                .append(piece, &mut front)
-                .map_err(|e| DecodeError(format!("piece {piece} of the index: {e}")))?;
-            if front.len() - before != piece_bytes.min(num_bytes - before) {
-                return Err(DecodeError(format!(
-                    "piece {piece} of the index is not of its size"
-                )));
+        let front = match source.take_whole() {
+            Some(whole) => whole,
+            None => {
+                let mut front = vec![0u8; num_bytes.min(num_front.saturating_mul(piece_bytes))];
+                for (piece, out) in front.chunks_mut(piece_bytes).enumerate() {
+                    source
+                        .read(piece, 0, out)
+                        .map_err(|e| DecodeError(format!("piece {piece} of the index: {e}")))?;
+                }
+                front
             }
+        };
+        if front.len() != num_bytes.min(num_front.saturating_mul(piece_bytes)) {
+            return Err(DecodeError("the index is not of its size".into()));
         }
         let num_pieces = num_bytes.div_ceil(piece_bytes);
         Ok(Self {
@@ -242,16 +258,11 @@ impl IndexBytes {
         if let Some(bytes) = cell.get() {
             return Ok(bytes);
         }
-        let mut bytes = Vec::new();
-        source
-            .append(piece, &mut bytes)
-            .map_err(|e| DecodeError(format!("piece {piece} of the index: {e}")))?;
         let start = piece * self.piece_bytes;
-        if bytes.len() != self.piece_bytes.min(self.num_bytes - start) {
-            return Err(DecodeError(format!(
-                "piece {piece} of the index is not of its size"
-            )));
-        }
+        let mut bytes = vec![0u8; self.piece_bytes.min(self.num_bytes - start)];
+        source
+            .read(piece, 0, &mut bytes)
+            .map_err(|e| DecodeError(format!("piece {piece} of the index: {e}")))?;
         Ok(cell.get_or_init(|| bytes))
     }
 
@@ -428,6 +439,9 @@ impl StoredCheckpoints {
     }
 }
 
+/// The most bytes the header takes: the magic, six numbers, a checksum.
+const HEADER_BYTES: usize = 4 + 6 * 10 + 8;
+
 /// Refuses an index, saying why.
 fn refuse<T>(why: &str) -> Decoded<T> {
     Err(DecodeError(why.to_owned()))
@@ -594,14 +608,9 @@ impl Timeline {
     ) -> Decoded<(Self, Option<Vec<u64>>)> {
         let events: Events = events.into();
         let mut pieces = pieces;
-        let mut first_piece = Vec::new();
-        pieces
-            .source
-            .append(0, &mut first_piece)
+        let first_piece = pieces
+            .read_start(HEADER_BYTES)
             .map_err(|e| DecodeError(format!("piece 0 of the index: {e}")))?;
-        if first_piece.len() != pieces.len_of(0) {
-            return refuse("piece 0 of the index is not of its size");
-        }
         if first_piece.get(..MAGIC.len()) != Some(&MAGIC[..]) {
             return refuse("the index does not start as one");
         }
@@ -635,7 +644,7 @@ impl Timeline {
             return refuse("the index ends before its front does");
         };
         let num_front = front_end.div_ceil(pieces.piece_bytes).max(1);
-        let bytes = IndexBytes::read_front(pieces, first_piece, num_front)?;
+        let bytes = IndexBytes::read_front(pieces, num_front)?;
         let front = &bytes.front[..front_end];
         if u64::from_le_bytes(sum) != checksum(&front[front_start..]) {
             return refuse("the index is damaged (its checksum differs)");
