@@ -17,6 +17,9 @@
 //! `import` and `record` write it ([`RecordingWriter::store_timeline`]),
 //! [`Recording::stored_timeline`] rebuilds the timeline from it without
 //! replaying, and [`upgrade`] migrates a version-1 file and indexes it.
+//! Version 3 stores that index in pieces ([`INDEX_PIECE_BYTES`]), so that
+//! an index of any size fits (10,000,000 events make one of more than a
+//! gigabyte, SQLite's largest value).
 
 mod annotations;
 mod blocks;
@@ -41,7 +44,7 @@ pub use import::{ImportError, ImportProgress, ImportedSession, format_name, impo
 pub use reader::IndexUnused;
 pub use reader::{Recording, StoredEvent, file_is_sqlite};
 pub use replace::{ReplaceError, SIDECARS, remove_with_sidecars, replace_file, temporary_beside};
-pub use schema::{APPLICATION_ID, SCHEMA_VERSION, options_key};
+pub use schema::{APPLICATION_ID, INDEX_PIECE_BYTES, SCHEMA_VERSION, options_key};
 pub use secrets::{SECRET_FIELD_NAMES, SECRET_QUERY_PARAMS, StoreRedaction};
 pub use upgrade::{Upgraded, upgrade};
 pub use writer::{CHECKPOINT_INTERVAL, COMMIT_INTERVAL, NewSession, RecordingWriter};

@@ -16,7 +16,7 @@ use super::{SessionId, SessionInfo, SessionStatus, StoreError, is_sqlite};
 use crate::diagnostic::{Diagnostic, Seq};
 use crate::input::{EventLog, HttpRequest, HttpResponse};
 use crate::replay::Options;
-use crate::timeline::{INDEX_FORMAT_VERSION, Timeline, index_engine};
+use crate::timeline::{INDEX_FORMAT_VERSION, IndexPieces, StoredPieces, Timeline, index_engine};
 
 /// One stored event.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -354,13 +354,29 @@ impl Recording {
     /// The stored timeline index of a session for `options`, as written
     /// (see [`Self::stored_timeline`]), once its key says it may be
     /// believed: this format, this engine, the session ended, as many
-    /// events as the session holds. The blob itself is checked only when
-    /// decoded.
+    /// events as the session holds, every piece there. The blob itself is
+    /// checked only when decoded.
     pub fn stored_index(
         &self,
         session: SessionId,
         options: Options,
     ) -> Result<Result<Vec<u8>, IndexUnused>, StoreError> {
+        Ok(match self.stored_pieces(session, options)? {
+            Ok(pieces) => pieces.read_all().map_err(IndexUnused::Damaged),
+            Err(why) => Err(why),
+        })
+    }
+
+    /// [`Self::stored_index`] as its pieces, none read yet (issue 14): a
+    /// version-3 file stores an index in pieces, which must be numbered
+    /// from 0 without a gap, each of the first one's size but the last,
+    /// as many bytes in all as the index's row says; a version-2 file
+    /// stores it whole in its row.
+    pub fn stored_pieces(
+        &self,
+        session: SessionId,
+        options: Options,
+    ) -> Result<Result<StoredPieces, IndexUnused>, StoreError> {
         if self.version < 2 {
             return Ok(Err(IndexUnused::OlderSchema(self.version)));
         }
@@ -370,27 +386,31 @@ impl Recording {
         if info.is_open() {
             return Ok(Err(IndexUnused::SessionOpen));
         }
-        let row = self.conn.query_row(
-            "SELECT format_version, engine, num_events, data FROM timeline_index
-             WHERE session_id = ?1 AND options = ?2",
-            params![session.0, options_key(options)],
-            |row| {
-                Ok((
-                    row.get::<_, i64>(0)?,
-                    row.get::<_, String>(1)?,
-                    row.get::<_, i64>(2)?,
-                    row.get::<_, Vec<u8>>(3)?,
-                ))
-            },
-        );
-        let (format_version, engine, num_events, data) = match row {
+        let key = options_key(options);
+        // Version 2 has no pieces: its rows hold the whole index.
+        let sql = if self.version == 2 {
+            "SELECT format_version, engine, num_events, 0, 0 FROM timeline_index
+             WHERE session_id = ?1 AND options = ?2"
+        } else {
+            "SELECT format_version, engine, num_events, num_pieces, num_bytes FROM timeline_index
+             WHERE session_id = ?1 AND options = ?2"
+        };
+        let row = self.conn.query_row(sql, params![session.0, key], |row| {
+            Ok((
+                row.get::<_, i64>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, i64>(2)?,
+                row.get::<_, i64>(3)?,
+                row.get::<_, i64>(4)?,
+            ))
+        });
+        let damaged = |why: &str| Ok(Err(IndexUnused::Damaged(why.to_owned())));
+        let (format_version, engine, num_events, num_pieces, num_bytes) = match row {
             Ok(row) => row,
             Err(rusqlite::Error::QueryReturnedNoRows) => return Ok(Err(IndexUnused::NotStored)),
             // A column of another type: a damaged row, not a damaged file.
             Err(rusqlite::Error::InvalidColumnType(..)) => {
-                return Ok(Err(IndexUnused::Damaged(
-                    "a column holds a value of the wrong type".into(),
-                )));
+                return damaged("a column holds a value of the wrong type");
             }
             Err(e) => return Err(self.error("cannot read the timeline index", e)),
         };
@@ -406,14 +426,72 @@ impl Recording {
                 info.num_events
             ))));
         }
-        Ok(Ok(data))
+        if num_pieces == 0 {
+            let data = self.conn.query_row(
+                "SELECT data FROM timeline_index WHERE session_id = ?1 AND options = ?2",
+                params![session.0, key],
+                |row| match row.get_ref(0)? {
+                    rusqlite::types::ValueRef::Blob(blob) => Ok(Some(blob.to_vec())),
+                    _ => Ok(None),
+                },
+            );
+            return match data {
+                Ok(Some(blob)) => Ok(Ok(StoredPieces::whole(blob))),
+                Ok(None) => damaged("a column holds a value of the wrong type"),
+                Err(e) => Err(self.error("cannot read the timeline index", e)),
+            };
+        }
+        let pieces = (|| -> rusqlite::Result<Vec<(i64, i64, bool)>> {
+            let mut statement = self.conn.prepare(
+                "SELECT piece, length(data), typeof(data) = 'blob' FROM timeline_index_piece
+                 WHERE session_id = ?1 AND options = ?2 ORDER BY piece",
+            )?;
+            let rows = statement.query_map(params![session.0, key], |row| {
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+            })?;
+            rows.collect()
+        })();
+        let pieces = match pieces {
+            Ok(pieces) => pieces,
+            Err(rusqlite::Error::InvalidColumnType(..)) => {
+                return damaged("a piece's column holds a value of the wrong type");
+            }
+            Err(e) => return Err(self.error("cannot read the timeline index", e)),
+        };
+        let piece_bytes = pieces.first().map_or(0, |p| p.1);
+        let numbered = pieces
+            .iter()
+            .enumerate()
+            .all(|(n, p)| p.0 == n as i64 && p.2);
+        let sized = pieces.split_last().is_some_and(|(last, rest)| {
+            rest.iter().all(|p| p.1 == piece_bytes) && (1..=piece_bytes).contains(&last.1)
+        });
+        let total: i64 = pieces.iter().map(|p| p.1).sum();
+        if pieces.len() as i64 != num_pieces || !numbered || !sized || total != num_bytes {
+            return Ok(Err(IndexUnused::Damaged(format!(
+                "its pieces are not whole ({} of {num_pieces}, {total} bytes of {num_bytes})",
+                pieces.len()
+            ))));
+        }
+        let source = FilePieces {
+            path: self.path.clone(),
+            session,
+            options: key,
+            conn: None,
+        };
+        let split = StoredPieces::new(
+            Box::new(source),
+            usize::try_from(piece_bytes).unwrap_or(0),
+            usize::try_from(num_bytes).unwrap_or(0),
+        );
+        Ok(split.ok_or_else(|| IndexUnused::Damaged("its pieces are empty".into())))
     }
 
     /// The timeline of a session replayed with `options`, rebuilt from the
     /// index stored with the recording (issue 14) without replaying, with
     /// `events` (the session's events, as [`Self::load_events`] gives them).
     /// `Err(why)` when there is none to believe (an older file, other
-    /// options than the defaults, another engine, a damaged index): the
+    /// options, a session still open, an index that does not agree): the
     /// caller replays. Never panics on a damaged index.
     pub fn stored_timeline_of(
         &self,
@@ -421,31 +499,28 @@ impl Recording {
         options: Options,
         events: impl Into<crate::timeline::Events>,
     ) -> Result<Result<Timeline, IndexUnused>, StoreError> {
-        let blob = match self.stored_index(session, options)? {
-            Ok(blob) => blob,
-            Err(why) => return Ok(Err(why)),
-        };
-        Ok(Timeline::from_stored_index(events, blob, options)
-            .map_err(|e| IndexUnused::Damaged(e.to_string())))
+        Ok(self
+            .stored_timeline_and_arrivals_of(session, options, events)?
+            .map(|(timeline, _)| timeline))
     }
 
     /// [`Self::stored_timeline_of`] with the events' arrival times when the
     /// index holds them (written by `import`, `record`, `export` and
-    /// `upgrade`): opening then reads no event's row (issue 14).
+    /// `upgrade`): opening then reads no event's row (issue 14). Only the
+    /// pieces of the index's front are read now; the others in the
+    /// background.
     pub fn stored_timeline_and_arrivals_of(
         &self,
         session: SessionId,
         options: Options,
         events: impl Into<crate::timeline::Events>,
     ) -> Result<Result<StoredTimeline, IndexUnused>, StoreError> {
-        let blob = match self.stored_index(session, options)? {
-            Ok(blob) => blob,
+        let pieces = match self.stored_pieces(session, options)? {
+            Ok(pieces) => pieces,
             Err(why) => return Ok(Err(why)),
         };
-        Ok(
-            Timeline::from_stored_index_with_arrivals(events, blob, options)
-                .map_err(|e| IndexUnused::Damaged(e.to_string())),
-        )
+        Ok(Timeline::from_stored_pieces(events, pieces, options)
+            .map_err(|e| IndexUnused::Damaged(e.to_string())))
     }
 
     /// [`Self::stored_timeline_of`] with the session's events left in the
@@ -769,6 +844,42 @@ impl Recording {
             rows.collect()
         };
         load().map_err(|e| self.error("cannot read arrival times", e))
+    }
+}
+
+/// The pieces of a stored index, read from the recording on a connection
+/// of their own (opened on first use): the index's front when it is
+/// opened, its checkpoints' pieces later, in the background.
+struct FilePieces {
+    path: PathBuf,
+    session: SessionId,
+    options: String,
+    conn: Option<Connection>,
+}
+
+impl IndexPieces for FilePieces {
+    fn read(&mut self, piece: usize, at: usize, out: &mut [u8]) -> Result<(), String> {
+        let conn = match &mut self.conn {
+            Some(conn) => conn,
+            None => {
+                let (conn, _) = open_connection(&self.path).map_err(|e| e.to_string())?;
+                self.conn.insert(conn)
+            }
+        };
+        // Read through SQLite's incremental I/O, straight into `out`: no
+        // copy of the piece in between.
+        let mut read = || -> rusqlite::Result<()> {
+            let row: i64 = conn.query_row(
+                "SELECT rowid FROM timeline_index_piece
+                 WHERE session_id = ?1 AND options = ?2 AND piece = ?3",
+                params![self.session.0, self.options, piece as i64],
+                |row| row.get(0),
+            )?;
+            let blob =
+                conn.blob_open(rusqlite::MAIN_DB, "timeline_index_piece", "data", row, true)?;
+            blob.read_at_exact(out, at)
+        };
+        read().map_err(|e| e.to_string())
     }
 }
 

@@ -12,11 +12,12 @@ pub const APPLICATION_ID: i32 = 0x4147_5250;
 /// refused; files with an older one are migrated when opened for writing and
 /// read as they are when opened read-only (every version in
 /// [`READABLE_VERSIONS`]).
-pub const SCHEMA_VERSION: i32 = 2;
+pub const SCHEMA_VERSION: i32 = 3;
 
 /// Versions the reader understands without migrating: a version-1 file
-/// opens as it is (it has no stored index, so its timelines are replayed).
-pub const READABLE_VERSIONS: &[i32] = &[1, 2];
+/// opens as it is (it has no stored index, so its timelines are replayed),
+/// and a version-2 file's index is read from its one blob.
+pub const READABLE_VERSIONS: &[i32] = &[1, 2, 3];
 
 /// The tables of version 1. An event's `id` is [`event_id`]`(session, seq)`:
 /// rows are appended in stream order, a session's events are one range of
@@ -88,6 +89,30 @@ CREATE TABLE timeline_index (
 );
 ";
 
+/// What version 3 adds (issue 14): the timeline index in pieces, because
+/// one SQLite value holds at most about a gigabyte and the index of
+/// 10,000,000 events is more. A `timeline_index` row then says how many
+/// pieces (`num_pieces`, 0 for a row whose `data` holds the whole index,
+/// as version 2 wrote it) and how many bytes in all (`num_bytes`); piece
+/// `n` (from 0) is the row of `timeline_index_piece` numbered `n`, each
+/// [`INDEX_PIECE_BYTES`] long but the last.
+const SCHEMA_V3: &str = "
+ALTER TABLE timeline_index ADD COLUMN num_pieces INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE timeline_index ADD COLUMN num_bytes INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE timeline_index_piece (
+    session_id  INTEGER NOT NULL REFERENCES sessions(id),
+    options     TEXT NOT NULL,
+    piece       INTEGER NOT NULL,
+    data        BLOB NOT NULL,
+    PRIMARY KEY (session_id, options, piece)
+);
+";
+
+/// The size of a stored index's pieces (but the last): well under
+/// SQLite's largest value, and small enough that a seek that needs a
+/// piece not read yet reads it in a few milliseconds (issue 14).
+pub const INDEX_PIECE_BYTES: usize = 16 << 20;
+
 /// The key of the replay options an index was built with
 /// (`spec 1.1 strict`, `ag-ui-client-1.0 1.1 best-effort`).
 pub fn options_key(options: crate::replay::Options) -> String {
@@ -147,6 +172,7 @@ pub fn create(conn: &Connection, defer_indexes: bool) -> rusqlite::Result<()> {
     conn.execute_batch("BEGIN")?;
     conn.execute_batch(SCHEMA_V1)?;
     conn.execute_batch(SCHEMA_V2)?;
+    conn.execute_batch(SCHEMA_V3)?;
     if !defer_indexes {
         conn.execute_batch(INDEXES_V1)?;
     }
@@ -166,12 +192,15 @@ pub fn create(conn: &Connection, defer_indexes: bool) -> rusqlite::Result<()> {
 /// [`READABLE_VERSIONS`] as it is.
 ///
 /// Version 1 → 2 (issue 14) adds the `timeline_index` table; the sessions
-/// already there have no index until `upgrade` builds one.
+/// already there have no index until `upgrade` builds one. Version 2 → 3
+/// (issue 14) stores indexes in pieces (`timeline_index_piece`); the
+/// indexes already there stay whole in their rows, read as they are.
 pub fn migrate(conn: &Connection, from: i32) -> Result<(), String> {
     let mut version = from;
     while version < SCHEMA_VERSION {
         let step = match version {
             1 => SCHEMA_V2,
+            2 => SCHEMA_V3,
             other => return Err(format!("schema version {other} has no migration")),
         };
         let next = version + 1;

@@ -43,7 +43,7 @@ pub fn upgrade(path: &Path) -> Result<Upgraded, StoreError> {
             else {
                 continue;
             };
-            if recording.stored_index(session.id, options)?.is_err() {
+            if recording.stored_pieces(session.id, options)?.is_err() {
                 missing.push((session.clone(), options));
             }
         }

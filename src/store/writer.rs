@@ -400,11 +400,14 @@ impl RecordingWriter {
     /// options `timeline` was replayed with, replacing one stored before.
     /// The timeline must be the session's whole stream, replayed from its
     /// [stored run input](Self::stored_run_input) with the end-of-stream
-    /// checks ([`Timeline::index_of`]). Returns whether it was stored: a
-    /// state nested too deeply to be read back is not, nor an index bigger
-    /// than SQLite's largest value (1 GB by default: about 10,000,000
-    /// events), whose recording then opens with its index built in the
-    /// background, as one without (issue 14).
+    /// checks ([`Timeline::index_of`]). The index is stored in pieces of
+    /// [`INDEX_PIECE_BYTES`](super::INDEX_PIECE_BYTES) (or less, under a
+    /// lower SQLite length limit), so that an index of any size fits
+    /// (10,000,000 events make more than SQLite's largest value). Returns
+    /// whether it was stored: a state nested too deeply to be read back is
+    /// not, nor one whose pieces SQLite refuses as too big (a length limit
+    /// lowered to a few bytes); that recording then opens with its index
+    /// built in the background, as one without.
     pub fn store_timeline(
         &mut self,
         session: SessionId,
@@ -424,21 +427,58 @@ impl RecordingWriter {
         let Ok(blob) = timeline.encode_index_with(arrivals) else {
             return Ok(false);
         };
-        let stored = self.conn.execute(
-            "INSERT OR REPLACE INTO timeline_index
-                    (session_id, options, format_version, engine, num_events, data)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![
-                session.0,
-                schema::options_key(timeline.options()),
-                INDEX_FORMAT_VERSION,
-                index_engine(),
-                timeline.last_step().get() as i64,
-                blob,
-            ],
-        );
+        // Half the length limit leaves room for the piece row's other
+        // columns.
+        let limit = self
+            .conn
+            .limit(rusqlite::limits::Limit::SQLITE_LIMIT_LENGTH)
+            .unwrap_or(i32::MAX);
+        let piece_bytes = schema::INDEX_PIECE_BYTES
+            .min(usize::try_from(limit / 2).unwrap_or(0))
+            .max(1);
+        let options = schema::options_key(timeline.options());
+        let conn = &self.conn;
+        let store = || -> rusqlite::Result<()> {
+            conn.execute(
+                "DELETE FROM timeline_index_piece WHERE session_id = ?1 AND options = ?2",
+                params![session.0, options],
+            )?;
+            conn.execute(
+                "INSERT OR REPLACE INTO timeline_index
+                        (session_id, options, format_version, engine, num_events, data,
+                         num_pieces, num_bytes)
+                     VALUES (?1, ?2, ?3, ?4, ?5, x'', ?6, ?7)",
+                params![
+                    session.0,
+                    options,
+                    INDEX_FORMAT_VERSION,
+                    index_engine(),
+                    timeline.last_step().get() as i64,
+                    blob.len().div_ceil(piece_bytes) as i64,
+                    blob.len() as i64,
+                ],
+            )?;
+            let mut insert = conn.prepare(
+                "INSERT INTO timeline_index_piece (session_id, options, piece, data)
+                     VALUES (?1, ?2, ?3, ?4)",
+            )?;
+            for (n, piece) in blob.chunks(piece_bytes).enumerate() {
+                insert.execute(params![session.0, options, n as i64, piece])?;
+            }
+            Ok(())
+        };
+        // All the pieces, or none.
+        conn.execute_batch("SAVEPOINT store_timeline")
+            .map_err(|e| self.sqlite("cannot store the timeline index", e))?;
+        let stored = store();
+        let end = match stored {
+            Ok(()) => "RELEASE store_timeline",
+            Err(_) => "ROLLBACK TO store_timeline; RELEASE store_timeline",
+        };
+        conn.execute_batch(end)
+            .map_err(|e| self.sqlite("cannot store the timeline index", e))?;
         match stored {
-            Ok(_) => {}
+            Ok(()) => {}
             Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::TooBig) => {
                 return Ok(false);
             }
@@ -813,9 +853,10 @@ mod tests {
     use crate::input::EventLog;
     use crate::replay::{Options, Replayer};
 
-    /// Issue 14: an index bigger than SQLite's largest value is not
+    /// Issue 14: an index whose pieces SQLite refuses as too big is not
     /// stored, and the import goes on (10,000,000 events failed with
-    /// "string or blob too big"); here the limit is lowered to a few bytes.
+    /// "string or blob too big" before indexes were stored in pieces);
+    /// here the limit is lowered to a few bytes.
     #[test]
     fn an_index_too_big_for_sqlite_is_not_stored_and_is_no_error() {
         let dir = std::env::temp_dir().join(format!("agui-replay-toobig-{}", std::process::id()));
@@ -849,6 +890,215 @@ mod tests {
             .expect("sets the limit");
         assert!(writer.store_timeline(session, &timeline).expect("stores"));
         drop(writer);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A stream with several checkpoints: state deltas of many operations
+    /// and an activity.
+    fn long_log() -> EventLog {
+        let mut log = EventLog::default();
+        log.push(br#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#);
+        log.push(
+            br#"{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"plan","content":{"n":0}}"#,
+        );
+        for i in 0..400 {
+            let ops: Vec<String> = (0..100)
+                .map(|k| format!(r#"{{"op":"add","path":"/k{k}","value":{i}}}"#))
+                .collect();
+            log.push(format!(r#"{{"type":"STATE_DELTA","delta":[{}]}}"#, ops.join(",")).as_bytes());
+            log.push(
+                format!(
+                    r#"{{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"plan","patch":[{{"op":"replace","path":"/n","value":{i}}}]}}"#
+                )
+                .as_bytes(),
+            );
+        }
+        log.push(br#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#);
+        log
+    }
+
+    /// Where the index's front ends (its checkpoints start): the header's
+    /// front length after its numbers and checksum.
+    fn front_end(blob: &[u8]) -> usize {
+        let d = &mut crate::replay::codec::Decoder::new(blob);
+        d.skip(4).expect("magic");
+        for _ in 0..5 {
+            d.u64().expect("a number");
+        }
+        let front_len = d.usize().expect("front length");
+        d.skip(8).expect("checksum");
+        d.pos() + front_len
+    }
+
+    /// Issue 14: under a length limit lowered to 1 KiB, an index is stored
+    /// in pieces of 512 bytes, and read back it gives the replayed timeline; a
+    /// piece missing, one too many or two swapped is refused (the reader
+    /// then indexes the recording itself): in the front when the index is
+    /// opened, among the checkpoints when a seek first reads it (that seek
+    /// starts from an earlier checkpoint and still answers right).
+    #[test]
+    fn an_index_longer_than_the_length_limit_is_stored_in_pieces_and_read_back() {
+        use crate::store::{IndexUnused, Recording};
+        let dir = std::env::temp_dir().join(format!("agui-replay-pieces-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join("pieces.rec");
+        let _ = std::fs::remove_file(&path);
+        let log = long_log();
+        let mut writer = RecordingWriter::create(&path, true).expect("creates");
+        let session = writer
+            .begin_session(NewSession {
+                source: "test".into(),
+                ..NewSession::default()
+            })
+            .expect("begins");
+        let arrivals = writer
+            .import_events_at(&log, None, &mut |_| {})
+            .expect("writes the events");
+        let timeline = Timeline::index_of(Replayer::new(Options::default()), &log);
+        writer
+            .conn
+            .set_limit(rusqlite::limits::Limit::SQLITE_LIMIT_LENGTH, 1024)
+            .expect("sets the limit");
+        assert!(
+            writer
+                .store_timeline_with(session, &timeline, Some(&arrivals))
+                .expect("stores")
+        );
+        writer
+            .conn
+            .set_limit(rusqlite::limits::Limit::SQLITE_LIMIT_LENGTH, 1_000_000_000)
+            .expect("sets the limit");
+        writer
+            .end_session(SessionStatus::Complete)
+            .expect("ends the session");
+        writer.finish().expect("finishes");
+
+        let blob = timeline
+            .encode_index_with(Some(&arrivals))
+            .expect("encodes");
+        let num_pieces = blob.len().div_ceil(512);
+        let first_later = front_end(&blob).div_ceil(512);
+        assert!(
+            num_pieces - first_later >= 4,
+            "the checkpoints span several pieces: {first_later} of {num_pieces}"
+        );
+        let conn = Connection::open(&path).expect("opens");
+        let (stored_pieces, max_len): (i64, i64) = conn
+            .query_row(
+                "SELECT count(*), max(length(data)) FROM timeline_index_piece",
+                [],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .expect("counts");
+        drop(conn);
+        assert_eq!((stored_pieces, max_len), (num_pieces as i64, 512));
+
+        let replayed = Timeline::from_log(log.clone(), Options::default());
+        let recording = Recording::open(&path).expect("opens");
+        assert_eq!(
+            recording
+                .stored_index(session, Options::default())
+                .expect("reads"),
+            Ok(blob.clone()),
+            "the pieces make up the index"
+        );
+        let (stored, back) = recording
+            .stored_timeline_and_arrivals_of(
+                session,
+                Options::default(),
+                recording.load_events(session).expect("events"),
+            )
+            .expect("reads")
+            .expect("the index in pieces is believed");
+        assert_eq!(back.as_deref(), Some(&arrivals[..]));
+        assert_eq!(stored.diagnostics(), replayed.diagnostics());
+        assert_eq!(stored.effects(), replayed.effects());
+        assert_eq!(stored.index().lanes(), replayed.index().lanes());
+        assert!(stored.checkpoint_steps().eq(replayed.checkpoint_steps()));
+        for step in (0..=log.len() as u64).rev().step_by(13) {
+            let step = Seq::new(step);
+            assert_eq!(
+                stored.seek(step).document(),
+                replayed.seek(step).document(),
+                "step {step}"
+            );
+        }
+        drop((stored, recording));
+
+        // Damaged copies.
+        let damaged = |name: &str, sql: &str| -> std::path::PathBuf {
+            let copy = dir.join(format!("{name}.rec"));
+            std::fs::copy(&path, &copy).expect("copies");
+            let conn = Connection::open(&copy).expect("opens");
+            conn.execute_batch(sql).expect("damages");
+            copy
+        };
+        let swap = |a: usize, b: usize| {
+            format!(
+                "UPDATE timeline_index_piece SET piece = -1 WHERE piece = {a};
+                 UPDATE timeline_index_piece SET piece = {a} WHERE piece = {b};
+                 UPDATE timeline_index_piece SET piece = {b} WHERE piece = -1;"
+            )
+        };
+        let last = num_pieces - 1;
+        let refused = [
+            (
+                "missing",
+                "DELETE FROM timeline_index_piece WHERE piece = 1".to_owned(),
+            ),
+            (
+                "extra",
+                format!(
+                    "INSERT INTO timeline_index_piece (session_id, options, piece, data)
+                     SELECT session_id, options, {num_pieces}, data FROM timeline_index_piece
+                     WHERE piece = 0"
+                ),
+            ),
+            ("last-moved", swap(0, last)),
+            ("front-swapped", swap(0, 1)),
+        ];
+        for (name, sql) in refused {
+            let copy = damaged(name, &sql);
+            let recording = Recording::open(&copy).expect("opens");
+            let events = recording.load_events(session).expect("events");
+            match recording
+                .stored_timeline_of(session, Options::default(), events)
+                .expect("a damaged index is no error")
+            {
+                Ok(_) => panic!("{name}: a damaged index was believed"),
+                Err(why) => assert!(matches!(why, IndexUnused::Damaged(_)), "{name}: {why}"),
+            }
+        }
+        // Two of the checkpoints' pieces swapped: opening reads only the
+        // front, which is whole; the checkpoints in them are refused when
+        // first read, and every seek still answers as the replay does.
+        let copy = damaged(
+            "checkpoints-swapped",
+            &swap(first_later + 1, first_later + 2),
+        );
+        let recording = Recording::open(&copy).expect("opens");
+        let events = recording.load_events(session).expect("events");
+        let stored = recording
+            .stored_timeline_of(session, Options::default(), events)
+            .expect("reads")
+            .expect("the front is whole");
+        let undecodable = (0..stored.num_checkpoints())
+            .filter(|&i| {
+                stored
+                    .target_at_checkpoint(i, &crate::search::Target::State)
+                    .is_none()
+            })
+            .count();
+        assert!(undecodable > 0, "a swapped checkpoint piece is refused");
+        for step in (0..=log.len() as u64).step_by(17) {
+            let step = Seq::new(step);
+            assert_eq!(
+                stored.seek(step).document(),
+                replayed.seek(step).document(),
+                "step {step}"
+            );
+        }
+        drop((stored, recording));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

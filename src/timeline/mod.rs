@@ -19,7 +19,9 @@ mod stored;
 
 pub use events::{BLOCK_EVENTS, BlockSource, Events, FileEvents, RawEvent};
 pub use index::{ActivityLane, EventKind, KindCounts, NUM_KINDS, Pending, StreamIndex};
-pub use stored::{INDEX_FORMAT_VERSION, REPLAY_ENGINE_VERSION, index_engine};
+pub use stored::{
+    INDEX_FORMAT_VERSION, IndexPieces, REPLAY_ENGINE_VERSION, StoredPieces, index_engine,
+};
 
 use crate::diagnostic::{Diagnostic, Seq};
 use crate::input::{EventLog, RawEvents};

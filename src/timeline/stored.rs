@@ -7,17 +7,23 @@
 //! rebuilds the timeline from it and the events without replaying, after
 //! checking it against them: a blob of another format, another checkpoint
 //! policy, other options, another number of events or damaged in any way
-//! (a checksum covers it whole) is refused with a reason, and the caller
+//! (checksums cover it whole) is refused with a reason, and the caller
 //! replays.
 //!
-//! Opening reads only what the first frame needs: the state at the last
-//! event (every diagnostic and effect), the lanes and kinds, and where each
-//! checkpoint and each message is. The checkpoints stay encoded, each
-//! decoded when a seek needs it (the last few kept), and a message is
-//! decoded once, the first time a state needs it, then shared by every
-//! state that refers to it.
+//! The blob (format 4) is a *front* (what the first frame needs: the
+//! messages, the state at the last event with every diagnostic and effect,
+//! the lanes and kinds, the arrival times and where each checkpoint is,
+//! under one checksum) followed by the checkpoints (each under a checksum
+//! of its own, in the front). A recording stores it in pieces
+//! ([`StoredPieces`]): opening reads the pieces of the front only, into one
+//! buffer, and decodes its parts on both cores; the checkpoints' pieces are
+//! read in the background, or by the first seek that needs one before
+//! that, and each checkpoint is decoded (and its checksum checked) when a
+//! seek needs it (the last few kept). A message is decoded once, the first
+//! time a state needs it, then shared by every state that refers to it.
 
-use std::sync::{Arc, Mutex};
+use std::borrow::Cow;
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use super::{CheckpointPolicy, Checkpoints, Events, StreamIndex, Timeline};
 use crate::diagnostic::Seq;
@@ -27,8 +33,10 @@ use crate::replay::codec::{DecodeError, Decoded, Decoder, Encoder, LazyMessages,
 use crate::replay::{FrozenReplay, Options, Replayer};
 
 /// The version of the blob's layout. Bump it whenever the encoding
-/// changes: an index of another version is never believed.
-pub const INDEX_FORMAT_VERSION: i64 = 3;
+/// changes: an index of another version is never believed. Format 4
+/// (issue 14): the front first, the checkpoints after it, each checkpoint
+/// under its own checksum.
+pub const INDEX_FORMAT_VERSION: i64 = 4;
 
 /// The version of what the replay computes (its rules, diagnostics,
 /// checkpoint policy) as far as a stored index holds it. Bump it by hand
@@ -36,7 +44,7 @@ pub const INDEX_FORMAT_VERSION: i64 = 3;
 /// written by another engine version is not believed. The test
 /// `the_encoded_index_of_a_fixed_stream_changes_only_with_the_engine_version`
 /// fails when the index of a fixed stream changes while this stays.
-pub const REPLAY_ENGINE_VERSION: u32 = 2;
+pub const REPLAY_ENGINE_VERSION: u32 = 3;
 
 /// The engine that wrote an index, stored beside it: the crate's version
 /// and [`REPLAY_ENGINE_VERSION`]. An index written by another is not
@@ -54,9 +62,9 @@ const MAGIC: &[u8; 4] = b"AGTI";
 /// Decoded checkpoints kept for the next seeks (scrubbing stays near one).
 const RECENT_CHECKPOINTS: usize = 4;
 
-/// A checksum of the index's body: any damaged byte changes it (each word
-/// goes through a bijection of its lane), so a damaged index is refused
-/// before anything is decoded from it lazily.
+/// A checksum of some of the index's bytes: any damaged byte changes it
+/// (each word goes through a bijection of its lane), so a damaged index is
+/// refused before anything is decoded from it lazily.
 fn checksum(bytes: &[u8]) -> u64 {
     const K: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut lanes: [u64; 4] = [
@@ -84,13 +92,233 @@ fn checksum(bytes: &[u8]) -> u64 {
     h
 }
 
+/// Where the pieces of a stored index are read from (issue 14): a
+/// recording stores an index in pieces of at most a few MiB, because
+/// SQLite cannot hold a value of a gigabyte (10,000,000 events).
+pub trait IndexPieces: Send {
+    /// Reads bytes `at..at + out.len()` of piece `piece` (0-based) into
+    /// `out`, straight into the reader's buffer.
+    fn read(&mut self, piece: usize, at: usize, out: &mut [u8]) -> Result<(), String>;
+
+    /// The whole index at once, when it is one buffer in memory already
+    /// (taken, not copied).
+    fn take_whole(&mut self) -> Option<Vec<u8>> {
+        None
+    }
+}
+
+/// A whole blob in memory, as one piece.
+struct WholeBlob(Vec<u8>);
+
+impl IndexPieces for WholeBlob {
+    fn read(&mut self, piece: usize, at: usize, out: &mut [u8]) -> Result<(), String> {
+        let bytes = (piece == 0)
+            .then(|| self.0.get(at..at.saturating_add(out.len())))
+            .flatten()
+            .ok_or_else(|| format!("a whole blob has no bytes {at}.. in piece {piece}"))?;
+        out.copy_from_slice(bytes);
+        Ok(())
+    }
+
+    fn take_whole(&mut self) -> Option<Vec<u8>> {
+        Some(std::mem::take(&mut self.0))
+    }
+}
+
+/// A stored index as its pieces: where they are read from, and their
+/// sizes (every piece `piece_bytes` long, the last one at most that).
+pub struct StoredPieces {
+    source: Box<dyn IndexPieces>,
+    piece_bytes: usize,
+    num_bytes: usize,
+}
+
+impl std::fmt::Debug for StoredPieces {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoredPieces")
+            .field("piece_bytes", &self.piece_bytes)
+            .field("num_bytes", &self.num_bytes)
+            .finish_non_exhaustive()
+    }
+}
+
+impl StoredPieces {
+    /// The pieces of an index of `num_bytes` bytes, each `piece_bytes`
+    /// long but the last, read from `source`; `None` when no such split
+    /// exists (no byte, or pieces of no size).
+    pub fn new(source: Box<dyn IndexPieces>, piece_bytes: usize, num_bytes: usize) -> Option<Self> {
+        (piece_bytes > 0 && num_bytes > 0).then_some(Self {
+            source,
+            piece_bytes,
+            num_bytes,
+        })
+    }
+
+    /// A whole blob in memory, as one piece.
+    pub fn whole(blob: Vec<u8>) -> Self {
+        let num_bytes = blob.len();
+        Self {
+            source: Box::new(WholeBlob(blob)),
+            piece_bytes: num_bytes.max(1),
+            num_bytes,
+        }
+    }
+
+    /// How many pieces there are.
+    pub fn num_pieces(&self) -> usize {
+        self.num_bytes.div_ceil(self.piece_bytes)
+    }
+
+    /// Reads every piece into one buffer: the whole index.
+    pub fn read_all(mut self) -> Result<Vec<u8>, String> {
+        if let Some(whole) = self.source.take_whole() {
+            return Ok(whole);
+        }
+        let mut all = vec![0u8; self.num_bytes];
+        for (piece, out) in all.chunks_mut(self.piece_bytes).enumerate() {
+            self.source.read(piece, 0, out)?;
+        }
+        Ok(all)
+    }
+
+    /// The first bytes of the index, up to `n`.
+    fn read_start(&mut self, n: usize) -> Result<Vec<u8>, String> {
+        let mut start = vec![0u8; n.min(self.len_of(0))];
+        self.source.read(0, 0, &mut start)?;
+        Ok(start)
+    }
+
+    /// The size of piece `piece`.
+    fn len_of(&self, piece: usize) -> usize {
+        let start = piece.saturating_mul(self.piece_bytes);
+        self.num_bytes.saturating_sub(start).min(self.piece_bytes)
+    }
+}
+
+/// The bytes of a stored index: the pieces read when it was opened (the
+/// front, in one buffer), and the others, read when first needed.
+struct IndexBytes {
+    /// Pieces `0..num_front` (whole), one after the other.
+    front: Vec<u8>,
+    num_front: usize,
+    piece_bytes: usize,
+    num_bytes: usize,
+    /// Pieces `num_front..`, each read once.
+    later: Vec<OnceLock<Vec<u8>>>,
+    source: Mutex<Box<dyn IndexPieces>>,
+}
+
+impl IndexBytes {
+    /// Reads the first `num_front` pieces into one buffer (allocated
+    /// once, each piece read straight into it).
+    fn read_front(pieces: StoredPieces, num_front: usize) -> Decoded<Self> {
+        let StoredPieces {
+            mut source,
+            piece_bytes,
+            num_bytes,
+        } = pieces;
+        let front = match source.take_whole() {
+            Some(whole) => whole,
+            None => {
+                let mut front = vec![0u8; num_bytes.min(num_front.saturating_mul(piece_bytes))];
+                for (piece, out) in front.chunks_mut(piece_bytes).enumerate() {
+                    source
+                        .read(piece, 0, out)
+                        .map_err(|e| DecodeError(format!("piece {piece} of the index: {e}")))?;
+                }
+                front
+            }
+        };
+        if front.len() != num_bytes.min(num_front.saturating_mul(piece_bytes)) {
+            return Err(DecodeError("the index is not of its size".into()));
+        }
+        let num_pieces = num_bytes.div_ceil(piece_bytes);
+        Ok(Self {
+            front,
+            num_front,
+            piece_bytes,
+            num_bytes,
+            later: (num_front..num_pieces).map(|_| OnceLock::new()).collect(),
+            source: Mutex::new(source),
+        })
+    }
+
+    /// Piece `piece` (one not in the front), read on first use.
+    fn later_piece(&self, piece: usize) -> Decoded<&[u8]> {
+        let Some(cell) = piece
+            .checked_sub(self.num_front)
+            .and_then(|i| self.later.get(i))
+        else {
+            return Err(DecodeError("the index has no such piece".into()));
+        };
+        if let Some(bytes) = cell.get() {
+            return Ok(bytes);
+        }
+        let mut source = self.source.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(bytes) = cell.get() {
+            return Ok(bytes);
+        }
+        let start = piece * self.piece_bytes;
+        let mut bytes = vec![0u8; self.piece_bytes.min(self.num_bytes - start)];
+        source
+            .read(piece, 0, &mut bytes)
+            .map_err(|e| DecodeError(format!("piece {piece} of the index: {e}")))?;
+        Ok(cell.get_or_init(|| bytes))
+    }
+
+    /// Bytes `start..end` of the index, from whichever pieces hold them.
+    fn range(&self, start: usize, end: usize) -> Decoded<Cow<'_, [u8]>> {
+        if start > end || end > self.num_bytes {
+            return Err(DecodeError("a range past the index's end".into()));
+        }
+        if end <= self.front.len() {
+            return Ok(Cow::Borrowed(&self.front[start..end]));
+        }
+        let first = start / self.piece_bytes;
+        let last = (end - 1) / self.piece_bytes;
+        let piece_of = |piece: usize| -> Decoded<&[u8]> {
+            if piece < self.num_front {
+                let at = piece * self.piece_bytes;
+                Ok(&self.front[at..self.front.len().min(at + self.piece_bytes)])
+            } else {
+                self.later_piece(piece)
+            }
+        };
+        if first == last {
+            let at = first * self.piece_bytes;
+            let piece = piece_of(first)?;
+            return piece
+                .get(start - at..end - at)
+                .map(Cow::Borrowed)
+                .ok_or_else(|| DecodeError("a range past a piece's end".into()));
+        }
+        let mut out = Vec::with_capacity(end - start);
+        for piece in first..=last {
+            let at = piece * self.piece_bytes;
+            let bytes = piece_of(piece)?;
+            let from = start.saturating_sub(at).min(bytes.len());
+            let to = (end - at).min(bytes.len());
+            out.extend_from_slice(&bytes[from..to]);
+        }
+        Ok(Cow::Owned(out))
+    }
+}
+
+/// One checkpoint in the index's directory.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    step: Seq,
+    start: usize,
+    end: usize,
+    sum: u64,
+}
+
 /// The checkpoints of a stored index, kept encoded (issue 14): each is
 /// decoded when a seek needs it.
 pub(super) struct StoredCheckpoints {
-    blob: Vec<u8>,
+    bytes: IndexBytes,
     messages: LazyMessages,
-    /// Each checkpoint's step and where its bytes are.
-    entries: Vec<(Seq, usize, usize)>,
+    entries: Vec<Entry>,
     /// The first (step 0), decoded: a seek always has one to start from.
     first: Arc<FrozenReplay>,
     options: Options,
@@ -101,11 +329,36 @@ pub(super) struct StoredCheckpoints {
 impl std::fmt::Debug for StoredCheckpoints {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("StoredCheckpoints")
-            .field("bytes", &self.blob.len())
+            .field("bytes", &self.bytes.num_bytes)
+            .field("front_bytes", &self.bytes.front.len())
             .field("checkpoints", &self.entries.len())
             .field("messages", &self.messages.len())
             .finish_non_exhaustive()
     }
+}
+
+/// Decodes one checkpoint from its bytes, checking its checksum and that
+/// it is what the directory says.
+fn decode_checkpoint(
+    bytes: &IndexBytes,
+    messages: &LazyMessages,
+    entry: Entry,
+    options: Options,
+) -> Decoded<FrozenReplay> {
+    let encoded = bytes.range(entry.start, entry.end)?;
+    if checksum(&encoded) != entry.sum {
+        return Err(DecodeError(
+            "a checkpoint in the index is damaged (its checksum differs)".into(),
+        ));
+    }
+    let d = &mut Decoder::new(&encoded);
+    let checkpoint = FrozenReplay::decode(d, &|n| messages.get(&bytes.front, n))?;
+    if !d.at_end() || checkpoint.step() != entry.step || checkpoint.options() != options {
+        return Err(DecodeError(
+            "a checkpoint in the index is not what its directory says".into(),
+        ));
+    }
+    Ok(checkpoint)
 }
 
 impl StoredCheckpoints {
@@ -114,30 +367,20 @@ impl StoredCheckpoints {
     }
 
     pub(super) fn step(&self, i: usize) -> Seq {
-        self.entries.get(i).map_or(Seq::START, |e| e.0)
+        self.entries.get(i).map_or(Seq::START, |e| e.step)
     }
 
     /// The number of checkpoints at or before `step`.
     pub(super) fn partition_point(&self, step: Seq) -> usize {
-        self.entries.partition_point(|e| e.0 <= step)
+        self.entries.partition_point(|e| e.step <= step)
     }
 
-    /// Decodes checkpoint `i` from the blob, checking it is what the
-    /// directory says.
+    /// Decodes checkpoint `i`.
     fn decode(&self, i: usize) -> Decoded<FrozenReplay> {
-        let Some(&(step, start, end)) = self.entries.get(i) else {
+        let Some(&entry) = self.entries.get(i) else {
             return Err(DecodeError("no such checkpoint".into()));
         };
-        let bytes = self.blob.get(start..end).unwrap_or_default();
-        let d = &mut Decoder::new(bytes);
-        let blob = &self.blob;
-        let checkpoint = FrozenReplay::decode(d, &|n| self.messages.get(blob, n))?;
-        if !d.at_end() || checkpoint.step() != step || checkpoint.options() != self.options {
-            return Err(DecodeError(
-                "a checkpoint in the index is not what its directory says".into(),
-            ));
-        }
-        Ok(checkpoint)
+        decode_checkpoint(&self.bytes, &self.messages, entry, self.options)
     }
 
     /// Checkpoint `i`, decoded (or kept from a recent seek); `None` when it
@@ -173,6 +416,80 @@ impl StoredCheckpoints {
         }
         self.first.thaw()
     }
+
+    /// Reads the pieces not read yet, one at a time, while the timeline
+    /// is kept (a seek that needs one first reads it itself).
+    fn read_the_rest_in_the_background(stored: &Arc<Self>) {
+        if stored.bytes.later.is_empty() {
+            return;
+        }
+        let weak: Weak<Self> = Arc::downgrade(stored);
+        let first = stored.bytes.num_front;
+        let count = stored.bytes.later.len();
+        let _ = std::thread::Builder::new()
+            .name("index-pieces".into())
+            .spawn(move || {
+                for piece in first..first + count {
+                    let Some(stored) = weak.upgrade() else { return };
+                    if stored.bytes.later_piece(piece).is_err() {
+                        return;
+                    }
+                }
+            });
+    }
+}
+
+/// The most bytes the header takes: the magic, six numbers, a checksum.
+const HEADER_BYTES: usize = 4 + 6 * 10 + 8;
+
+/// Refuses an index, saying why.
+fn refuse<T>(why: &str) -> Decoded<T> {
+    Err(DecodeError(why.to_owned()))
+}
+
+/// The arrival times as stored: a tag (0: none, 1: zigzag deltas).
+fn encode_arrivals(e: &mut Encoder, arrivals: Option<&[u64]>) {
+    match arrivals {
+        Some(arrivals) => {
+            e.u8(1);
+            let mut last = 0u64;
+            for &arrival in arrivals {
+                // Zigzag deltas: recorded times may go backwards.
+                let delta = arrival.wrapping_sub(last) as i64;
+                e.u64(((delta << 1) ^ (delta >> 63)) as u64);
+                last = arrival;
+            }
+        }
+        None => e.u8(0),
+    }
+}
+
+/// Decodes what [`encode_arrivals`] wrote, `n` times.
+fn decode_arrivals(bytes: &[u8], n: u64) -> Decoded<Option<Vec<u64>>> {
+    let d = &mut Decoder::new(bytes);
+    let arrivals = match d.u8()? {
+        0 => None,
+        1 => {
+            let n = usize::try_from(n).unwrap_or(usize::MAX);
+            if n > d.remaining() {
+                return refuse("the index's arrival times do not cover the stream");
+            }
+            let mut arrivals = Vec::with_capacity(n);
+            let mut last = 0u64;
+            for _ in 0..n {
+                let zigzag = d.u64()?;
+                let delta = ((zigzag >> 1) as i64) ^ -((zigzag & 1) as i64);
+                last = last.wrapping_add(delta as u64);
+                arrivals.push(last);
+            }
+            Some(arrivals)
+        }
+        _ => return refuse("the index's arrival times are of an unknown kind"),
+    };
+    if !d.at_end() {
+        return refuse("the index's arrival times have bytes after their end");
+    }
+    Ok(arrivals)
 }
 
 impl Timeline {
@@ -208,34 +525,36 @@ impl Timeline {
         let Some(checkpoints) = self.checkpoints.all() else {
             return Err(DecodeError("a stored checkpoint cannot be decoded".into()));
         };
-        let mut encoded = Encoder::default();
-        encoded.usize(checkpoints.len());
+        // The checkpoints go after the front; the front says where each
+        // is, and its checksum.
+        let mut directory = Encoder::default();
+        let mut region = Vec::new();
+        directory.usize(checkpoints.len());
         for checkpoint in &checkpoints {
             let mut one = Encoder::default();
             checkpoint.encode(&mut one, &mut table)?;
-            encoded.u64(checkpoint.step().get());
-            encoded.bytes(&one.buf);
+            directory.u64(checkpoint.step().get());
+            directory.usize(one.buf.len());
+            directory
+                .buf
+                .extend_from_slice(&checksum(&one.buf).to_le_bytes());
+            region.extend_from_slice(&one.buf);
         }
-        let mut body = Encoder::default();
-        body.buf.extend_from_slice(&table.finish());
-        body.bytes(&head.buf);
-        body.buf.extend_from_slice(&encoded.buf);
-        self.index.encode(&mut body);
+        let mut index = Encoder::default();
+        self.index.encode(&mut index);
         // A writer's timeline holds no events itself (`index_of`): its
         // length is its last step.
-        match arrivals.filter(|a| a.len() as u64 == self.last_step().get()) {
-            Some(arrivals) => {
-                body.u8(1);
-                let mut last = 0u64;
-                for &arrival in arrivals {
-                    // Zigzag deltas: recorded times may go backwards.
-                    let delta = arrival.wrapping_sub(last) as i64;
-                    body.u64(((delta << 1) ^ (delta >> 63)) as u64);
-                    last = arrival;
-                }
-            }
-            None => body.u8(0),
-        }
+        let mut times = Encoder::default();
+        encode_arrivals(
+            &mut times,
+            arrivals.filter(|a| a.len() as u64 == self.last_step().get()),
+        );
+        let mut front = Encoder::default();
+        front.buf.extend_from_slice(&table.finish());
+        front.bytes(&head.buf);
+        front.bytes(&index.buf);
+        front.bytes(&times.buf);
+        front.buf.extend_from_slice(&directory.buf);
         let mut out = Encoder::default();
         out.buf.extend_from_slice(MAGIC);
         out.u64(INDEX_FORMAT_VERSION as u64);
@@ -243,16 +562,19 @@ impl Timeline {
         out.u64(self.policy.op_cost);
         out.u64(self.cost_since_checkpoint);
         out.u64(self.head.step().get());
+        out.usize(front.buf.len());
         out.buf
-            .extend_from_slice(&checksum(&body.buf).to_le_bytes());
-        out.buf.extend_from_slice(&body.buf);
+            .extend_from_slice(&checksum(&front.buf).to_le_bytes());
+        out.buf.reserve_exact(front.buf.len() + region.len());
+        out.buf.extend_from_slice(&front.buf);
+        out.buf.extend_from_slice(&region);
         Ok(out.buf)
     }
 
     /// Rebuilds the timeline of `events` replayed with `options` from its
     /// stored index `blob`, without replaying. Refused (with the reason)
     /// unless the blob is whole and agrees with the events: the same format,
-    /// the checksum, the default checkpoint policy, the same options, as
+    /// the checksums, the default checkpoint policy, the same options, as
     /// many events, every step within the stream. The checkpoints stay
     /// encoded in the blob, each decoded when a seek needs it.
     pub fn from_stored_index(
@@ -270,122 +592,162 @@ impl Timeline {
         blob: impl Into<Vec<u8>>,
         options: Options,
     ) -> Decoded<(Self, Option<Vec<u64>>)> {
+        Self::from_stored_pieces(events, StoredPieces::whole(blob.into()), options)
+    }
+
+    /// [`Self::from_stored_index_with_arrivals`] from the index's pieces
+    /// (issue 14): the pieces of its front are read now, into one buffer,
+    /// the others in the background (or by the first seek that needs
+    /// one). A piece that is missing, of another size or out of order is
+    /// refused: in the front now, among the checkpoints when a seek
+    /// first reads it (that seek then starts from an earlier checkpoint).
+    pub fn from_stored_pieces(
+        events: impl Into<Events>,
+        pieces: StoredPieces,
+        options: Options,
+    ) -> Decoded<(Self, Option<Vec<u64>>)> {
         let events: Events = events.into();
-        let blob: Vec<u8> = blob.into();
-        let fail = |why: &str| Err(DecodeError(why.to_owned()));
-        if blob.get(..MAGIC.len()) != Some(&MAGIC[..]) {
-            return fail("the index does not start as one");
+        let mut pieces = pieces;
+        let first_piece = pieces
+            .read_start(HEADER_BYTES)
+            .map_err(|e| DecodeError(format!("piece 0 of the index: {e}")))?;
+        if first_piece.get(..MAGIC.len()) != Some(&MAGIC[..]) {
+            return refuse("the index does not start as one");
         }
-        let d = &mut Decoder::new(&blob);
+        let d = &mut Decoder::new(&first_piece);
         d.skip(MAGIC.len())?;
         if d.u64()? != INDEX_FORMAT_VERSION as u64 {
-            return fail("the index is of another format");
+            return refuse("the index is of another format");
         }
         let policy = CheckpointPolicy {
             max_cost: d.u64()?,
             op_cost: d.u64()?,
         };
         if policy != CheckpointPolicy::default() {
-            return fail("the index was built with another checkpoint policy");
+            return refuse("the index was built with another checkpoint policy");
         }
         let cost_since_checkpoint = d.u64()?;
         let last_step = d.u64()?;
         if last_step != events.len() as u64 {
-            return fail("the index covers another number of events");
+            return refuse("the index covers another number of events");
         }
+        let front_len = d.usize()?;
         let mut sum = [0u8; 8];
         for byte in &mut sum {
             *byte = d.u8()?;
         }
-        if u64::from_le_bytes(sum) != checksum(&blob[d.pos()..]) {
-            return fail("the index is damaged (its checksum differs)");
+        let front_start = d.pos();
+        let Some(front_end) = front_start
+            .checked_add(front_len)
+            .filter(|&end| end <= pieces.num_bytes)
+        else {
+            return refuse("the index ends before its front does");
+        };
+        let num_front = front_end.div_ceil(pieces.piece_bytes).max(1);
+        let bytes = IndexBytes::read_front(pieces, num_front)?;
+        let front = &bytes.front[..front_end];
+        if u64::from_le_bytes(sum) != checksum(&front[front_start..]) {
+            return refuse("the index is damaged (its checksum differs)");
         }
+        let d = &mut Decoder::new(front);
+        d.skip(front_start)?;
         let messages = LazyMessages::scan(d)?;
-        let message = |n: usize| messages.get(&blob, n);
         let head_bytes = d.bytes()?;
-        let head_d = &mut Decoder::new(head_bytes);
-        let head = Replayer::decode(head_d, &message)?;
-        if !head_d.at_end() {
-            return fail("the index's last state has bytes after its end");
+        let index_bytes = d.bytes()?;
+        let arrival_bytes = d.bytes()?;
+        let n = d.count()?;
+        let mut entries: Vec<Entry> = Vec::with_capacity(n);
+        let mut at = front_end;
+        for _ in 0..n {
+            let step = d.seq()?;
+            let len = d.usize()?;
+            let mut sum = [0u8; 8];
+            for byte in &mut sum {
+                *byte = d.u8()?;
+            }
+            let in_order = match entries.last() {
+                Some(last) => last.step < step,
+                None => step == Seq::START,
+            };
+            if !in_order || step.get() > last_step {
+                return refuse("the index's checkpoints are out of order");
+            }
+            let Some(end) = at.checked_add(len).filter(|&end| end <= bytes.num_bytes) else {
+                return refuse("the index's checkpoints are past its end");
+            };
+            entries.push(Entry {
+                step,
+                start: at,
+                end,
+                sum: u64::from_le_bytes(sum),
+            });
+            at = end;
         }
+        if !d.at_end() || at != bytes.num_bytes {
+            return refuse("the index has bytes after its end");
+        }
+        let Some(&first_entry) = entries.first() else {
+            return refuse("the index holds no checkpoint");
+        };
+        // The state at the last event (every diagnostic and effect) on
+        // one core, the lanes, kinds and times on the other.
+        let message = |n: usize| messages.get(front, n);
+        let (head, rest) = std::thread::scope(|scope| {
+            let rest = scope.spawn(|| -> Decoded<_> {
+                let index_d = &mut Decoder::new(index_bytes);
+                let index = StreamIndex::decode(index_d, last_step)?;
+                if !index_d.at_end() {
+                    return refuse("the index's lanes and kinds have bytes after their end");
+                }
+                Ok((index, decode_arrivals(arrival_bytes, last_step)?))
+            });
+            let head_d = &mut Decoder::new(head_bytes);
+            let head = Replayer::decode(head_d, &message).and_then(|head| {
+                if head_d.at_end() {
+                    Ok(head)
+                } else {
+                    refuse("the index's last state has bytes after its end")
+                }
+            });
+            let rest = rest
+                .join()
+                .unwrap_or_else(|_| refuse("the index's lanes could not be decoded"));
+            (head, rest)
+        });
+        let (head, (index, arrivals)) = (head?, rest?);
         if head.options() != options {
-            return fail("the index was built with other options");
+            return refuse("the index was built with other options");
         }
         if head.step().get() != last_step || head.effects().len() as u64 != last_step {
-            return fail("the index's last state is not at the last event");
+            return refuse("the index's last state is not at the last event");
         }
         let diagnostics = head.diagnostics();
         if diagnostics.windows(2).any(|w| w[0].seq > w[1].seq)
             || diagnostics.last().is_some_and(|d| d.seq.get() > last_step)
         {
-            return fail("the index's diagnostics are out of order");
+            return refuse("the index's diagnostics are out of order");
         }
-        let n = d.count()?;
-        let mut entries: Vec<(Seq, usize, usize)> = Vec::with_capacity(n);
-        for _ in 0..n {
-            let step = d.seq()?;
-            let len = d.count()?;
-            let start = d.pos();
-            d.skip(len)?;
-            let in_order = match entries.last() {
-                Some(last) => last.0 < step,
-                None => step == Seq::START,
-            };
-            if !in_order || step.get() > last_step {
-                return fail("the index's checkpoints are out of order");
-            }
-            entries.push((step, start, start + len));
-        }
-        let Some(&(_, first_start, first_end)) = entries.first() else {
-            return fail("the index holds no checkpoint");
-        };
-        let first_d = &mut Decoder::new(&blob[first_start..first_end]);
-        let first = FrozenReplay::decode(first_d, &message)?;
-        if !first_d.at_end() || first.step() != Seq::START {
-            return fail("the index's first checkpoint is not at step 0");
-        }
-        if first.options() != options {
-            return fail("the index was built with other options");
-        }
-        let index = StreamIndex::decode(d, last_step)?;
         if index.num_events() as u64 != last_step {
-            return fail("the index's event kinds do not cover the stream");
+            return refuse("the index's event kinds do not cover the stream");
         }
-        let arrivals = match d.u8()? {
-            0 => None,
-            1 => {
-                let n = usize::try_from(last_step).unwrap_or(usize::MAX);
-                if n > d.remaining() {
-                    return fail("the index's arrival times do not cover the stream");
-                }
-                let mut arrivals = Vec::with_capacity(n);
-                let mut last = 0u64;
-                for _ in 0..n {
-                    let zigzag = d.u64()?;
-                    let delta = ((zigzag >> 1) as i64) ^ -((zigzag & 1) as i64);
-                    last = last.wrapping_add(delta as u64);
-                    arrivals.push(last);
-                }
-                Some(arrivals)
-            }
-            _ => return fail("the index's arrival times are of an unknown kind"),
-        };
-        if !d.at_end() {
-            return fail("the index has bytes after its end");
+        let first = decode_checkpoint(&bytes, &messages, first_entry, options)?;
+        if first.step() != Seq::START {
+            return refuse("the index's first checkpoint is not at step 0");
         }
-        let stored = StoredCheckpoints {
-            blob,
+        let stored = Arc::new(StoredCheckpoints {
+            bytes,
             messages,
             entries,
             first: Arc::new(first),
             options,
             recent: Mutex::new(Vec::new()),
-        };
+        });
+        StoredCheckpoints::read_the_rest_in_the_background(&stored);
         let timeline = Self {
             events,
             head,
             checkpoints: Checkpoints {
-                stored: Some(Arc::new(stored)),
+                stored: Some(stored),
                 frozen: Vec::new(),
             },
             policy,
@@ -441,6 +803,9 @@ mod tests {
         (1, 0x1d40_361e_b5d0_8c03),
         // Drift (issue 17.1): the replay reports it, and its tracking is stored.
         (2, 0x8915_d4d6_52a0_4972),
+        // Index format 4 (issue 14): the checkpoints after the front, each
+        // under its own checksum; the replay's results are unchanged.
+        (3, 0x0ca8_5a6c_2227_a0ff),
     ];
 
     /// The demo under both profiles, strict and best effort.

@@ -1,5 +1,5 @@
 //! `agui-replay upgrade FILE` (issue 14.2): migrates a version-1 recording
-//! to version 2 and stores its sessions' timeline indexes; says an
+//! to version 3 and stores its sessions' timeline indexes; says an
 //! up-to-date file is up to date; refuses what is not a recording (exit 2).
 //! Replaying an upgraded file gives what it gave before.
 
@@ -31,7 +31,7 @@ fn upgrade_migrates_a_version_1_file_then_says_it_is_up_to_date() {
         .collect();
     let first = run_ok(&["upgrade", p(rec.path())]);
     let said = stdout(&first);
-    assert!(said.contains("schema version 1 → 2"), "{said}");
+    assert!(said.contains("schema version 1 → 3"), "{said}");
     assert!(said.contains("timeline index of 3 sessions"), "{said}");
     let conn = rusqlite::Connection::open(rec.path()).expect("opens");
     let version: i32 = conn
@@ -41,7 +41,7 @@ fn upgrade_migrates_a_version_1_file_then_says_it_is_up_to_date() {
         .query_row("SELECT count(*) FROM timeline_index", [], |row| row.get(0))
         .expect("count");
     drop(conn);
-    assert_eq!((version, indexes), (2, 3));
+    assert_eq!((version, indexes), (3, 3));
     let second = run_ok(&["upgrade", p(rec.path())]);
     assert!(
         stdout(&second).contains("up to date"),

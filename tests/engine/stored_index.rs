@@ -1,8 +1,9 @@
 //! Issue 14.2: the timeline index written with the recording. A timeline
 //! rebuilt from it equals the replayed one (seek, diagnostics, effects,
 //! lanes, kinds) for the default options; other options, older files and
-//! damaged indexes are not served from it; schema version 1 migrates to 2
-//! when a writer appends (`record`) and never on open.
+//! damaged indexes are not served from it; schema versions 1 and 2 migrate
+//! to 3 (the index in pieces) when a writer appends (`record`) or on
+//! `upgrade`, and never on open.
 
 use std::path::Path;
 
@@ -21,6 +22,12 @@ use crate::common::temp::TempPath;
 
 fn v1_fixture() -> std::path::PathBuf {
     manifest_path("tests/fixtures/v1/demo-v1.rec")
+}
+
+/// The demo imported by the build before indexes were stored in pieces
+/// (schema version 2, its index of format 3 whole in its row).
+fn v2_fixture() -> std::path::PathBuf {
+    manifest_path("tests/fixtures/v2/demo-v2.rec")
 }
 
 /// The timeline a reader replays for a session (step 0 from its stored
@@ -195,6 +202,71 @@ fn a_version_1_file_opens_unchanged_without_a_stored_index() {
     assert_unchanged(rec.path(), &before, "opening a version-1 recording");
 }
 
+#[test]
+fn a_version_2_file_opens_unchanged_its_one_blob_read_and_upgrading_stores_pieces() {
+    // Issue 14: a version-2 file's index is one blob in its row; it is
+    // read as it is, and refused with a reason since its format (3) is
+    // older (the reader then indexes in the background); `upgrade`
+    // migrates the file to version 3 and stores a new index in pieces.
+    let rec = TempPath::new("stored-v2", "v2.rec");
+    std::fs::copy(v2_fixture(), rec.path()).expect("copies");
+    let before = file_state(rec.path());
+    let recording = Recording::open(rec.path()).expect("a version-2 file opens");
+    assert_eq!(recording.schema_version(), 2);
+    let session = recording.sessions()[0].clone();
+    match recording
+        .stored_index(session.id, Options::default())
+        .expect("reads")
+    {
+        Err(IndexUnused::Stale {
+            format_version: 3, ..
+        }) => {}
+        other => panic!("the version-2 blob is read and judged stale: {other:?}"),
+    }
+    let why = recording
+        .stored_timeline_of(
+            session.id,
+            Options::default(),
+            recording.load_events(session.id).expect("events"),
+        )
+        .expect("reads")
+        .expect_err("not believed");
+    assert!(why.to_string().contains("format 3"), "{why}");
+    drop(recording);
+    assert_unchanged(rec.path(), &before, "opening a version-2 recording");
+
+    assert_eq!(
+        agui_replay::store::upgrade(rec.path()).expect("upgrades"),
+        agui_replay::store::Upgraded::Upgraded {
+            from: 2,
+            to: 3,
+            indexed: 1
+        }
+    );
+    let recording = Recording::open(rec.path()).expect("opens");
+    assert_eq!(recording.schema_version(), 3);
+    let stored = recording
+        .stored_timeline(session.id, Options::default())
+        .expect("reads")
+        .expect("indexed in pieces");
+    assert_same(
+        &stored,
+        &replayed(&recording, &session, Options::default()),
+        0..=session.num_events,
+    );
+    drop((stored, recording));
+    let conn = rusqlite::Connection::open(rec.path()).expect("opens");
+    let (pieces, whole): (i64, i64) = conn
+        .query_row(
+            "SELECT (SELECT count(*) FROM timeline_index_piece),
+                    (SELECT length(data) FROM timeline_index)",
+            [],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .expect("counts");
+    assert_eq!((pieces, whole), (1, 0), "the new index is in a piece");
+}
+
 /// Corrupts the stored index of session 1 with `sql` and returns why it is
 /// not used.
 fn unused_after(path: &Path, sql: &str) -> IndexUnused {
@@ -227,16 +299,16 @@ fn a_damaged_or_foreign_index_is_ignored() {
     let cases: [(&str, Expected); 6] = [
         // Bytes flipped in the middle of the blob.
         (
-            "UPDATE timeline_index SET data = substr(data, 1, 40) || x'ffffffffff' || substr(data, 46)",
+            "UPDATE timeline_index_piece SET data = substr(data, 1, 40) || x'ffffffffff' || substr(data, 46)",
             |why| matches!(why, IndexUnused::Damaged(_)),
         ),
         // Cut short.
         (
-            "UPDATE timeline_index SET data = substr(data, 1, length(data) / 2)",
+            "UPDATE timeline_index_piece SET data = substr(data, 1, length(data) / 2)",
             |why| matches!(why, IndexUnused::Damaged(_)),
         ),
         // Not a blob at all.
-        ("UPDATE timeline_index SET data = 7", |why| {
+        ("UPDATE timeline_index_piece SET data = 7", |why| {
             matches!(why, IndexUnused::Damaged(_))
         }),
         // The wrong count of events.
@@ -303,7 +375,7 @@ fn recording_into_a_version_1_file_migrates_it_and_indexes_the_new_session() {
     writer.finish().expect("finishes");
 
     let recording = Recording::open(rec.path()).expect("opens");
-    assert_eq!(recording.schema_version(), 2, "appending migrated the file");
+    assert_eq!(recording.schema_version(), 3, "appending migrated the file");
     assert_eq!(recording.sessions().len(), 4);
     for (info, before) in recording.sessions().iter().zip(&old_events) {
         let now = recording.load_events(info.id).expect("events");
@@ -340,12 +412,12 @@ fn upgrading_a_version_1_file_indexes_every_session_as_a_replay_would() {
         upgraded,
         agui_replay::store::Upgraded::Upgraded {
             from: 1,
-            to: 2,
+            to: 3,
             indexed: 3
         }
     );
     let recording = Recording::open(rec.path()).expect("opens");
-    assert_eq!(recording.schema_version(), 2);
+    assert_eq!(recording.schema_version(), 3);
     for session in recording.sessions() {
         let stored = recording
             .stored_timeline(session.id, Options::default())
@@ -361,7 +433,7 @@ fn upgrading_a_version_1_file_indexes_every_session_as_a_replay_would() {
     let before = file_state(rec.path());
     assert_eq!(
         agui_replay::store::upgrade(rec.path()).expect("upgrades"),
-        agui_replay::store::Upgraded::UpToDate { version: 2 }
+        agui_replay::store::Upgraded::UpToDate { version: 3 }
     );
     assert_unchanged(rec.path(), &before, "upgrading an up-to-date file");
 }
