@@ -36,7 +36,7 @@ pub const INDEX_FORMAT_VERSION: i64 = 3;
 /// written by another engine version is not believed. The test
 /// `the_encoded_index_of_a_fixed_stream_changes_only_with_the_engine_version`
 /// fails when the index of a fixed stream changes while this stays.
-pub const REPLAY_ENGINE_VERSION: u32 = 2;
+pub const REPLAY_ENGINE_VERSION: u32 = 3;
 
 /// The engine that wrote an index, stored beside it: the crate's version
 /// and [`REPLAY_ENGINE_VERSION`]. An index written by another is not
@@ -441,6 +441,8 @@ mod tests {
         (1, 0x1d40_361e_b5d0_8c03),
         // Drift (issue 17.1): the replay reports it, and its tracking is stored.
         (2, 0x8915_d4d6_52a0_4972),
+        // Checkpoints twice as dense (issue 14: seek p99).
+        (3, 0xf53e_22d0_e3c8_35fc),
     ];
 
     /// The demo under both profiles, strict and best effort.
