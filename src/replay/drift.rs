@@ -15,13 +15,14 @@
 //! first, and the first that failed. A baseline is a snapshot (an
 //! `ACTIVITY_SNAPSHOT` applied or declined, R8; a `MESSAGES_SNAPSHOT` for
 //! the messages it carries; a `STATE_SNAPSHOT`) or the creation of the
-//! message. The map is persistent (`imbl`), so a checkpoint copies it in
-//! O(1).
+//! message. The map keeps its recent changes apart from layers shared by
+//! every copy ([`LayeredMap`]), so a checkpoint copies only what changed
+//! lately (issue 14).
 
-use rustc_hash::FxBuildHasher;
 use serde_json::{Map, Value};
 
 use super::codec::{Decoded, Decoder, Encoder};
+use super::layered::LayeredMap;
 use crate::diagnostic::{Code, Diagnostic, Drift, DriftKind, Seq};
 
 /// Changes since a baseline.
@@ -78,18 +79,12 @@ impl Since {
     }
 }
 
-/// Changes since the baseline, by message id. Hashed with Fx, as the
-/// conversation's index is: the replay asks it at every delta, and the
-/// encoding sorts the ids, so the hasher's order never shows (issue 14).
-type SinceById =
-    imbl::GenericHashMap<String, Since, FxBuildHasher, imbl::shared_ptr::DefaultSharedPtr>;
-
 /// What the replay tracks to tell drift (E20).
 #[derive(Clone, Debug, Default)]
 pub(super) struct DriftWatch {
     /// Per message id: changes by deltas or streamed events since its last
     /// baseline. Absent: none.
-    messages: SinceById,
+    messages: LayeredMap<Since>,
     /// Changes of the state by `STATE_DELTA` since the last snapshot.
     state: Since,
 }
@@ -97,14 +92,9 @@ pub(super) struct DriftWatch {
 impl DriftWatch {
     /// A delta or a streamed event changed (or failed to change) message `id`.
     pub(super) fn message_changed(&mut self, id: &str, seq: Seq, failed: bool) {
-        match self.messages.get_mut(id) {
-            Some(since) => since.record(seq, failed),
-            None => {
-                let mut since = Since::default();
-                since.record(seq, failed);
-                self.messages.insert(id.to_owned(), since);
-            }
-        }
+        self.messages
+            .get_or_insert_with(id, Since::default)
+            .record(seq, failed);
     }
 
     /// Message `id` has a new baseline (a snapshot set it).
@@ -131,7 +121,7 @@ impl DriftWatch {
 
     pub(super) fn encode(&self, e: &mut Encoder) {
         self.state.encode(e);
-        let mut entries: Vec<_> = self.messages.iter().collect();
+        let mut entries = self.messages.entries();
         entries.sort_by(|a, b| a.0.cmp(b.0));
         e.usize(entries.len());
         for (id, since) in entries {
@@ -142,12 +132,15 @@ impl DriftWatch {
 
     pub(super) fn decode(d: &mut Decoder<'_>) -> Decoded<Self> {
         let state = Since::decode(d)?;
-        let mut messages = SinceById::default();
+        let mut entries = Vec::new();
         for _ in 0..d.count()? {
             let id = d.string()?;
-            messages.insert(id, Since::decode(d)?);
+            entries.push((id, Since::decode(d)?));
         }
-        Ok(Self { messages, state })
+        Ok(Self {
+            messages: LayeredMap::from_entries(entries),
+            state,
+        })
     }
 }
 

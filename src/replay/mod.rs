@@ -15,6 +15,7 @@ mod divergence;
 mod drift;
 mod engine;
 mod frozen;
+mod layered;
 mod limits;
 mod patch;
 mod patch_client;

@@ -44,7 +44,7 @@ pub const INDEX_FORMAT_VERSION: i64 = 4;
 /// written by another engine version is not believed. The test
 /// `the_encoded_index_of_a_fixed_stream_changes_only_with_the_engine_version`
 /// fails when the index of a fixed stream changes while this stays.
-pub const REPLAY_ENGINE_VERSION: u32 = 3;
+pub const REPLAY_ENGINE_VERSION: u32 = 4;
 
 /// The engine that wrote an index, stored beside it: the crate's version
 /// and [`REPLAY_ENGINE_VERSION`]. An index written by another is not
@@ -806,6 +806,8 @@ mod tests {
         // Index format 4 (issue 14): the checkpoints after the front, each
         // under its own checksum; the replay's results are unchanged.
         (3, 0x0ca8_5a6c_2227_a0ff),
+        // Checkpoints twice as dense (issue 14: seek p99).
+        (4, 0x4afb_1780_43f0_f196),
     ];
 
     /// The demo under both profiles, strict and best effort.

@@ -11,7 +11,7 @@
 //! is opened again.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, TrySendError, sync_channel};
 use std::time::{Duration, Instant};
 
@@ -55,11 +55,59 @@ pub trait IndexSource: RawEvents + Send + 'static {
     fn read_error(&self) -> Option<String>;
 }
 
+/// When the app last computed a state for the user (a seek while
+/// scrubbing): the profiles' comparison, which nobody waits for, pauses
+/// while the user does (issue 14: on two cores, its reading threads took
+/// the frames' time).
+#[derive(Debug)]
+struct Foreground {
+    started: Instant,
+    /// Milliseconds from `started` to the last seek, plus one (0: none).
+    busy_at_millis: AtomicU64,
+}
+
+/// How long after the last seek the comparison stays paused.
+const FOREGROUND_QUIET: Duration = Duration::from_millis(250);
+
+/// Events the comparison replays between two looks at the foreground.
+const COMPARE_CHUNK_EVENTS: usize = 4_096;
+
+impl Foreground {
+    fn new() -> Self {
+        Self {
+            started: Instant::now(),
+            busy_at_millis: AtomicU64::new(0),
+        }
+    }
+
+    fn mark_busy(&self) {
+        let now = self.started.elapsed().as_millis() as u64 + 1;
+        self.busy_at_millis.store(now, Ordering::Relaxed);
+    }
+
+    /// Waits until no seek happened for [`FOREGROUND_QUIET`] (or `stop`).
+    fn wait_until_quiet(&self, stop: &AtomicBool) {
+        loop {
+            let busy_at = self.busy_at_millis.load(Ordering::Relaxed);
+            if busy_at == 0 || stop.load(Ordering::Relaxed) {
+                return;
+            }
+            let quiet_at = Duration::from_millis(busy_at - 1) + FOREGROUND_QUIET;
+            let now = self.started.elapsed();
+            if now >= quiet_at {
+                return;
+            }
+            std::thread::sleep((quiet_at - now).min(Duration::from_millis(20)));
+        }
+    }
+}
+
 /// A background indexing, as the document holds it. Dropping it stops the
 /// thread.
 pub struct Indexing {
     receiver: Receiver<IndexUpdate>,
     cancel: Arc<AtomicBool>,
+    foreground: Arc<Foreground>,
     /// Events in the stream.
     pub total: u64,
     /// When it started (the open).
@@ -85,12 +133,23 @@ impl Indexing {
         let (sender, receiver) = sync_channel(if plan.paced { 0 } else { 1 });
         let cancel = Arc::new(AtomicBool::new(false));
         let stop = Arc::clone(&cancel);
+        let foreground = Arc::new(Foreground::new());
+        let quiet = Arc::clone(&foreground);
         std::thread::spawn(move || {
-            index(timeline, &mut source, &sender, &stop, comparison, plan);
+            index(
+                timeline,
+                &mut source,
+                &sender,
+                &stop,
+                &quiet,
+                comparison,
+                plan,
+            );
         });
         Self {
             receiver,
             cancel,
+            foreground,
             total,
             started: Instant::now(),
             comparing,
@@ -110,13 +169,23 @@ impl Indexing {
         let (sender, receiver) = sync_channel(if plan.paced { 0 } else { 1 });
         let cancel = Arc::new(AtomicBool::new(false));
         let stop = Arc::clone(&cancel);
+        let foreground = Arc::new(Foreground::new());
+        let quiet = Arc::clone(&foreground);
         std::thread::spawn(move || {
             let num_events = source.len();
-            compare(&mut source, num_events, &sender, &stop, comparison, plan);
+            compare(
+                &mut source,
+                num_events,
+                &sender,
+                (&stop, &quiet),
+                comparison,
+                plan,
+            );
         });
         Self {
             receiver,
             cancel,
+            foreground,
             total,
             started: Instant::now(),
             comparing: true,
@@ -146,6 +215,12 @@ impl Indexing {
         Some(update)
     }
 
+    /// The app computed a state for the user (scrubbing): the comparison
+    /// pauses until the user pauses.
+    pub fn foreground_busy(&self) {
+        self.foreground.mark_busy();
+    }
+
     /// Stops the thread at its next chunk.
     pub fn cancel(&self) {
         self.cancel.store(true, Ordering::Relaxed);
@@ -165,6 +240,7 @@ fn index<S: IndexSource>(
     source: &mut S,
     sender: &SyncSender<IndexUpdate>,
     stop: &AtomicBool,
+    foreground: &Foreground,
     comparison: (Replayer, Replayer),
     plan: IndexPlan,
 ) {
@@ -239,7 +315,14 @@ fn index<S: IndexSource>(
     {
         return;
     }
-    compare(source, num_events, sender, stop, comparison, plan);
+    compare(
+        source,
+        num_events,
+        sender,
+        (stop, foreground),
+        comparison,
+        plan,
+    );
 }
 
 /// P13: the two profiles in lockstep over the first `num_events` of
@@ -249,14 +332,16 @@ fn compare<S: IndexSource>(
     source: &mut S,
     num_events: usize,
     sender: &SyncSender<IndexUpdate>,
-    stop: &AtomicBool,
+    (stop, foreground): (&AtomicBool, &Foreground),
     comparison: (Replayer, Replayer),
     plan: IndexPlan,
 ) {
     let mut lockstep = Lockstep::new(comparison.0, comparison.1);
-    let chunk = plan.chunk_events.max(1);
+    // Small chunks: a seek waits for at most one before the pause.
+    let chunk = plan.chunk_events.clamp(1, COMPARE_CHUNK_EVENTS);
     let mut from = 0;
     while from < num_events {
+        foreground.wait_until_quiet(stop);
         if stop.load(Ordering::Relaxed) {
             return;
         }

@@ -500,6 +500,9 @@ impl AppState {
         {
             return;
         }
+        if let Some(indexing) = &doc.indexing {
+            indexing.foreground_busy();
+        }
         // Scrubbing forward goes on from the state shown (issue 14).
         let target = Seq::new(step.get().saturating_sub(1));
         let before = match &self.view {

@@ -1,0 +1,284 @@
+//! A map from message id to a small value whose copies share all but their
+//! recent changes (issue 14: what a checkpoint costs).
+//!
+//! A checkpoint copies the replay's maps. A persistent hash map (`imbl`)
+//! shares its nodes between copies, but each key changed after a copy
+//! duplicates the nodes on its path (kilobytes each), and a replay changes
+//! the same hundred activities between any two checkpoints while the map
+//! holds every streamed message ever seen: a copy then cost ~200 KB, most
+//! of a checkpoint. Here the keys changed recently sit in a small plain map,
+//! copied whole; the others sit in sorted layers that are never changed
+//! once written, shared by every copy through an `Arc`. When the recent
+//! map grows, the keys not touched since the last fold move into a new
+//! layer, and layers of similar size merge (as a log-structured merge tree
+//! does), so that a lookup searches a few layers.
+
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+
+/// A layer: sorted by key, keys unique; `None` is a removal.
+type Layer<V> = Arc<[(String, Option<V>)]>;
+
+/// The map. `None` in a layer or in `recent` is a removal that masks the
+/// older layers.
+#[derive(Clone, Debug)]
+pub(super) struct LayeredMap<V> {
+    /// Keys changed since the last fold, with whether they were touched
+    /// since it.
+    recent: FxHashMap<String, Recent<V>>,
+    /// Older values, oldest layer first; each sorted by key, keys unique.
+    layers: Vec<Layer<V>>,
+    /// `recent` folds when it holds this many keys.
+    fold_at: usize,
+}
+
+#[derive(Clone, Debug)]
+struct Recent<V> {
+    value: Option<V>,
+    touched: bool,
+}
+
+/// The fewest keys `recent` folds at (and the most it grows by between
+/// folds, beyond the keys it keeps).
+const MIN_FOLD: usize = 64;
+
+impl<V> Default for LayeredMap<V> {
+    fn default() -> Self {
+        Self {
+            recent: FxHashMap::default(),
+            layers: Vec::new(),
+            fold_at: MIN_FOLD,
+        }
+    }
+}
+
+impl<V: Clone> LayeredMap<V> {
+    /// A map holding `entries` (a key given twice keeps its last value).
+    pub(super) fn from_entries(mut entries: Vec<(String, V)>) -> Self {
+        // Stable: of equal keys, the last given stays last.
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut layer: Vec<(String, Option<V>)> = Vec::with_capacity(entries.len());
+        for (key, value) in entries {
+            match layer.last_mut() {
+                Some(last) if last.0 == key => last.1 = Some(value),
+                _ => layer.push((key, Some(value))),
+            }
+        }
+        let mut map = Self::default();
+        if !layer.is_empty() {
+            map.layers.push(layer.into());
+        }
+        map
+    }
+
+    /// The value of `key` in the layers (`None`: absent or removed).
+    fn in_layers(&self, key: &str) -> Option<&V> {
+        for layer in self.layers.iter().rev() {
+            if let Ok(i) = layer.binary_search_by(|(k, _)| k.as_str().cmp(key)) {
+                return layer[i].1.as_ref();
+            }
+        }
+        None
+    }
+
+    /// The value of `key`.
+    pub(super) fn get(&self, key: &str) -> Option<&V> {
+        match self.recent.get(key) {
+            Some(recent) => recent.value.as_ref(),
+            None => self.in_layers(key),
+        }
+    }
+
+    /// The value of `key`, mutably, set to `default()` first if absent.
+    pub(super) fn get_or_insert_with(&mut self, key: &str, default: impl FnOnce() -> V) -> &mut V {
+        if !self.recent.contains_key(key) {
+            let value = self.in_layers(key).cloned();
+            if self.recent.len() >= self.fold_at {
+                self.fold();
+            }
+            self.recent.insert(
+                key.to_owned(),
+                Recent {
+                    value,
+                    touched: true,
+                },
+            );
+        }
+        let Some(recent) = self.recent.get_mut(key) else {
+            unreachable!("inserted above")
+        };
+        recent.touched = true;
+        recent.value.get_or_insert_with(default)
+    }
+
+    /// Removes `key`.
+    pub(super) fn remove(&mut self, key: &str) {
+        let in_layers = self.in_layers(key).is_some();
+        match self.recent.get_mut(key) {
+            Some(recent) if in_layers => {
+                recent.value = None;
+                recent.touched = true;
+            }
+            Some(_) => {
+                self.recent.remove(key);
+            }
+            None if in_layers => {
+                if self.recent.len() >= self.fold_at {
+                    self.fold();
+                }
+                self.recent.insert(
+                    key.to_owned(),
+                    Recent {
+                        value: None,
+                        touched: true,
+                    },
+                );
+            }
+            None => {}
+        }
+    }
+
+    /// Every key with its value, in no order.
+    pub(super) fn entries(&self) -> Vec<(&str, &V)> {
+        let mut all: FxHashMap<&str, Option<&V>> = FxHashMap::default();
+        for layer in &self.layers {
+            for (key, value) in layer.iter() {
+                all.insert(key, value.as_ref());
+            }
+        }
+        for (key, recent) in &self.recent {
+            all.insert(key, recent.value.as_ref());
+        }
+        all.into_iter()
+            .filter_map(|(key, value)| Some((key, value?)))
+            .collect()
+    }
+
+    /// Moves the keys not touched since the last fold into a new layer,
+    /// then merges the newest layers while the newer is at least half the
+    /// size of the one before it.
+    fn fold(&mut self) {
+        let mut moved: Vec<(String, Option<V>)> = Vec::new();
+        self.recent.retain(|key, recent| {
+            if recent.touched {
+                recent.touched = false;
+                true
+            } else {
+                moved.push((key.clone(), recent.value.take()));
+                false
+            }
+        });
+        self.fold_at = self.recent.len() + MIN_FOLD;
+        if moved.is_empty() {
+            return;
+        }
+        moved.sort_by(|a, b| a.0.cmp(&b.0));
+        self.layers.push(moved.into());
+        while let [.., older, newer] = &self.layers[..]
+            && older.len() <= 2 * newer.len()
+        {
+            let bottom = self.layers.len() == 2;
+            let merged = merge(older, newer, bottom);
+            self.layers.truncate(self.layers.len() - 2);
+            if !merged.is_empty() {
+                self.layers.push(merged.into());
+            }
+        }
+    }
+}
+
+/// Two sorted layers as one, `newer`'s value winning for a key in both;
+/// removals dropped when nothing older is left for them to mask.
+fn merge<V: Clone>(
+    older: &[(String, Option<V>)],
+    newer: &[(String, Option<V>)],
+    bottom: bool,
+) -> Vec<(String, Option<V>)> {
+    let mut out = Vec::with_capacity(older.len() + newer.len());
+    let (mut a, mut b) = (older.iter().peekable(), newer.iter().peekable());
+    loop {
+        let next = match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) => match x.0.cmp(&y.0) {
+                std::cmp::Ordering::Less => a.next(),
+                std::cmp::Ordering::Greater => b.next(),
+                std::cmp::Ordering::Equal => {
+                    a.next();
+                    b.next()
+                }
+            },
+            (Some(_), None) => a.next(),
+            (None, Some(_)) => b.next(),
+            (None, None) => break,
+        };
+        if let Some((key, value)) = next
+            && (value.is_some() || !bottom)
+        {
+            out.push((key.clone(), value.clone()));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    /// Random operations on the map and on a `BTreeMap`, with copies taken
+    /// along the way: every copy keeps reading what it held (issue 14).
+    #[test]
+    fn a_layered_map_reads_as_a_plain_map_and_its_copies_do_not_change() {
+        let mut map: LayeredMap<u64> = LayeredMap::default();
+        let mut model: BTreeMap<String, u64> = BTreeMap::new();
+        let mut copies: Vec<(LayeredMap<u64>, BTreeMap<String, u64>)> = Vec::new();
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        for step in 0..20_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // A few hot keys, and a growing number of cold ones.
+            let key = if x.is_multiple_of(3) {
+                format!("hot-{}", x % 10)
+            } else {
+                format!("k-{}", (x >> 8) % (step / 4 + 1))
+            };
+            match (x >> 4) % 7 {
+                0 => {
+                    map.remove(&key);
+                    model.remove(&key);
+                }
+                _ => {
+                    *map.get_or_insert_with(&key, || 0) += step;
+                    *model.entry(key.clone()).or_insert(0) += step;
+                }
+            }
+            assert_eq!(map.get(&key), model.get(&key), "step {step}");
+            if step.is_multiple_of(997) {
+                copies.push((map.clone(), model.clone()));
+            }
+        }
+        assert!(map.layers.len() > 1, "the test folds and merges");
+        for (copy, model) in copies.iter().chain([(map.clone(), model.clone())].iter()) {
+            let mut entries: Vec<(String, u64)> = copy
+                .entries()
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), *v))
+                .collect();
+            entries.sort();
+            let expected: Vec<(String, u64)> = model.clone().into_iter().collect();
+            assert_eq!(entries, expected);
+            for (key, value) in model {
+                assert_eq!(copy.get(key), Some(value));
+            }
+        }
+        let rebuilt = LayeredMap::from_entries(vec![
+            ("b".to_owned(), 1),
+            ("a".to_owned(), 2),
+            ("b".to_owned(), 3),
+        ]);
+        assert_eq!(rebuilt.get("a"), Some(&2));
+        assert_eq!(rebuilt.get("b"), Some(&3));
+        assert_eq!(rebuilt.get("c"), None);
+    }
+}
