@@ -35,6 +35,11 @@ impl Stored {
         Self::Shared(Arc::clone(value))
     }
 
+    /// The length of its JSON text (0 for a value kept as a tree).
+    fn text_len(&self) -> usize {
+        self.text().map_or(0, <[u8]>::len)
+    }
+
     /// The JSON text, unless the value is kept as a tree.
     pub(super) fn text(&self) -> Option<&[u8]> {
         match self {
@@ -78,6 +83,15 @@ pub struct FrozenReplay {
     /// Position in the message list and content of every activity.
     pub(super) contents: Vec<(usize, Stored)>,
     pub(super) state: Stored,
+}
+
+impl FrozenReplay {
+    /// What its contents and state weigh as JSON text (those kept as trees
+    /// count nothing): how far apart checkpoints are spaced (issue 14).
+    pub fn text_bytes(&self) -> u64 {
+        let contents: usize = self.contents.iter().map(|(_, c)| c.text_len()).sum();
+        (contents + self.state.text_len()) as u64
+    }
 }
 
 impl Replayer {

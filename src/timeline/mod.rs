@@ -32,7 +32,11 @@ use crate::replay::{EventEffect, FrozenReplay, Options, Replayer};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CheckpointPolicy {
     /// Take one once the events applied since the last one cost this much:
-    /// their bytes plus [`Self::op_cost`] per patch operation.
+    /// their bytes plus [`Self::op_cost`] per patch operation; or, when the
+    /// last checkpoint's contents weigh more as text, that much (so the
+    /// checkpoints of a stream whose documents grow never weigh more than
+    /// its events: at 10,000,000 generated events, 384 KiB apart, they
+    /// would have been 5.6 GB; issue 14).
     pub max_cost: u64,
     /// The cost of one patch operation, in bytes-equivalent.
     pub op_cost: u64,
@@ -63,6 +67,9 @@ pub struct Timeline {
     checkpoints: Checkpoints,
     policy: CheckpointPolicy,
     cost_since_checkpoint: u64,
+    /// The cost at which the next checkpoint is taken: the policy's
+    /// `max_cost`, or the last checkpoint's weight when more.
+    next_checkpoint_cost: u64,
     index: StreamIndex,
 }
 
@@ -90,6 +97,7 @@ impl Timeline {
             head: start,
             policy,
             cost_since_checkpoint: 0,
+            next_checkpoint_cost: policy.max_cost,
             index,
         }
     }
@@ -193,8 +201,10 @@ impl Timeline {
             &self.head.diagnostics()[num_diagnostics..],
         );
         self.cost_since_checkpoint += cost;
-        if self.cost_since_checkpoint >= self.policy.max_cost {
-            self.checkpoints.push(self.head.freeze());
+        if self.cost_since_checkpoint >= self.next_checkpoint_cost {
+            let checkpoint = self.head.freeze();
+            self.next_checkpoint_cost = self.policy.max_cost.max(checkpoint.text_bytes());
+            self.checkpoints.push(checkpoint);
             self.cost_since_checkpoint = 0;
         }
     }
@@ -448,6 +458,65 @@ fn num_ops(parsed: &ParseOutcome) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn checkpoints_of_a_growing_document_are_spaced_by_their_weight() {
+        // Issue 14: checkpoints keep every content whole, so a stream whose
+        // documents grow would take checkpoints heavier than its events
+        // (10M generated events: 5.6 GB of them). Each is taken once the
+        // events since the last cost at least what that one weighs.
+        let mut log = EventLog::default();
+        log.push(
+            br#"{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"plan","content":{"items":[]}}"#,
+        );
+        for i in 0..3_000 {
+            log.push(
+                format!(
+                    r#"{{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"plan","patch":[{{"op":"add","path":"/items/-","value":"item {i:0>60}"}}]}}"#
+                )
+                .as_bytes(),
+            );
+        }
+        let stream_bytes = log.num_bytes() as u64;
+        let policy = CheckpointPolicy {
+            max_cost: 2_000,
+            op_cost: 48,
+        };
+        let timeline = Timeline::from_log_with_policy(log.clone(), Options::default(), policy);
+        let weights: Vec<u64> = (0..timeline.num_checkpoints())
+            .map(|i| {
+                timeline
+                    .checkpoints
+                    .get(i)
+                    .expect("a checkpoint")
+                    .text_bytes()
+            })
+            .collect();
+        // The content ends at about 200 KB: spaced by the policy alone
+        // (about 20 events apart), the checkpoints would weigh 15 MB.
+        let total: u64 = weights.iter().sum();
+        assert!(
+            total <= 2 * stream_bytes,
+            "{total} bytes of checkpoints for {stream_bytes} of events"
+        );
+        assert!(
+            timeline.num_checkpoints() > 10,
+            "{}",
+            timeline.num_checkpoints()
+        );
+        let steps: Vec<u64> = timeline.checkpoint_steps().map(Seq::get).collect();
+        // Early on (a light content) they are the policy's distance apart.
+        assert!(steps[2] - steps[1] < 30, "{steps:?}");
+        // Seeking still gives the replayed state everywhere.
+        let reference = Timeline::from_log(log, Options::default());
+        for step in (0..=3_001).step_by(97) {
+            let step = Seq::new(step);
+            assert_eq!(
+                timeline.seek(step).document(),
+                reference.seek(step).document()
+            );
+        }
+    }
 
     fn demo() -> EventLog {
         let text = include_str!("../../recordings/demo.jsonl");

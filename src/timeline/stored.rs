@@ -752,6 +752,10 @@ impl Timeline {
             },
             policy,
             cost_since_checkpoint,
+            // Not stored: events appended after opening are checkpointed
+            // by the policy's cost until the next checkpoint (where they
+            // fall changes no result).
+            next_checkpoint_cost: policy.max_cost,
             index,
         };
         Ok((timeline, arrivals))
