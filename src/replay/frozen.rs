@@ -85,12 +85,18 @@ pub struct FrozenReplay {
     pub(super) state: Stored,
 }
 
+/// What one message weighs in a checkpoint besides its content, about:
+/// its place in the message list and its drift tracking (E20), as stored.
+const MESSAGE_BYTES: usize = 48;
+
 impl FrozenReplay {
-    /// What its contents and state weigh as JSON text (those kept as trees
-    /// count nothing): how far apart checkpoints are spaced (issue 14).
-    pub fn text_bytes(&self) -> u64 {
+    /// About what it weighs stored: its contents and state as JSON text
+    /// (those kept as trees count nothing) and [`MESSAGE_BYTES`] a message.
+    /// How far apart checkpoints are spaced (issue 14).
+    pub fn weight(&self) -> u64 {
         let contents: usize = self.contents.iter().map(|(_, c)| c.text_len()).sum();
-        (contents + self.state.text_len()) as u64
+        let messages = self.base.conversation.len() * MESSAGE_BYTES;
+        (contents + self.state.text_len() + messages) as u64
     }
 }
 
