@@ -826,26 +826,18 @@ mod tests {
         // would take time in their product. With no time at all, the
         // alignment settles for a longer difference, still pairing each
         // event once and in order, and says it is approximate.
-        let a: Vec<String> = (0..400)
-            .map(|i| {
-                format!(
-                    r#"{{"type":"TEXT_MESSAGE_START","messageId":"a{}"}}"#,
-                    i % 37
-                )
-            })
-            .collect();
-        let b: Vec<String> = (0..300)
-            .map(|i| {
-                format!(
-                    r#"{{"type":"TEXT_MESSAGE_START","messageId":"a{}"}}"#,
-                    i % 23
-                )
-            })
-            .collect();
-        let (a, b) = (
-            log(&a.iter().map(String::as_str).collect::<Vec<_>>()),
-            log(&b.iter().map(String::as_str).collect::<Vec<_>>()),
-        );
+        let stream = |len: usize, period: usize| {
+            let lines: Vec<String> = (0..len)
+                .map(|i| {
+                    format!(
+                        r#"{{"type":"TEXT_MESSAGE_START","messageId":"a{}"}}"#,
+                        i % period
+                    )
+                })
+                .collect();
+            log(&lines.iter().map(String::as_str).collect::<Vec<_>>())
+        };
+        let (a, b) = (stream(400, 37), stream(300, 23));
         let side = |events| Side {
             start: Replayer::new(Options::default()),
             events,

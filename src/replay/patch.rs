@@ -843,17 +843,7 @@ mod tests {
     use serde_json::json;
 
     fn failure(doc: Value, patch: Value) -> (Value, PatchFailure) {
-        let elements: Vec<Value> = serde_json::from_value(patch.clone()).expect("array");
-        let text = serde_json::to_string(&json!({"type": "STATE_DELTA", "delta": elements}))
-            .expect("json");
-        let crate::protocol::ParseOutcome::Event { event, .. } =
-            crate::protocol::parse_event_str(&text)
-        else {
-            panic!("not an event");
-        };
-        let crate::protocol::EventBody::StateDelta { delta } = event.body else {
-            panic!("not a delta");
-        };
+        let delta = delta_of(patch);
         let mut doc = doc;
         let err = apply_patch(&mut doc, &delta).expect_err("must fail");
         (doc, err)

@@ -893,30 +893,6 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
-    /// A stream with several checkpoints: state deltas of many operations
-    /// and an activity.
-    fn long_log() -> EventLog {
-        let mut log = EventLog::default();
-        log.push(br#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#);
-        log.push(
-            br#"{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"plan","content":{"n":0}}"#,
-        );
-        for i in 0..400 {
-            let ops: Vec<String> = (0..100)
-                .map(|k| format!(r#"{{"op":"add","path":"/k{k}","value":{i}}}"#))
-                .collect();
-            log.push(format!(r#"{{"type":"STATE_DELTA","delta":[{}]}}"#, ops.join(",")).as_bytes());
-            log.push(
-                format!(
-                    r#"{{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"plan","patch":[{{"op":"replace","path":"/n","value":{i}}}]}}"#
-                )
-                .as_bytes(),
-            );
-        }
-        log.push(br#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#);
-        log
-    }
-
     /// Where the index's front ends (its checkpoints start): the header's
     /// front length after its numbers and checksum.
     fn front_end(blob: &[u8]) -> usize {
@@ -943,7 +919,7 @@ mod tests {
         std::fs::create_dir_all(&dir).expect("temp dir");
         let path = dir.join("pieces.rec");
         let _ = std::fs::remove_file(&path);
-        let log = long_log();
+        let log = crate::timeline::test_streams::long();
         let mut writer = RecordingWriter::create(&path, true).expect("creates");
         let session = writer
             .begin_session(NewSession {
@@ -994,6 +970,15 @@ mod tests {
         assert_eq!((stored_pieces, max_len), (num_pieces as i64, 512));
 
         let replayed = Timeline::from_log(log.clone(), Options::default());
+        let seeks_agree = |stored: &Timeline, steps: &mut dyn Iterator<Item = u64>| {
+            for step in steps.map(Seq::new) {
+                assert_eq!(
+                    stored.seek(step).document(),
+                    replayed.seek(step).document(),
+                    "step {step}"
+                );
+            }
+        };
         let recording = Recording::open(&path).expect("opens");
         assert_eq!(
             recording
@@ -1015,14 +1000,7 @@ mod tests {
         assert_eq!(stored.effects(), replayed.effects());
         assert_eq!(stored.index().lanes(), replayed.index().lanes());
         assert!(stored.checkpoint_steps().eq(replayed.checkpoint_steps()));
-        for step in (0..=log.len() as u64).rev().step_by(13) {
-            let step = Seq::new(step);
-            assert_eq!(
-                stored.seek(step).document(),
-                replayed.seek(step).document(),
-                "step {step}"
-            );
-        }
+        seeks_agree(&stored, &mut (0..=log.len() as u64).rev().step_by(13));
         drop((stored, recording));
 
         // Damaged copies.
@@ -1090,14 +1068,7 @@ mod tests {
             })
             .count();
         assert!(undecodable > 0, "a swapped checkpoint piece is refused");
-        for step in (0..=log.len() as u64).step_by(17) {
-            let step = Seq::new(step);
-            assert_eq!(
-                stored.seek(step).document(),
-                replayed.seek(step).document(),
-                "step {step}"
-            );
-        }
+        seeks_agree(&stored, &mut (0..=log.len() as u64).step_by(17));
         drop((stored, recording));
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -456,6 +456,51 @@ fn num_ops(parsed: &ParseOutcome) -> u64 {
     }
 }
 
+/// Streams the tests of the timeline and of the store share.
+#[cfg(test)]
+pub(crate) mod test_streams {
+    use crate::input::EventLog;
+
+    /// A stream long enough for several checkpoints under the default
+    /// policy: state deltas of many operations, messages and an activity.
+    pub(crate) fn long() -> EventLog {
+        let mut log = EventLog::default();
+        log.push(br#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#);
+        log.push(
+            br#"{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"plan","content":{"n":0}}"#,
+        );
+        for i in 0..400 {
+            let ops: Vec<String> = (0..100)
+                .map(|k| format!(r#"{{"op":"add","path":"/k{k}","value":{i}}}"#))
+                .collect();
+            log.push(format!(r#"{{"type":"STATE_DELTA","delta":[{}]}}"#, ops.join(",")).as_bytes());
+            log.push(
+                format!(
+                    r#"{{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"plan","patch":[{{"op":"replace","path":"/n","value":{i}}}]}}"#
+                )
+                .as_bytes(),
+            );
+            if i % 50 == 0 {
+                log.push(
+                    format!(
+                        r#"{{"type":"TEXT_MESSAGE_START","messageId":"m{i}","role":"assistant"}}"#
+                    )
+                    .as_bytes(),
+                );
+                log.push(
+                    format!(
+                        r#"{{"type":"TEXT_MESSAGE_CONTENT","messageId":"m{i}","delta":"step {i}"}}"#
+                    )
+                    .as_bytes(),
+                );
+                log.push(format!(r#"{{"type":"TEXT_MESSAGE_END","messageId":"m{i}"}}"#).as_bytes());
+            }
+        }
+        log.push(br#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#);
+        log
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -766,6 +766,7 @@ impl Timeline {
 mod tests {
     use super::*;
     use crate::diagnostic::Seq;
+    use crate::timeline::test_streams::long;
 
     fn demo() -> EventLog {
         let mut log = EventLog::default();
@@ -867,45 +868,6 @@ mod tests {
             assert_ne!(checksum(&damaged), sum, "byte {at}");
         }
         assert_ne!(checksum(&blob[..blob.len() - 1]), sum);
-    }
-
-    /// A stream long enough for several checkpoints under the default
-    /// policy: state deltas of many operations, messages and an activity.
-    fn long() -> EventLog {
-        let mut log = EventLog::default();
-        log.push(br#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#);
-        log.push(
-            br#"{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"plan","content":{"n":0}}"#,
-        );
-        for i in 0..400 {
-            let ops: Vec<String> = (0..100)
-                .map(|k| format!(r#"{{"op":"add","path":"/k{k}","value":{i}}}"#))
-                .collect();
-            log.push(format!(r#"{{"type":"STATE_DELTA","delta":[{}]}}"#, ops.join(",")).as_bytes());
-            log.push(
-                format!(
-                    r#"{{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"plan","patch":[{{"op":"replace","path":"/n","value":{i}}}]}}"#
-                )
-                .as_bytes(),
-            );
-            if i % 50 == 0 {
-                log.push(
-                    format!(
-                        r#"{{"type":"TEXT_MESSAGE_START","messageId":"m{i}","role":"assistant"}}"#
-                    )
-                    .as_bytes(),
-                );
-                log.push(
-                    format!(
-                        r#"{{"type":"TEXT_MESSAGE_CONTENT","messageId":"m{i}","delta":"step {i}"}}"#
-                    )
-                    .as_bytes(),
-                );
-                log.push(format!(r#"{{"type":"TEXT_MESSAGE_END","messageId":"m{i}"}}"#).as_bytes());
-            }
-        }
-        log.push(br#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#);
-        log
     }
 
     #[test]
