@@ -425,7 +425,9 @@ fn a_recording_with_several_sessions_opens_its_first_and_offers_the_others() {
     harness.get_by_label("Session").click();
     harness.run();
     harness.get_by_label_contains("search-agent.sse").click();
-    harness.run();
+    // The session opens in the background behind a spinner: step until it
+    // has (a `run` here fails when the open takes more than a few frames).
+    harness.step();
     wait_for_loading(&mut harness);
     let doc = harness.state().state.doc().expect("doc");
     assert_eq!(doc.session, Some(2));
