@@ -20,11 +20,7 @@ fn direct(doc: &Value, ops: &Value) {
     let Ok(ops) = serde_json::from_value::<Vec<PatchOperation>>(ops.clone()) else {
         return;
     };
-    let patch = Patch {
-        ops: ops.clone(),
-        meta: Vec::new(),
-        dropped: Vec::new(),
-    };
+    let patch = Patch::from_ops(ops.clone());
     let mut patched = doc.clone();
     match apply_patch(&mut patched, &patch) {
         Err(failure) => {

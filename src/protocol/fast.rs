@@ -337,8 +337,7 @@ pub(crate) fn parse_fast(text: &str) -> Option<(EventType, Event)> {
 pub(super) fn patch(ops: Vec<WireOp<'_>>) -> Option<Patch> {
     let mut patch = Patch {
         ops: Vec::with_capacity(ops.len()),
-        meta: Vec::new(),
-        dropped: Vec::new(),
+        ..Patch::default()
     };
     for op in ops {
         let path = PointerBuf::parse(op.path).ok()?;
@@ -361,6 +360,7 @@ pub(super) fn patch(ops: Vec<WireOp<'_>>) -> Option<Patch> {
         };
         patch.ops.push(operation);
     }
+    patch.measure_values();
     Some(patch)
 }
 

@@ -22,6 +22,7 @@ pub use parse::{
     parse_precisely,
 };
 pub use patch::{DroppedOp, OpMeta, Patch, op_name};
+pub(crate) use patch::{ValueWeight, weight_in};
 pub use pipeline::{for_each_parsed, for_each_parsed_in};
 pub use schema::{ENVELOPE, EventSchema, Kind, Member, SCHEMA};
 pub use version::{Declared, ProtocolVersion};

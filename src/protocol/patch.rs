@@ -47,7 +47,7 @@ pub struct DroppedOp {
 }
 
 /// A validated patch.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default)]
 pub struct Patch {
     /// The operations to apply, in order, in the form `json_patch` takes.
     pub ops: Vec<PatchOperation>,
@@ -56,17 +56,93 @@ pub struct Patch {
     pub meta: Vec<OpMeta>,
     /// Operations dropped by R17.
     pub dropped: Vec<DroppedOp>,
+    /// For each of `ops`, what the value of an `add` or `replace` weighs,
+    /// measured as the patch was read ([`Self::measure_values`]): on the
+    /// thread that reads events, not the one that applies them (issue 14).
+    /// Empty when not measured (the replay then measures as it applies).
+    /// Not part of the patch's value: it is left out of `==` and `{:?}`.
+    pub(crate) weights: Vec<Option<ValueWeight>>,
+}
+
+/// What an operation's value weighs and how deeply it nests, as the limits
+/// of what a patch may build count them (`crate::replay::MAX_DOCUMENT_BYTES`,
+/// `crate::replay::MAX_DOCUMENT_DEPTH`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ValueWeight {
+    /// `crate::replay::document_bytes` of the value.
+    pub bytes: usize,
+    /// The arrays and objects it nests (0 for a scalar, one more than the
+    /// deepest element for an array or object).
+    pub depth: usize,
+}
+
+impl PartialEq for Patch {
+    fn eq(&self, other: &Self) -> bool {
+        self.ops == other.ops && self.meta == other.meta && self.dropped == other.dropped
+    }
+}
+
+impl std::fmt::Debug for Patch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Patch")
+            .field("ops", &self.ops)
+            .field("meta", &self.meta)
+            .field("dropped", &self.dropped)
+            .finish()
+    }
 }
 
 impl Patch {
-    /// Whether the patch has no operation left to apply.
-    pub fn is_empty(&self) -> bool {
-        self.ops.is_empty()
+    /// A patch of these operations, each at its own index, none dropped,
+    /// their values measured.
+    pub fn from_ops(ops: Vec<PatchOperation>) -> Self {
+        let mut patch = Self {
+            ops,
+            ..Self::default()
+        };
+        patch.measure_values();
+        patch
+    }
+
+    /// Measures the values of the `add` and `replace` operations for the
+    /// limits (issue 14: the reader does it, so that the applying thread
+    /// does not walk each inserted value). Call again after changing `ops`.
+    pub fn measure_values(&mut self) {
+        self.weights = self
+            .ops
+            .iter()
+            .map(|op| match op {
+                PatchOperation::Add(AddOperation { value, .. })
+                | PatchOperation::Replace(ReplaceOperation { value, .. }) => {
+                    crate::replay::value_weight(value)
+                }
+                _ => None,
+            })
+            .collect();
+    }
+
+    /// What the value of `ops[i]` weighs, if it was measured.
+    pub(crate) fn weight_of(&self, i: usize) -> Option<ValueWeight> {
+        weight_in(&self.weights, self.ops.len(), i)
     }
 
     /// The index, in the patch as sent, of `ops[i]`.
     pub fn original_index(&self, i: usize) -> usize {
         self.meta.get(i).map_or(i, |meta| meta.index)
+    }
+}
+
+/// What the value of operation `i` of `num_ops` weighs, from the weights
+/// measured (none if they were not, or the operations changed in number).
+pub(crate) fn weight_in(
+    weights: &[Option<ValueWeight>],
+    num_ops: usize,
+    i: usize,
+) -> Option<ValueWeight> {
+    if weights.len() == num_ops {
+        weights.get(i).copied().flatten()
+    } else {
+        None
     }
 }
 
@@ -76,7 +152,7 @@ pub(crate) fn parse_patch(elements: &[&RawValue], base: &str) -> Result<Patch, M
     let mut patch = Patch {
         ops: Vec::with_capacity(elements.len()),
         meta: Vec::with_capacity(elements.len()),
-        dropped: Vec::new(),
+        ..Patch::default()
     };
     for (index, raw) in elements.iter().enumerate() {
         let here = format!("{base}/{index}");
@@ -129,6 +205,7 @@ pub(crate) fn parse_patch(elements: &[&RawValue], base: &str) -> Result<Patch, M
     if trivial {
         patch.meta = Vec::new();
     }
+    patch.measure_values();
     Ok(patch)
 }
 

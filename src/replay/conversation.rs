@@ -265,6 +265,12 @@ pub struct Conversation {
     /// id: the step that brought them (0 for the request body, the seq of
     /// the `RUN_STARTED` whose `input` carried them).
     from_input: InputIndex,
+    /// The positions of the activity messages, ascending: freezing a
+    /// checkpoint visits these instead of reading every message, which
+    /// costs a cache miss each on a list that grows with the stream
+    /// (issue 14). Kept by every method that adds or replaces a message
+    /// (a message reached through `get_mut` keeps its kind).
+    activities: Vec<usize>,
 }
 
 /// Message id to the step of the run input it joined from.
@@ -290,6 +296,26 @@ impl Conversation {
     /// The messages, in order, as shared pointers.
     pub fn shared(&self) -> impl ExactSizeIterator<Item = &Arc<Message>> + '_ {
         self.messages.iter()
+    }
+
+    /// The positions of the activity messages, in order.
+    pub(super) fn activity_positions(&self) -> &[usize] {
+        &self.activities
+    }
+
+    /// Records whether the message now at `i` is an activity.
+    fn note_kind_at(&mut self, i: usize) {
+        let is_activity = matches!(
+            self.messages.get(i).map(|m| &**m),
+            Some(Message::Activity(_))
+        );
+        match (self.activities.binary_search(&i), is_activity) {
+            (Err(at), true) => self.activities.insert(at, i),
+            (Ok(at), false) => {
+                self.activities.remove(at);
+            }
+            _ => {}
+        }
     }
 
     /// The message at position `i`.
@@ -318,6 +344,7 @@ impl Conversation {
     }
 
     /// The message with this id, mutably (copied first if it is shared).
+    /// It keeps its kind: replace it ([`Self::replace`]) to change it.
     pub fn get_mut(&mut self, id: &str) -> Option<&mut Message> {
         let i = *self.by_id.get(id)?;
         self.get_mut_at(i)
@@ -344,6 +371,9 @@ impl Conversation {
             self.by_id
                 .insert(message.id().to_owned(), self.messages.len());
         }
+        if matches!(*message, Message::Activity(_)) {
+            self.activities.push(self.messages.len());
+        }
         self.messages.push_back(message);
     }
 
@@ -356,6 +386,11 @@ impl Conversation {
             return;
         }
         self.messages.insert(i, Arc::new(message));
+        let later = self.activities.partition_point(|&at| at < i);
+        for at in &mut self.activities[later..] {
+            *at += 1;
+        }
+        self.note_kind_at(i);
         for k in i + 1..self.messages.len() {
             let id = self.messages[k].id();
             if let Some(at) = self.by_id.get_mut(id)
@@ -401,6 +436,7 @@ impl Conversation {
         match self.by_id.get(message.id()) {
             Some(&i) => {
                 self.messages.set(i, Arc::new(message));
+                self.note_kind_at(i);
             }
             None => self.push(message),
         }
@@ -411,6 +447,7 @@ impl Conversation {
         if i < self.messages.len() {
             debug_assert_eq!(self.messages[i].id(), message.id());
             self.messages.set(i, message);
+            self.note_kind_at(i);
         }
     }
 
@@ -419,6 +456,7 @@ impl Conversation {
     pub fn set_messages(&mut self, messages: Vec<Arc<Message>>) {
         self.messages = imbl::Vector::new();
         self.by_id = IdIndex::default();
+        self.activities = Vec::new();
         for message in messages {
             self.push_shared(message);
         }
@@ -451,6 +489,51 @@ mod tests {
             let message = Message::from_json(value.as_object().expect("object")).expect("valid");
             assert_eq!(message.to_json(), value);
         }
+    }
+
+    /// Issue 14: the positions of the activities, which freezing visits,
+    /// follow every change of the list.
+    #[test]
+    fn activity_positions_follow_pushes_inserts_replacements_and_resets() {
+        let text = |id: &str| Message::Other(OtherMessage::empty_text(id, Role::User));
+        let activity = |id: &str| {
+            Message::Activity(ActivityMessage {
+                id: id.into(),
+                activity_type: "t".into(),
+                content: Arc::new(Value::Null),
+                content_bytes: 0,
+                subagent_run_id: None,
+                metadata: None,
+            })
+        };
+        let scan = |c: &Conversation| -> Vec<usize> {
+            c.iter()
+                .enumerate()
+                .filter(|(_, m)| matches!(m, Message::Activity(_)))
+                .map(|(i, _)| i)
+                .collect()
+        };
+        let mut c = Conversation::default();
+        c.push(text("t1"));
+        c.push(activity("a1"));
+        c.push(text("t2"));
+        c.push(activity("a2"));
+        assert_eq!(c.activity_positions(), [1, 3]);
+        c.insert(1, activity("a0"));
+        assert_eq!(c.activity_positions(), [1, 2, 4]);
+        c.insert(0, text("t0"));
+        assert_eq!(c.activity_positions(), [2, 3, 5]);
+        c.replace(activity("t2"));
+        assert_eq!(c.activity_positions(), [2, 3, 4, 5]);
+        c.replace(text("a1"));
+        assert_eq!(c.activity_positions(), [2, 4, 5]);
+        c.replace_at(5, Arc::new(activity("a2")));
+        assert_eq!(c.activity_positions(), scan(&c));
+        c.insert(99, activity("a9"));
+        assert_eq!(c.activity_positions(), [2, 4, 5, 6]);
+        c.set_messages(vec![Arc::new(activity("x")), Arc::new(text("y"))]);
+        assert_eq!(c.activity_positions(), [0]);
+        assert_eq!(c.activity_positions(), scan(&c));
     }
 
     #[test]

@@ -26,11 +26,19 @@ pub(super) enum Stored {
 const MAX_ENCODED_DEPTH: usize = 100;
 
 impl Stored {
-    fn of(value: &Arc<Value>) -> Self {
-        if depth(value) <= MAX_ENCODED_DEPTH
-            && let Ok(text) = serde_json::to_vec(&**value)
-        {
-            return Self::Text(text.into_boxed_slice());
+    /// `value` as its compact JSON text, written through `scratch` (a
+    /// buffer reused from one value to the next, so that the text is
+    /// allocated once at its size), or shared as is when it nests deeper
+    /// than [`MAX_ENCODED_DEPTH`]. One walk both checks the depth and
+    /// writes the text (issue 14: freezing is on the applying thread).
+    fn of(value: &Arc<Value>, scratch: &mut Vec<u8>) -> Self {
+        scratch.clear();
+        let bounded = Bounded {
+            value,
+            room: MAX_ENCODED_DEPTH,
+        };
+        if serde_json::to_writer(&mut *scratch, &bounded).is_ok() {
+            return Self::Text(scratch.as_slice().into());
         }
         Self::Shared(Arc::clone(value))
     }
@@ -66,11 +74,42 @@ impl Stored {
     }
 }
 
-fn depth(value: &Value) -> usize {
-    match value {
-        Value::Array(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
-        Value::Object(map) => 1 + map.values().map(depth).max().unwrap_or(0),
-        _ => 0,
+/// A value serialised exactly as `serde_json` serialises a [`Value`] (the
+/// same calls, so the same text), failing instead when it nests more than
+/// `room` arrays and objects: a scalar needs no room, an array or object
+/// one more than its deepest element.
+struct Bounded<'a> {
+    value: &'a Value,
+    room: usize,
+}
+
+impl serde::Serialize for Bounded<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error, SerializeMap, SerializeSeq};
+        let inner = || {
+            self.room
+                .checked_sub(1)
+                .ok_or_else(|| S::Error::custom("nested too deeply to be kept as text"))
+        };
+        match self.value {
+            Value::Array(items) => {
+                let room = inner()?;
+                let mut seq = serializer.serialize_seq(Some(items.len()))?;
+                for value in items {
+                    seq.serialize_element(&Bounded { value, room })?;
+                }
+                seq.end()
+            }
+            Value::Object(map) => {
+                let room = inner()?;
+                let mut members = serializer.serialize_map(Some(map.len()))?;
+                for (key, value) in map {
+                    members.serialize_entry(key, &Bounded { value, room })?;
+                }
+                members.end()
+            }
+            scalar => scalar.serialize(serializer),
+        }
     }
 }
 
@@ -105,21 +144,39 @@ impl Replayer {
     pub fn freeze(&self) -> FrozenReplay {
         let mut base = self.checkpoint();
         let placeholder = Arc::new(Value::Null);
+        let mut scratch = Vec::new();
+        // Only the activities are visited, by the positions the list keeps
+        // of them (the list grows with the stream, its activities do not;
+        // issue 14), then emptied in the copy.
+        let mut emptied = Vec::new();
         let mut contents = Vec::new();
-        let num_messages = base.conversation.len();
-        for i in 0..num_messages {
-            let Some(Message::Activity(activity)) = base.conversation.at(i) else {
+        debug_assert!(
+            self.conversation
+                .iter()
+                .enumerate()
+                .filter(|(_, m)| matches!(m, Message::Activity(_)))
+                .map(|(i, _)| i)
+                .eq(self.conversation.activity_positions().iter().copied()),
+            "the positions of the activities are those of the list"
+        );
+        for &i in self.conversation.activity_positions() {
+            let Some(Message::Activity(activity)) = self.conversation.at(i) else {
                 continue;
             };
-            contents.push((i, Stored::of(&activity.content)));
-            let emptied = ActivityMessage {
-                content: Arc::clone(&placeholder),
-                ..activity.clone()
-            };
-            base.conversation
-                .replace_at(i, Arc::new(Message::Activity(emptied)));
+            contents.push((i, Stored::of(&activity.content, &mut scratch)));
+            emptied.push((
+                i,
+                ActivityMessage {
+                    content: Arc::clone(&placeholder),
+                    ..activity.clone()
+                },
+            ));
         }
-        let state = Stored::of(&base.state);
+        for (i, activity) in emptied {
+            base.conversation
+                .replace_at(i, Arc::new(Message::Activity(activity)));
+        }
+        let state = Stored::of(&base.state, &mut scratch);
         base.state = placeholder;
         FrozenReplay {
             base,
@@ -196,6 +253,7 @@ mod tests {
             r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"t","content":{"x":[1,{"y":null}]}}"#,
             r#"{"type":"TEXT_MESSAGE_START","messageId":"m"}"#,
             r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"hi"}"#,
+            r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"b","activityType":"u","content":{"z":"after a text message"}}"#,
         ] {
             replayer.apply_bytes(event.as_bytes());
         }
@@ -203,6 +261,57 @@ mod tests {
         let thawed = frozen.thaw();
         assert_eq!(thawed.document(), replayer.document());
         assert_eq!(thawed.step(), replayer.step());
+        // Each content is kept at its own message's position (issue 14).
+        let positions: Vec<usize> = frozen.contents.iter().map(|(i, _)| *i).collect();
+        assert_eq!(positions, [0, 2]);
+    }
+
+    /// Issue 14: the one-walk writer gives `serde_json`'s own text (the
+    /// stored index holds it), and keeps as text exactly the values that
+    /// nest at most [`MAX_ENCODED_DEPTH`] deep, as the depth check before
+    /// it did.
+    #[test]
+    fn the_bounded_writer_gives_serde_jsons_text_up_to_the_depth() {
+        let values = [
+            serde_json::json!(null),
+            serde_json::json!([]),
+            serde_json::json!({}),
+            serde_json::json!({"b": [1, -2, 3.5, 1e300, 18446744073709551615u64], "a": "\u{1}\"\\é\n"}),
+            serde_json::json!([[], {}, [{"x": [true, false, null]}], "", 0]),
+        ];
+        let mut scratch = vec![b'x'; 3];
+        for value in values {
+            let stored = Stored::of(&Arc::new(value.clone()), &mut scratch);
+            let expected = serde_json::to_vec(&value).expect("serialises");
+            assert_eq!(stored.text(), Some(expected.as_slice()), "{value}");
+        }
+        let nest = |depth: usize| {
+            (0..depth).fold(Value::from(1), |v, i| {
+                if i % 2 == 0 {
+                    Value::Array(vec![v])
+                } else {
+                    serde_json::json!({ "k": v })
+                }
+            })
+        };
+        let at_limit = nest(MAX_ENCODED_DEPTH);
+        let stored = Stored::of(&Arc::new(at_limit.clone()), &mut scratch);
+        assert_eq!(
+            stored.text(),
+            Some(
+                serde_json::to_vec(&at_limit)
+                    .expect("serialises")
+                    .as_slice()
+            )
+        );
+        let past = Stored::of(&Arc::new(nest(MAX_ENCODED_DEPTH + 1)), &mut scratch);
+        assert!(matches!(past, Stored::Shared(_)));
+        let empty_past =
+            (0..MAX_ENCODED_DEPTH).fold(serde_json::json!([]), |v, _| Value::Array(vec![v]));
+        assert!(matches!(
+            Stored::of(&Arc::new(empty_past), &mut scratch),
+            Stored::Shared(_)
+        ));
     }
 
     #[test]
@@ -211,7 +320,7 @@ mod tests {
         for _ in 0..150 {
             deep = Value::Array(vec![deep]);
         }
-        let stored = Stored::of(&Arc::new(deep.clone()));
+        let stored = Stored::of(&Arc::new(deep.clone()), &mut Vec::new());
         assert!(matches!(stored, Stored::Shared(_)));
         assert_eq!(*stored.thaw(), deep);
     }

@@ -15,6 +15,7 @@
 use serde_json::Value;
 
 use crate::diagnostic::Code;
+use crate::protocol::ValueWeight;
 
 /// The deepest a document may nest arrays and objects: `serde_json`'s own
 /// parse limit (127 levels in an event, so a snapshot's content has at most
@@ -121,6 +122,55 @@ pub(super) fn measure(value: &Value, max_depth: usize) -> Option<usize> {
     }
 }
 
+/// The weight ([`document_bytes`]) and nesting depth of `value`, in one
+/// walk, if it nests at most [`MAX_DOCUMENT_DEPTH`] arrays and objects:
+/// what a reader records of a patch's values so that applying it need not
+/// walk them (issue 14). `measure(value, room)` is then `Some(bytes)`
+/// exactly when `depth <= room`.
+pub(crate) fn value_weight(value: &Value) -> Option<ValueWeight> {
+    fn walk(value: &Value, room: usize) -> Option<ValueWeight> {
+        let scalar = |bytes| {
+            Some(ValueWeight {
+                bytes: VALUE_BYTES + bytes,
+                depth: 0,
+            })
+        };
+        match value {
+            Value::String(text) => scalar(text.len()),
+            Value::Null | Value::Bool(_) | Value::Number(_) => scalar(0),
+            Value::Array(items) => {
+                let inner = room.checked_sub(1)?;
+                let mut total = ValueWeight {
+                    bytes: VALUE_BYTES,
+                    depth: 1,
+                };
+                for item in items {
+                    let item = walk(item, inner)?;
+                    total.bytes = total.bytes.saturating_add(item.bytes);
+                    total.depth = total.depth.max(item.depth + 1);
+                }
+                Some(total)
+            }
+            Value::Object(map) => {
+                let inner = room.checked_sub(1)?;
+                let mut total = ValueWeight {
+                    bytes: VALUE_BYTES,
+                    depth: 1,
+                };
+                for (key, item) in map {
+                    let item = walk(item, inner)?;
+                    total.bytes = total
+                        .bytes
+                        .saturating_add(MEMBER_BYTES + key.len() + item.bytes);
+                    total.depth = total.depth.max(item.depth + 1);
+                }
+                Some(total)
+            }
+        }
+    }
+    walk(value, MAX_DOCUMENT_DEPTH)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,6 +184,37 @@ mod tests {
         assert_eq!(measure(&value, 2), None);
         assert_eq!(measure(&json!(5), 0), Some(VALUE_BYTES));
         assert_eq!(measure(&json!([]), 0), None);
+    }
+
+    /// Issue 14: what the reader records of a value gives, for every
+    /// room, exactly what measuring it as it is applied gives.
+    #[test]
+    fn a_value_weight_answers_as_measure_does_for_every_room() {
+        let deep = (0..MAX_DOCUMENT_DEPTH).fold(json!("x"), |v, i| {
+            if i % 2 == 0 {
+                json!([v, 1])
+            } else {
+                json!({"k": v, "e": []})
+            }
+        });
+        let values = [
+            json!(null),
+            json!("text"),
+            json!([]),
+            json!({}),
+            json!({"a": [1, "xyz", {"b": null}], "cd": true}),
+            json!([[[]], {"x": {"y": {"z": []}}}, 2.5]),
+            deep.clone(),
+        ];
+        for value in &values {
+            let weight = value_weight(value).expect("within the depth");
+            for room in 0..=MAX_DOCUMENT_DEPTH {
+                let measured = measure(value, room);
+                let recorded = (weight.depth <= room).then_some(weight.bytes);
+                assert_eq!(recorded, measured, "{value} in room {room}");
+            }
+        }
+        assert_eq!(value_weight(&json!([deep])), None, "deeper than the limit");
     }
 
     #[test]

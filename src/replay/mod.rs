@@ -33,6 +33,7 @@ pub use engine::{
     replay_log, replay_to,
 };
 pub use frozen::FrozenReplay;
+pub(crate) use limits::value_weight;
 pub use limits::{Limit, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_PATCH_OPS, document_bytes};
 pub use patch::{PatchFailure, apply_patch, apply_patch_weighed};
 

@@ -13,7 +13,7 @@ use super::limits::{
     Limit, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_PATCH_OPS, MEMBER_BYTES, document_bytes,
     measure,
 };
-use crate::protocol::{Patch, json_kind, op_name};
+use crate::protocol::{Patch, ValueWeight, json_kind, op_name, weight_in};
 
 /// Why a patch did not apply: the failing operation and the reason.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,7 +64,9 @@ pub fn apply_patch_weighed(
     if patch.ops.is_empty() {
         return Ok(());
     }
-    match apply_atomically(doc, bytes, patch.ops.iter().map(Op::of)) {
+    let ops = patch.ops.iter().enumerate();
+    let ops = ops.map(|(i, op)| Op::of(op).weighed(patch.weight_of(i)));
+    match apply_atomically(doc, bytes, ops) {
         Ok(()) => Ok(()),
         Err(error) => Err(failure_of(doc, *bytes, patch, error)),
     }
@@ -84,7 +86,13 @@ pub(crate) fn apply_patch_taking(
     if patch.ops.is_empty() {
         return Ok(());
     }
-    match apply_atomically(doc, bytes, patch.ops.iter_mut().map(Op::of_mut)) {
+    // With the weights the reader measured of the values (issue 14).
+    let num_ops = patch.ops.len();
+    let Patch { ops, weights, .. } = patch;
+    let weights: &[Option<ValueWeight>] = weights;
+    let ops = ops.iter_mut().enumerate();
+    let ops = ops.map(|(i, op)| Op::of_mut(op).weighed(weight_in(weights, num_ops, i)));
+    match apply_atomically(doc, bytes, ops) {
         Ok(()) => Ok(()),
         Err(error) => Err(failure_of(doc, *bytes, patch, error)),
     }
@@ -128,9 +136,9 @@ fn failure_of(doc: &Value, bytes: usize, patch: &Patch, error: OpError) -> Patch
 /// One operation as applied: its pointers, and its value borrowed (copied
 /// into the document) or held to be moved into it.
 enum Op<'a> {
-    Add(&'a Pointer, OpValue<'a>),
+    Add(&'a Pointer, OpValue<'a>, Option<ValueWeight>),
     Remove(&'a Pointer),
-    Replace(&'a Pointer, OpValue<'a>),
+    Replace(&'a Pointer, OpValue<'a>, Option<ValueWeight>),
     Move {
         from: &'a Pointer,
         path: &'a Pointer,
@@ -177,10 +185,10 @@ impl OpValue<'_> {
 impl<'a> Op<'a> {
     fn of(op: &'a PatchOperation) -> Self {
         match op {
-            PatchOperation::Add(add) => Op::Add(&add.path, OpValue::Shared(&add.value)),
+            PatchOperation::Add(add) => Op::Add(&add.path, OpValue::Shared(&add.value), None),
             PatchOperation::Remove(remove) => Op::Remove(&remove.path),
             PatchOperation::Replace(replace) => {
-                Op::Replace(&replace.path, OpValue::Shared(&replace.value))
+                Op::Replace(&replace.path, OpValue::Shared(&replace.value), None)
             }
             PatchOperation::Move(mv) => Op::Move {
                 from: &mv.from,
@@ -197,18 +205,26 @@ impl<'a> Op<'a> {
     fn of_mut(op: &'a mut PatchOperation) -> Self {
         match op {
             PatchOperation::Add(AddOperation { path, value }) => {
-                Op::Add(path, OpValue::Owned(value))
+                Op::Add(path, OpValue::Owned(value), None)
             }
             PatchOperation::Replace(ReplaceOperation { path, value }) => {
-                Op::Replace(path, OpValue::Owned(value))
+                Op::Replace(path, OpValue::Owned(value), None)
             }
             other => Op::of(other),
         }
     }
 
+    /// With the weight the reader measured of its value, if it did.
+    fn weighed(mut self, weight: Option<ValueWeight>) -> Self {
+        if let Op::Add(_, _, slot) | Op::Replace(_, _, slot) = &mut self {
+            *slot = weight;
+        }
+        self
+    }
+
     /// Gives back the value a taken-back operation had put in place.
     fn give_back(&mut self, value: Option<Value>) {
-        if let (Op::Add(_, source) | Op::Replace(_, source), Some(value)) = (self, value) {
+        if let (Op::Add(_, source, _) | Op::Replace(_, source, _), Some(value)) = (self, value) {
             source.give_back(value);
         }
     }
@@ -283,11 +299,25 @@ impl Budget {
 /// within [`MAX_DOCUMENT_DEPTH`]: a value at a path of N tokens sits inside
 /// N arrays and objects.
 fn weigh_at(value: &Value, path: &Pointer) -> Result<usize, Failure> {
+    weigh_measured_at(value, None, path)
+}
+
+/// [`weigh_at`] with the weight the reader measured of the value, if it
+/// did (the same answer without walking the value; issue 14).
+fn weigh_measured_at(
+    value: &Value,
+    measured: Option<ValueWeight>,
+    path: &Pointer,
+) -> Result<usize, Failure> {
     let depth = path.count();
-    MAX_DOCUMENT_DEPTH
-        .checked_sub(depth)
-        .and_then(|room| measure(value, room))
-        .ok_or_else(|| too_deep(path))
+    let room = MAX_DOCUMENT_DEPTH.checked_sub(depth);
+    let weight = match measured {
+        Some(weight) => room
+            .filter(|room| weight.depth <= *room)
+            .map(|_| weight.bytes),
+        None => room.and_then(|room| measure(value, room)),
+    };
+    weight.ok_or_else(|| too_deep(path))
 }
 
 fn too_deep(path: &Pointer) -> Failure {
@@ -523,9 +553,9 @@ fn apply_op<'a>(
     budget: &mut Budget,
 ) -> Result<Undo<'a>, Failure> {
     match op {
-        Op::Add(path, source) => {
+        Op::Add(path, source, measured) => {
             let path: &'a Pointer = path;
-            let bytes = weigh_at(source.get(), path)?;
+            let bytes = weigh_measured_at(source.get(), *measured, path)?;
             let exact = budget.is_tight(bytes + member_most(path));
             let (step, placed) = match insert(doc, path, source.take(), keep_undo || exact) {
                 Ok(inserted) => inserted,
@@ -549,9 +579,9 @@ fn apply_op<'a>(
             budget.change(0, weight(&value) + slot.member_bytes())?;
             Ok(Undo::Removed(slot, value))
         }
-        Op::Replace(path, source) => {
+        Op::Replace(path, source, measured) => {
             let path: &'a Pointer = path;
-            let bytes = weigh_at(source.get(), path)?;
+            let bytes = weigh_measured_at(source.get(), *measured, path)?;
             let target = path.resolve_mut(doc).map_err(invalid)?;
             let old = std::mem::replace(target, source.take());
             let removed = weight(&old);
@@ -911,6 +941,100 @@ mod tests {
                 assert_eq!(taken, patch, "the patch is given back whole: {ops:?}");
             }
         }
+    }
+
+    /// Issue 14: the values of a patch are measured as it is read (on the
+    /// reading thread) instead of as it applies. Whether measured or not,
+    /// a patch applies, or fails with the same failure (the depth and size
+    /// limits at their edges included), leaving the same document and
+    /// weight, by copy and by move.
+    #[test]
+    fn limits_measured_as_the_patch_is_read_reject_what_measuring_on_apply_rejects() {
+        let nest = |depth: usize| (0..depth).fold(json!(0), |v, _| json!([v]));
+        let doc = json!({"a": {"b": {}}, "list": [1]});
+        let mut cases = Vec::new();
+        // A value of depth d at a path of n tokens fits if d + n <= 128.
+        for (path, tokens) in [("/x", 1), ("/a/y", 2), ("/a/b/z", 3), ("/list/-", 2)] {
+            for depth in [MAX_DOCUMENT_DEPTH - tokens - 1, MAX_DOCUMENT_DEPTH - tokens] {
+                cases.push(json!([{"op": "add", "path": path, "value": nest(depth)}]));
+                cases.push(json!([{"op": "add", "path": "/w", "value": 1},
+                    {"op": "add", "path": path, "value": nest(depth + 1)}]));
+            }
+            cases.push(
+                json!([{"op": "replace", "path": "/a", "value": nest(MAX_DOCUMENT_DEPTH - 1)}]),
+            );
+            cases.push(json!([{"op": "replace", "path": "/a", "value": nest(MAX_DOCUMENT_DEPTH)}]));
+        }
+        cases.push(json!([{"op": "add", "path": "", "value": nest(MAX_DOCUMENT_DEPTH)}]));
+        cases.push(
+            json!([{"op": "add", "path": "/s", "value": "x".repeat(1000)},
+            {"op": "replace", "path": "/a", "value": {"k": "y".repeat(1000)}}]),
+        );
+        // Close to the size limit: the document's weight as the replay
+        // keeps it, given, so that the case needs no large document.
+        let near_limit = [0, MAX_DOCUMENT_BYTES - 1100, MAX_DOCUMENT_BYTES - 900];
+        // Built, not parsed: an event nesting so deep does not parse.
+        let ops_of = |ops: &Value| -> Vec<PatchOperation> {
+            serde_json::from_value(ops.clone()).expect("operations")
+        };
+        for ops in cases {
+            let measured = Patch::from_ops(ops_of(&ops));
+            assert_eq!(measured.weights.len(), measured.ops.len(), "{ops}");
+            let unmeasured = Patch {
+                ops: measured.ops.clone(),
+                ..Patch::default()
+            };
+            for &start in &near_limit {
+                let start = start.max(document_bytes(&doc));
+                let run = |patch: &Patch, taking: bool| {
+                    let mut target = doc.clone();
+                    let mut bytes = start;
+                    let mut patch = patch.clone();
+                    let result = if taking {
+                        apply_patch_taking(&mut target, &mut bytes, &mut patch)
+                    } else {
+                        apply_patch_weighed(&mut target, &mut bytes, &patch)
+                    };
+                    (result, target, bytes)
+                };
+                for taking in [false, true] {
+                    let with = run(&measured, taking);
+                    let without = run(&unmeasured, taking);
+                    assert_eq!(with, without, "{ops} from {start} bytes, taking: {taking}");
+                }
+            }
+        }
+        // Both readers measure: the one-pass reader, and the precise one
+        // (an extra member, R16, takes that path).
+        for ops in [
+            json!([{"op": "add", "path": "/x", "value": {"k": [1, "two"]}}, {"op": "remove", "path": "/a"}]),
+            json!([{"op": "add", "path": "/x", "value": {"k": [1, "two"]}, "acme": 1}, {"op": "remove", "path": "/a"}]),
+        ] {
+            let read = delta_of(ops.clone());
+            let expected = [
+                super::super::limits::value_weight(&json!({"k": [1, "two"]})),
+                None,
+            ];
+            assert_eq!(read.weights, expected, "{ops}");
+        }
+        // The cases do reach both sides of each limit.
+        let outcomes: Vec<Option<Limit>> = [
+            json!([{"op": "add", "path": "/x", "value": nest(MAX_DOCUMENT_DEPTH - 1)}]),
+            json!([{"op": "add", "path": "/x", "value": nest(MAX_DOCUMENT_DEPTH)}]),
+        ]
+        .into_iter()
+        .map(|ops| {
+            let mut target = doc.clone();
+            let patch = Patch::from_ops(ops_of(&ops));
+            apply_patch(&mut target, &patch).err().and_then(|f| f.limit)
+        })
+        .collect();
+        assert_eq!(outcomes, [None, Some(Limit::Depth)]);
+        let mut target = doc.clone();
+        let mut bytes = MAX_DOCUMENT_BYTES - 900;
+        let heavy = delta_of(json!([{"op": "add", "path": "/s", "value": "x".repeat(1000)}]));
+        let failed = apply_patch_weighed(&mut target, &mut bytes, &heavy).expect_err("too heavy");
+        assert_eq!(failed.limit, Some(Limit::Bytes));
     }
 
     #[test]

@@ -1695,11 +1695,7 @@ fn check_diff_applies(comparison: &Comparison) -> Result<(), TestCaseError> {
     prop_assert!(applied.is_ok(), "{:?} on {}", applied, comparison.before);
     prop_assert_eq!(&by_library, &comparison.after);
     let mut by_engine = comparison.before.clone();
-    let own = agui_replay::protocol::Patch {
-        ops: comparison.patch.0.clone(),
-        meta: Vec::new(),
-        dropped: Vec::new(),
-    };
+    let own = agui_replay::protocol::Patch::from_ops(comparison.patch.0.clone());
     prop_assert!(apply_patch(&mut by_engine, &own).is_ok());
     prop_assert_eq!(&by_engine, &comparison.after);
     Ok(())
