@@ -305,47 +305,15 @@ impl Timeline {
     /// [`Self::diagnostics_until`] for all of them.
     ///
     /// A checkpoint a recent seek thawed is kept live and shared (issue
-    /// 14); one that is not is thawed (and decoded, if stored) on another
-    /// thread while this one reads and parses the events to apply.
+    /// 14): a seek starting from it again does not decode or thaw it.
     pub fn seek(&self, step: Seq) -> Replayer {
         let step = step.min(self.last_step());
         if step == self.last_step() {
             return self.head.checkpoint();
         }
         let at = self.checkpoints.partition_point(step).saturating_sub(1);
-        let from = self.checkpoints.step(at).get() as usize;
-        let to = step.get() as usize;
-        if to - from < THAW_BESIDE_MIN_EVENTS || self.checkpoints.is_thawed(at) {
-            let mut replayer = self.checkpoints.thaw_at_or_before(at);
-            self.replay_onto(&mut replayer, to);
-            return replayer;
-        }
-        let (thawed, parsed) = std::thread::scope(|scope| {
-            let thawing = std::thread::Builder::new()
-                .name("thaw".into())
-                .spawn_scoped(scope, || self.checkpoints.thaw_at_or_before(at));
-            let mut parsed = Vec::with_capacity(to - from);
-            self.events.for_each_raw(from..to, &mut |_, raw| {
-                parsed.push(parse_event(raw));
-            });
-            let thawed = match thawing {
-                Ok(thawing) => thawing
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                // No thread to be had: thaw here.
-                Err(_) => self.checkpoints.thaw_at_or_before(at),
-            };
-            (thawed, parsed)
-        });
-        let mut replayer = thawed;
-        // A stored checkpoint that cannot be decoded gave an earlier one.
-        self.replay_onto(&mut replayer, from);
-        if replayer.step().get() as usize == from {
-            for parsed in parsed {
-                replayer.apply(parsed);
-            }
-        }
-        // Events the file could not give are not applied (as before).
+        let mut replayer = self.checkpoints.thaw_at_or_before(at);
+        self.replay_onto(&mut replayer, step.get() as usize);
         replayer
     }
 
@@ -359,10 +327,6 @@ impl Timeline {
         }
     }
 }
-
-/// Fewer events than this after the checkpoint a seek starts from are read
-/// after thawing it, on the same thread: a thread is not worth its start.
-const THAW_BESIDE_MIN_EVENTS: usize = 64;
 
 /// Checkpoints recent seeks thawed, kept live (issue 14): scrubbing back
 /// and forth starts from one of them again, and a live state is shared at
@@ -392,11 +356,6 @@ impl Thawed {
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(usize, Seq, Replayer)>> {
         // A seek that panicked leaves the list as consistent as before.
         self.0.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Whether checkpoint `i` (at `step`) is kept.
-    fn contains(&self, i: usize, step: Seq) -> bool {
-        self.lock().iter().any(|(n, s, _)| *n == i && *s == step)
     }
 
     /// A copy of checkpoint `i`'s live state (at `step`), if kept.
@@ -517,11 +476,6 @@ impl Checkpoints {
             None => 0,
         };
         num_stored + self.frozen.partition_point(|c| c.step() <= step)
-    }
-
-    /// Whether checkpoint `i`'s live state is kept from a recent seek.
-    fn is_thawed(&self, i: usize) -> bool {
-        self.thawed.contains(i, self.step(i))
     }
 
     /// A live replayer at checkpoint `i`, or (a stored one that cannot be
