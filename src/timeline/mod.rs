@@ -303,6 +303,9 @@ impl Timeline {
     /// nearest checkpoint at or before it, plus the events in between. Its
     /// own logs hold only the diagnostics and effects of those events; use
     /// [`Self::diagnostics_until`] for all of them.
+    ///
+    /// A checkpoint a recent seek thawed is kept live and shared (issue
+    /// 14): a seek starting from it again does not decode or thaw it.
     pub fn seek(&self, step: Seq) -> Replayer {
         let step = step.min(self.last_step());
         if step == self.last_step() {
@@ -310,12 +313,72 @@ impl Timeline {
         }
         let at = self.checkpoints.partition_point(step).saturating_sub(1);
         let mut replayer = self.checkpoints.thaw_at_or_before(at);
-        let from = replayer.step().get() as usize;
-        let to = step.get() as usize;
-        for_each_parsed_in(&self.events, from..to, |_, _, parsed| {
-            replayer.apply(parsed);
-        });
+        self.replay_onto(&mut replayer, step.get() as usize);
         replayer
+    }
+
+    /// Applies the events after `replayer`'s step up to step `to`.
+    fn replay_onto(&self, replayer: &mut Replayer, to: usize) {
+        let from = replayer.step().get() as usize;
+        if from < to {
+            for_each_parsed_in(&self.events, from..to, |_, _, parsed| {
+                replayer.apply(parsed);
+            });
+        }
+    }
+}
+
+/// Checkpoints recent seeks thawed, kept live (issue 14): scrubbing back
+/// and forth starts from one of them again, and a live state is shared at
+/// once where thawing parses every activity's content.
+const THAWED_CHECKPOINTS: usize = 8;
+
+/// The live states of the checkpoints recent seeks started from, the most
+/// recent last; each a state with empty logs, shared by the seeks that
+/// start from it (what they patch is copied then). Not shared by a clone of
+/// the timeline.
+#[derive(Default)]
+struct Thawed(std::sync::Mutex<Vec<(usize, Seq, Replayer)>>);
+
+impl Clone for Thawed {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+impl std::fmt::Debug for Thawed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Thawed").field(&self.lock().len()).finish()
+    }
+}
+
+impl Thawed {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(usize, Seq, Replayer)>> {
+        // A seek that panicked leaves the list as consistent as before.
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A copy of checkpoint `i`'s live state (at `step`), if kept.
+    fn get(&self, i: usize, step: Seq) -> Option<Replayer> {
+        let mut kept = self.lock();
+        let at = kept.iter().position(|(n, s, _)| *n == i && *s == step)?;
+        let entry = kept.remove(at);
+        let copy = entry.2.checkpoint();
+        kept.push(entry);
+        Some(copy)
+    }
+
+    /// Keeps `replayer` as checkpoint `i`'s live state.
+    fn put(&self, i: usize, replayer: Replayer) {
+        let mut kept = self.lock();
+        let step = replayer.step();
+        if kept.iter().any(|(n, s, _)| *n == i && *s == step) {
+            return;
+        }
+        if kept.len() >= THAWED_CHECKPOINTS {
+            kept.remove(0);
+        }
+        kept.push((i, step, replayer));
     }
 }
 
@@ -353,6 +416,7 @@ impl Timeline {
 struct Checkpoints {
     stored: Option<std::sync::Arc<stored::StoredCheckpoints>>,
     frozen: Vec<FrozenReplay>,
+    thawed: Thawed,
 }
 
 impl From<FrozenReplay> for Checkpoints {
@@ -360,6 +424,7 @@ impl From<FrozenReplay> for Checkpoints {
         Self {
             stored: None,
             frozen: vec![first],
+            thawed: Thawed::default(),
         }
     }
 }
@@ -415,7 +480,23 @@ impl Checkpoints {
 
     /// A live replayer at checkpoint `i`, or (a stored one that cannot be
     /// decoded) at the last one before it that can; the first always can.
+    /// Kept live for the next seeks ([`Thawed`]).
     fn thaw_at_or_before(&self, i: usize) -> Replayer {
+        let step = self.step(i);
+        if let Some(kept) = self.thawed.get(i, step) {
+            return kept;
+        }
+        let replayer = self.thaw_uncached(i);
+        if replayer.step() == step {
+            let copy = replayer.checkpoint();
+            self.thawed.put(i, replayer);
+            return copy;
+        }
+        replayer
+    }
+
+    /// [`Self::thaw_at_or_before`] without the kept states.
+    fn thaw_uncached(&self, i: usize) -> Replayer {
         let num_stored = self.num_stored();
         if i >= num_stored
             && let Some(frozen) = self.frozen.get(i - num_stored)
@@ -626,6 +707,83 @@ mod tests {
                 assert_eq!(sought.step(), expected.step(), "{from} to {step}");
                 assert_eq!(sought.document(), expected.document(), "{from} to {step}");
                 assert_eq!(sought.fatal(), expected.fatal(), "{from} to {step}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_kept_checkpoint_is_never_changed_by_the_seeks_that_start_from_it() {
+        // Issue 14: the checkpoints recent seeks thawed are kept live and
+        // shared with the states seeks return; patching a returned state
+        // (applying more events to it) must never show in a later seek.
+        let log = test_streams::long();
+        // Checkpoints close together: more of them than are kept.
+        let dense = Timeline::from_log_with_policy(
+            log.clone(),
+            Options::default(),
+            CheckpointPolicy {
+                max_cost: 20_000,
+                op_cost: 48,
+            },
+        );
+        assert!(
+            dense.num_checkpoints() > THAWED_CHECKPOINTS + 2,
+            "{}",
+            dense.num_checkpoints()
+        );
+        // A stored index's checkpoints, decoded when first needed.
+        let blob = Timeline::from_log(log.clone(), Options::default())
+            .encode_index()
+            .expect("encodes");
+        let stored =
+            Timeline::from_stored_index(log.clone(), blob, Options::default()).expect("decodes");
+        for timeline in [&dense, &stored] {
+            seeks_are_unchanged_by_patching_what_they_gave(timeline, &log);
+        }
+    }
+
+    fn seeks_are_unchanged_by_patching_what_they_gave(timeline: &Timeline, log: &EventLog) {
+        let last = timeline.len() as u64;
+        let steps: Vec<u64> = timeline
+            .checkpoint_steps()
+            .map(Seq::get)
+            .flat_map(|s| [s, s + 1, s + 40, s + 200])
+            .filter(|&s| s < last)
+            .collect();
+        // The documents replayed from step 0, in one pass.
+        let mut expected = std::collections::BTreeMap::new();
+        let mut replayer = Replayer::new(Options::default());
+        for seq in 0..last {
+            if seq > 0 {
+                replayer.apply_bytes(log.get(Seq::new(seq)).expect("an event"));
+            }
+            if steps.contains(&seq) {
+                expected.insert(seq, replayer.document());
+            }
+        }
+        // Twice over, forwards then backwards: the second pass starts from
+        // kept checkpoints, the first from fresh ones, and more of them
+        // than are kept.
+        for pass in 0..2 {
+            let order: Vec<u64> = if pass == 0 {
+                steps.clone()
+            } else {
+                steps.iter().rev().copied().collect()
+            };
+            for &step in &order {
+                let mut sought = timeline.seek(Seq::new(step));
+                let expected = &expected[&step];
+                assert_eq!(sought.step(), Seq::new(step));
+                assert_eq!(&sought.document(), expected, "step {step}");
+                // Scribble on it: the next events, applied to the copy.
+                for seq in step + 1..(step + 30).min(last) {
+                    sought.apply_bytes(log.get(Seq::new(seq)).expect("an event"));
+                }
+                assert_eq!(
+                    &timeline.seek(Seq::new(step)).document(),
+                    expected,
+                    "step {step} after patching what it gave"
+                );
             }
         }
     }

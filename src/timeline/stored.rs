@@ -749,6 +749,7 @@ impl Timeline {
             checkpoints: Checkpoints {
                 stored: Some(stored),
                 frozen: Vec::new(),
+                thawed: super::Thawed::default(),
             },
             policy,
             cost_since_checkpoint,
