@@ -376,13 +376,94 @@ pub struct Drift {
     /// The RFC 6902 operations from what the consumer held to the
     /// snapshot, with pointers into the message (`/content/…`) or into the
     /// state, as `find` and `blame` take them.
-    pub patch: serde_json::Value,
+    pub patch: DriftPatch,
+}
+
+/// A drift's patch (E20): a JSON value, or the compact JSON text a stored
+/// index holds it as, parsed the first time it is read (issue 14: a
+/// 10,000,000-event recording's last state holds 169,000 diagnostics, and
+/// parsing every patch was most of its open). Compared, cloned and
+/// serialized as the value it holds.
+#[derive(Clone, Default)]
+pub struct DriftPatch {
+    /// The text, when read from an index and not parsed yet.
+    text: Option<Box<[u8]>>,
+    value: std::sync::OnceLock<serde_json::Value>,
+}
+
+impl DriftPatch {
+    /// A patch of `text` (compact JSON, as `serde_json` writes it), checked
+    /// to be JSON now (without building it), parsed when first read; `None`
+    /// when it is not JSON.
+    pub fn from_json_text(text: &[u8]) -> Option<Self> {
+        serde_json::from_slice::<serde::de::IgnoredAny>(text).ok()?;
+        Some(Self {
+            text: Some(text.into()),
+            value: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// The patch (a JSON array of operations), parsed on first use.
+    pub fn value(&self) -> &serde_json::Value {
+        self.value.get_or_init(|| {
+            // Checked to be JSON when made: parsing cannot fail.
+            self.text
+                .as_deref()
+                .and_then(|text| serde_json::from_slice(text).ok())
+                .unwrap_or(serde_json::Value::Null)
+        })
+    }
+
+    /// Its compact JSON text, when it was made from one (a stored index
+    /// writes it back as it was, whether it was parsed since or not).
+    pub fn json_text(&self) -> Option<&[u8]> {
+        self.text.as_deref()
+    }
+}
+
+impl From<serde_json::Value> for DriftPatch {
+    fn from(value: serde_json::Value) -> Self {
+        Self {
+            text: None,
+            value: std::sync::OnceLock::from(value),
+        }
+    }
+}
+
+impl std::fmt::Debug for DriftPatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.value().fmt(f)
+    }
+}
+
+impl PartialEq for DriftPatch {
+    fn eq(&self, other: &Self) -> bool {
+        match (self.json_text(), other.json_text()) {
+            (Some(a), Some(b)) if a == b => true,
+            _ => self.value() == other.value(),
+        }
+    }
+}
+
+impl Eq for DriftPatch {}
+
+impl PartialEq<serde_json::Value> for DriftPatch {
+    fn eq(&self, other: &serde_json::Value) -> bool {
+        self.value() == other
+    }
+}
+
+impl Serialize for DriftPatch {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.value().serialize(serializer)
+    }
 }
 
 impl Drift {
     /// The JSON pointers the patch touches, in order.
     pub fn paths(&self) -> Vec<String> {
         self.patch
+            .value()
             .as_array()
             .into_iter()
             .flatten()

@@ -14,7 +14,7 @@ use super::conversation::{ActivityMessage, Conversation, Message, OtherMessage, 
 use super::engine::{ActivityChange, Effect, EventEffect, Replayer, RunPhase};
 use super::frozen::FrozenReplay;
 use super::{Options, Profile};
-use crate::diagnostic::{Code, Diagnostic, Drift, DriftKind, Seq, Severity};
+use crate::diagnostic::{Code, Diagnostic, Drift, DriftKind, DriftPatch, Seq, Severity};
 use crate::protocol::{EventType, ProtocolVersion};
 
 /// Why a blob could not be decoded (or a state encoded).
@@ -154,7 +154,21 @@ impl<'a> Decoder<'a> {
     }
 
     /// An unsigned integer (LEB128).
+    #[inline]
     pub fn u64(&mut self) -> Decoded<u64> {
+        // Most numbers (deltas, small counts) take one byte.
+        if let Some(&byte) = self.data.get(self.pos)
+            && byte & 0x80 == 0
+        {
+            self.pos += 1;
+            return Ok(u64::from(byte));
+        }
+        self.u64_long()
+    }
+
+    /// [`Self::u64`] of more than one byte.
+    #[inline(never)]
+    fn u64_long(&mut self) -> Decoded<u64> {
         let mut value = 0u64;
         for shift in (0..64).step_by(7) {
             let Some(&byte) = self.data.get(self.pos) else {
@@ -184,7 +198,17 @@ impl<'a> Decoder<'a> {
         usize::try_from(self.u64()?).or_else(|_| bad("a number in the index is too large"))
     }
 
+    /// The next `n` bytes, which must be there.
+    pub fn take(&mut self, n: usize) -> Decoded<&'a [u8]> {
+        let Some(bytes) = self.data.get(self.pos..self.pos.saturating_add(n)) else {
+            return bad("the index ends early");
+        };
+        self.pos += n;
+        Ok(bytes)
+    }
+
     /// One byte.
+    #[inline]
     pub fn u8(&mut self) -> Decoded<u8> {
         let Some(&byte) = self.data.get(self.pos) else {
             return bad("the index ends early");
@@ -427,8 +451,15 @@ pub fn encode_diagnostic(e: &mut Encoder, diagnostic: &Diagnostic) {
             e.u64(drift.failed_at.map_or(0, Seq::get));
             // A patch nested too deeply to store is stored empty (the
             // value is refused before anything is written).
-            if e.json(&drift.patch).is_err() {
-                e.bytes(b"[]");
+            match drift.patch.json_text() {
+                // Read from an index: written back as it was
+                // (`Encoder::json` wrote it so).
+                Some(text) => e.bytes(text),
+                None => {
+                    if e.json(drift.patch.value()).is_err() {
+                        e.bytes(b"[]");
+                    }
+                }
             }
         }
     }
@@ -463,7 +494,10 @@ pub fn decode_diagnostic(d: &mut Decoder<'_>) -> Decoded<Diagnostic> {
         let since = d.seq()?;
         let deltas = d.u64()?;
         let failed_at = Some(d.seq()?).filter(|s| s.get() > 0);
-        let patch = d.json()?;
+        // Parsed when first read (issue 14): most are never looked at.
+        let Some(patch) = DriftPatch::from_json_text(d.bytes()?) else {
+            return bad("a value in the index is not JSON");
+        };
         diagnostic.drift = Some(Box::new(Drift {
             kind,
             since,
@@ -518,6 +552,27 @@ fn encode_effect(e: &mut Encoder, effect: EventEffect) {
     e.u8(effect.activity.map_or(0, |c| change_byte(c) + 1));
 }
 
+/// Decodes a count and that many effects (two bytes each, as
+/// [`encode_effect`] writes them) in one pass over their bytes: the last
+/// state of 10,000,000 events holds as many (issue 14).
+fn decode_effects(d: &mut Decoder<'_>) -> Decoded<Vec<EventEffect>> {
+    let n = d.count()?;
+    let bytes = d.take(n.saturating_mul(2))?;
+    let mut effects = Vec::with_capacity(n);
+    for pair in bytes.chunks_exact(2) {
+        let Some(&effect) = EFFECTS.get(usize::from(pair[0])) else {
+            return bad("an effect in the index is unknown");
+        };
+        let activity = match pair[1] {
+            0 => None,
+            n => Some(change_of(n - 1)?),
+        };
+        effects.push(EventEffect { effect, activity });
+    }
+    Ok(effects)
+}
+
+#[cfg(test)]
 fn decode_effect(d: &mut Decoder<'_>) -> Decoded<EventEffect> {
     let Some(&effect) = EFFECTS.get(usize::from(d.u8()?)) else {
         return bad("an effect in the index is unknown");
@@ -695,11 +750,7 @@ impl Replayer {
         for _ in 0..n {
             replayer.diagnostics.push(decode_diagnostic(d)?);
         }
-        let n = d.count()?;
-        replayer.effects = Vec::with_capacity(n);
-        for _ in 0..n {
-            replayer.effects.push(decode_effect(d)?);
-        }
+        replayer.effects = decode_effects(d)?;
         replayer.drift = super::drift::DriftWatch::decode(d)?;
         Ok((replayer, state))
     }
@@ -744,6 +795,100 @@ impl FrozenReplay {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn effects_decoded_in_one_pass_are_those_decoded_one_by_one() {
+        // Issue 14: the last state's effects are decoded from their bytes
+        // in one pass; the result is what decoding each gives.
+        let mut effects = Vec::new();
+        for effect in EFFECTS {
+            effects.push(EventEffect {
+                effect,
+                activity: None,
+            });
+            for change in CHANGES {
+                effects.push(EventEffect {
+                    effect,
+                    activity: Some(change),
+                });
+            }
+        }
+        let mut e = Encoder::default();
+        e.usize(effects.len());
+        for effect in &effects {
+            encode_effect(&mut e, *effect);
+        }
+        let one_by_one = {
+            let d = &mut Decoder::new(&e.buf);
+            let n = d.count().expect("count");
+            (0..n)
+                .map(|_| decode_effect(d).expect("an effect"))
+                .collect::<Vec<_>>()
+        };
+        let d = &mut Decoder::new(&e.buf);
+        assert_eq!(decode_effects(d), Ok(one_by_one.clone()));
+        assert!(d.at_end());
+        assert_eq!(one_by_one, effects);
+        // Cut short, or with an unknown effect or change: refused.
+        assert!(decode_effects(&mut Decoder::new(&e.buf[..e.buf.len() - 1])).is_err());
+        for (at, byte) in [
+            (e.buf.len() - 2, EFFECTS.len() as u8),
+            (e.buf.len() - 1, 200),
+        ] {
+            let mut damaged = e.buf.clone();
+            damaged[at] = byte;
+            assert!(decode_effects(&mut Decoder::new(&damaged)).is_err(), "{at}");
+        }
+    }
+
+    #[test]
+    fn a_drift_patch_read_from_an_index_is_parsed_when_first_read_and_equals_the_written_one() {
+        // Issue 14: a stored diagnostic's drift patch stays JSON text until
+        // it is read; it compares, serializes and encodes as the patch
+        // written.
+        let patch = serde_json::json!([
+            {"op": "replace", "path": "/content/n", "value": {"b": [1, 2.5, "é\n"], "a": null}},
+            {"op": "remove", "path": "/content/gone"}
+        ]);
+        let mut diagnostic = Diagnostic::new(Seq::new(9), Code::ActivityDrift, "drifted");
+        diagnostic.drift = Some(Box::new(Drift {
+            kind: DriftKind::Repair,
+            since: Seq::new(3),
+            deltas: 4,
+            failed_at: Some(Seq::new(5)),
+            patch: patch.clone().into(),
+        }));
+        let mut e = Encoder::default();
+        encode_diagnostic(&mut e, &diagnostic);
+        let d = &mut Decoder::new(&e.buf);
+        let back = decode_diagnostic(d).expect("decodes");
+        assert!(d.at_end());
+        let drift = back.drift.as_deref().expect("a drift");
+        assert!(drift.patch.json_text().is_some(), "kept as text");
+        assert_eq!(drift.patch, patch);
+        assert_eq!(back, diagnostic);
+        assert_eq!(
+            serde_json::to_string(&back).expect("serializes"),
+            serde_json::to_string(&diagnostic).expect("serializes")
+        );
+        assert_eq!(drift.paths(), ["/content/n", "/content/gone"]);
+        // Encoded again (parsed or not), the same bytes.
+        let mut again = Encoder::default();
+        encode_diagnostic(&mut again, &back);
+        assert_eq!(again.buf, e.buf);
+        // A patch that is not JSON is refused when the diagnostic is
+        // decoded, not when it is first read.
+        let text = serde_json::to_vec(&patch).expect("text");
+        let at = e
+            .buf
+            .windows(text.len())
+            .position(|w| w == &text[..])
+            .expect("the patch's text");
+        let mut damaged = e.buf.clone();
+        damaged[at + 1] = b'}';
+        assert!(decode_diagnostic(&mut Decoder::new(&damaged)).is_err());
+        assert!(DriftPatch::from_json_text(b"[{\"op\": ").is_none());
+    }
 
     #[test]
     fn numbers_round_trip_and_truncation_is_an_error() {

@@ -206,7 +206,7 @@ impl DriftCheck<'_> {
             since: first,
             deltas,
             failed_at,
-            patch,
+            patch: patch.into(),
         }));
         Some(diagnostic)
     }

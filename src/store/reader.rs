@@ -881,6 +881,15 @@ impl IndexPieces for FilePieces {
         };
         read().map_err(|e| e.to_string())
     }
+
+    fn another(&self) -> Option<Box<dyn IndexPieces>> {
+        Some(Box::new(FilePieces {
+            path: self.path.clone(),
+            session: self.session,
+            options: self.options.clone(),
+            conn: None,
+        }))
+    }
 }
 
 /// A diagnostic as stored (the reader's, serialized at import).

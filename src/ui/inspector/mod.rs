@@ -378,7 +378,7 @@ pub(crate) fn drift_ui(ui: &mut Ui, doc: &Doc, step: Seq, id: Option<&str>) {
                 rule_text::on_hover_cited(heading, diagnostic.code.as_str(), None);
                 ui.add(egui::Label::new(&diagnostic.message).wrap());
                 ui.weak("Drifted paths, from what the consumer held to the snapshot:");
-                for op in drift.patch.as_array().into_iter().flatten() {
+                for op in drift.patch.value().as_array().into_iter().flatten() {
                     let name = op.get("op").and_then(Value::as_str).unwrap_or("?");
                     let path = op.get("path").and_then(Value::as_str).unwrap_or("");
                     ui.colored_label(color, RichText::new(format!("{name} {path}")).monospace());
