@@ -100,26 +100,7 @@ fn weigh_iteratively(value: &Value) -> usize {
 /// stops at `max_depth`, so it recurses at most that deep whatever the
 /// value.
 pub(super) fn measure(value: &Value, max_depth: usize) -> Option<usize> {
-    match value {
-        Value::String(text) => Some(VALUE_BYTES + text.len()),
-        Value::Array(items) => {
-            let inner = max_depth.checked_sub(1)?;
-            let mut total = VALUE_BYTES;
-            for item in items {
-                total = total.saturating_add(measure(item, inner)?);
-            }
-            Some(total)
-        }
-        Value::Object(map) => {
-            let inner = max_depth.checked_sub(1)?;
-            let mut total = VALUE_BYTES;
-            for (key, item) in map {
-                total = total.saturating_add(MEMBER_BYTES + key.len() + measure(item, inner)?);
-            }
-            Some(total)
-        }
-        Value::Null | Value::Bool(_) | Value::Number(_) => Some(VALUE_BYTES),
-    }
+    weigh(value, max_depth).map(|weight| weight.bytes)
 }
 
 /// The weight ([`document_bytes`]) and nesting depth of `value`, in one
@@ -128,47 +109,44 @@ pub(super) fn measure(value: &Value, max_depth: usize) -> Option<usize> {
 /// walk them (issue 14). `measure(value, room)` is then `Some(bytes)`
 /// exactly when `depth <= room`.
 pub(crate) fn value_weight(value: &Value) -> Option<ValueWeight> {
-    fn walk(value: &Value, room: usize) -> Option<ValueWeight> {
-        let scalar = |bytes| {
-            Some(ValueWeight {
-                bytes: VALUE_BYTES + bytes,
-                depth: 0,
-            })
-        };
-        match value {
-            Value::String(text) => scalar(text.len()),
-            Value::Null | Value::Bool(_) | Value::Number(_) => scalar(0),
-            Value::Array(items) => {
-                let inner = room.checked_sub(1)?;
-                let mut total = ValueWeight {
-                    bytes: VALUE_BYTES,
-                    depth: 1,
-                };
-                for item in items {
-                    let item = walk(item, inner)?;
-                    total.bytes = total.bytes.saturating_add(item.bytes);
-                    total.depth = total.depth.max(item.depth + 1);
-                }
-                Some(total)
+    weigh(value, MAX_DOCUMENT_DEPTH)
+}
+
+/// The weight and depth of `value` if it nests at most `room` arrays and
+/// objects (a scalar needs no room, an array or object one more than its
+/// deepest element); the walk recurses at most `room` deep.
+fn weigh(value: &Value, room: usize) -> Option<ValueWeight> {
+    let scalar = |bytes| {
+        Some(ValueWeight {
+            bytes: VALUE_BYTES + bytes,
+            depth: 0,
+        })
+    };
+    let mut total = ValueWeight {
+        bytes: VALUE_BYTES,
+        depth: 1,
+    };
+    let mut add = |member_bytes: usize, item: ValueWeight| {
+        total.bytes = total.bytes.saturating_add(member_bytes + item.bytes);
+        total.depth = total.depth.max(item.depth + 1);
+    };
+    match value {
+        Value::String(text) => return scalar(text.len()),
+        Value::Null | Value::Bool(_) | Value::Number(_) => return scalar(0),
+        Value::Array(items) => {
+            let inner = room.checked_sub(1)?;
+            for item in items {
+                add(0, weigh(item, inner)?);
             }
-            Value::Object(map) => {
-                let inner = room.checked_sub(1)?;
-                let mut total = ValueWeight {
-                    bytes: VALUE_BYTES,
-                    depth: 1,
-                };
-                for (key, item) in map {
-                    let item = walk(item, inner)?;
-                    total.bytes = total
-                        .bytes
-                        .saturating_add(MEMBER_BYTES + key.len() + item.bytes);
-                    total.depth = total.depth.max(item.depth + 1);
-                }
-                Some(total)
+        }
+        Value::Object(map) => {
+            let inner = room.checked_sub(1)?;
+            for (key, item) in map {
+                add(MEMBER_BYTES + key.len(), weigh(item, inner)?);
             }
         }
     }
-    walk(value, MAX_DOCUMENT_DEPTH)
+    Some(total)
 }
 
 #[cfg(test)]
