@@ -9,6 +9,9 @@ use super::EventLog;
 /// trailing `\r` is JSON white space and stays with its line.
 pub(super) fn read_lines(bytes: &[u8], events: &mut EventLog) {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    // The events are the file's bytes but its line ends: room for them all
+    // at once, where growing copied them again and again.
+    events.reserve_bytes(bytes.len());
     for line in bytes.split(|&b| b == b'\n') {
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;

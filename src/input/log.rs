@@ -54,6 +54,11 @@ impl EventLog {
         }
     }
 
+    /// Makes room for `num_bytes` more bytes of events.
+    pub fn reserve_bytes(&mut self, num_bytes: usize) {
+        self.bytes.reserve(num_bytes);
+    }
+
     /// Appends one event's raw bytes; returns its seq.
     pub fn push(&mut self, raw: &[u8]) -> Seq {
         self.bytes.extend_from_slice(raw);

@@ -121,8 +121,7 @@ impl DriftWatch {
 
     pub(super) fn encode(&self, e: &mut Encoder) {
         self.state.encode(e);
-        let mut entries = self.messages.entries();
-        entries.sort_by(|a, b| a.0.cmp(b.0));
+        let entries = self.messages.sorted_entries();
         e.usize(entries.len());
         for (id, since) in entries {
             e.str(id);

@@ -139,17 +139,22 @@ impl<V: Clone> LayeredMap<V> {
         }
     }
 
-    /// Every key with its value, in no order.
-    pub(super) fn entries(&self) -> Vec<(&str, &V)> {
-        let mut all: FxHashMap<&str, Option<&V>> = FxHashMap::default();
+    /// Every key with its value, sorted by key: the layers are sorted
+    /// already, so they are merged, oldest first, and then the recent keys
+    /// (a stored checkpoint encodes the map in key order; sorting all of
+    /// it again at each checkpoint was most of encoding it).
+    pub(super) fn sorted_entries(&self) -> Vec<(&str, &V)> {
+        let mut all: Vec<(&str, Option<&V>)> = Vec::new();
         for layer in &self.layers {
-            for (key, value) in layer.iter() {
-                all.insert(key, value.as_ref());
-            }
+            all = merge_refs(all, layer.iter().map(|(k, v)| (k.as_str(), v.as_ref())));
         }
-        for (key, recent) in &self.recent {
-            all.insert(key, recent.value.as_ref());
-        }
+        let mut recent: Vec<(&str, Option<&V>)> = self
+            .recent
+            .iter()
+            .map(|(k, recent)| (k.as_str(), recent.value.as_ref()))
+            .collect();
+        recent.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        all = merge_refs(all, recent.into_iter());
         all.into_iter()
             .filter_map(|(key, value)| Some((key, value?)))
             .collect()
@@ -220,6 +225,29 @@ fn merge<V: Clone>(
     out
 }
 
+/// Two sorted runs of borrowed entries as one, `newer`'s winning for a
+/// key in both; removals are kept (an older run may still hold the key).
+fn merge_refs<'a, V>(
+    older: Vec<(&'a str, Option<&'a V>)>,
+    newer: impl Iterator<Item = (&'a str, Option<&'a V>)>,
+) -> Vec<(&'a str, Option<&'a V>)> {
+    let mut out = Vec::with_capacity(older.len());
+    let mut older = older.into_iter().peekable();
+    for (key, value) in newer {
+        while let Some(&(older_key, _)) = older.peek()
+            && older_key < key
+        {
+            out.extend(older.next());
+        }
+        if older.peek().is_some_and(|&(older_key, _)| older_key == key) {
+            older.next();
+        }
+        out.push((key, value));
+    }
+    out.extend(older);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -260,12 +288,11 @@ mod tests {
         }
         assert!(map.layers.len() > 1, "the test folds and merges");
         for (copy, model) in copies.iter().chain([(map.clone(), model.clone())].iter()) {
-            let mut entries: Vec<(String, u64)> = copy
-                .entries()
+            let entries: Vec<(String, u64)> = copy
+                .sorted_entries()
                 .into_iter()
                 .map(|(k, v)| (k.to_owned(), *v))
                 .collect();
-            entries.sort();
             let expected: Vec<(String, u64)> = model.clone().into_iter().collect();
             assert_eq!(entries, expected);
             for (key, value) in model {

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::writer::{NewSession, RecordingWriter};
+use super::writer::{EncodedIndex, NewSession, RecordingWriter};
 use super::{SessionId, SessionStatus, StoreError};
 use crate::input::{self, EventLog, ReadError, Stream};
 use crate::timeline::Timeline;
@@ -124,35 +124,50 @@ fn write_planned(
         let before = events_done;
         // The timeline index (issue 14) is built on a second thread while
         // the events are written, from step 0 as a reader will see it (the
-        // stored run input), for the options a reader uses by default.
+        // stored run input), for the options a reader uses by default. That
+        // thread then encodes it, with the arrival times the writing gave,
+        // while this one builds the recording's own indexes: the two
+        // longest steps after the replay take one core each.
         let start = writer.index_start(id, planned.declared_profile.as_deref())?;
-        let (written, timeline) = std::thread::scope(|scope| {
+        let (written, encoded) = std::thread::scope(|scope| {
+            let (arrivals_sender, arrivals_receiver) = std::sync::mpsc::channel::<Vec<u64>>();
             let replay = start.map(|start| {
                 let events = &planned.events;
-                scope.spawn(move || Timeline::index_of(start, events))
+                scope.spawn(move || {
+                    let timeline = Timeline::index_of(start, events);
+                    // No arrivals: the writing failed, and nothing is stored.
+                    let arrivals = arrivals_receiver.recv().ok()?;
+                    Some(EncodedIndex::of(&timeline, Some(&arrivals)))
+                })
             });
-            let mut written = writer.import_events_at(
-                &planned.events,
-                planned.arrivals.as_deref(),
-                &mut |written| {
-                    progress(ImportProgress {
-                        events_done: before + written,
-                        events_known,
-                    });
-                },
-            );
+            let mut written = writer
+                .import_events_at(
+                    &planned.events,
+                    planned.arrivals.as_deref(),
+                    &mut |written| {
+                        progress(ImportProgress {
+                            events_done: before + written,
+                            events_known,
+                        });
+                    },
+                )
+                .map(|arrivals| {
+                    let _ = arrivals_sender.send(arrivals);
+                });
+            drop(arrivals_sender);
             // Once the last events are in, the recording's own indexes are
             // built while the replay goes on (issue 14: they were built
             // after it, one thread idle).
             if is_last && written.is_ok() {
                 written = writer.build_deferred_indexes().and(written);
             }
-            (written, replay.and_then(|replay| replay.join().ok()))
+            let encoded = replay.and_then(|replay| replay.join().ok().flatten());
+            (written, encoded)
         });
-        let arrivals = written?;
+        written?;
         events_done += planned.events.len() as u64;
-        if let Some(timeline) = timeline {
-            writer.store_timeline_with(id, &timeline, Some(&arrivals))?;
+        if let Some(encoded) = encoded {
+            writer.store_encoded_index(id, &encoded)?;
         }
         match planned.ended {
             Some((status, ended_at)) => writer.end_session_at(status, ended_at)?,

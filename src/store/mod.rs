@@ -44,10 +44,10 @@ pub use import::{ImportError, ImportProgress, ImportedSession, format_name, impo
 pub use reader::IndexUnused;
 pub use reader::{Recording, StoredEvent, file_is_sqlite};
 pub use replace::{ReplaceError, SIDECARS, remove_with_sidecars, replace_file, temporary_beside};
-pub use schema::{APPLICATION_ID, INDEX_PIECE_BYTES, SCHEMA_VERSION, options_key};
+pub use schema::{APPLICATION_ID, INDEX_PIECE_BYTES, PAGE_BYTES, SCHEMA_VERSION, options_key};
 pub use secrets::{SECRET_FIELD_NAMES, SECRET_QUERY_PARAMS, StoreRedaction};
 pub use upgrade::{Upgraded, upgrade};
-pub use writer::{CHECKPOINT_INTERVAL, COMMIT_INTERVAL, NewSession, RecordingWriter};
+pub use writer::{CHECKPOINT_INTERVAL, COMMIT_INTERVAL, EncodedIndex, NewSession, RecordingWriter};
 
 use crate::diagnostic::Diagnostic;
 use crate::input::{HttpRequest, HttpResponse};

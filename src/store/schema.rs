@@ -166,9 +166,17 @@ CREATE INDEX IF NOT EXISTS events_by_run ON events (session_id, run_id)
     WHERE run_id IS NOT NULL;
 ";
 
+/// The page size of a new recording. SQLite's default (4 KiB) holds about
+/// 20 events a page; 16 KiB pages took a quarter less time to write and
+/// index a million events (issue 14's import), and a reader reads events
+/// in blocks of consecutive rows anyway. Files of any page size are read
+/// alike (SQLite's header says which).
+pub const PAGE_BYTES: i64 = 16384;
+
 /// Creates the current schema in an empty database (without the secondary
 /// indexes when `defer_indexes`).
 pub fn create(conn: &Connection, defer_indexes: bool) -> rusqlite::Result<()> {
+    conn.pragma_update(None, "page_size", PAGE_BYTES)?;
     conn.execute_batch("BEGIN")?;
     conn.execute_batch(SCHEMA_V1)?;
     conn.execute_batch(SCHEMA_V2)?;

@@ -11,6 +11,7 @@ use super::secrets::StoreRedaction;
 use super::{SessionId, SessionStatus, StoreError, is_secret_header, now_unix_ms, redact_headers};
 use crate::diagnostic::{Diagnostic, Seq};
 use crate::input::{Arrivals, EventKeys, EventLog, HttpRequest, HttpResponse};
+use crate::replay::Options;
 use crate::timeline::{INDEX_FORMAT_VERSION, Timeline, index_engine};
 
 /// Events are committed at least this often while they arrive: a killed
@@ -77,6 +78,29 @@ impl Keys {
             event_type: keys.event_type.map(|s| s.into_owned()),
             message_id: keys.message_id.map(|s| s.into_owned()),
             run_id: keys.run_id.map(|s| s.into_owned()),
+        }
+    }
+}
+
+/// A timeline's index, encoded to be stored ([`RecordingWriter::store_encoded_index`]).
+pub struct EncodedIndex {
+    /// The options it was replayed with (its key in the recording).
+    options: Options,
+    /// Its number of events (its last step).
+    num_events: u64,
+    /// The encoded index; `None` when it cannot be read back (a value
+    /// nested too deeply), which is then not stored.
+    blob: Option<Vec<u8>>,
+}
+
+impl EncodedIndex {
+    /// Encodes `timeline`'s index, with the events' arrival times when
+    /// known ([`Timeline::encode_index_with`]).
+    pub fn of(timeline: &Timeline, arrivals: Option<&[u64]>) -> Self {
+        Self {
+            options: timeline.options(),
+            num_events: timeline.last_step().get(),
+            blob: timeline.encode_index_with(arrivals).ok(),
         }
     }
 }
@@ -424,7 +448,20 @@ impl RecordingWriter {
         timeline: &Timeline,
         arrivals: Option<&[u64]>,
     ) -> Result<bool, StoreError> {
-        let Ok(blob) = timeline.encode_index_with(arrivals) else {
+        let encoded = EncodedIndex::of(timeline, arrivals);
+        self.store_encoded_index(session, &encoded)
+    }
+
+    /// Stores a timeline index encoded beforehand ([`EncodedIndex::of`], on
+    /// another thread while this writer builds the recording's own
+    /// indexes: issue 14's import). Returns whether it was stored, as
+    /// [`Self::store_timeline`] does.
+    pub fn store_encoded_index(
+        &mut self,
+        session: SessionId,
+        encoded: &EncodedIndex,
+    ) -> Result<bool, StoreError> {
+        let Some(blob) = &encoded.blob else {
             return Ok(false);
         };
         // Half the length limit leaves room for the piece row's other
@@ -436,7 +473,7 @@ impl RecordingWriter {
         let piece_bytes = schema::INDEX_PIECE_BYTES
             .min(usize::try_from(limit / 2).unwrap_or(0))
             .max(1);
-        let options = schema::options_key(timeline.options());
+        let options = schema::options_key(encoded.options);
         let conn = &self.conn;
         let store = || -> rusqlite::Result<()> {
             conn.execute(
@@ -453,7 +490,7 @@ impl RecordingWriter {
                     options,
                     INDEX_FORMAT_VERSION,
                     index_engine(),
-                    timeline.last_step().get() as i64,
+                    encoded.num_events as i64,
                     blob.len().div_ceil(piece_bytes) as i64,
                     blob.len() as i64,
                 ],

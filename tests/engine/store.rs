@@ -199,6 +199,12 @@ fn an_import_ends_with_the_recordings_indexes_for_one_session_and_several() {
             counted > 0 && counted as u64 <= last.num_events,
             "{name}: {counted}"
         );
+        // Issue 14's import: new recordings use larger pages than SQLite's
+        // default (older files keep theirs and open alike).
+        let page_bytes: i64 = conn
+            .query_row("PRAGMA page_size", [], |row| row.get(0))
+            .expect("a page size");
+        assert_eq!(page_bytes, agui_replay::store::PAGE_BYTES, "{name}");
     }
 }
 
