@@ -25,7 +25,10 @@ pub use stored::{
 
 use crate::diagnostic::{Diagnostic, Seq};
 use crate::input::{EventLog, RawEvents};
-use crate::protocol::{EventBody, ParseOutcome, for_each_parsed, for_each_parsed_in, parse_event};
+use crate::protocol::{
+    EventBody, ParseOutcome, for_each_parsed, for_each_parsed_in, for_each_parsed_in_after,
+    parse_event,
+};
 use crate::replay::{EventEffect, FrozenReplay, Options, Replayer};
 
 /// When to take a checkpoint.
@@ -312,8 +315,27 @@ impl Timeline {
             return self.head.checkpoint();
         }
         let at = self.checkpoints.partition_point(step).saturating_sub(1);
-        let mut replayer = self.checkpoints.thaw_at_or_before(at);
-        self.replay_onto(&mut replayer, step.get() as usize);
+        let from = self.checkpoints.step(at).get() as usize;
+        self.replay_after(from, step.get() as usize, || {
+            self.checkpoints.thaw_at_or_before(at)
+        })
+    }
+
+    /// The state `start` gives, at step `from` (or before it: a stored
+    /// checkpoint that cannot be decoded falls back to an earlier one),
+    /// with the events up to step `to` applied. Those after `from` are read
+    /// on a second thread while `start` runs (a checkpoint is decoded and
+    /// thawed meanwhile), then on both as they are applied (issue 14).
+    fn replay_after(&self, from: usize, to: usize, start: impl FnOnce() -> Replayer) -> Replayer {
+        let mut replayer =
+            for_each_parsed_in_after(&self.events, from..to, start, |replayer, seq, _, parsed| {
+                // Started before `from`: the events in between first.
+                if let Some(index) = seq.index() {
+                    self.replay_onto(replayer, index);
+                }
+                replayer.apply(parsed);
+            });
+        self.replay_onto(&mut replayer, to);
         replayer
     }
 
@@ -397,15 +419,9 @@ impl Timeline {
         if self.checkpoints.step(at) > from {
             return self.seek(step);
         }
-        let mut replayer = near.checkpoint();
-        for_each_parsed_in(
-            &self.events,
-            from.get() as usize..step.get() as usize,
-            |_, _, parsed| {
-                replayer.apply(parsed);
-            },
-        );
-        replayer
+        self.replay_after(from.get() as usize, step.get() as usize, || {
+            near.checkpoint()
+        })
     }
 }
 
@@ -676,6 +692,60 @@ mod tests {
                 expected.diagnostics(),
                 "step {step}"
             );
+        }
+    }
+
+    #[test]
+    fn seek_equals_replay_from_zero_with_short_long_and_stored_segments() {
+        // Issue 14: a seek reads its segment's events on a second thread
+        // while the checkpoint thaws (or decodes). Short segments (a few
+        // events, read on one thread), long ones (thousands: read from
+        // both ends, and past what is read so), and a stored index's
+        // checkpoints all give the state replayed from step 0.
+        let mut log = test_streams::long();
+        for i in 0..9_000 {
+            log.push(format!(r#"{{"type":"CUSTOM","name":"pad","value":{i}}}"#).as_bytes());
+        }
+        let last = log.len() as u64;
+        let steps: Vec<u64> = [0, 1, 2, 50, 95, 96, 97, 400, 801, 1_200, 1_500]
+            .into_iter()
+            .chain((0..last).step_by(997))
+            .chain([last - 9_000, last - 1, last])
+            .collect();
+        let mut expected = std::collections::BTreeMap::new();
+        let mut replayer = Replayer::new(Options::default());
+        for seq in 0..=last {
+            if seq > 0 {
+                replayer.apply_bytes(log.get(Seq::new(seq)).expect("an event"));
+            }
+            if steps.contains(&seq) {
+                expected.insert(seq, (replayer.document(), replayer.fatal().cloned()));
+            }
+        }
+        let policy = |max_cost| CheckpointPolicy {
+            max_cost,
+            op_cost: 48,
+        };
+        let short = Timeline::from_log_with_policy(log.clone(), Options::default(), policy(900));
+        let long = Timeline::from_log_with_policy(log.clone(), Options::default(), policy(1 << 40));
+        assert_eq!(long.num_checkpoints(), 1, "one segment of every event");
+        let blob = Timeline::from_log(log.clone(), Options::default())
+            .encode_index()
+            .expect("encodes");
+        let stored =
+            Timeline::from_stored_index(log.clone(), blob, Options::default()).expect("decodes");
+        assert!(stored.num_checkpoints() > 2, "{}", stored.num_checkpoints());
+        for (name, timeline) in [("short", &short), ("long", &long), ("stored", &stored)] {
+            // Twice: from fresh checkpoints, then from kept ones.
+            for _ in 0..2 {
+                for &step in &steps {
+                    let sought = timeline.seek(Seq::new(step));
+                    assert_eq!(sought.step(), Seq::new(step), "{name} {step}");
+                    let (document, fatal) = &expected[&step];
+                    assert_eq!(&sought.document(), document, "{name} {step}");
+                    assert_eq!(sought.fatal(), fatal.as_ref(), "{name} {step}");
+                }
+            }
         }
     }
 
