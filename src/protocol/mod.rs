@@ -23,9 +23,7 @@ pub use parse::{
 };
 pub use patch::{DroppedOp, OpMeta, Patch, op_name};
 pub(crate) use patch::{ValueWeight, weight_in};
-pub use pipeline::{
-    MIN_EVENTS_FOR_OVERLAP, for_each_parsed, for_each_parsed_in, for_each_parsed_in_after,
-};
+pub use pipeline::{for_each_parsed, for_each_parsed_in};
 pub use schema::{ENVELOPE, EventSchema, Kind, Member, SCHEMA};
 pub use version::{Declared, ProtocolVersion};
 
