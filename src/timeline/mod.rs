@@ -680,6 +680,58 @@ mod tests {
     }
 
     #[test]
+    fn seek_equals_replay_from_zero_with_short_long_and_stored_segments() {
+        // Issue 14: short segments (a few events), long ones (thousands,
+        // past where a seek's events are read on two threads) and a stored
+        // index's checkpoints all give the state replayed from step 0.
+        let mut log = test_streams::long();
+        for i in 0..9_000 {
+            log.push(format!(r#"{{"type":"CUSTOM","name":"pad","value":{i}}}"#).as_bytes());
+        }
+        let last = log.len() as u64;
+        let steps: Vec<u64> = [0, 1, 2, 50, 95, 96, 97, 400, 801, 1_200, 1_500]
+            .into_iter()
+            .chain((0..last).step_by(997))
+            .chain([last - 9_000, last - 1, last])
+            .collect();
+        let mut expected = std::collections::BTreeMap::new();
+        let mut replayer = Replayer::new(Options::default());
+        for seq in 0..=last {
+            if seq > 0 {
+                replayer.apply_bytes(log.get(Seq::new(seq)).expect("an event"));
+            }
+            if steps.contains(&seq) {
+                expected.insert(seq, (replayer.document(), replayer.fatal().cloned()));
+            }
+        }
+        let policy = |max_cost| CheckpointPolicy {
+            max_cost,
+            op_cost: 48,
+        };
+        let short = Timeline::from_log_with_policy(log.clone(), Options::default(), policy(900));
+        let long = Timeline::from_log_with_policy(log.clone(), Options::default(), policy(1 << 40));
+        assert_eq!(long.num_checkpoints(), 1, "one segment of every event");
+        let blob = Timeline::from_log(log.clone(), Options::default())
+            .encode_index()
+            .expect("encodes");
+        let stored =
+            Timeline::from_stored_index(log.clone(), blob, Options::default()).expect("decodes");
+        assert!(stored.num_checkpoints() > 2, "{}", stored.num_checkpoints());
+        for (name, timeline) in [("short", &short), ("long", &long), ("stored", &stored)] {
+            // Twice: from fresh checkpoints, then from kept ones.
+            for _ in 0..2 {
+                for &step in &steps {
+                    let sought = timeline.seek(Seq::new(step));
+                    assert_eq!(sought.step(), Seq::new(step), "{name} {step}");
+                    let (document, fatal) = &expected[&step];
+                    assert_eq!(&sought.document(), document, "{name} {step}");
+                    assert_eq!(sought.fatal(), fatal.as_ref(), "{name} {step}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn seeking_from_a_nearby_state_equals_seeking_from_a_checkpoint() {
         // Issue 14: scrubbing forward goes on from the state shown.
         let timeline = Timeline::from_log_with_policy(
