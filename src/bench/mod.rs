@@ -21,6 +21,8 @@ pub use generate::{GenConfig, generate, generate_each};
 pub use proxy::proxy_figures;
 
 use agui_replay::diagnostic::Seq;
+use agui_replay::input::EventLog;
+use agui_replay::protocol::parse_event;
 use agui_replay::replay::Options;
 use agui_replay::timeline::{CheckpointPolicy, Timeline};
 
@@ -43,6 +45,15 @@ pub struct ReplayFigures {
     /// `replay_events_per_sec / parse_events_per_sec`, both measured in this
     /// run: the figure that holds on a noisy machine (budget ≥ 0.9).
     pub replay_to_parse_ratio: f64,
+    /// Applying alone, on one thread: every event read beforehand (in
+    /// chunks, not timed), then applied, indexed and checkpointed as the
+    /// replay's applying thread does. Reading is spread over two threads,
+    /// applying is not: this bounds the replay rate.
+    pub apply_events_per_sec: f64,
+    /// `apply_events_per_sec / parse_events_per_sec`, both measured in this
+    /// run (the replay reaches its budget of 0.9 when this is about 0.9
+    /// or more).
+    pub apply_to_parse_ratio: f64,
     /// Seeks to random steps: the state of every activity at that step.
     pub seeks: usize,
     /// Median seek time.
@@ -221,6 +232,8 @@ pub fn replay_figures(config: GenConfig, num_seeks: usize) -> ReplayFigures {
     let parse_secs = started.elapsed().as_secs_f64();
     debug_assert_eq!(parsed, log.len());
 
+    let apply_secs = apply_only_secs(&log);
+
     let num_events = log.len();
     let stream_bytes = log.num_bytes();
     let allocated_before = jemalloc_is_the_allocator().then(allocated_bytes).flatten();
@@ -260,6 +273,12 @@ pub fn replay_figures(config: GenConfig, num_seeks: usize) -> ReplayFigures {
         } else {
             0.0
         },
+        apply_events_per_sec: per_sec(num_events, apply_secs),
+        apply_to_parse_ratio: if apply_secs > 0.0 {
+            (parse_secs / apply_secs * 1000.0).round() / 1000.0
+        } else {
+            0.0
+        },
         seeks: num_seeks,
         seek_p50_ms: percentile(&seek_millis, 0.50),
         seek_p99_ms: percentile(&seek_millis, 0.99),
@@ -278,6 +297,36 @@ pub fn replay_figures(config: GenConfig, num_seeks: usize) -> ReplayFigures {
         checkpoint_bytes,
         peak_rss_bytes: peak_rss_bytes(),
     }
+}
+
+/// The seconds a timeline takes to apply the events of `log` on one
+/// thread, once read: they are read chunk by chunk beforehand, untimed, so
+/// that what is timed is what the replay's applying thread does (applying,
+/// indexing, checkpoints, dropping what is left of each event) plus a copy
+/// of each event's bytes.
+fn apply_only_secs(log: &EventLog) -> f64 {
+    const CHUNK_EVENTS: usize = 65_536;
+    let mut timeline = Timeline::new(Options::default());
+    let mut secs = 0.0;
+    let mut from = 0;
+    while from < log.len() {
+        let to = (from + CHUNK_EVENTS).min(log.len());
+        let chunk: Vec<(&[u8], _)> = log
+            .iter()
+            .skip(from)
+            .take(to - from)
+            .map(|(_, raw)| (raw, parse_event(raw)))
+            .collect();
+        let started = Instant::now();
+        for (raw, parsed) in chunk {
+            timeline.append_parsed(raw, parsed);
+        }
+        secs += started.elapsed().as_secs_f64();
+        from = to;
+    }
+    timeline.finish();
+    drop(timeline);
+    secs
 }
 
 struct BlameFigures {

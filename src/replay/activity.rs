@@ -214,7 +214,9 @@ impl Replayer {
         if profile == Profile::AgUiClient10 && self.owner_mismatch(envelope, message_id) {
             return EventEffect::activity(Effect::Fatal, ActivityChange::Fatal);
         }
-        match self.conversation.get(message_id) {
+        // One lookup of the id (issue 14: on the applying thread).
+        let position = self.conversation.position(message_id);
+        match position.and_then(|i| self.conversation.at(i)) {
             None => {
                 // R12; the reference client skips silently, the debugger notes it.
                 let severity = match profile {
@@ -247,7 +249,9 @@ impl Replayer {
         if profile == Profile::Spec && self.owner_mismatch(envelope, message_id) {
             return EventEffect::activity(Effect::Fatal, ActivityChange::Fatal);
         }
-        let Some(Message::Activity(activity)) = self.conversation.get_mut(message_id) else {
+        let Some(Message::Activity(activity)) =
+            position.and_then(|i| self.conversation.get_mut_at(i))
+        else {
             return EventEffect::activity(Effect::Skipped, ActivityChange::DeltaSkipped);
         };
         // R11, R14: atomic; a failure skips the whole event (D3).

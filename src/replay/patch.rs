@@ -68,7 +68,7 @@ pub fn apply_patch_weighed(
     let ops = ops.map(|(i, op)| Op::of(op).weighed(patch.weight_of(i)));
     match apply_atomically(doc, bytes, ops) {
         Ok(()) => Ok(()),
-        Err(error) => Err(failure_of(doc, *bytes, patch, error)),
+        Err(error) => Err(failure_of(patch, error)),
     }
 }
 
@@ -94,35 +94,19 @@ pub(crate) fn apply_patch_taking(
     let ops = ops.map(|(i, op)| Op::of_mut(op).weighed(weight_in(weights, num_ops, i)));
     match apply_atomically(doc, bytes, ops) {
         Ok(()) => Ok(()),
-        Err(error) => Err(failure_of(doc, *bytes, patch, error)),
+        Err(error) => Err(failure_of(patch, error)),
     }
 }
 
 /// What a failed patch reports: the failing operation, as sent, and why.
-fn failure_of(doc: &Value, bytes: usize, patch: &Patch, error: OpError) -> PatchFailure {
+fn failure_of(patch: &Patch, error: OpError) -> PatchFailure {
     let failing = error.operation;
     let op = &patch.ops[failing];
     let (reason, limit) = match error.kind {
         Failure::Limit(limit, reason) => (reason, Some(limit)),
-        Failure::Patch(kind) => {
-            // The failure path: rebuild the document as the failing
-            // operation saw it to explain precisely what was missing. Never
-            // on the hot path.
-            let mut before = doc.clone();
-            let mut before_bytes = bytes;
-            let replay_ok = apply_atomically(
-                &mut before,
-                &mut before_bytes,
-                patch.ops[..failing].iter().map(Op::of),
-            )
-            .is_ok();
-            let reason = if replay_ok {
-                explain(&before, op, &kind)
-            } else {
-                kind.to_string()
-            };
-            (reason, None)
-        }
+        // Explained as the failing operation saw the document, when it
+        // failed (issue 14: no copy of the document to replay it).
+        Failure::Patch(kind) => (error.explained.unwrap_or_else(|| kind.to_string()), None),
     };
     PatchFailure {
         index: patch.original_index(failing),
@@ -233,6 +217,9 @@ impl<'a> Op<'a> {
 /// The operation that failed and why.
 struct OpError {
     operation: usize,
+    /// Why an operation RFC 6902 refuses failed, in words
+    /// ([`explain`]), found before the operations before it were taken back.
+    explained: Option<String>,
     kind: Failure,
 }
 
@@ -346,6 +333,7 @@ fn apply_atomically<'a>(
     if num_ops > MAX_PATCH_OPS {
         return Err(OpError {
             operation: MAX_PATCH_OPS,
+            explained: None,
             kind: Failure::Limit(
                 Limit::Ops,
                 format!(
@@ -366,10 +354,20 @@ fn apply_atomically<'a>(
             Ok(step) if keep_undo => undo.push((step, op)),
             Ok(_) => {}
             Err(kind) => {
+                // A failing operation changed nothing: the document is as
+                // it saw it.
+                let explained = match &kind {
+                    Failure::Patch(why) => Some(explain(doc, &op, why)),
+                    Failure::Limit(..) => None,
+                };
                 for (step, mut op) in undo.into_iter().rev() {
                     op.give_back(step.revert(doc));
                 }
-                return Err(OpError { operation, kind });
+                return Err(OpError {
+                    operation,
+                    kind,
+                    explained,
+                });
             }
         }
     }
@@ -755,33 +753,35 @@ fn take<'a>(doc: &mut Value, path: &'a Pointer) -> Result<(Value, Slot<'a>), Pat
     }
 }
 
-fn explain(doc: &Value, op: &PatchOperation, kind: &PatchErrorKind) -> String {
+fn explain(doc: &Value, op: &Op<'_>, kind: &PatchErrorKind) -> String {
     match (op, kind) {
-        (PatchOperation::Test(test), PatchErrorKind::TestFailed) => {
+        (Op::Test(path, value), PatchErrorKind::TestFailed) => {
             let found = doc
-                .pointer(test.path.as_str())
+                .pointer(path.as_str())
                 .map_or_else(|| "nothing".to_owned(), abbreviated);
             format!(
                 "value differs: expected {}, found {found}",
-                abbreviated(&test.value)
+                abbreviated(value)
             )
         }
-        (PatchOperation::Move(m), PatchErrorKind::CannotMoveInsideItself) => {
-            format!("cannot move {} inside itself", m.from)
+        (Op::Move { from, .. }, PatchErrorKind::CannotMoveInsideItself) => {
+            format!("cannot move {from} inside itself")
         }
-        (PatchOperation::Move(m), PatchErrorKind::InvalidFromPointer) => {
-            format!("from {}", missing(doc, &m.from, true))
+        (Op::Move { from, .. }, PatchErrorKind::InvalidFromPointer) => {
+            format!("from {}", missing(doc, from, true))
         }
-        (PatchOperation::Copy(c), PatchErrorKind::InvalidFromPointer) => {
-            format!("from {}", missing(doc, &c.from, false))
+        (Op::Copy { from, .. }, PatchErrorKind::InvalidFromPointer) => {
+            format!("from {}", missing(doc, from, false))
         }
-        (PatchOperation::Add(a), _) => missing_parent(doc, &a.path),
-        (PatchOperation::Move(m), _) => missing_parent(doc, &m.path),
-        (PatchOperation::Copy(c), _) => missing_parent(doc, &c.path),
-        (PatchOperation::Remove(r), _) if r.path.is_root() => {
+        (Op::Add(path, ..) | Op::Move { path, .. } | Op::Copy { path, .. }, _) => {
+            missing_parent(doc, path)
+        }
+        (Op::Remove(path), _) if path.is_root() => {
             "the whole document cannot be removed".to_owned()
         }
-        (op, _) => missing(doc, op.path(), false),
+        (Op::Remove(path) | Op::Replace(path, ..) | Op::Test(path, _), _) => {
+            missing(doc, path, false)
+        }
     }
 }
 

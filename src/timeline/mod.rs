@@ -147,8 +147,15 @@ impl Timeline {
     /// Appends one event (its raw bytes), applies it, and updates the
     /// indices and checkpoints. Returns its seq.
     pub fn append(&mut self, raw: &[u8]) -> Seq {
+        self.append_parsed(raw, parse_event(raw))
+    }
+
+    /// [`Self::append`] of an event its caller has read already
+    /// ([`parse_event`] of `raw`): reading can happen elsewhere, on another
+    /// thread or ahead of time (`bench replay` times applying alone so).
+    pub fn append_parsed(&mut self, raw: &[u8], parsed: ParseOutcome) -> Seq {
         let seq = self.events.push(raw);
-        self.apply_parsed(seq, raw.len(), parse_event(raw));
+        self.apply_parsed(seq, raw.len(), parsed);
         seq
     }
 
