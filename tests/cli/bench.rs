@@ -233,6 +233,8 @@ fn bench_outputs_are_the_snapshots() {
             "parse_events_per_sec",
             "replay_events_per_sec",
             "replay_to_parse_ratio",
+            "apply_events_per_sec",
+            "apply_to_parse_ratio",
             "seek_p50_ms",
             "seek_p99_ms",
             "seek_max_ms",
