@@ -141,8 +141,9 @@ impl<V: Clone> LayeredMap<V> {
 
     /// Every key with its value, sorted by key: the layers are sorted
     /// already, so they are merged, oldest first, and then the recent keys
-    /// (a stored checkpoint encodes the map in key order; sorting all of
-    /// it again at each checkpoint was most of encoding it).
+    /// (a stored checkpoint encodes the map in key order; gathering it
+    /// into a hash map and sorting it whole at each checkpoint showed in
+    /// the import's profile).
     pub(super) fn sorted_entries(&self) -> Vec<(&str, &V)> {
         let mut all: Vec<(&str, Option<&V>)> = Vec::new();
         for layer in &self.layers {

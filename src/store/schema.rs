@@ -167,8 +167,8 @@ CREATE INDEX IF NOT EXISTS events_by_run ON events (session_id, run_id)
 ";
 
 /// The page size of a new recording. SQLite's default (4 KiB) holds about
-/// 20 events a page; 16 KiB pages took a quarter less time to write and
-/// index a million events (issue 14's import), and a reader reads events
+/// 20 events a page; with 16 KiB pages, writing and indexing a million
+/// events took about a quarter less CPU (issue 14's import), and a reader reads events
 /// in blocks of consecutive rows anyway. Files of any page size are read
 /// alike (SQLite's header says which).
 pub const PAGE_BYTES: i64 = 16384;
