@@ -454,12 +454,20 @@ impl Conversation {
     /// Replaces the whole list (after a reconciliation); messages kept from
     /// the old list stay shared.
     pub fn set_messages(&mut self, messages: Vec<Arc<Message>>) {
-        self.messages = imbl::Vector::new();
+        // The index and the activities' positions as `push_shared` keeps
+        // them; the list built at once (a stored checkpoint's decode, issue
+        // 14: pushing one by one copied the list's tail each time).
         self.by_id = IdIndex::default();
         self.activities = Vec::new();
-        for message in messages {
-            self.push_shared(message);
+        for (i, message) in messages.iter().enumerate() {
+            if !self.by_id.contains_key(message.id()) {
+                self.by_id.insert(message.id().to_owned(), i);
+            }
+            if matches!(**message, Message::Activity(_)) {
+                self.activities.push(i);
+            }
         }
+        self.messages = imbl::Vector::from(messages);
         if !self.from_input.is_empty() {
             let by_id = &self.by_id;
             self.from_input.retain(|id, _| by_id.contains_key(id));

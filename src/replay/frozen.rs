@@ -227,16 +227,56 @@ impl FrozenReplay {
     }
 
     /// A live replayer at this step, with empty logs.
+    ///
+    /// A big one's texts are parsed on two threads, half of their bytes on
+    /// each (issue 14: parsing was a fifth of a seek, and the thread that
+    /// seeks waits for it).
     pub fn thaw(&self) -> Replayer {
         let mut replayer = self.base.checkpoint();
-        for (i, content) in &self.contents {
+        let bytes: usize = self.contents.iter().map(|(_, c)| c.text_len()).sum();
+        let contents = if bytes < PARALLEL_THAW_BYTES {
+            thaw_all(&self.contents)
+        } else {
+            let mut half = 0;
+            let split = self
+                .contents
+                .iter()
+                .position(|(_, c)| {
+                    half += c.text_len();
+                    half * 2 >= bytes
+                })
+                .map_or(self.contents.len(), |i| i + 1);
+            let (first, second) = self.contents.split_at(split);
+            std::thread::scope(|scope| {
+                let other = std::thread::Builder::new()
+                    .spawn_scoped(scope, || thaw_all(second))
+                    .ok();
+                let mut thawed = thaw_all(first);
+                match other.map(|handle| handle.join()) {
+                    Some(Ok(rest)) => thawed.extend(rest),
+                    // The thread did not start (or did not finish): here.
+                    _ => thawed.extend(thaw_all(second)),
+                }
+                thawed
+            })
+        };
+        for ((i, _), content) in self.contents.iter().zip(contents) {
             if let Some(Message::Activity(activity)) = replayer.conversation.get_mut_at(*i) {
-                activity.content = content.thaw();
+                activity.content = content;
             }
         }
         replayer.state = self.state.thaw();
         replayer
     }
+}
+
+/// Texts of at least this many bytes in all are thawed on two threads:
+/// below it, starting a thread costs about what it saves.
+const PARALLEL_THAW_BYTES: usize = 64 * 1024;
+
+/// Each content's value, in order.
+fn thaw_all(contents: &[(usize, Stored)]) -> Vec<Arc<Value>> {
+    contents.iter().map(|(_, c)| c.thaw()).collect()
 }
 
 #[cfg(test)]
@@ -264,6 +304,35 @@ mod tests {
         // Each content is kept at its own message's position (issue 14).
         let positions: Vec<usize> = frozen.contents.iter().map(|(i, _)| *i).collect();
         assert_eq!(positions, [0, 2]);
+    }
+
+    /// Issue 14: a big state's contents are parsed on two threads; each
+    /// activity gets its own content back, in order, the state too.
+    #[test]
+    fn a_big_state_thaws_the_same_on_two_threads() {
+        let mut replayer = Replayer::new(Options::default());
+        replayer.apply_bytes(br#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#);
+        let filler = "x".repeat(1000);
+        for i in 0..200 {
+            let event = format!(
+                r#"{{"type":"ACTIVITY_SNAPSHOT","messageId":"a{i}","activityType":"t","content":{{"i":{i},"text":"{filler}"}}}}"#
+            );
+            replayer.apply_bytes(event.as_bytes());
+            if i % 3 == 0 {
+                let text = format!(r#"{{"type":"TEXT_MESSAGE_START","messageId":"m{i}"}}"#);
+                replayer.apply_bytes(text.as_bytes());
+            }
+        }
+        replayer.apply_bytes(br#"{"type":"STATE_SNAPSHOT","snapshot":{"n":1}}"#);
+        let frozen = replayer.freeze();
+        let bytes: usize = frozen.contents.iter().map(|(_, c)| c.text_len()).sum();
+        assert!(
+            bytes >= PARALLEL_THAW_BYTES,
+            "{bytes} bytes: thawed on one thread"
+        );
+        let thawed = frozen.thaw();
+        assert_eq!(thawed.document(), replayer.document());
+        assert_eq!(thawed.step(), replayer.step());
     }
 
     /// Issue 14: the one-walk writer gives `serde_json`'s own text (the

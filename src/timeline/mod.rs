@@ -13,10 +13,12 @@
 //! state (which change all the time) as compact JSON text
 //! ([`FrozenReplay`]).
 
+mod dropper;
 mod events;
 mod index;
 mod stored;
 
+pub use dropper::drop_in_background;
 pub use events::{BLOCK_EVENTS, BlockSource, Events, FileEvents, RawEvent};
 pub use index::{ActivityLane, EventKind, KindCounts, NUM_KINDS, Pending, StreamIndex};
 pub use stored::{
@@ -383,7 +385,7 @@ impl Thawed {
             return;
         }
         if kept.len() >= THAWED_CHECKPOINTS {
-            kept.remove(0);
+            drop_in_background(kept.remove(0));
         }
         kept.push((i, step, replayer));
     }

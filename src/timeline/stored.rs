@@ -456,7 +456,7 @@ impl StoredCheckpoints {
         let checkpoint = Arc::new(self.decode(i).ok()?);
         let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
         if recent.len() >= RECENT_CHECKPOINTS {
-            recent.remove(0);
+            super::drop_in_background(recent.remove(0));
         }
         recent.push((i, Arc::clone(&checkpoint)));
         Some(checkpoint)

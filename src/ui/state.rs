@@ -5,8 +5,8 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
-use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use super::annotations::{Annotations, NoteContext, Notes};
@@ -533,7 +533,7 @@ impl AppState {
         };
         self.inspected.follow(doc, &view);
         if let Some(shown) = self.view.replace(view) {
-            drop_in_background(shown);
+            crate::timeline::drop_in_background(shown);
         }
     }
 
@@ -917,27 +917,6 @@ impl AppState {
             self.sync_view();
         }
         self.time.is_playing()
-    }
-}
-
-/// Frees a view no longer shown on a thread of its own (issue 14): freeing
-/// the documents a scrub's seek replayed took about a tenth of the seek.
-/// Dropped here when that thread cannot be started.
-fn drop_in_background(view: CursorView) {
-    use std::sync::mpsc::Sender;
-    static DROPPER: OnceLock<Option<Sender<CursorView>>> = OnceLock::new();
-    let dropper = DROPPER.get_or_init(|| {
-        let (sender, receiver) = channel::<CursorView>();
-        std::thread::Builder::new()
-            .name("drop-views".into())
-            .spawn(move || receiver.into_iter().for_each(drop))
-            .ok()
-            .map(|_| sender)
-    });
-    if let Some(sender) = dropper
-        && let Err(unsent) = sender.send(view)
-    {
-        drop(unsent.0);
     }
 }
 
