@@ -367,14 +367,20 @@ impl Conversation {
     }
 
     fn push_shared(&mut self, message: Arc<Message>) {
-        if !self.by_id.contains_key(message.id()) {
-            self.by_id
-                .insert(message.id().to_owned(), self.messages.len());
-        }
-        if matches!(*message, Message::Activity(_)) {
-            self.activities.push(self.messages.len());
-        }
+        self.index_last(self.messages.len(), &message);
         self.messages.push_back(message);
+    }
+
+    /// Indexes `message`, to be at position `i`, after every other one:
+    /// its id (unless an earlier message has it) and, if it is an
+    /// activity, its position.
+    fn index_last(&mut self, i: usize, message: &Message) {
+        if !self.by_id.contains_key(message.id()) {
+            self.by_id.insert(message.id().to_owned(), i);
+        }
+        if matches!(message, Message::Activity(_)) {
+            self.activities.push(i);
+        }
     }
 
     /// Inserts a message at position `i` (at the end if `i` is past it),
@@ -454,18 +460,12 @@ impl Conversation {
     /// Replaces the whole list (after a reconciliation); messages kept from
     /// the old list stay shared.
     pub fn set_messages(&mut self, messages: Vec<Arc<Message>>) {
-        // The index and the activities' positions as `push_shared` keeps
-        // them; the list built at once (a stored checkpoint's decode, issue
-        // 14: pushing one by one copied the list's tail each time).
+        // The list built at once (a stored checkpoint's decode, issue 14:
+        // pushing one by one copied the list's tail each time).
         self.by_id = IdIndex::default();
         self.activities = Vec::new();
         for (i, message) in messages.iter().enumerate() {
-            if !self.by_id.contains_key(message.id()) {
-                self.by_id.insert(message.id().to_owned(), i);
-            }
-            if matches!(**message, Message::Activity(_)) {
-                self.activities.push(i);
-            }
+            self.index_last(i, message);
         }
         self.messages = imbl::Vector::from(messages);
         if !self.from_input.is_empty() {
