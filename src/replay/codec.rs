@@ -11,6 +11,7 @@ use rustc_hash::FxHashMap;
 use serde_json::{Map, Value};
 
 use super::conversation::{ActivityMessage, Conversation, Message, OtherMessage, Role};
+use super::drift::DriftLayer;
 use super::engine::{ActivityChange, Effect, EventEffect, Replayer, RunPhase};
 use super::frozen::FrozenReplay;
 use super::{Options, Profile};
@@ -282,12 +283,18 @@ impl<'a> Decoder<'a> {
 /// Every distinct message of the states encoded, once: states refer to
 /// messages by their number, so that the messages checkpoints share (most
 /// of them) are stored once. Each is length-prefixed, so that a reader can
-/// find them all without decoding any ([`LazyMessages`]).
+/// find them all without decoding any ([`LazyMessages`]). The same for the
+/// layers of the drift tracking's map, which checkpoints share as they
+/// share messages (issue 14: each checkpoint stored every streamed
+/// message's drift, which grew with the stream).
 #[derive(Debug, Default)]
 pub struct MessageTable {
     numbers: FxHashMap<*const Message, usize>,
     encoded: Encoder,
     count: usize,
+    layer_numbers: FxHashMap<*const u8, usize>,
+    encoded_layers: Encoder,
+    layer_count: usize,
 }
 
 impl MessageTable {
@@ -306,17 +313,47 @@ impl MessageTable {
         Ok(n)
     }
 
-    /// The table, encoded: its count, then each message.
+    /// The number of a drift layer, encoding it on first sight (the states
+    /// encoded hold every layer until the table is finished, so that no
+    /// address is reused meanwhile).
+    pub(super) fn layer_number(&mut self, layer: &DriftLayer) -> usize {
+        let key = Arc::as_ptr(layer).cast::<u8>();
+        if let Some(&n) = self.layer_numbers.get(&key) {
+            return n;
+        }
+        let mut one = Encoder::default();
+        super::drift::encode_layer(&mut one, layer);
+        self.encoded_layers.bytes(&one.buf);
+        let n = self.layer_count;
+        self.layer_count += 1;
+        self.layer_numbers.insert(key, n);
+        n
+    }
+
+    /// The table, encoded: its count, then each message; then the count of
+    /// drift layers and each layer.
     pub fn finish(self) -> Vec<u8> {
         let mut out = Encoder::default();
         out.usize(self.count);
         out.buf.extend_from_slice(&self.encoded.buf);
+        out.usize(self.layer_count);
+        out.buf.extend_from_slice(&self.encoded_layers.buf);
         out.buf
     }
 }
 
-/// Finds a message by its number in a stored index.
-pub type MessageOf<'m> = dyn Fn(usize) -> Decoded<Arc<Message>> + 'm;
+/// What a stored state's decoding reads besides its own bytes: the tables
+/// of messages and drift layers, and the last state's message list, which
+/// checkpoints' lists are stored against ([`Conversation::changes_from`]).
+#[derive(Clone, Copy)]
+pub struct Shared<'a> {
+    /// The tables ([`LazyMessages::scan`]).
+    pub tables: &'a LazyMessages,
+    /// The bytes they were scanned from.
+    pub blob: &'a [u8],
+    /// The last state's messages, once decoded (`None` while decoding it).
+    pub head: Option<&'a Conversation>,
+}
 
 /// A [`MessageTable`] as read back: where each message is in the blob,
 /// each decoded on first use and then shared by every state that refers to
@@ -325,21 +362,61 @@ pub type MessageOf<'m> = dyn Fn(usize) -> Decoded<Arc<Message>> + 'm;
 pub struct LazyMessages {
     ranges: Vec<(usize, usize)>,
     decoded: Vec<std::sync::OnceLock<Arc<Message>>>,
+    layer_ranges: Vec<(usize, usize)>,
+    layers: Vec<std::sync::OnceLock<DriftLayer>>,
+}
+
+/// Where each of `n` length-prefixed items at `d` is (skipping their bytes).
+fn scan_ranges(d: &mut Decoder<'_>) -> Decoded<Vec<(usize, usize)>> {
+    let n = d.count()?;
+    let mut ranges = Vec::with_capacity(n);
+    for _ in 0..n {
+        let len = d.count()?;
+        let start = d.pos();
+        d.skip(len)?;
+        ranges.push((start, start + len));
+    }
+    Ok(ranges)
 }
 
 impl LazyMessages {
-    /// Finds every message of the table at `d` (skipping their bytes).
+    /// Finds every message and drift layer of the table at `d` (skipping
+    /// their bytes).
     pub fn scan(d: &mut Decoder<'_>) -> Decoded<Self> {
-        let n = d.count()?;
-        let mut ranges = Vec::with_capacity(n);
-        for _ in 0..n {
-            let len = d.count()?;
-            let start = d.pos();
-            d.skip(len)?;
-            ranges.push((start, start + len));
+        let ranges = scan_ranges(d)?;
+        let decoded = (0..ranges.len())
+            .map(|_| std::sync::OnceLock::new())
+            .collect();
+        let layer_ranges = scan_ranges(d)?;
+        let layers = (0..layer_ranges.len())
+            .map(|_| std::sync::OnceLock::new())
+            .collect();
+        Ok(Self {
+            ranges,
+            decoded,
+            layer_ranges,
+            layers,
+        })
+    }
+
+    /// Drift layer `n`, decoded from `blob` on first use, then shared.
+    pub(super) fn layer(&self, blob: &[u8], n: usize) -> Decoded<DriftLayer> {
+        let (Some(&(start, end)), Some(cell)) = (self.layer_ranges.get(n), self.layers.get(n))
+        else {
+            return bad("a state in the index names a drift layer the index does not hold");
+        };
+        if let Some(layer) = cell.get() {
+            return Ok(Arc::clone(layer));
         }
-        let decoded = (0..n).map(|_| std::sync::OnceLock::new()).collect();
-        Ok(Self { ranges, decoded })
+        let Some(bytes) = blob.get(start..end) else {
+            return bad("a drift layer in the index is past its end");
+        };
+        let d = &mut Decoder::new(bytes);
+        let layer = super::drift::decode_layer(d)?;
+        if !d.at_end() {
+            return bad("a drift layer in the index has bytes after its end");
+        }
+        Ok(Arc::clone(cell.get_or_init(|| layer)))
     }
 
     /// The number of messages.
@@ -624,12 +701,41 @@ fn encode_map<'m>(
 
 impl Replayer {
     /// Encodes this state (its logs included) with its messages in `table`
-    /// and its shared state as `state` (JSON text).
-    fn encode_with(&self, e: &mut Encoder, table: &mut MessageTable, state: &[u8]) -> Decoded<()> {
+    /// and its shared state as `state` (JSON text). With `head` (the last
+    /// state of the same stream), the message list is stored as the
+    /// changes from that one's when it can be (issue 14: a checkpoint
+    /// decoded in time independent of the list's length).
+    fn encode_with(
+        &self,
+        e: &mut Encoder,
+        table: &mut MessageTable,
+        state: &[u8],
+        head: Option<&Conversation>,
+    ) -> Decoded<()> {
         encode_options(e, self.options);
-        e.usize(self.conversation.len());
-        for message in self.conversation.shared() {
-            e.usize(table.number(message)?);
+        let conversation = &self.conversation;
+        match head.and_then(|head| conversation.changes_from(head)) {
+            Some(changed) => {
+                e.u8(1);
+                e.usize(conversation.len());
+                e.usize(changed.len());
+                let mut last = 0;
+                for i in changed {
+                    let Some(message) = conversation.shared_at(i) else {
+                        return bad("a changed message is past the list's end");
+                    };
+                    e.usize(i - last);
+                    e.usize(table.number(message)?);
+                    last = i;
+                }
+            }
+            None => {
+                e.u8(0);
+                e.usize(conversation.len());
+                for message in conversation.shared() {
+                    e.usize(table.number(message)?);
+                }
+            }
         }
         let mut from_input = self.conversation.input_entries();
         from_input.sort();
@@ -670,38 +776,71 @@ impl Replayer {
         for effect in &self.effects {
             encode_effect(e, *effect);
         }
-        self.drift.encode(e);
+        self.drift.encode(e, table);
         Ok(())
     }
 
-    /// Encodes this state, its logs included (the head of a timeline).
+    /// Encodes this state, its logs included (the head of a timeline), its
+    /// message list whole.
     pub fn encode(&self, e: &mut Encoder, table: &mut MessageTable) -> Decoded<()> {
         if depth(&self.state) > MAX_DEPTH {
             return bad("the state is nested too deeply to be stored");
         }
         let state = serde_json::to_vec(&*self.state).map_err(|e| DecodeError(e.to_string()))?;
-        self.encode_with(e, table, &state)
+        self.encode_with(e, table, &state, None)
     }
 
-    /// Decodes a state [`Self::encode`] wrote, its messages from `messages`.
-    pub fn decode(d: &mut Decoder<'_>, messages: &MessageOf<'_>) -> Decoded<Self> {
-        let (mut replayer, state) = Self::decode_with(d, messages)?;
+    /// Decodes a state [`Self::encode`] wrote, its messages and drift
+    /// layers from `shared`'s tables.
+    pub fn decode(d: &mut Decoder<'_>, shared: Shared<'_>) -> Decoded<Self> {
+        let (mut replayer, state) = Self::decode_with(d, shared)?;
         replayer.state = Arc::new(
             serde_json::from_slice(state).or_else(|_| bad("the stored state is not JSON"))?,
         );
         Ok(replayer)
     }
 
-    fn decode_with<'a>(d: &mut Decoder<'a>, messages: &MessageOf<'_>) -> Decoded<(Self, &'a [u8])> {
+    fn decode_with<'a>(d: &mut Decoder<'a>, shared: Shared<'_>) -> Decoded<(Self, &'a [u8])> {
         let options = decode_options(d)?;
         let mut replayer = Self::new(options);
-        let n = d.count()?;
-        let mut list = Vec::with_capacity(n);
-        for _ in 0..n {
-            list.push(messages(d.usize()?)?);
-        }
-        let mut conversation = Conversation::default();
-        conversation.set_messages(list);
+        let message = |n: usize| shared.tables.get(shared.blob, n);
+        let mut conversation = match d.u8()? {
+            0 => {
+                let n = d.count()?;
+                let mut list = Vec::with_capacity(n);
+                for _ in 0..n {
+                    list.push(message(d.usize()?)?);
+                }
+                let mut conversation = Conversation::default();
+                conversation.set_messages(list);
+                conversation
+            }
+            1 => {
+                let Some(head) = shared.head else {
+                    return bad("a state in the index is stored against the last one, not given");
+                };
+                let len = d.usize()?;
+                let n = d.count()?;
+                let mut changed = Vec::with_capacity(n);
+                let mut at = 0usize;
+                for _ in 0..n {
+                    at = match at.checked_add(d.usize()?) {
+                        Some(at) => at,
+                        None => return bad("a changed message in the index is out of range"),
+                    };
+                    changed.push((at, message(d.usize()?)?));
+                }
+                match Conversation::prefix_of(head, len, changed) {
+                    Some(conversation) => conversation,
+                    None => {
+                        return bad(
+                            "a checkpoint's messages in the index do not follow the last state's",
+                        );
+                    }
+                }
+            }
+            _ => return bad("a message list in the index is of an unknown kind"),
+        };
         for _ in 0..d.count()? {
             let id = d.str()?;
             let step = d.seq()?;
@@ -751,18 +890,25 @@ impl Replayer {
             replayer.diagnostics.push(decode_diagnostic(d)?);
         }
         replayer.effects = decode_effects(d)?;
-        replayer.drift = super::drift::DriftWatch::decode(d)?;
+        replayer.drift = super::drift::DriftWatch::decode(d, shared)?;
         Ok((replayer, state))
     }
 }
 
 impl FrozenReplay {
-    /// Encodes this checkpoint, its messages in `table`.
-    pub fn encode(&self, e: &mut Encoder, table: &mut MessageTable) -> Decoded<()> {
+    /// Encodes this checkpoint, its messages in `table`, its message list
+    /// as the changes from `head`'s (the last state of the same stream)
+    /// when it can be.
+    pub fn encode(
+        &self,
+        e: &mut Encoder,
+        table: &mut MessageTable,
+        head: &Conversation,
+    ) -> Decoded<()> {
         let Some(state) = self.state.text() else {
             return bad("a checkpoint holds a value nested too deeply to be stored");
         };
-        self.base.encode_with(e, table, state)?;
+        self.base.encode_with(e, table, state, Some(head))?;
         e.usize(self.contents.len());
         for (i, content) in &self.contents {
             let Some(text) = content.text() else {
@@ -774,9 +920,20 @@ impl FrozenReplay {
         Ok(())
     }
 
-    /// Decodes a checkpoint [`Self::encode`] wrote.
-    pub fn decode(d: &mut Decoder<'_>, messages: &MessageOf<'_>) -> Decoded<Self> {
-        let (base, state) = Replayer::decode_with(d, messages)?;
+    /// Whether [`Self::encode`] stores its message list as the changes
+    /// from `head`'s (or whole).
+    #[cfg(test)]
+    pub(crate) fn stored_against(&self, head: &Replayer) -> bool {
+        self.base
+            .conversation
+            .changes_from(&head.conversation)
+            .is_some()
+    }
+
+    /// Decodes a checkpoint [`Self::encode`] wrote (`shared.head`: the
+    /// last state's messages).
+    pub fn decode(d: &mut Decoder<'_>, shared: Shared<'_>) -> Decoded<Self> {
+        let (base, state) = Replayer::decode_with(d, shared)?;
         let state = super::frozen::Stored::from_text(state)?;
         let n = d.count()?;
         let mut contents = Vec::with_capacity(n);

@@ -260,6 +260,12 @@ type IdIndex =
 #[derive(Clone, Debug, Default)]
 pub struct Conversation {
     messages: imbl::Vector<Arc<Message>>,
+    /// Id to the position of its first message. It may also name ids the
+    /// list does not hold, or hold at another position: a state decoded
+    /// from a stored checkpoint shares the index of the last state, whose
+    /// list is longer ([`Self::prefix_of`]). Every lookup checks the id at
+    /// the position it finds ([`Self::lookup`]), and every id the list
+    /// holds is indexed at its first position.
     by_id: IdIndex,
     /// The messages that joined from a recorded run input (R50, E11), by
     /// id: the step that brought them (0 for the request body, the seq of
@@ -298,6 +304,11 @@ impl Conversation {
         self.messages.iter()
     }
 
+    /// The message at position `i`, as a shared pointer.
+    pub(super) fn shared_at(&self, i: usize) -> Option<&Arc<Message>> {
+        self.messages.get(i)
+    }
+
     /// The positions of the activity messages, in order.
     pub(super) fn activity_positions(&self) -> &[usize] {
         &self.activities
@@ -333,20 +344,27 @@ impl Conversation {
         self.messages.is_empty()
     }
 
+    /// The position of the first message with this id: the index's entry,
+    /// if the list holds that id there.
+    fn lookup(&self, id: &str) -> Option<usize> {
+        let &i = self.by_id.get(id)?;
+        (self.messages.get(i)?.id() == id).then_some(i)
+    }
+
     /// The message with this id.
     pub fn get(&self, id: &str) -> Option<&Message> {
-        self.at(*self.by_id.get(id)?)
+        self.at(self.lookup(id)?)
     }
 
     /// The position of the message with this id.
     pub fn position(&self, id: &str) -> Option<usize> {
-        self.by_id.get(id).copied()
+        self.lookup(id)
     }
 
     /// The message with this id, mutably (copied first if it is shared).
     /// It keeps its kind: replace it ([`Self::replace`]) to change it.
     pub fn get_mut(&mut self, id: &str) -> Option<&mut Message> {
-        let i = *self.by_id.get(id)?;
+        let i = self.lookup(id)?;
         self.get_mut_at(i)
     }
 
@@ -357,7 +375,7 @@ impl Conversation {
 
     /// Whether a message has this id.
     pub fn contains(&self, id: &str) -> bool {
-        self.by_id.contains_key(id)
+        self.lookup(id).is_some()
     }
 
     /// Appends a message at the end. An id already present keeps pointing at
@@ -367,15 +385,16 @@ impl Conversation {
     }
 
     fn push_shared(&mut self, message: Arc<Message>) {
-        self.index_last(self.messages.len(), &message);
+        let known = self.lookup(message.id()).is_some();
+        self.index_last(self.messages.len(), &message, known);
         self.messages.push_back(message);
     }
 
     /// Indexes `message`, to be at position `i`, after every other one:
-    /// its id (unless an earlier message has it) and, if it is an
+    /// its id (unless an earlier message has it: `known`) and, if it is an
     /// activity, its position.
-    fn index_last(&mut self, i: usize, message: &Message) {
-        if !self.by_id.contains_key(message.id()) {
+    fn index_last(&mut self, i: usize, message: &Message, known: bool) {
+        if !known {
             self.by_id.insert(message.id().to_owned(), i);
         }
         if matches!(message, Message::Activity(_)) {
@@ -406,10 +425,9 @@ impl Conversation {
             }
         }
         let id = self.messages[i].id().to_owned();
-        match self.by_id.get_mut(&id) {
-            Some(at) if *at > i => *at = i,
-            Some(_) => {}
-            None => {
+        match self.lookup(&id) {
+            Some(at) if at < i => {}
+            _ => {
                 self.by_id.insert(id, i);
             }
         }
@@ -439,8 +457,8 @@ impl Conversation {
 
     /// Replaces the message with `message`'s id in place.
     pub fn replace(&mut self, message: Message) {
-        match self.by_id.get(message.id()) {
-            Some(&i) => {
+        match self.lookup(message.id()) {
+            Some(i) => {
                 self.messages.set(i, Arc::new(message));
                 self.note_kind_at(i);
             }
@@ -465,7 +483,9 @@ impl Conversation {
         self.by_id = IdIndex::default();
         self.activities = Vec::new();
         for (i, message) in messages.iter().enumerate() {
-            self.index_last(i, message);
+            // A fresh index: an id in it is one of this list's.
+            let known = self.by_id.contains_key(message.id());
+            self.index_last(i, message, known);
         }
         self.messages = imbl::Vector::from(messages);
         if !self.from_input.is_empty() {
@@ -477,6 +497,80 @@ impl Conversation {
     /// The AG-UI message list as JSON.
     pub fn to_json(&self) -> Value {
         Value::Array(self.iter().map(Message::to_json).collect())
+    }
+
+    /// Where this list differs from the first messages of `longer`'s (a
+    /// state later in the same stream): the positions whose messages are
+    /// not the same shared ones, ascending. `None` when this list is not
+    /// `longer`'s first messages, some replaced by messages of the same id
+    /// (a message was inserted or removed since, the list was replaced by
+    /// a snapshot, or `longer`'s is shorter). What a stored checkpoint
+    /// keeps of its list (issue 14): the list of the last state is stored
+    /// whole, and a checkpoint's is mostly the same messages.
+    pub(super) fn changes_from(&self, longer: &Conversation) -> Option<Vec<usize>> {
+        let len = self.messages.len();
+        if len > longer.messages.len() {
+            return None;
+        }
+        let mut changed = Vec::new();
+        let mut mine = self.messages.focus();
+        let mut theirs = longer.messages.focus();
+        let mut i = 0;
+        while i < len {
+            let (mine_range, mine_chunk) = mine.chunk_at(i);
+            let (their_range, their_chunk) = theirs.chunk_at(i);
+            let end = mine_range.end.min(their_range.end).min(len);
+            let a = &mine_chunk[i - mine_range.start..end - mine_range.start];
+            let b = &their_chunk[i - their_range.start..end - their_range.start];
+            // A tree node both lists share: the same messages, skipped whole.
+            if !std::ptr::eq(a.as_ptr(), b.as_ptr()) {
+                for (k, (a, b)) in a.iter().zip(b).enumerate() {
+                    if !Arc::ptr_eq(a, b) {
+                        if a.id() != b.id() {
+                            return None;
+                        }
+                        changed.push(i + k);
+                    }
+                }
+            }
+            i = end;
+        }
+        Some(changed)
+    }
+
+    /// The first `len` messages of `longer`'s list with those at the
+    /// positions of `changed` replaced: the list [`Self::changes_from`]
+    /// described, built in O(changes × log n) whatever the list's length.
+    /// It shares `longer`'s id index (every id of the list is there, at its
+    /// first position; lookups skip the others). `None` when `len` is past
+    /// `longer`'s list, or a replacement is past `len` or has another id
+    /// than the message it replaces.
+    pub(super) fn prefix_of(
+        longer: &Conversation,
+        len: usize,
+        changed: impl IntoIterator<Item = (usize, Arc<Message>)>,
+    ) -> Option<Self> {
+        if len > longer.messages.len() {
+            return None;
+        }
+        let mut messages = longer.messages.clone();
+        messages.truncate(len);
+        let activities =
+            longer.activities[..longer.activities.partition_point(|&at| at < len)].to_vec();
+        let mut conversation = Self {
+            messages,
+            by_id: longer.by_id.clone(),
+            from_input: InputIndex::default(),
+            activities,
+        };
+        for (i, message) in changed {
+            if conversation.messages.get(i)?.id() != message.id() {
+                return None;
+            }
+            conversation.messages.set(i, message);
+            conversation.note_kind_at(i);
+        }
+        Some(conversation)
     }
 }
 
@@ -542,6 +636,74 @@ mod tests {
         c.set_messages(vec![Arc::new(activity("x")), Arc::new(text("y"))]);
         assert_eq!(c.activity_positions(), [0]);
         assert_eq!(c.activity_positions(), scan(&c));
+    }
+
+    /// Issue 14: a list stored as the changes from a longer one's (a
+    /// checkpoint's against the last state's) is rebuilt sharing that
+    /// one's id index: lookups skip the ids it does not hold, and what is
+    /// pushed or inserted later is found where it is.
+    #[test]
+    fn a_prefix_of_a_longer_list_finds_only_its_own_messages() {
+        let text = |id: &str, content: &str| {
+            let mut message = OtherMessage::empty_text(id, Role::Assistant);
+            message.append_content(content);
+            Message::Other(message)
+        };
+        let activity = |id: &str| {
+            Message::Activity(ActivityMessage {
+                id: id.into(),
+                activity_type: "t".into(),
+                content: Arc::new(Value::Null),
+                content_bytes: 0,
+                subagent_run_id: None,
+                metadata: None,
+            })
+        };
+        let mut earlier = Conversation::default();
+        for i in 0..200 {
+            earlier.push(text(&format!("m{i}"), "a"));
+        }
+        earlier.replace(activity("m9"));
+        let mut head = earlier.clone();
+        head.replace(text("m5", "changed"));
+        head.replace(activity("m7"));
+        head.replace(text("m9", "no longer an activity"));
+        for i in 200..300 {
+            head.push(text(&format!("m{i}"), "b"));
+        }
+        let changed = earlier.changes_from(&head).expect("a prefix");
+        assert_eq!(changed, [5, 7, 9]);
+        let of_earlier = |i: usize| (i, Arc::clone(earlier.shared_at(i).expect("in the list")));
+        let rebuilt =
+            Conversation::prefix_of(&head, earlier.len(), changed.iter().map(|&i| of_earlier(i)))
+                .expect("rebuilt");
+        assert!(rebuilt == earlier);
+        assert_eq!(rebuilt.activity_positions(), [9]);
+        assert!(rebuilt.contains("m199") && !rebuilt.contains("m200"));
+        assert_eq!(rebuilt.get("m5"), earlier.get("m5"));
+        assert_eq!(rebuilt.position("m250"), None);
+
+        let mut grown = rebuilt.clone();
+        grown.push(text("m250", "pushed earlier than in the longer list"));
+        assert_eq!(grown.position("m250"), Some(200));
+        assert!(!grown.contains("m200"));
+        grown.insert(0, text("first", ""));
+        assert_eq!(grown.position("first"), Some(0));
+        assert_eq!(grown.position("m0"), Some(1));
+        assert_eq!(grown.position("m250"), Some(201));
+        assert_eq!(grown.activity_positions(), [10]);
+
+        // Not a prefix (reordered, or longer): stored whole.
+        let mut reordered = Conversation::default();
+        let mut backwards: Vec<Arc<Message>> = earlier.shared().cloned().collect();
+        backwards.reverse();
+        reordered.set_messages(backwards);
+        assert!(reordered.changes_from(&head).is_none());
+        assert!(head.changes_from(&earlier).is_none());
+        // A replacement of another id, or past the end, is refused.
+        assert!(Conversation::prefix_of(&head, 10, [(3, Arc::new(text("other", "")))]).is_none());
+        assert!(Conversation::prefix_of(&head, 10, [(12, Arc::new(text("m12", "")))]).is_none());
+        assert!(Conversation::prefix_of(&head, 301, []).is_none());
     }
 
     #[test]

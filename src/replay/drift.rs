@@ -21,8 +21,8 @@
 
 use serde_json::{Map, Value};
 
-use super::codec::{Decoded, Decoder, Encoder};
-use super::layered::LayeredMap;
+use super::codec::{Decoded, Decoder, Encoder, MessageTable, Shared};
+use super::layered::{Layer, LayeredMap};
 use crate::diagnostic::{Code, Diagnostic, Drift, DriftKind, Seq};
 
 /// Changes since a baseline.
@@ -119,28 +119,90 @@ impl DriftWatch {
         (since.deltas > 0).then_some(since)
     }
 
-    pub(super) fn encode(&self, e: &mut Encoder) {
+    /// Encodes the tracking: its map's layers by their number in `table`
+    /// (stored once, shared by every checkpoint that holds them).
+    pub(super) fn encode(&self, e: &mut Encoder, table: &mut MessageTable) {
         self.state.encode(e);
-        let entries = self.messages.sorted_entries();
-        e.usize(entries.len());
-        for (id, since) in entries {
+        let (recent, layers, fold_at) = self.messages.parts();
+        e.usize(recent.len());
+        for (id, since, touched) in recent {
             e.str(id);
-            since.encode(e);
+            encode_entry(e, since);
+            e.bool(touched);
         }
+        e.usize(layers.len());
+        for layer in layers {
+            e.usize(table.layer_number(layer));
+        }
+        e.usize(fold_at);
     }
 
-    pub(super) fn decode(d: &mut Decoder<'_>) -> Decoded<Self> {
+    pub(super) fn decode(d: &mut Decoder<'_>, shared: Shared<'_>) -> Decoded<Self> {
         let state = Since::decode(d)?;
-        let mut entries = Vec::new();
-        for _ in 0..d.count()? {
+        let n = d.count()?;
+        let mut recent = Vec::with_capacity(n);
+        for _ in 0..n {
             let id = d.string()?;
-            entries.push((id, Since::decode(d)?));
+            let since = decode_entry(d)?;
+            recent.push((id, since, d.bool()?));
         }
+        let n = d.count()?;
+        let mut layers = Vec::with_capacity(n);
+        for _ in 0..n {
+            layers.push(shared.tables.layer(shared.blob, d.usize()?)?);
+        }
+        let fold_at = d.usize()?;
         Ok(Self {
-            messages: LayeredMap::from_entries(entries),
+            messages: LayeredMap::from_parts(recent, layers, fold_at),
             state,
         })
     }
+}
+
+/// A layer of the drift tracking's map, as stored checkpoints share it.
+pub(super) type DriftLayer = Layer<Since>;
+
+fn encode_entry(e: &mut Encoder, since: Option<&Since>) {
+    match since {
+        Some(since) => {
+            e.u8(1);
+            since.encode(e);
+        }
+        None => e.u8(0),
+    }
+}
+
+fn decode_entry(d: &mut Decoder<'_>) -> Decoded<Option<Since>> {
+    Ok(if d.bool()? {
+        Some(Since::decode(d)?)
+    } else {
+        None
+    })
+}
+
+/// Encodes one layer (its entries in key order).
+pub(super) fn encode_layer(e: &mut Encoder, layer: &DriftLayer) {
+    e.usize(layer.len());
+    for (id, since) in layer.iter() {
+        e.str(id);
+        encode_entry(e, since.as_ref());
+    }
+}
+
+/// Decodes a layer [`encode_layer`] wrote; its keys must be in order.
+pub(super) fn decode_layer(d: &mut Decoder<'_>) -> Decoded<DriftLayer> {
+    let n = d.count()?;
+    let mut entries: Vec<(String, Option<Since>)> = Vec::with_capacity(n);
+    for _ in 0..n {
+        let id = d.string()?;
+        if entries.last().is_some_and(|(last, _)| *last >= id) {
+            return Err(super::codec::DecodeError(
+                "a drift layer in the index is out of order".into(),
+            ));
+        }
+        entries.push((id, decode_entry(d)?));
+    }
+    Ok(entries.into())
 }
 
 /// What a snapshot is compared as: the drift diagnostic for what the

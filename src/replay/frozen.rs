@@ -124,18 +124,16 @@ pub struct FrozenReplay {
     pub(super) state: Stored,
 }
 
-/// What one message weighs in a checkpoint besides its content, about:
-/// its place in the message list and its drift tracking (E20), as stored.
-const MESSAGE_BYTES: usize = 48;
-
 impl FrozenReplay {
     /// About what it weighs stored: its contents and state as JSON text
-    /// (those kept as trees count nothing) and [`MESSAGE_BYTES`] a message.
-    /// How far apart checkpoints are spaced (issue 14).
+    /// (those kept as trees count nothing). Its message list and drift
+    /// tracking count nothing: stored, they are the changes from the last
+    /// state's and the drift layers the index holds once (issue 14: they
+    /// grew with the stream, and spread the checkpoints of a long one far
+    /// apart). How far apart checkpoints are spaced.
     pub fn weight(&self) -> u64 {
         let contents: usize = self.contents.iter().map(|(_, c)| c.text_len()).sum();
-        let messages = self.base.conversation.len() * MESSAGE_BYTES;
-        (contents + self.state.text_len() + messages) as u64
+        (contents + self.state.text_len()) as u64
     }
 }
 

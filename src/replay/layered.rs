@@ -18,7 +18,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 
 /// A layer: sorted by key, keys unique; `None` is a removal.
-type Layer<V> = Arc<[(String, Option<V>)]>;
+pub(super) type Layer<V> = Arc<[(String, Option<V>)]>;
 
 /// The map. `None` in a layer or in `recent` is a removal that masks the
 /// older layers.
@@ -55,6 +55,7 @@ impl<V> Default for LayeredMap<V> {
 
 impl<V: Clone> LayeredMap<V> {
     /// A map holding `entries` (a key given twice keeps its last value).
+    #[cfg(test)]
     pub(super) fn from_entries(mut entries: Vec<(String, V)>) -> Self {
         // Stable: of equal keys, the last given stays last.
         entries.sort_by(|a, b| a.0.cmp(&b.0));
@@ -141,9 +142,8 @@ impl<V: Clone> LayeredMap<V> {
 
     /// Every key with its value, sorted by key: the layers are sorted
     /// already, so they are merged, oldest first, and then the recent keys
-    /// (a stored checkpoint encodes the map in key order; gathering it
-    /// into a hash map and sorting it whole at each checkpoint showed in
-    /// the import's profile).
+    /// (what the tests compare with a plain map).
+    #[cfg(test)]
     pub(super) fn sorted_entries(&self) -> Vec<(&str, &V)> {
         let mut all: Vec<(&str, Option<&V>)> = Vec::new();
         for layer in &self.layers {
@@ -159,6 +159,38 @@ impl<V: Clone> LayeredMap<V> {
         all.into_iter()
             .filter_map(|(key, value)| Some((key, value?)))
             .collect()
+    }
+
+    /// What the map is made of, for a stored checkpoint (issue 14: the
+    /// layers are stored once, shared by every checkpoint that holds
+    /// them): the recent keys sorted, each with its value (`None`: a
+    /// removal) and whether it was touched since the last fold; the
+    /// layers, oldest first; the size the recent keys fold at.
+    pub(super) fn parts(&self) -> (Vec<(&str, Option<&V>, bool)>, &[Layer<V>], usize) {
+        let mut recent: Vec<(&str, Option<&V>, bool)> = self
+            .recent
+            .iter()
+            .map(|(k, r)| (k.as_str(), r.value.as_ref(), r.touched))
+            .collect();
+        recent.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        (recent, &self.layers, self.fold_at)
+    }
+
+    /// The map [`Self::parts`] described (each layer sorted by key, keys
+    /// unique: the caller checks).
+    pub(super) fn from_parts(
+        recent: Vec<(String, Option<V>, bool)>,
+        layers: Vec<Layer<V>>,
+        fold_at: usize,
+    ) -> Self {
+        Self {
+            recent: recent
+                .into_iter()
+                .map(|(key, value, touched)| (key, Recent { value, touched }))
+                .collect(),
+            layers,
+            fold_at: fold_at.max(MIN_FOLD),
+        }
     }
 
     /// Moves the keys not touched since the last fold into a new layer,
@@ -226,6 +258,7 @@ fn merge<V: Clone>(
     out
 }
 
+#[cfg(test)]
 /// Two sorted runs of borrowed entries as one, `newer`'s winning for a
 /// key in both; removals are kept (an older run may still hold the key).
 fn merge_refs<'a, V>(

@@ -36,10 +36,10 @@ pub struct CheckpointPolicy {
     /// Take one once the events applied since the last one cost this much:
     /// their bytes plus [`Self::op_cost`] per patch operation; or, when the
     /// last checkpoint weighs more ([`FrozenReplay::weight`]: its contents
-    /// as text and its messages), that much, so that the checkpoints of a
-    /// stream whose documents or message list grow weigh about no more
-    /// than its events (10,000,000 generated events, 384 KiB apart: 5.8 GB
-    /// of index for 2.9 GB of events; issue 14).
+    /// and state as text), that much, so that the checkpoints of a stream
+    /// whose documents grow weigh about no more than its events (issue
+    /// 14). A growing message list no longer counts: a stored checkpoint
+    /// keeps only the changes from the last state's list.
     pub max_cost: u64,
     /// The cost of one patch operation, in bytes-equivalent.
     pub op_cost: u64,

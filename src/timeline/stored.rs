@@ -10,8 +10,9 @@
 //! (checksums cover it whole) is refused with a reason, and the caller
 //! replays.
 //!
-//! The blob (format 4) is a *front* (what the first frame needs: the
-//! messages, the state at the last event with every diagnostic and effect,
+//! The blob (format 5) is a *front* (what the first frame needs: the
+//! messages and the drift tracking's layers, each stored once, the state
+//! at the last event with every diagnostic and effect,
 //! the lanes and kinds, the arrival times and where each checkpoint is,
 //! under one checksum) followed by the checkpoints (each under a checksum
 //! of its own, in the front). A recording stores it in pieces
@@ -20,7 +21,13 @@
 //! read in the background, or by the first seek that needs one before
 //! that, and each checkpoint is decoded (and its checksum checked) when a
 //! seek needs it (the last few kept). A message is decoded once, the first
-//! time a state needs it, then shared by every state that refers to it.
+//! time a state needs it, then shared by every state that refers to it. A
+//! checkpoint's message list is stored as the changes from the last
+//! state's (which the front holds whole) when it is that list's first
+//! messages with some replaced, and whole otherwise (a snapshot removed
+//! or reordered messages since): decoding it then costs the changes, not
+//! the list's length (issue 14: at 10,000,000 events, rebuilding each
+//! checkpoint's list and id index was most of a seek).
 
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
@@ -29,14 +36,18 @@ use super::{CheckpointPolicy, Checkpoints, Events, StreamIndex, Timeline};
 use crate::diagnostic::Seq;
 use crate::input::EventLog;
 use crate::protocol::for_each_parsed;
-use crate::replay::codec::{DecodeError, Decoded, Decoder, Encoder, LazyMessages, MessageTable};
+use crate::replay::codec::{
+    DecodeError, Decoded, Decoder, Encoder, LazyMessages, MessageTable, Shared,
+};
 use crate::replay::{FrozenReplay, Options, Replayer};
 
 /// The version of the blob's layout. Bump it whenever the encoding
 /// changes: an index of another version is never believed. Format 4
 /// (issue 14): the front first, the checkpoints after it, each checkpoint
-/// under its own checksum.
-pub const INDEX_FORMAT_VERSION: i64 = 4;
+/// under its own checksum. Format 5: a checkpoint's message list stored
+/// as the changes from the last state's, and the drift tracking's layers
+/// stored once, in the front, beside the messages.
+pub const INDEX_FORMAT_VERSION: i64 = 5;
 
 /// The version of what the replay computes (its rules, diagnostics,
 /// checkpoint policy) as far as a stored index holds it. Bump it by hand
@@ -44,7 +55,7 @@ pub const INDEX_FORMAT_VERSION: i64 = 4;
 /// written by another engine version is not believed. The test
 /// `the_encoded_index_of_a_fixed_stream_changes_only_with_the_engine_version`
 /// fails when the index of a fixed stream changes while this stays.
-pub const REPLAY_ENGINE_VERSION: u32 = 4;
+pub const REPLAY_ENGINE_VERSION: u32 = 5;
 
 /// The engine that wrote an index, stored beside it: the crate's version
 /// and [`REPLAY_ENGINE_VERSION`]. An index written by another is not
@@ -374,6 +385,9 @@ struct Entry {
 pub(super) struct StoredCheckpoints {
     bytes: IndexBytes,
     messages: LazyMessages,
+    /// The last state's messages, which each checkpoint's are stored
+    /// against (a shared copy).
+    head: crate::replay::Conversation,
     entries: Vec<Entry>,
     /// The first (step 0), decoded: a seek always has one to start from.
     first: Arc<FrozenReplay>,
@@ -398,6 +412,7 @@ impl std::fmt::Debug for StoredCheckpoints {
 fn decode_checkpoint(
     bytes: &IndexBytes,
     messages: &LazyMessages,
+    head: &crate::replay::Conversation,
     entry: Entry,
     options: Options,
 ) -> Decoded<FrozenReplay> {
@@ -408,7 +423,12 @@ fn decode_checkpoint(
         ));
     }
     let d = &mut Decoder::new(&encoded);
-    let checkpoint = FrozenReplay::decode(d, &|n| messages.get(&bytes.front, n))?;
+    let shared = Shared {
+        tables: messages,
+        blob: &bytes.front,
+        head: Some(head),
+    };
+    let checkpoint = FrozenReplay::decode(d, shared)?;
     if !d.at_end() || checkpoint.step() != entry.step || checkpoint.options() != options {
         return Err(DecodeError(
             "a checkpoint in the index is not what its directory says".into(),
@@ -436,7 +456,7 @@ impl StoredCheckpoints {
         let Some(&entry) = self.entries.get(i) else {
             return Err(DecodeError("no such checkpoint".into()));
         };
-        decode_checkpoint(&self.bytes, &self.messages, entry, self.options)
+        decode_checkpoint(&self.bytes, &self.messages, &self.head, entry, self.options)
     }
 
     /// Checkpoint `i`, decoded (or kept from a recent seek); `None` when it
@@ -601,7 +621,7 @@ impl Timeline {
         directory.usize(checkpoints.len());
         for checkpoint in &checkpoints {
             let mut one = Encoder::default();
-            checkpoint.encode(&mut one, &mut table)?;
+            checkpoint.encode(&mut one, &mut table, self.head.conversation())?;
             directory.u64(checkpoint.step().get());
             directory.usize(one.buf.len());
             directory
@@ -761,7 +781,11 @@ impl Timeline {
         // The state at the last event (every diagnostic and effect), the
         // lanes and kinds, and the times, each on a thread of its own (the
         // system shares them between the cores).
-        let message = |n: usize| messages.get(front, n);
+        let shared = Shared {
+            tables: &messages,
+            blob: front,
+            head: None,
+        };
         let (head, rest) = std::thread::scope(|scope| {
             let index = scope.spawn(|| -> Decoded<_> {
                 let index_d = &mut Decoder::new(index_bytes);
@@ -773,7 +797,7 @@ impl Timeline {
             });
             let arrivals = scope.spawn(|| decode_arrivals(arrival_bytes, last_step));
             let head_d = &mut Decoder::new(head_bytes);
-            let head = Replayer::decode(head_d, &message).and_then(|head| {
+            let head = Replayer::decode(head_d, shared).and_then(|head| {
                 if head_d.at_end() {
                     Ok(head)
                 } else {
@@ -804,13 +828,15 @@ impl Timeline {
         if index.num_events() as u64 != last_step {
             return refuse("the index's event kinds do not cover the stream");
         }
-        let first = decode_checkpoint(&bytes, &messages, first_entry, options)?;
+        let first =
+            decode_checkpoint(&bytes, &messages, head.conversation(), first_entry, options)?;
         if first.step() != Seq::START {
             return refuse("the index's first checkpoint is not at step 0");
         }
         let stored = Arc::new(StoredCheckpoints {
             bytes,
             messages,
+            head: head.conversation().clone(),
             entries,
             first: Arc::new(first),
             options,
@@ -888,6 +914,10 @@ mod tests {
         (3, 0x0ca8_5a6c_2227_a0ff),
         // Checkpoints twice as dense (issue 14: seek p99).
         (4, 0x4afb_1780_43f0_f196),
+        // Index format 5 (issue 14): checkpoints' message lists stored
+        // against the last state's, drift layers stored once; checkpoints
+        // no longer spaced by their message list.
+        (5, 0xbc78_992e_2b1e_ae67),
     ];
 
     /// The demo under both profiles, strict and best effort.
@@ -929,6 +959,144 @@ mod tests {
             REPLAY_ENGINE_VERSION + 1
         );
         assert!(index_engine().ends_with(&format!(" engine {REPLAY_ENGINE_VERSION}")));
+    }
+
+    /// A stream whose message list and drift tracking grow (hundreds of
+    /// streamed messages, an activity patched throughout), with a
+    /// `MESSAGES_SNAPSHOT` halfway that drops the first messages and says
+    /// other than what one of them streamed (drift, E20).
+    fn growing_with_a_snapshot() -> EventLog {
+        let mut log = EventLog::default();
+        log.push(br#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#);
+        log.push(
+            br#"{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"plan","content":{"n":0}}"#,
+        );
+        let pad: String = (0..60)
+            .map(|k| {
+                format!(
+                    r#"{{"op":"add","path":"/k{k}","value":"{}"}}"#,
+                    "x".repeat(20)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(",");
+        for i in 0..700 {
+            log.push(format!(r#"{{"type":"STATE_DELTA","delta":[{pad}]}}"#).as_bytes());
+            log.push(
+                format!(
+                    r#"{{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"plan","patch":[{{"op":"replace","path":"/n","value":{i}}}]}}"#
+                )
+                .as_bytes(),
+            );
+            log.push(
+                format!(r#"{{"type":"TEXT_MESSAGE_START","messageId":"m{i}","role":"assistant"}}"#)
+                    .as_bytes(),
+            );
+            log.push(
+                format!(
+                    r#"{{"type":"TEXT_MESSAGE_CONTENT","messageId":"m{i}","delta":"said {i}"}}"#
+                )
+                .as_bytes(),
+            );
+            log.push(format!(r#"{{"type":"TEXT_MESSAGE_END","messageId":"m{i}"}}"#).as_bytes());
+            if i == 350 {
+                // m0 to m99 dropped: every earlier checkpoint's list
+                // starts with messages the last state's does not hold.
+                let mut messages: Vec<String> = (100..300)
+                    .rev()
+                    .map(|k| format!(r#"{{"id":"m{k}","role":"assistant","content":"said {k}"}}"#))
+                    .collect();
+                messages[0] =
+                    r#"{"id":"m299","role":"assistant","content":"not what streamed"}"#.into();
+                log.push(
+                    format!(
+                        r#"{{"type":"MESSAGES_SNAPSHOT","messages":[{}]}}"#,
+                        messages.join(",")
+                    )
+                    .as_bytes(),
+                );
+            }
+        }
+        log
+    }
+
+    /// Issue 14: a checkpoint's message list is stored as the changes from
+    /// the last state's when it can be (those after the snapshot), whole
+    /// when it cannot (those before it), and its drift tracking as layers
+    /// the index holds once; seeks from either give the state, the
+    /// diagnostics and the drift replayed from step 0.
+    #[test]
+    fn checkpoints_stored_against_the_last_state_or_whole_seek_as_the_replay_does() {
+        let log = growing_with_a_snapshot();
+        let options = Options::default();
+        let replayed = Timeline::from_log(log.clone(), options);
+        let num = replayed.num_checkpoints();
+        assert!(num > 4, "{num} checkpoints");
+        let against_head: Vec<bool> = (0..num)
+            .map(|i| {
+                let checkpoint = replayed.checkpoints.get(i).expect("a checkpoint");
+                checkpoint.stored_against(&replayed.head)
+            })
+            .collect();
+        assert!(against_head.contains(&true), "{against_head:?}");
+        assert!(against_head[1..].contains(&false), "{against_head:?}");
+        let blob = replayed.encode_index().expect("encodes");
+        let stored = Timeline::from_stored_index(log.clone(), &blob[..], options).expect("decodes");
+        let last = replayed.len() as u64;
+        let mut drift_seen = false;
+        let steps = (0..=last)
+            .step_by(13)
+            .chain(replayed.checkpoint_steps().flat_map(|s| {
+                let s = s.get();
+                [s.saturating_sub(1), s, s + 1]
+            }))
+            .chain((0..=last).rev().step_by(101))
+            .map(|s| s.min(last))
+            .collect::<Vec<u64>>();
+        // The replay from step 0 at each step sought, in one pass.
+        let mut expected_at = std::collections::BTreeMap::new();
+        let mut ascending = steps.clone();
+        ascending.sort_unstable();
+        ascending.dedup();
+        let mut replayer = crate::replay::Replayer::new(options);
+        let mut events = log.iter().map(|(_, raw)| raw);
+        for &step in &ascending {
+            while replayer.step().get() < step {
+                let raw = events.next().expect("an event");
+                replayer.apply(crate::protocol::parse_event(raw));
+            }
+            expected_at.insert(step, replayer.clone());
+        }
+        for step in steps {
+            let expected = &expected_at[&step];
+            let step = Seq::new(step);
+            let sought = stored.seek(step);
+            assert_eq!(sought.step(), step);
+            assert_eq!(sought.document(), expected.document(), "step {step}");
+            assert_eq!(
+                sought.conversation().to_json(),
+                expected.conversation().to_json(),
+                "step {step}"
+            );
+            // A seek's log holds what the events after its checkpoint
+            // said: the end of the replayed log.
+            assert!(
+                expected.diagnostics().ends_with(sought.diagnostics()),
+                "step {step}"
+            );
+            drift_seen |= sought
+                .diagnostics()
+                .iter()
+                .any(|d| d.code == crate::diagnostic::Code::MessagesDrift && d.drift.is_some());
+        }
+        assert!(drift_seen, "a seek met the snapshot's drift");
+        assert!(
+            replayed
+                .diagnostics()
+                .iter()
+                .any(|d| d.code == crate::diagnostic::Code::MessagesDrift),
+            "the snapshot drifts"
+        );
     }
 
     #[test]
