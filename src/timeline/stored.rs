@@ -916,8 +916,8 @@ mod tests {
         (4, 0x4afb_1780_43f0_f196),
         // Index format 5 (issue 14): checkpoints' message lists stored
         // against the last state's, drift layers stored once; checkpoints
-        // no longer spaced by their message list.
-        (5, 0xbc78_992e_2b1e_ae67),
+        // no longer spaced by their message list, 256 KiB apart.
+        (5, 0x1c8e_ecc0_347a_100f),
     ];
 
     /// The demo under both profiles, strict and best effort.
