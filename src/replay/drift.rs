@@ -125,10 +125,10 @@ impl DriftWatch {
         self.state.encode(e);
         let (recent, layers, fold_at) = self.messages.parts();
         e.usize(recent.len());
-        for (id, since, touched) in recent {
-            e.str(id);
-            encode_entry(e, since);
-            e.bool(touched);
+        for entry in recent {
+            e.str(entry.key);
+            encode_entry(e, entry.value);
+            e.bool(entry.touched);
         }
         e.usize(layers.len());
         for layer in layers {

@@ -39,6 +39,15 @@ struct Recent<V> {
     touched: bool,
 }
 
+/// A recent key as [`LayeredMap::parts`] gives it.
+pub(super) struct RecentEntry<'a, V> {
+    pub key: &'a str,
+    /// `None`: a removal.
+    pub value: Option<&'a V>,
+    /// Touched since the last fold.
+    pub touched: bool,
+}
+
 /// The fewest keys `recent` folds at (and the most it grows by between
 /// folds, beyond the keys it keeps).
 const MIN_FOLD: usize = 64;
@@ -166,13 +175,17 @@ impl<V: Clone> LayeredMap<V> {
     /// them): the recent keys sorted, each with its value (`None`: a
     /// removal) and whether it was touched since the last fold; the
     /// layers, oldest first; the size the recent keys fold at.
-    pub(super) fn parts(&self) -> (Vec<(&str, Option<&V>, bool)>, &[Layer<V>], usize) {
-        let mut recent: Vec<(&str, Option<&V>, bool)> = self
+    pub(super) fn parts(&self) -> (Vec<RecentEntry<'_, V>>, &[Layer<V>], usize) {
+        let mut recent: Vec<RecentEntry<'_, V>> = self
             .recent
             .iter()
-            .map(|(k, r)| (k.as_str(), r.value.as_ref(), r.touched))
+            .map(|(key, r)| RecentEntry {
+                key,
+                value: r.value.as_ref(),
+                touched: r.touched,
+            })
             .collect();
-        recent.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        recent.sort_unstable_by(|a, b| a.key.cmp(b.key));
         (recent, &self.layers, self.fold_at)
     }
 
@@ -258,9 +271,9 @@ fn merge<V: Clone>(
     out
 }
 
-#[cfg(test)]
 /// Two sorted runs of borrowed entries as one, `newer`'s winning for a
 /// key in both; removals are kept (an older run may still hold the key).
+#[cfg(test)]
 fn merge_refs<'a, V>(
     older: Vec<(&'a str, Option<&'a V>)>,
     newer: impl Iterator<Item = (&'a str, Option<&'a V>)>,
