@@ -812,8 +812,14 @@ impl RecordingWriter {
     pub fn build_deferred_indexes(&mut self) -> Result<(), StoreError> {
         self.flush()?;
         if self.indexes_deferred {
+            // SQLite's sorter may sort on helper threads (`PRAGMA threads`;
+            // none by default): building the three indexes of 10,000,000
+            // events took 16.1 s instead of 21.8 on two cores (issue 14's
+            // import). The other core is free once the replay is done.
+            let helpers = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
             self.conn
-                .execute_batch(schema::INDEXES_V1)
+                .execute_batch(&format!("PRAGMA threads = {helpers};"))
+                .and_then(|()| self.conn.execute_batch(schema::INDEXES_V1))
                 .map_err(|e| self.sqlite("cannot index the recording", e))?;
             self.indexes_deferred = false;
         }
