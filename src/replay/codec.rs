@@ -355,98 +355,109 @@ pub struct Shared<'a> {
     pub head: Option<&'a Conversation>,
 }
 
-/// A [`MessageTable`] as read back: where each message is in the blob,
-/// each decoded on first use and then shared by every state that refers to
-/// it (issue 14: opening reads only what the first frame needs).
+/// A [`MessageTable`] as read back: where each message and drift layer is
+/// in the blob, each decoded on first use and then shared by every state
+/// that refers to it (issue 14: opening reads only what the first frame
+/// needs).
 #[derive(Debug, Default)]
 pub struct LazyMessages {
-    ranges: Vec<(usize, usize)>,
-    decoded: Vec<std::sync::OnceLock<Arc<Message>>>,
-    layer_ranges: Vec<(usize, usize)>,
-    layers: Vec<std::sync::OnceLock<DriftLayer>>,
+    messages: LazyItems<Message>,
+    layers: LazyItems<[(String, Option<super::drift::Since>)]>,
 }
 
-/// Where each of `n` length-prefixed items at `d` is (skipping their bytes).
-fn scan_ranges(d: &mut Decoder<'_>) -> Decoded<Vec<(usize, usize)>> {
-    let n = d.count()?;
-    let mut ranges = Vec::with_capacity(n);
-    for _ in 0..n {
-        let len = d.count()?;
-        let start = d.pos();
-        d.skip(len)?;
-        ranges.push((start, start + len));
+/// Length-prefixed items of a blob, each decoded on first use, then shared.
+#[derive(Debug)]
+struct LazyItems<T: ?Sized> {
+    ranges: Vec<(usize, usize)>,
+    decoded: Vec<std::sync::OnceLock<Arc<T>>>,
+}
+
+impl<T: ?Sized> Default for LazyItems<T> {
+    fn default() -> Self {
+        Self {
+            ranges: Vec::new(),
+            decoded: Vec::new(),
+        }
     }
-    Ok(ranges)
+}
+
+impl<T: ?Sized> LazyItems<T> {
+    /// Finds each of the count-prefixed items at `d` (skipping their bytes).
+    fn scan(d: &mut Decoder<'_>) -> Decoded<Self> {
+        let n = d.count()?;
+        let mut ranges = Vec::with_capacity(n);
+        for _ in 0..n {
+            let len = d.count()?;
+            let start = d.pos();
+            d.skip(len)?;
+            ranges.push((start, start + len));
+        }
+        let decoded = (0..n).map(|_| std::sync::OnceLock::new()).collect();
+        Ok(Self { ranges, decoded })
+    }
+
+    /// Item `n` (`what` names it in errors), decoded from `blob` by
+    /// `decode` on first use.
+    fn get(
+        &self,
+        blob: &[u8],
+        n: usize,
+        what: &str,
+        decode: impl FnOnce(&mut Decoder<'_>) -> Decoded<Arc<T>>,
+    ) -> Decoded<Arc<T>> {
+        let (Some(&(start, end)), Some(cell)) = (self.ranges.get(n), self.decoded.get(n)) else {
+            return Err(DecodeError(format!(
+                "a state in the index names {what} the index does not hold"
+            )));
+        };
+        if let Some(item) = cell.get() {
+            return Ok(Arc::clone(item));
+        }
+        let Some(bytes) = blob.get(start..end) else {
+            return Err(DecodeError(format!("{what} in the index is past its end")));
+        };
+        let d = &mut Decoder::new(bytes);
+        let item = decode(d)?;
+        if !d.at_end() {
+            return Err(DecodeError(format!(
+                "{what} in the index has bytes after its end"
+            )));
+        }
+        Ok(Arc::clone(cell.get_or_init(|| item)))
+    }
 }
 
 impl LazyMessages {
     /// Finds every message and drift layer of the table at `d` (skipping
     /// their bytes).
     pub fn scan(d: &mut Decoder<'_>) -> Decoded<Self> {
-        let ranges = scan_ranges(d)?;
-        let decoded = (0..ranges.len())
-            .map(|_| std::sync::OnceLock::new())
-            .collect();
-        let layer_ranges = scan_ranges(d)?;
-        let layers = (0..layer_ranges.len())
-            .map(|_| std::sync::OnceLock::new())
-            .collect();
         Ok(Self {
-            ranges,
-            decoded,
-            layer_ranges,
-            layers,
+            messages: LazyItems::scan(d)?,
+            layers: LazyItems::scan(d)?,
         })
     }
 
     /// Drift layer `n`, decoded from `blob` on first use, then shared.
     pub(super) fn layer(&self, blob: &[u8], n: usize) -> Decoded<DriftLayer> {
-        let (Some(&(start, end)), Some(cell)) = (self.layer_ranges.get(n), self.layers.get(n))
-        else {
-            return bad("a state in the index names a drift layer the index does not hold");
-        };
-        if let Some(layer) = cell.get() {
-            return Ok(Arc::clone(layer));
-        }
-        let Some(bytes) = blob.get(start..end) else {
-            return bad("a drift layer in the index is past its end");
-        };
-        let d = &mut Decoder::new(bytes);
-        let layer = super::drift::decode_layer(d)?;
-        if !d.at_end() {
-            return bad("a drift layer in the index has bytes after its end");
-        }
-        Ok(Arc::clone(cell.get_or_init(|| layer)))
+        self.layers
+            .get(blob, n, "a drift layer", super::drift::decode_layer)
     }
 
     /// The number of messages.
     pub fn len(&self) -> usize {
-        self.ranges.len()
+        self.messages.ranges.len()
     }
 
     /// Whether the table is empty.
     pub fn is_empty(&self) -> bool {
-        self.ranges.is_empty()
+        self.messages.ranges.is_empty()
     }
 
     /// Message `n`, decoded from `blob` (the one [`Self::scan`] read) on
     /// first use.
     pub fn get(&self, blob: &[u8], n: usize) -> Decoded<Arc<Message>> {
-        let (Some(&(start, end)), Some(cell)) = (self.ranges.get(n), self.decoded.get(n)) else {
-            return bad("a state in the index names a message the index does not hold");
-        };
-        if let Some(message) = cell.get() {
-            return Ok(Arc::clone(message));
-        }
-        let Some(bytes) = blob.get(start..end) else {
-            return bad("a message in the index is past its end");
-        };
-        let d = &mut Decoder::new(bytes);
-        let message = decode_message(d)?;
-        if !d.at_end() {
-            return bad("a message in the index has bytes after its end");
-        }
-        Ok(Arc::clone(cell.get_or_init(|| Arc::new(message))))
+        self.messages
+            .get(blob, n, "a message", |d| decode_message(d).map(Arc::new))
     }
 }
 

@@ -579,6 +579,18 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// An activity message with an empty content.
+    fn activity(id: &str) -> Message {
+        Message::Activity(ActivityMessage {
+            id: id.into(),
+            activity_type: "t".into(),
+            content: Arc::new(Value::Null),
+            content_bytes: 0,
+            subagent_run_id: None,
+            metadata: None,
+        })
+    }
+
     #[test]
     fn messages_round_trip_through_json() {
         for value in [
@@ -598,16 +610,6 @@ mod tests {
     #[test]
     fn activity_positions_follow_pushes_inserts_replacements_and_resets() {
         let text = |id: &str| Message::Other(OtherMessage::empty_text(id, Role::User));
-        let activity = |id: &str| {
-            Message::Activity(ActivityMessage {
-                id: id.into(),
-                activity_type: "t".into(),
-                content: Arc::new(Value::Null),
-                content_bytes: 0,
-                subagent_run_id: None,
-                metadata: None,
-            })
-        };
         let scan = |c: &Conversation| -> Vec<usize> {
             c.iter()
                 .enumerate()
@@ -648,16 +650,6 @@ mod tests {
             let mut message = OtherMessage::empty_text(id, Role::Assistant);
             message.append_content(content);
             Message::Other(message)
-        };
-        let activity = |id: &str| {
-            Message::Activity(ActivityMessage {
-                id: id.into(),
-                activity_type: "t".into(),
-                content: Arc::new(Value::Null),
-                content_bytes: 0,
-                subagent_run_id: None,
-                metadata: None,
-            })
         };
         let mut earlier = Conversation::default();
         for i in 0..200 {
