@@ -71,6 +71,9 @@ pub struct ImportArgs {
     /// The stream's shape.
     #[command(flatten)]
     pub shape: StreamShape,
+    /// Build the SQL indexes too, as `import --sql-indexes` does.
+    #[arg(long)]
+    pub sql_indexes: bool,
     /// Where to put the temporary files (default: the system's temp dir).
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
@@ -149,7 +152,7 @@ pub fn run(command: &BenchCommand, out: &mut dyn Write) -> anyhow::Result<u8> {
         }
         BenchCommand::Import(args) => {
             let dir = args.dir.clone().unwrap_or_else(std::env::temp_dir);
-            let figures = import_figures(args.shape.config(), &dir)?;
+            let figures = import_figures(args.shape.config(), &dir, args.sql_indexes)?;
             serde_json::to_writer_pretty(&mut *out, &figures)?;
             writeln!(out)?;
         }

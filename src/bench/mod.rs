@@ -106,6 +106,8 @@ pub struct ImportFigures {
     pub events: usize,
     /// Bytes of the JSON lines file imported.
     pub input_bytes: u64,
+    /// Whether the import built the SQL indexes (`--sql-indexes`).
+    pub sql_indexes: bool,
     /// Reading the JSON lines file and writing the recording (indexes
     /// built, write-ahead log folded in).
     pub import_events_per_sec: f64,
@@ -132,7 +134,11 @@ pub struct ImportFigures {
 
 /// Imports a generated stream into a recording in `dir` and measures
 /// import, size and open. The files are removed afterwards.
-pub fn import_figures(config: GenConfig, dir: &std::path::Path) -> anyhow::Result<ImportFigures> {
+pub fn import_figures(
+    config: GenConfig,
+    dir: &std::path::Path,
+    sql_indexes: bool,
+) -> anyhow::Result<ImportFigures> {
     use std::io::Write;
     let stamp = format!("{}-{}", std::process::id(), config.seed);
     let input = dir.join(format!("agui-replay-bench-{stamp}.jsonl"));
@@ -160,7 +166,12 @@ pub fn import_figures(config: GenConfig, dir: &std::path::Path) -> anyhow::Resul
         let input_bytes = std::fs::metadata(&input)?.len();
 
         let started = Instant::now();
-        agui_replay::store::import_files(std::slice::from_ref(&input), &recording, &mut |_| {})?;
+        agui_replay::store::import_files_with(
+            std::slice::from_ref(&input),
+            &recording,
+            agui_replay::store::ImportOptions { sql_indexes },
+            &mut |_| {},
+        )?;
         let import_secs = started.elapsed().as_secs_f64();
         let file_bytes = std::fs::metadata(&recording)?.len();
 
@@ -201,6 +212,7 @@ pub fn import_figures(config: GenConfig, dir: &std::path::Path) -> anyhow::Resul
         Ok(ImportFigures {
             events: config.events,
             input_bytes,
+            sql_indexes,
             import_events_per_sec: per_sec(config.events, import_secs),
             file_bytes,
             file_bytes_per_event: ((file_bytes as f64 / config.events.max(1) as f64) * 10.0)

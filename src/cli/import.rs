@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::EXIT_OK;
-use crate::store::{ImportProgress, import_files};
+use crate::store::{ImportOptions, ImportProgress, import_files_with};
 
 /// `import` options.
 #[derive(Debug, Args)]
@@ -25,6 +25,12 @@ pub struct ImportArgs {
     /// complete: a failed import leaves it as it was).
     #[arg(long)]
     pub force: bool,
+    /// Also build SQL indexes on the events (by type, message and run), for
+    /// SQL queries on the file. agui-replay does not need them; they make
+    /// the import about a fifth slower. `upgrade --sql-indexes` adds them
+    /// later.
+    #[arg(long)]
+    pub sql_indexes: bool,
 }
 
 pub(super) fn run(args: &ImportArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
@@ -55,7 +61,10 @@ pub(super) fn run(args: &ImportArgs, out: &mut dyn Write) -> anyhow::Result<u8> 
             eprint!("\r\x1b[K");
         }
     };
-    let sessions = import_files(&args.inputs, &args.out, &mut report)?;
+    let options = ImportOptions {
+        sql_indexes: args.sql_indexes,
+    };
+    let sessions = import_files_with(&args.inputs, &args.out, options, &mut report)?;
     for session in &sessions {
         writeln!(
             out,

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::EXIT_OK;
-use crate::store::{Upgraded, upgrade};
+use crate::store::{Upgraded, upgrade_with};
 
 /// `upgrade` options.
 #[derive(Debug, Args)]
@@ -15,16 +15,31 @@ pub struct UpgradeArgs {
     /// The recording to upgrade in place.
     #[arg(value_name = "REC")]
     pub file: PathBuf,
+    /// Also build the recording's SQL indexes (by event type, message and
+    /// run) if it lacks them: for SQL queries on the file; agui-replay
+    /// itself does not use them.
+    #[arg(long)]
+    pub sql_indexes: bool,
 }
 
 pub(super) fn run(args: &UpgradeArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
-    match upgrade(&args.file)? {
+    match upgrade_with(&args.file, args.sql_indexes)? {
         Upgraded::UpToDate { version } => writeln!(
             out,
-            "{}: up to date (schema version {version}, every ended session indexed)",
-            args.file.display()
+            "{}: up to date (schema version {version}, every ended session indexed{})",
+            args.file.display(),
+            if args.sql_indexes {
+                ", SQL indexes present"
+            } else {
+                ""
+            }
         )?,
-        Upgraded::Upgraded { from, to, indexed } => {
+        Upgraded::Upgraded {
+            from,
+            to,
+            indexed,
+            sql_indexes,
+        } => {
             let migrated = if from == to {
                 format!("schema version {to}")
             } else {
@@ -32,9 +47,14 @@ pub(super) fn run(args: &UpgradeArgs, out: &mut dyn Write) -> anyhow::Result<u8>
             };
             writeln!(
                 out,
-                "{}: upgraded ({migrated}); stored the timeline index of {indexed} session{}",
+                "{}: upgraded ({migrated}); stored the timeline index of {indexed} session{}{}",
                 args.file.display(),
-                if indexed == 1 { "" } else { "s" }
+                if indexed == 1 { "" } else { "s" },
+                if sql_indexes {
+                    "; built the SQL indexes"
+                } else {
+                    ""
+                }
             )?;
         }
     }

@@ -71,6 +71,24 @@ pub fn import_files(
     out: &Path,
     progress: &mut dyn FnMut(ImportProgress),
 ) -> Result<Vec<ImportedSession>, ImportError> {
+    import_files_with(inputs, out, ImportOptions::default(), progress)
+}
+
+/// What an import writes beside the events and their timeline index.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ImportOptions {
+    /// Build the recording's [SQL indexes](super::schema::SQL_INDEXES),
+    /// for queries on the file (`import --sql-indexes`).
+    pub sql_indexes: bool,
+}
+
+/// [`import_files`] with `options`.
+pub fn import_files_with(
+    inputs: &[PathBuf],
+    out: &Path,
+    options: ImportOptions,
+    progress: &mut dyn FnMut(ImportProgress),
+) -> Result<Vec<ImportedSession>, ImportError> {
     if let Some(input) = inputs
         .iter()
         .find(|input| crate::export::is_same_file(input, out))
@@ -87,7 +105,7 @@ pub fn import_files(
     }
     let mut imported = Vec::new();
     let written = super::replace_file(out, |temporary| {
-        imported = write_planned(planned, temporary, progress)?;
+        imported = write_planned(planned, temporary, options, progress)?;
         Ok::<(), ImportError>(())
     });
     match written {
@@ -107,6 +125,7 @@ pub fn import_files(
 fn write_planned(
     planned: Vec<Planned>,
     out: &Path,
+    options: ImportOptions,
     progress: &mut dyn FnMut(ImportProgress),
 ) -> Result<Vec<ImportedSession>, ImportError> {
     let mut writer = RecordingWriter::create(out, true)?;
@@ -126,8 +145,7 @@ fn write_planned(
         // the events are written, from step 0 as a reader will see it (the
         // stored run input), for the options a reader uses by default. That
         // thread then encodes it, with the arrival times the writing gave,
-        // while this one builds the recording's own indexes: the two
-        // longest steps after the replay take one core each.
+        // while this one builds the SQL indexes if asked.
         let start = writer.index_start(id, planned.declared_profile.as_deref())?;
         let (written, encoded) = std::thread::scope(|scope| {
             let (arrivals_sender, arrivals_receiver) = std::sync::mpsc::channel::<Vec<u64>>();
@@ -155,11 +173,11 @@ fn write_planned(
                     let _ = arrivals_sender.send(arrivals);
                 });
             drop(arrivals_sender);
-            // Once the last events are in, the recording's own indexes are
+            // Once the last events are in, the SQL indexes asked for are
             // built while the replay goes on (issue 14: they were built
             // after it, one thread idle).
-            if is_last && written.is_ok() {
-                written = writer.build_deferred_indexes().and(written);
+            if options.sql_indexes && is_last && written.is_ok() {
+                written = writer.build_sql_indexes().and(written);
             }
             let encoded = replay.and_then(|replay| replay.join().ok().flatten());
             (written, encoded)

@@ -40,13 +40,18 @@ pub use annotations::{
     rename_bookmark,
 };
 pub use blocks::SessionBlocks;
-pub use import::{ImportError, ImportProgress, ImportedSession, format_name, import_files};
+pub use import::{
+    ImportError, ImportOptions, ImportProgress, ImportedSession, format_name, import_files,
+    import_files_with,
+};
 pub use reader::IndexUnused;
 pub use reader::{Recording, StoredEvent, file_is_sqlite};
 pub use replace::{ReplaceError, SIDECARS, remove_with_sidecars, replace_file, temporary_beside};
-pub use schema::{APPLICATION_ID, INDEX_PIECE_BYTES, PAGE_BYTES, SCHEMA_VERSION, options_key};
+pub use schema::{
+    APPLICATION_ID, INDEX_PIECE_BYTES, PAGE_BYTES, SCHEMA_VERSION, SQL_INDEX_NAMES, options_key,
+};
 pub use secrets::{SECRET_FIELD_NAMES, SECRET_QUERY_PARAMS, StoreRedaction};
-pub use upgrade::{Upgraded, upgrade};
+pub use upgrade::{Upgraded, upgrade, upgrade_with};
 pub use writer::{CHECKPOINT_INTERVAL, COMMIT_INTERVAL, EncodedIndex, NewSession, RecordingWriter};
 
 use crate::diagnostic::Diagnostic;

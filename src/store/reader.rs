@@ -351,6 +351,13 @@ impl Recording {
         self.version
     }
 
+    /// Whether the file has the [SQL indexes](super::schema::SQL_INDEXES)
+    /// (`import --sql-indexes`, `upgrade --sql-indexes`).
+    pub fn has_sql_indexes(&self) -> Result<bool, StoreError> {
+        super::schema::has_sql_indexes(&self.conn)
+            .map_err(|source| self.error("cannot read the recording's schema", source))
+    }
+
     /// The stored timeline index of a session for `options`, as written
     /// (see [`Self::stored_timeline`]), once its key says it may be
     /// believed: this format, this engine, the session ended, as many

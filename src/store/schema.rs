@@ -156,9 +156,14 @@ pub fn profile_key(session: i64) -> String {
     format!("session.{session}.profile")
 }
 
-/// The secondary indexes of version 1. A bulk import builds them once at
-/// the end, which is several times faster than keeping them up to date.
-pub const INDEXES_V1: &str = "
+/// The secondary indexes of version 1, for SQL on the file: by event type,
+/// by message and by run. Nothing in agui-replay queries them (it reads
+/// events by row id), and building them was about a fifth of an import's
+/// work (issue 14's import rate), so a recording has them only when asked:
+/// `import --sql-indexes` or `upgrade --sql-indexes`. A file that has them
+/// keeps them, SQLite updating them as events are added; one without them
+/// opens and replays alike.
+pub const SQL_INDEXES: &str = "
 CREATE INDEX IF NOT EXISTS events_by_type ON events (session_id, type);
 CREATE INDEX IF NOT EXISTS events_by_message ON events (session_id, message_id)
     WHERE message_id IS NOT NULL;
@@ -173,17 +178,27 @@ CREATE INDEX IF NOT EXISTS events_by_run ON events (session_id, run_id)
 /// alike (SQLite's header says which).
 pub const PAGE_BYTES: i64 = 16384;
 
-/// Creates the current schema in an empty database (without the secondary
-/// indexes when `defer_indexes`).
-pub fn create(conn: &Connection, defer_indexes: bool) -> rusqlite::Result<()> {
+/// The names of the [`SQL_INDEXES`].
+pub const SQL_INDEX_NAMES: [&str; 3] = ["events_by_message", "events_by_run", "events_by_type"];
+
+/// Whether the database has every one of the [`SQL_INDEXES`].
+pub fn has_sql_indexes(conn: &Connection) -> rusqlite::Result<bool> {
+    let found: i64 = conn.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN (?1, ?2, ?3)",
+        SQL_INDEX_NAMES,
+        |row| row.get(0),
+    )?;
+    Ok(found == SQL_INDEX_NAMES.len() as i64)
+}
+
+/// Creates the current schema in an empty database, without the
+/// [`SQL_INDEXES`].
+pub fn create(conn: &Connection) -> rusqlite::Result<()> {
     conn.pragma_update(None, "page_size", PAGE_BYTES)?;
     conn.execute_batch("BEGIN")?;
     conn.execute_batch(SCHEMA_V1)?;
     conn.execute_batch(SCHEMA_V2)?;
     conn.execute_batch(SCHEMA_V3)?;
-    if !defer_indexes {
-        conn.execute_batch(INDEXES_V1)?;
-    }
     conn.execute(
         "INSERT INTO meta (key, value) VALUES ('created_by', ?1)",
         [concat!("agui-replay ", env!("CARGO_PKG_VERSION"))],

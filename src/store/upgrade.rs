@@ -29,11 +29,20 @@ pub enum Upgraded {
         to: i32,
         /// How many sessions got a stored index.
         indexed: usize,
+        /// Whether the SQL indexes were built.
+        sql_indexes: bool,
     },
 }
 
 /// Upgrades the recording at `path` in place (see the module).
 pub fn upgrade(path: &Path) -> Result<Upgraded, StoreError> {
+    upgrade_with(path, false)
+}
+
+/// [`upgrade`], which with `sql_indexes` also builds the
+/// [SQL indexes](super::schema::SQL_INDEXES) the file lacks
+/// (`upgrade --sql-indexes`).
+pub fn upgrade_with(path: &Path, sql_indexes: bool) -> Result<Upgraded, StoreError> {
     let recording = Recording::open(path)?;
     let from = recording.schema_version();
     let to_index = |recording: &Recording| -> Result<Vec<_>, StoreError> {
@@ -50,7 +59,8 @@ pub fn upgrade(path: &Path) -> Result<Upgraded, StoreError> {
         Ok(missing)
     };
     let missing = to_index(&recording)?;
-    if from == SCHEMA_VERSION && missing.is_empty() {
+    let build_sql_indexes = sql_indexes && !recording.has_sql_indexes()?;
+    if from == SCHEMA_VERSION && missing.is_empty() && !build_sql_indexes {
         return Ok(Upgraded::UpToDate { version: from });
     }
     drop(recording);
@@ -70,10 +80,14 @@ pub fn upgrade(path: &Path) -> Result<Upgraded, StoreError> {
         }
     }
     drop(recording);
+    if build_sql_indexes {
+        writer.build_sql_indexes()?;
+    }
     writer.finish()?;
     Ok(Upgraded::Upgraded {
         from,
         to: SCHEMA_VERSION,
         indexed,
+        sql_indexes: build_sql_indexes,
     })
 }

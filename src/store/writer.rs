@@ -121,7 +121,6 @@ pub struct RecordingWriter {
     current: Option<SessionId>,
     pending: Vec<Pending>,
     last_commit: Instant,
-    indexes_deferred: bool,
     /// Whether the file uses a write-ahead log (a live recording).
     live: bool,
     /// When the log was last folded into the main file.
@@ -160,10 +159,10 @@ fn no_session(path: &Path) -> StoreError {
 
 impl RecordingWriter {
     /// Creates a new recording file; fails if `path` exists. With
-    /// `for_import`, secondary indexes are built once at [`finish`], which
-    /// makes bulk imports several times faster.
-    ///
-    /// [`finish`]: RecordingWriter::finish
+    /// `for_import` it is written for a bulk import (a rollback journal
+    /// with `synchronous = OFF`, the file renamed into place once whole);
+    /// otherwise for a live recording (a write-ahead log). Either way it has
+    /// no [`schema::SQL_INDEXES`] until [`Self::build_sql_indexes`].
     pub fn create(path: &Path, for_import: bool) -> Result<Self, StoreError> {
         let sqlite = |context: &str| sqlite_error(path, context);
         let conn = Connection::open_with_flags(
@@ -192,11 +191,11 @@ impl RecordingWriter {
             conn.busy_timeout(BUSY_TIMEOUT)
         }
         .map_err(sqlite("cannot set up the recording"))?;
-        schema::create(&conn, for_import).map_err(sqlite("cannot create the recording schema"))?;
+        schema::create(&conn).map_err(sqlite("cannot create the recording schema"))?;
         if !for_import {
             configure(&conn, true).map_err(sqlite("cannot set up the recording"))?;
         }
-        Ok(Self::with_connection(conn, path, for_import, !for_import))
+        Ok(Self::with_connection(conn, path, !for_import))
     }
 
     /// Opens an existing recording to add sessions (migrating an older
@@ -217,10 +216,7 @@ impl RecordingWriter {
             reason,
         })?;
         configure(&conn, true).map_err(sqlite("cannot set up the recording"))?;
-        // Indexes a bulk import deferred and never built (it was killed).
-        conn.execute_batch(schema::INDEXES_V1)
-            .map_err(sqlite("cannot index the recording"))?;
-        Ok(Self::with_connection(conn, path, false, true))
+        Ok(Self::with_connection(conn, path, true))
     }
 
     /// Opens `path` to add sessions if it exists, or creates it.
@@ -232,7 +228,7 @@ impl RecordingWriter {
         }
     }
 
-    fn with_connection(conn: Connection, path: &Path, indexes_deferred: bool, live: bool) -> Self {
+    fn with_connection(conn: Connection, path: &Path, live: bool) -> Self {
         Self {
             conn,
             path: path.to_owned(),
@@ -240,7 +236,6 @@ impl RecordingWriter {
             current: None,
             pending: Vec::new(),
             last_commit: Instant::now(),
-            indexes_deferred,
             live,
             last_checkpoint: Instant::now(),
             uncheckpointed: false,
@@ -802,32 +797,25 @@ impl RecordingWriter {
         Ok(())
     }
 
-    /// Builds the secondary indexes a bulk import deferred ([`Self::create`]
-    /// `for_import`) now rather than at [`Self::finish`]: an import builds
+    /// Builds the [`schema::SQL_INDEXES`] the file does not have yet
+    /// (`import --sql-indexes`, `upgrade --sql-indexes`). An import builds
     /// them once its last events are written, while its timeline index is
-    /// still being replayed on another thread (issue 14). Does nothing if
-    /// they are built already.
-    ///
-    /// [`Self::finish`]: RecordingWriter::finish
-    pub fn build_deferred_indexes(&mut self) -> Result<(), StoreError> {
+    /// still being replayed on another thread.
+    pub fn build_sql_indexes(&mut self) -> Result<(), StoreError> {
         self.flush()?;
-        if self.indexes_deferred {
-            // SQLite's sorter may sort on helper threads (`PRAGMA threads`;
-            // none by default): building the three indexes of 10,000,000
-            // events took 16.1 s instead of 21.8 on two cores (issue 14's
-            // import). The other core is free once the replay is done.
-            let helpers = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
-            self.conn
-                .execute_batch(&format!("PRAGMA threads = {helpers};"))
-                .and_then(|()| self.conn.execute_batch(schema::INDEXES_V1))
-                .map_err(|e| self.sqlite("cannot index the recording", e))?;
-            self.indexes_deferred = false;
-        }
-        Ok(())
+        // SQLite's sorter may sort on helper threads (`PRAGMA threads`;
+        // none by default): building the three indexes of 10,000,000
+        // events took 16.1 s instead of 21.8 on two cores (issue 14's
+        // import).
+        let helpers = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+        self.conn
+            .execute_batch(&format!("PRAGMA threads = {helpers};"))
+            .and_then(|()| self.conn.execute_batch(schema::SQL_INDEXES))
+            .map_err(|e| self.sqlite("cannot index the recording", e))
     }
 
     /// Ends the sessions still open as complete (a writer that knows
-    /// better ends them first), builds deferred indexes, and folds the
+    /// better ends them first) and folds the
     /// write-ahead log into the file so that it stands alone.
     ///
     /// While a reader has the file open (the app following a live
@@ -841,7 +829,6 @@ impl RecordingWriter {
         for session in open {
             self.end(session, SessionStatus::Complete, Some(now_unix_ms()))?;
         }
-        self.build_deferred_indexes()?;
         self.conn
             .execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")
             .map_err(|e| self.sqlite("cannot finish the recording", e))?;

@@ -78,3 +78,42 @@ fn upgrade_refuses_what_is_not_a_recording() {
     let missing = run(&["upgrade", "/nonexistent/x.rec"]);
     assert_eq!(code(&missing), 2);
 }
+
+/// Issue 14's import rate: `import` writes no SQL indexes unless
+/// `--sql-indexes`; `upgrade --sql-indexes` adds them to a file without
+/// them, and says so; asked again, the file is up to date.
+#[test]
+fn the_sql_indexes_are_built_by_import_or_upgrade_when_asked() {
+    let sql_indexes = |rec: &TempPath| -> i64 {
+        let conn = rusqlite::Connection::open_with_flags(
+            rec.path(),
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+        )
+        .expect("opens");
+        conn.query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name LIKE 'events_by_%'",
+            [],
+            |row| row.get(0),
+        )
+        .expect("schema")
+    };
+    let demo = manifest_path("recordings/demo.jsonl");
+    let with = TempPath::new("sql-indexes-import", "with.rec");
+    run_ok(&["import", p(&demo), "--out", p(with.path()), "--sql-indexes"]);
+    assert_eq!(sql_indexes(&with), 3);
+    let said = stdout(&run_ok(&["upgrade", p(with.path()), "--sql-indexes"]));
+    assert!(
+        said.contains("up to date") && said.contains("SQL indexes present"),
+        "{said}"
+    );
+
+    let without = TempPath::new("sql-indexes-import", "without.rec");
+    run_ok(&["import", p(&demo), "--out", p(without.path())]);
+    assert_eq!(sql_indexes(&without), 0);
+    let said = stdout(&run_ok(&["upgrade", p(without.path())]));
+    assert!(said.contains("up to date"), "{said}");
+    assert_eq!(sql_indexes(&without), 0, "not asked for");
+    let said = stdout(&run_ok(&["upgrade", p(without.path()), "--sql-indexes"]));
+    assert!(said.contains("built the SQL indexes"), "{said}");
+    assert_eq!(sql_indexes(&without), 3);
+}

@@ -159,52 +159,59 @@ fn importing_keeps_lines_that_are_not_events_verbatim() {
     assert_eq!(report["diagnostics"][0]["code"], "event.unparseable");
 }
 
-/// Issue 14: an import builds the recording's own indexes while its
-/// timeline index is still replayed, not after; every import still ends
-/// with all three, for one session and for several (a HAR file), and the
-/// queries that use them find the events.
+/// Issue 14's import rate: an import writes no SQL indexes unless asked
+/// (nothing here queries them); with `sql_indexes` it ends with all three,
+/// built while its timeline index is still replayed, for one session and
+/// for several (a HAR file), and the queries that use them find the events.
+/// Either way the file uses larger pages than SQLite's default.
 #[test]
-fn an_import_ends_with_the_recordings_indexes_for_one_session_and_several() {
+fn an_import_builds_the_sql_indexes_only_when_asked_for_one_session_and_several() {
+    use agui_replay::store::{ImportOptions, SQL_INDEX_NAMES, import_files_with};
     for (name, input) in [("demo.rec", demo()), ("har.rec", har())] {
-        let rec = TempPath::new("import_indexes", name);
-        let imported = import(&[input], rec.path());
-        assert!(!imported.is_empty());
-        let conn = rusqlite::Connection::open_with_flags(
-            rec.path(),
-            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
-        )
-        .expect("opens");
-        let mut statement = conn
-            .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'events_by_%' ORDER BY name")
-            .expect("schema");
-        let indexes: Vec<String> = statement
-            .query_map([], |row| row.get(0))
-            .expect("schema")
-            .collect::<Result<_, _>>()
-            .expect("schema");
-        assert_eq!(
-            indexes,
-            ["events_by_message", "events_by_run", "events_by_type"],
-            "{name}"
-        );
-        let last = imported.last().expect("a session");
-        let counted: i64 = conn
-            .query_row(
-                "SELECT count(*) FROM events INDEXED BY events_by_type WHERE session_id = ?1 AND type IS NOT NULL",
-                [last.id.get()],
-                |row| row.get(0),
+        for sql_indexes in [false, true] {
+            let rec = TempPath::new("import_indexes", name);
+            let imported = import_files_with(
+                &[input.clone()],
+                rec.path(),
+                ImportOptions { sql_indexes },
+                &mut |_| {},
             )
-            .expect("the index answers");
-        assert!(
-            counted > 0 && counted as u64 <= last.num_events,
-            "{name}: {counted}"
-        );
-        // Issue 14's import: new recordings use larger pages than SQLite's
-        // default (older files keep theirs and open alike).
-        let page_bytes: i64 = conn
-            .query_row("PRAGMA page_size", [], |row| row.get(0))
-            .expect("a page size");
-        assert_eq!(page_bytes, agui_replay::store::PAGE_BYTES, "{name}");
+            .expect("imports");
+            assert!(!imported.is_empty());
+            let conn = rusqlite::Connection::open_with_flags(
+                rec.path(),
+                rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+            )
+            .expect("opens");
+            let mut statement = conn
+                .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'events_by_%' ORDER BY name")
+                .expect("schema");
+            let indexes: Vec<String> = statement
+                .query_map([], |row| row.get(0))
+                .expect("schema")
+                .collect::<Result<_, _>>()
+                .expect("schema");
+            let expected: &[&str] = if sql_indexes { &SQL_INDEX_NAMES } else { &[] };
+            assert_eq!(indexes, expected, "{name}, sql_indexes {sql_indexes}");
+            if sql_indexes {
+                let last = imported.last().expect("a session");
+                let counted: i64 = conn
+                    .query_row(
+                        "SELECT count(*) FROM events INDEXED BY events_by_type WHERE session_id = ?1 AND type IS NOT NULL",
+                        [last.id.get()],
+                        |row| row.get(0),
+                    )
+                    .expect("the index answers");
+                assert!(
+                    counted > 0 && counted as u64 <= last.num_events,
+                    "{name}: {counted}"
+                );
+            }
+            let page_bytes: i64 = conn
+                .query_row("PRAGMA page_size", [], |row| row.get(0))
+                .expect("a page size");
+            assert_eq!(page_bytes, agui_replay::store::PAGE_BYTES, "{name}");
+        }
     }
 }
 

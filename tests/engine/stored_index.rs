@@ -240,7 +240,8 @@ fn a_version_2_file_opens_unchanged_its_one_blob_read_and_upgrading_stores_piece
         agui_replay::store::Upgraded::Upgraded {
             from: 2,
             to: 3,
-            indexed: 1
+            indexed: 1,
+            sql_indexes: false,
         }
     );
     let recording = Recording::open(rec.path()).expect("opens");
@@ -413,7 +414,8 @@ fn upgrading_a_version_1_file_indexes_every_session_as_a_replay_would() {
         agui_replay::store::Upgraded::Upgraded {
             from: 1,
             to: 3,
-            indexed: 3
+            indexed: 3,
+            sql_indexes: false,
         }
     );
     let recording = Recording::open(rec.path()).expect("opens");
@@ -436,4 +438,33 @@ fn upgrading_a_version_1_file_indexes_every_session_as_a_replay_would() {
         agui_replay::store::Upgraded::UpToDate { version: 3 }
     );
     assert_unchanged(rec.path(), &before, "upgrading an up-to-date file");
+
+    // Issue 14's import rate: the SQL indexes only when asked, once.
+    assert!(
+        !Recording::open(rec.path())
+            .expect("opens")
+            .has_sql_indexes()
+            .expect("schema")
+    );
+    assert_eq!(
+        agui_replay::store::upgrade_with(rec.path(), true).expect("upgrades"),
+        agui_replay::store::Upgraded::Upgraded {
+            from: 3,
+            to: 3,
+            indexed: 0,
+            sql_indexes: true,
+        }
+    );
+    assert!(
+        Recording::open(rec.path())
+            .expect("opens")
+            .has_sql_indexes()
+            .expect("schema")
+    );
+    let before = file_state(rec.path());
+    assert_eq!(
+        agui_replay::store::upgrade_with(rec.path(), true).expect("upgrades"),
+        agui_replay::store::Upgraded::UpToDate { version: 3 }
+    );
+    assert_unchanged(rec.path(), &before, "asking again for the SQL indexes");
 }
