@@ -171,7 +171,7 @@ fn an_import_builds_the_sql_indexes_only_when_asked_for_one_session_and_several(
         for sql_indexes in [false, true] {
             let rec = TempPath::new("import_indexes", name);
             let imported = import_files_with(
-                &[input.clone()],
+                std::slice::from_ref(&input),
                 rec.path(),
                 ImportOptions { sql_indexes },
                 &mut |_| {},
