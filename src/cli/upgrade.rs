@@ -45,16 +45,21 @@ pub(super) fn run(args: &UpgradeArgs, out: &mut dyn Write) -> anyhow::Result<u8>
             } else {
                 format!("schema version {from} → {to}")
             };
+            let mut done = Vec::new();
+            if indexed > 0 || !sql_indexes {
+                let plural = if indexed == 1 { "" } else { "s" };
+                done.push(format!(
+                    "stored the timeline index of {indexed} session{plural}"
+                ));
+            }
+            if sql_indexes {
+                done.push("built the SQL indexes".to_owned());
+            }
             writeln!(
                 out,
-                "{}: upgraded ({migrated}); stored the timeline index of {indexed} session{}{}",
+                "{}: upgraded ({migrated}); {}",
                 args.file.display(),
-                if indexed == 1 { "" } else { "s" },
-                if sql_indexes {
-                    "; built the SQL indexes"
-                } else {
-                    ""
-                }
+                done.join("; ")
             )?;
         }
     }

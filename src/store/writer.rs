@@ -815,8 +815,8 @@ impl RecordingWriter {
     }
 
     /// Ends the sessions still open as complete (a writer that knows
-    /// better ends them first) and folds the
-    /// write-ahead log into the file so that it stands alone.
+    /// better ends them first) and folds the write-ahead log into the file
+    /// so that it stands alone.
     ///
     /// While a reader has the file open (the app following a live
     /// recording), the file cannot leave WAL mode: it keeps its log files
