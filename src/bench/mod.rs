@@ -37,14 +37,18 @@ pub struct ReplayFigures {
     pub seed: u64,
     /// Total bytes of the events' JSON text.
     pub stream_bytes: usize,
-    /// `serde_json` parsing each event into a `Value`, nothing else: the limit.
+    /// `serde_json` parsing each event into a `Value`, nothing else: the
+    /// limit (the median of the rounds).
     pub parse_events_per_sec: f64,
     /// Reading, validating and applying every event, building the indices and
-    /// checkpoints (what opening a stream costs).
+    /// checkpoints (what opening a stream costs; the median of the rounds).
     pub replay_events_per_sec: f64,
-    /// `replay_events_per_sec / parse_events_per_sec`, both measured in this
-    /// run: the figure that holds on a noisy machine (budget ≥ 0.9).
+    /// `replay_events_per_sec / parse_events_per_sec`, the median of the
+    /// ratios of [`RATIO_ROUNDS`] rounds of this run, each a parse then a
+    /// replay: the figure that holds on a noisy machine (budget ≥ 0.9).
     pub replay_to_parse_ratio: f64,
+    /// Each round's ratio, in the order they ran.
+    pub replay_to_parse_ratios: Vec<f64>,
     /// Applying alone, on one thread: every event read beforehand (in
     /// chunks, not timed), then applied, indexed and checkpointed as the
     /// replay's applying thread does. The events read beforehand are cold
@@ -231,10 +235,15 @@ pub fn import_figures(
     result
 }
 
-/// Generates a stream and measures parse, replay and seek.
-pub fn replay_figures(config: GenConfig, num_seeks: usize) -> ReplayFigures {
-    let log = generate(config);
+/// Rounds of a parse then a replay that `bench replay` measures its
+/// replay/parse ratio in: a machine whose other load comes and goes slows
+/// one measurement of a pair rather than both, and the median of the
+/// rounds' ratios is what is left of that (issue 14: one round gave 0.59
+/// to 1.26 between runs).
+pub const RATIO_ROUNDS: usize = 3;
 
+/// The time `serde_json` takes to parse every event of `log` into a `Value`.
+fn parse_only_secs(log: &EventLog) -> f64 {
     let started = Instant::now();
     let mut parsed = 0usize;
     for (_, raw) in log.iter() {
@@ -242,19 +251,63 @@ pub fn replay_figures(config: GenConfig, num_seeks: usize) -> ReplayFigures {
             parsed += 1;
         }
     }
-    let parse_secs = started.elapsed().as_secs_f64();
+    let secs = started.elapsed().as_secs_f64();
     debug_assert_eq!(parsed, log.len());
+    secs
+}
 
+/// The median of `values` (the mean of the middle two of an even count).
+fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    match sorted.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => sorted[n / 2],
+        n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
+    }
+}
+
+fn rounded_ratio(parse_secs: f64, replay_secs: f64) -> f64 {
+    if replay_secs > 0.0 {
+        (parse_secs / replay_secs * 1000.0).round() / 1000.0
+    } else {
+        0.0
+    }
+}
+
+/// Generates a stream and measures parse, replay and seek.
+pub fn replay_figures(config: GenConfig, num_seeks: usize) -> ReplayFigures {
+    let log = generate(config);
     let apply_secs = apply_only_secs(&log);
 
     let num_events = log.len();
     let stream_bytes = log.num_bytes();
+    let mut parse_rounds = Vec::with_capacity(RATIO_ROUNDS);
+    let mut replay_rounds = Vec::with_capacity(RATIO_ROUNDS);
+    // Every round but the last replays a copy of the log, made before the
+    // clock starts, and drops its timeline before the next.
+    for _ in 1..RATIO_ROUNDS {
+        parse_rounds.push(parse_only_secs(&log));
+        let copy = log.clone();
+        let started = Instant::now();
+        let timeline = Timeline::from_log(copy, Options::default());
+        replay_rounds.push(started.elapsed().as_secs_f64());
+        drop(timeline);
+    }
+    // The last one replays the log itself, into the timeline that is
+    // measured and sought in.
+    parse_rounds.push(parse_only_secs(&log));
     let allocated_before = jemalloc_is_the_allocator().then(allocated_bytes).flatten();
     let started = Instant::now();
     let timeline = Timeline::from_log(log, Options::default());
-    let replay_secs = started.elapsed().as_secs_f64();
+    replay_rounds.push(started.elapsed().as_secs_f64());
     let timeline_bytes =
         allocated_before.and_then(|before| Some(allocated_bytes()?.saturating_sub(before)));
+    let ratios: Vec<f64> = parse_rounds
+        .iter()
+        .zip(&replay_rounds)
+        .map(|(&parse, &replay)| rounded_ratio(parse, replay))
+        .collect();
 
     let mut rng = Pcg64Mcg::seed_from_u64(config.seed ^ 0x5eed);
     let mut seek_millis = Vec::with_capacity(num_seeks);
@@ -279,19 +332,12 @@ pub fn replay_figures(config: GenConfig, num_seeks: usize) -> ReplayFigures {
         activities: config.activities,
         seed: config.seed,
         stream_bytes,
-        parse_events_per_sec: per_sec(num_events, parse_secs),
-        replay_events_per_sec: per_sec(num_events, replay_secs),
-        replay_to_parse_ratio: if replay_secs > 0.0 {
-            (parse_secs / replay_secs * 1000.0).round() / 1000.0
-        } else {
-            0.0
-        },
+        parse_events_per_sec: per_sec(num_events, median(&parse_rounds)),
+        replay_events_per_sec: per_sec(num_events, median(&replay_rounds)),
+        replay_to_parse_ratio: median(&ratios),
+        replay_to_parse_ratios: ratios,
         apply_events_per_sec: per_sec(num_events, apply_secs),
-        apply_to_parse_ratio: if apply_secs > 0.0 {
-            (parse_secs / apply_secs * 1000.0).round() / 1000.0
-        } else {
-            0.0
-        },
+        apply_to_parse_ratio: rounded_ratio(median(&parse_rounds), apply_secs),
         seeks: num_seeks,
         seek_p50_ms: percentile(&seek_millis, 0.50),
         seek_p99_ms: percentile(&seek_millis, 0.99),
