@@ -256,17 +256,19 @@ fn parse_only_secs(log: &EventLog) -> f64 {
     secs
 }
 
-/// The median of `values` (the mean of the middle two of an even count).
-fn median(values: &[f64]) -> f64 {
-    let mut sorted = values.to_vec();
+const _: () = assert!(
+    RATIO_ROUNDS % 2 == 1,
+    "an odd number of rounds has a middle one"
+);
+
+/// The middle one of one value per round.
+fn median(rounds: &[f64]) -> f64 {
+    let mut sorted = rounds.to_vec();
     sorted.sort_by(f64::total_cmp);
-    match sorted.len() {
-        0 => 0.0,
-        n if n % 2 == 1 => sorted[n / 2],
-        n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
-    }
+    sorted.get(sorted.len() / 2).copied().unwrap_or(0.0)
 }
 
+/// `parse_secs / replay_secs` to three decimals (0 for no time).
 fn rounded_ratio(parse_secs: f64, replay_secs: f64) -> f64 {
     if replay_secs > 0.0 {
         (parse_secs / replay_secs * 1000.0).round() / 1000.0
