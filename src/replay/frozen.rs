@@ -7,8 +7,9 @@
 //! instead (a few hundred bytes where a tree takes kilobytes) and shares
 //! everything else. Thawing parses them back.
 
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
+use rustc_hash::FxHashMap;
 use serde_json::Value;
 
 use super::conversation::{ActivityMessage, Message};
@@ -18,7 +19,8 @@ use super::engine::Replayer;
 /// to be parsed back within `serde_json`'s recursion limit.
 #[derive(Clone, Debug)]
 pub(super) enum Stored {
-    Text(Box<[u8]>),
+    /// Shared by the checkpoints between which the value did not change.
+    Text(Arc<[u8]>),
     Shared(Arc<Value>),
 }
 
@@ -137,9 +139,51 @@ impl FrozenReplay {
     }
 }
 
+/// The texts of the last checkpoint, to be shared by the next one where a
+/// value did not change in between (issue 14: freezing wrote every
+/// activity's content again at each checkpoint, a sixth of the applying
+/// thread's time, though most had not changed since the last).
+///
+/// A value is known unchanged by its allocation: the cache holds a [`Weak`]
+/// to it, which does not keep it alive or make the live state copy it on
+/// its next patch. A value is changed through `Arc::make_mut`, which moves
+/// it to a new allocation when weak pointers to the old one exist, or
+/// replaced by a new `Arc`; either way the weak pointer no longer upgrades
+/// to the value the state holds.
+#[derive(Clone, Debug, Default)]
+pub struct FreezeCache {
+    /// By position in the message list.
+    contents: FxHashMap<usize, (Weak<Value>, Stored)>,
+    state: Option<(Weak<Value>, Stored)>,
+}
+
+impl FreezeCache {
+    /// The text of `value`, shared with the last checkpoint's if `last`
+    /// is of this very value, and what to remember of it for the next.
+    fn store(
+        last: Option<&(Weak<Value>, Stored)>,
+        value: &Arc<Value>,
+        scratch: &mut Vec<u8>,
+    ) -> (Weak<Value>, Stored) {
+        if let Some((weak, stored)) = last
+            && weak.upgrade().is_some_and(|held| Arc::ptr_eq(&held, value))
+        {
+            return (weak.clone(), stored.clone());
+        }
+        (Arc::downgrade(value), Stored::of(value, scratch))
+    }
+}
+
 impl Replayer {
     /// A compact copy of the state at the current step, with empty logs.
     pub fn freeze(&self) -> FrozenReplay {
+        self.freeze_sharing(&mut FreezeCache::default())
+    }
+
+    /// [`Replayer::freeze`], sharing the texts of the values that did not
+    /// change since the checkpoint `cache` was last given (and keeping this
+    /// one's in it for the next).
+    pub fn freeze_sharing(&self, cache: &mut FreezeCache) -> FrozenReplay {
         let mut base = self.checkpoint();
         let placeholder = Arc::new(Value::Null);
         let mut scratch = Vec::new();
@@ -148,6 +192,7 @@ impl Replayer {
         // issue 14), then emptied in the copy.
         let mut emptied = Vec::new();
         let mut contents = Vec::new();
+        let mut kept = FxHashMap::default();
         debug_assert!(
             self.conversation
                 .iter()
@@ -161,7 +206,10 @@ impl Replayer {
             let Some(Message::Activity(activity)) = self.conversation.at(i) else {
                 continue;
             };
-            contents.push((i, Stored::of(&activity.content, &mut scratch)));
+            let (weak, stored) =
+                FreezeCache::store(cache.contents.get(&i), &activity.content, &mut scratch);
+            contents.push((i, stored.clone()));
+            kept.insert(i, (weak, stored));
             emptied.push((
                 i,
                 ActivityMessage {
@@ -174,7 +222,9 @@ impl Replayer {
             base.conversation
                 .replace_at(i, Arc::new(Message::Activity(activity)));
         }
-        let state = Stored::of(&base.state, &mut scratch);
+        let (weak, state) = FreezeCache::store(cache.state.as_ref(), &self.state, &mut scratch);
+        cache.contents = kept;
+        cache.state = Some((weak, state.clone()));
         base.state = placeholder;
         FrozenReplay {
             base,
@@ -379,6 +429,62 @@ mod tests {
             Stored::of(&Arc::new(empty_past), &mut scratch),
             Stored::Shared(_)
         ));
+    }
+
+    fn shares_text(a: &Stored, b: &Stored) -> bool {
+        matches!((a, b), (Stored::Text(a), Stored::Text(b)) if Arc::ptr_eq(a, b))
+    }
+
+    /// Issue 14: a checkpoint shares the texts of the values that did not
+    /// change since the last one, and writes those that did again, whether
+    /// patched in place or replaced.
+    #[test]
+    fn a_checkpoint_shares_what_did_not_change_since_the_last() {
+        let mut replayer = Replayer::new(Options::default());
+        for event in [
+            r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#,
+            r#"{"type":"STATE_SNAPSHOT","snapshot":{"n":1}}"#,
+            r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"t","content":{"x":1}}"#,
+            r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"b","activityType":"t","content":{"y":1}}"#,
+            r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"c","activityType":"t","content":{"z":1}}"#,
+        ] {
+            replayer.apply_bytes(event.as_bytes());
+        }
+        let mut cache = FreezeCache::default();
+        let first = replayer.freeze_sharing(&mut cache);
+        for event in [
+            // `a` patched in place, `c` replaced, `b` and the state left.
+            r#"{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"t","patch":[{"op":"replace","path":"/x","value":2}]}"#,
+            r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"c","activityType":"t","content":{"z":2}}"#,
+        ] {
+            replayer.apply_bytes(event.as_bytes());
+        }
+        let second = replayer.freeze_sharing(&mut cache);
+        let shared: Vec<bool> = first
+            .contents
+            .iter()
+            .zip(&second.contents)
+            .map(|((_, a), (_, b))| shares_text(a, b))
+            .collect();
+        assert_eq!(shared, [false, true, false]);
+        assert!(shares_text(&first.state, &second.state));
+        assert_eq!(second.thaw().document(), replayer.document());
+        assert_ne!(first.thaw().document(), replayer.document());
+
+        replayer.apply_bytes(
+            br#"{"type":"STATE_DELTA","delta":[{"op":"replace","path":"/n","value":2}]}"#,
+        );
+        let third = replayer.freeze_sharing(&mut cache);
+        assert!(!shares_text(&second.state, &third.state));
+        assert!(
+            second
+                .contents
+                .iter()
+                .zip(&third.contents)
+                .all(|((_, a), (_, b))| shares_text(a, b))
+        );
+        assert_eq!(third.thaw().document(), replayer.document());
+        assert_eq!(third.state_json(), serde_json::json!({"n": 2}));
     }
 
     #[test]

@@ -32,7 +32,7 @@ pub use engine::{
     ActivityChange, Effect, EventEffect, Outcome, Replayer, RunPhase, replay_from, replay_from_to,
     replay_log, replay_to,
 };
-pub use frozen::FrozenReplay;
+pub use frozen::{FreezeCache, FrozenReplay};
 pub(crate) use limits::value_weight;
 pub use limits::{Limit, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_PATCH_OPS, document_bytes};
 pub use patch::{PatchFailure, apply_patch, apply_patch_weighed};

@@ -28,7 +28,7 @@ pub use stored::{
 use crate::diagnostic::{Diagnostic, Seq};
 use crate::input::{EventLog, RawEvents};
 use crate::protocol::{EventBody, ParseOutcome, for_each_parsed, for_each_parsed_in, parse_event};
-use crate::replay::{EventEffect, FrozenReplay, Options, Replayer};
+use crate::replay::{EventEffect, FreezeCache, FrozenReplay, Options, Replayer};
 
 /// When to take a checkpoint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,6 +73,8 @@ pub struct Timeline {
     /// The cost at which the next checkpoint is taken: the policy's
     /// `max_cost`, or the last checkpoint's weight when more.
     next_checkpoint_cost: u64,
+    /// The last checkpoint's texts, shared by the next where unchanged.
+    freeze_cache: FreezeCache,
     index: StreamIndex,
 }
 
@@ -94,9 +96,11 @@ impl Timeline {
         for diagnostic in start.diagnostics() {
             index.record_diagnostic(diagnostic);
         }
+        let mut freeze_cache = FreezeCache::default();
         Self {
             events: Events::default(),
-            checkpoints: Checkpoints::from(start.freeze()),
+            checkpoints: Checkpoints::from(start.freeze_sharing(&mut freeze_cache)),
+            freeze_cache,
             head: start,
             policy,
             cost_since_checkpoint: 0,
@@ -212,7 +216,7 @@ impl Timeline {
         );
         self.cost_since_checkpoint += cost;
         if self.cost_since_checkpoint >= self.next_checkpoint_cost {
-            let checkpoint = self.head.freeze();
+            let checkpoint = self.head.freeze_sharing(&mut self.freeze_cache);
             self.next_checkpoint_cost = self.policy.max_cost.max(checkpoint.weight());
             self.checkpoints.push(checkpoint);
             self.cost_since_checkpoint = 0;

@@ -857,6 +857,9 @@ impl Timeline {
             // by the policy's cost until the next checkpoint (where they
             // fall changes no result).
             next_checkpoint_cost: policy.max_cost,
+            // Empty: the head was thawed, so none of its values is one
+            // the stored checkpoints were frozen from.
+            freeze_cache: crate::replay::FreezeCache::default(),
             index,
         };
         Ok((timeline, arrivals))
