@@ -147,7 +147,7 @@ pub fn open_source(path: &Path, session: Option<i64>) -> Result<Source, SourceEr
     if let Some(format) = input::detect_peer(&bytes, path) {
         return open_peer(path, &bytes, format, session);
     }
-    let stream = input::read_bytes(&bytes, path)?;
+    let stream = input::read_owned(bytes, path)?;
     if let Some(n) = session.filter(|&n| n != 1) {
         return Err(SourceError::NoSuchSession {
             path: path.to_owned(),

@@ -8,16 +8,53 @@ use super::EventLog;
 /// One event per line. Blank lines separate nothing and are skipped; a
 /// trailing `\r` is JSON white space and stays with its line.
 pub(super) fn read_lines(bytes: &[u8], events: &mut EventLog) {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     // The events are the file's bytes but its line ends: room for them all
     // at once, where growing copied them again and again.
     events.reserve_bytes(bytes.len());
-    for line in bytes.split(|&b| b == b'\n') {
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        events.push(line);
+    for line in event_lines(bytes) {
+        events.push(&bytes[line]);
     }
+}
+
+/// [`read_lines`] of a buffer the caller gives up: each line is moved down
+/// over the line ends and blank lines before it, so that the events take
+/// no memory but the buffer's (issue 14: a 10M-event file was read into one
+/// buffer and copied into another, and the machine's time went into
+/// clearing the second's fresh pages).
+pub(super) fn read_lines_in_place(mut bytes: Vec<u8>) -> EventLog {
+    let mut ends = Vec::new();
+    let mut packed = 0;
+    // The lines of `event_lines`, found as they are moved: each is read
+    // after every byte before it was written, never after.
+    let mut start = if bytes.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
+    while start <= bytes.len() {
+        let end = bytes[start..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(bytes.len(), |at| start + at);
+        if !bytes[start..end].iter().all(u8::is_ascii_whitespace) {
+            bytes.copy_within(start..end, packed);
+            packed += end - start;
+            ends.push(packed);
+        }
+        start = end + 1;
+    }
+    EventLog::from_packed(bytes, ends)
+}
+
+/// Where each event's line is in `bytes`: after a byte-order mark, every
+/// line but those of white space alone.
+pub(super) fn event_lines(bytes: &[u8]) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+    let from = if bytes.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
+    let mut start = from;
+    bytes[from..]
+        .split(|&b| b == b'\n')
+        .map(move |line| {
+            let range = start..start + line.len();
+            start = range.end + 1;
+            range
+        })
+        .filter(|range| !bytes[range.clone()].iter().all(u8::is_ascii_whitespace))
 }
 
 /// A JSON array of events, read element by element so that a truncated or
@@ -197,6 +234,29 @@ mod tests {
             .iter()
             .map(|(_, raw)| String::from_utf8_lossy(raw).into_owned())
             .collect()
+    }
+
+    /// Issue 14: lines read in place are the lines `read_lines` copies.
+    #[test]
+    fn lines_read_in_place_are_the_lines_copied() {
+        let inputs: [&[u8]; 9] = [
+            b"",
+            b"\n",
+            b"{\"a\":1}",
+            b"{\"a\":1}\n",
+            b"{\"a\":1}\r\n\n  \nnot json\n{\"b\":2}",
+            b"\xEF\xBB\xBF{\"a\":1}\n\n{\"b\":22}\n \t\r\n",
+            b"\xEF\xBB\xBF",
+            b"\n\n\nx\n\n\ny\xff\n",
+            b"  {\"a\":1}  \n\t{}\t",
+        ];
+        for input in inputs {
+            let mut copied = EventLog::default();
+            read_lines(input, &mut copied);
+            let in_place = read_lines_in_place(input.to_vec());
+            assert_eq!(in_place, copied, "{:?}", String::from_utf8_lossy(input));
+            assert_eq!(in_place.num_bytes(), copied.num_bytes());
+        }
     }
 
     #[test]

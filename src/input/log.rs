@@ -54,6 +54,15 @@ impl EventLog {
         }
     }
 
+    /// The log of events packed in `bytes`, each ending at its offset in
+    /// `ends` (in order, within `bytes`; the last may leave bytes after it,
+    /// which belong to no event and are dropped).
+    pub(super) fn from_packed(mut bytes: Vec<u8>, ends: Vec<usize>) -> Self {
+        debug_assert!(ends.is_sorted(), "the ends are in order");
+        bytes.truncate(ends.last().copied().unwrap_or(0));
+        Self { bytes, ends }
+    }
+
     /// Makes room for `num_bytes` more bytes of events.
     pub fn reserve_bytes(&mut self, num_bytes: usize) {
         self.bytes.reserve(num_bytes);

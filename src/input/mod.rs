@@ -109,7 +109,7 @@ pub fn read_path(path: &Path) -> Result<Stream, ReadError> {
     } else {
         std::fs::read(path).map_err(io_error)?
     };
-    read_bytes(&bytes, path)
+    read_owned(bytes, path)
 }
 
 /// Reads all of standard input.
@@ -123,6 +123,25 @@ pub fn read_stdin() -> Result<Vec<u8>, ReadError> {
             source,
         })?;
     Ok(bytes)
+}
+
+/// [`read_bytes`] of a buffer the caller gives up: JSON lines, the format
+/// of big inputs, are read in place, taking no memory but the buffer's.
+pub fn read_owned(bytes: Vec<u8>, path: &Path) -> Result<Stream, ReadError> {
+    // A file in which no line reads as an event is refused as
+    // `read_bytes` refuses it, saying what it looks like.
+    if detect_format(&bytes, path) == Ok(Format::JsonLines)
+        && json::event_lines(&bytes).any(|line| sniff::reads_as_event(&bytes[line]))
+    {
+        return Ok(Stream {
+            format: Format::JsonLines,
+            events: json::read_lines_in_place(bytes),
+            diagnostics: Vec::new(),
+            declared_profile: None,
+            run_input: None,
+        });
+    }
+    read_bytes(&bytes, path)
 }
 
 /// Reads a stream from bytes; `path` names the source in errors and its
@@ -286,6 +305,35 @@ mod tests {
         assert_eq!(format_of(": comment\n", "-"), Ok(Format::Sse));
         assert!(format_of("  \n", "a.jsonl").is_err());
         assert!(format_of("SQLite format 3\0...", "a.db").is_err());
+    }
+
+    /// Issue 14: reading a buffer given up reads what reading it borrowed
+    /// does, in every format, and refuses what that refuses alike.
+    #[test]
+    fn reading_an_owned_buffer_reads_the_same() {
+        let cases: [(&str, &[u8]); 5] = [
+            ("a.jsonl", b"{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\nnot json\n"),
+            ("-", b"\xEF\xBB\xBF{\"type\":\"CUSTOM\",\"name\":\"n\",\"value\":1}\r\n"),
+            ("a.sse", b"data: {\"type\":\"CUSTOM\",\"name\":\"n\",\"value\":1}\n\n"),
+            ("a.jsonl", b"{\"no\":\"type\"}\n{}\n"),
+            ("a.jsonl", b"   \n"),
+        ];
+        for (name, bytes) in cases {
+            let path = Path::new(name);
+            let borrowed = read_bytes(bytes, path);
+            let owned = read_owned(bytes.to_vec(), path);
+            match (borrowed, owned) {
+                (Ok(borrowed), Ok(owned)) => {
+                    assert_eq!(owned.format, borrowed.format, "{name}");
+                    assert_eq!(owned.events, borrowed.events, "{name}");
+                    assert_eq!(owned.diagnostics.len(), borrowed.diagnostics.len());
+                }
+                (Err(borrowed), Err(owned)) => {
+                    assert_eq!(owned.to_string(), borrowed.to_string(), "{name}");
+                }
+                (borrowed, owned) => panic!("{name}: {borrowed:?} against {owned:?}"),
+            }
+        }
     }
 
     #[test]

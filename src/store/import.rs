@@ -265,7 +265,7 @@ fn plan(path: &Path) -> Result<Vec<Planned>, ImportError> {
         return plan_peer(path, &bytes, format);
     }
     if !is_har {
-        let stream: Stream = input::read_bytes(&bytes, path)?;
+        let stream: Stream = input::read_owned(bytes, path)?;
         return Ok(vec![Planned {
             session: NewSession {
                 source: format!("import: {name}"),

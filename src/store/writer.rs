@@ -599,9 +599,11 @@ impl RecordingWriter {
             return Err(no_session(&self.path));
         };
         let mut written = 0u64;
-        let all: Vec<&[u8]> = events.iter().map(|(_, raw)| raw).collect();
         let mut index = 0usize;
-        for chunk in all.chunks(MAX_BATCH_EVENTS) {
+        let mut all = events.iter().map(|(_, raw)| raw);
+        while index < events.len() {
+            let chunk = all.by_ref().take(MAX_BATCH_EVENTS);
+            let before = index;
             let result = (|| {
                 let tx = self.conn.unchecked_transaction()?;
                 {
@@ -638,7 +640,7 @@ impl RecordingWriter {
                 context: "cannot write events".into(),
                 source: e,
             })?;
-            written += chunk.len() as u64;
+            written += (index - before) as u64;
             progress(written);
         }
         self.last_commit = Instant::now();
