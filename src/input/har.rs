@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
 
-use super::{HttpRequest, HttpResponse};
+use super::{HttpRequest, HttpResponse, strip_bom};
 
 /// One recorded HTTP exchange whose response is an event stream.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -106,10 +106,6 @@ pub fn read_har(bytes: &[u8]) -> Result<Vec<HarExchange>, String> {
         return Err(NO_STREAM.into());
     }
     Ok(exchanges)
-}
-
-fn strip_bom(bytes: &[u8]) -> &[u8] {
-    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
 }
 
 /// The document, with each entry kept as raw text to be read on its own.

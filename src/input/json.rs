@@ -26,7 +26,7 @@ pub(super) fn read_lines_in_place(mut bytes: Vec<u8>) -> EventLog {
     let mut packed = 0;
     // The lines of `event_lines`, found as they are moved: each is read
     // after every byte before it was written, never after.
-    let mut start = if bytes.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
+    let mut start = bom_len(&bytes);
     while start <= bytes.len() {
         let end = bytes[start..]
             .iter()
@@ -42,10 +42,15 @@ pub(super) fn read_lines_in_place(mut bytes: Vec<u8>) -> EventLog {
     EventLog::from_packed(bytes, ends)
 }
 
+/// The length of the UTF-8 byte-order mark `bytes` start with, if any.
+fn bom_len(bytes: &[u8]) -> usize {
+    bytes.len() - super::strip_bom(bytes).len()
+}
+
 /// Where each event's line is in `bytes`: after a byte-order mark, every
 /// line but those of white space alone.
 pub(super) fn event_lines(bytes: &[u8]) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
-    let from = if bytes.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
+    let from = bom_len(bytes);
     let mut start = from;
     bytes[from..]
         .split(|&b| b == b'\n')

@@ -268,8 +268,13 @@ pub fn detect_format(bytes: &[u8], path: &Path) -> Result<Format, String> {
     })
 }
 
+/// `bytes` after the UTF-8 byte-order mark they start with, if any.
+pub(crate) fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+}
+
 fn skip_bom_and_space(bytes: &[u8]) -> &[u8] {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let bytes = strip_bom(bytes);
     let start = bytes
         .iter()
         .position(|b| !b.is_ascii_whitespace())
@@ -312,9 +317,18 @@ mod tests {
     #[test]
     fn reading_an_owned_buffer_reads_the_same() {
         let cases: [(&str, &[u8]); 5] = [
-            ("a.jsonl", b"{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\nnot json\n"),
-            ("-", b"\xEF\xBB\xBF{\"type\":\"CUSTOM\",\"name\":\"n\",\"value\":1}\r\n"),
-            ("a.sse", b"data: {\"type\":\"CUSTOM\",\"name\":\"n\",\"value\":1}\n\n"),
+            (
+                "a.jsonl",
+                b"{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\nnot json\n",
+            ),
+            (
+                "-",
+                b"\xEF\xBB\xBF{\"type\":\"CUSTOM\",\"name\":\"n\",\"value\":1}\r\n",
+            ),
+            (
+                "a.sse",
+                b"data: {\"type\":\"CUSTOM\",\"name\":\"n\",\"value\":1}\n\n",
+            ),
             ("a.jsonl", b"{\"no\":\"type\"}\n{}\n"),
             ("a.jsonl", b"   \n"),
         ];

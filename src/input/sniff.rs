@@ -82,7 +82,7 @@ pub(super) fn looks_like(bytes: &[u8]) -> &'static str {
     if let Some((_, name)) = MAGIC.iter().find(|(magic, _)| bytes.starts_with(magic)) {
         return name;
     }
-    let Ok(text) = std::str::from_utf8(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)) else {
+    let Ok(text) = std::str::from_utf8(super::strip_bom(bytes)) else {
         return "binary data";
     };
     if text.contains('\0') {

@@ -14,7 +14,7 @@ use super::Stream;
 use crate::diagnostic::{Code, Diagnostic, Seq};
 
 pub(super) fn read_sse(bytes: &[u8], stream: &mut Stream) {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let bytes = super::strip_bom(bytes);
     let mut framer = SseFramer::default();
     framer.push(bytes, &mut |event| {
         stream.events.push(event);

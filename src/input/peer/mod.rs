@@ -138,7 +138,7 @@ pub fn detect_peer(bytes: &[u8], path: &Path) -> Option<PeerFormat> {
     if name.is_some_and(|n| n.ends_with(".agui.jsonl")) {
         return Some(PeerFormat::DevTools);
     }
-    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let body = super::strip_bom(bytes);
     let start = body.iter().position(|b| !b.is_ascii_whitespace())?;
     if body[start] != b'{' {
         return None;
@@ -162,7 +162,7 @@ pub fn detect_peer(bytes: &[u8], path: &Path) -> Option<PeerFormat> {
 /// inspector export that is not JSON, a DevTools file with no connection);
 /// a record that cannot be read is a diagnostic, not an error.
 pub fn read_peer(bytes: &[u8], format: PeerFormat) -> Result<PeerFile, String> {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let bytes = super::strip_bom(bytes);
     let mut file = match format {
         PeerFormat::DevTools => devtools::read(bytes)?,
         PeerFormat::Inspector => inspector::read(bytes)?,
