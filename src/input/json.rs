@@ -32,7 +32,7 @@ pub(super) fn read_lines_in_place(mut bytes: Vec<u8>) -> EventLog {
             .iter()
             .position(|&b| b == b'\n')
             .map_or(bytes.len(), |at| start + at);
-        if !bytes[start..end].iter().all(u8::is_ascii_whitespace) {
+        if !is_blank(&bytes[start..end]) {
             bytes.copy_within(start..end, packed);
             packed += end - start;
             ends.push(packed);
@@ -59,7 +59,12 @@ pub(super) fn event_lines(bytes: &[u8]) -> impl Iterator<Item = std::ops::Range<
             start = range.end + 1;
             range
         })
-        .filter(|range| !bytes[range.clone()].iter().all(u8::is_ascii_whitespace))
+        .filter(|range| !is_blank(&bytes[range.clone()]))
+}
+
+/// Whether a line is white space alone: it holds no event.
+fn is_blank(line: &[u8]) -> bool {
+    line.iter().all(u8::is_ascii_whitespace)
 }
 
 /// A JSON array of events, read element by element so that a truncated or

@@ -116,7 +116,7 @@ impl serde::Serialize for Bounded<'_> {
 }
 
 /// A replay state with its activity contents and shared state stored as
-/// compact text. See [`Replayer::freeze`].
+/// compact text. See [`Replayer::freeze_sharing`].
 #[derive(Clone, Debug)]
 pub struct FrozenReplay {
     /// The state, with placeholders where contents and state were.
@@ -175,14 +175,10 @@ impl FreezeCache {
 }
 
 impl Replayer {
-    /// A compact copy of the state at the current step, with empty logs.
-    pub fn freeze(&self) -> FrozenReplay {
-        self.freeze_sharing(&mut FreezeCache::default())
-    }
-
-    /// [`Replayer::freeze`], sharing the texts of the values that did not
-    /// change since the checkpoint `cache` was last given (and keeping this
-    /// one's in it for the next).
+    /// A compact copy of the state at the current step, with empty logs,
+    /// sharing the texts of the values that did not change since the
+    /// checkpoint `cache` was last given (and keeping this one's in it for
+    /// the next; a new cache shares nothing).
     pub fn freeze_sharing(&self, cache: &mut FreezeCache) -> FrozenReplay {
         let mut base = self.checkpoint();
         let placeholder = Arc::new(Value::Null);
@@ -345,7 +341,7 @@ mod tests {
         ] {
             replayer.apply_bytes(event.as_bytes());
         }
-        let frozen = replayer.freeze();
+        let frozen = replayer.freeze_sharing(&mut FreezeCache::default());
         let thawed = frozen.thaw();
         assert_eq!(thawed.document(), replayer.document());
         assert_eq!(thawed.step(), replayer.step());
@@ -372,7 +368,7 @@ mod tests {
             }
         }
         replayer.apply_bytes(br#"{"type":"STATE_SNAPSHOT","snapshot":{"n":1}}"#);
-        let frozen = replayer.freeze();
+        let frozen = replayer.freeze_sharing(&mut FreezeCache::default());
         let bytes: usize = frozen.contents.iter().map(|(_, c)| c.text_len()).sum();
         assert!(
             bytes >= PARALLEL_THAW_BYTES,
