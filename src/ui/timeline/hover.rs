@@ -76,8 +76,8 @@ impl Hover<'_> {
                 ));
             }
             // E20 (issue 17.1): a drift here, and which of the two it is.
-            if let Some((seq, kind)) = self.lanes.drift_hit(pos) {
-                let what = match kind {
+            if let Some(ring) = self.lanes.drift_hit(pos) {
+                let what = match ring.kind {
                     crate::diagnostic::DriftKind::Repair => {
                         "a delta had failed before: the normal repair (R44, R8)"
                     }
@@ -86,9 +86,15 @@ impl Hover<'_> {
                     }
                 };
                 ui.colored_label(
-                    theme::drift_color(ui.visuals(), kind),
-                    format!("Drift at step {seq}: {what}"),
+                    theme::drift_color(ui.visuals(), ring.kind),
+                    format!("Drift at step {}: {what}", ring.seq),
                 );
+                if ring.num_merged > 1 {
+                    ui.weak(format!(
+                        "and {} more drifts of this activity here",
+                        thousands(u64::from(ring.num_merged) - 1)
+                    ));
+                }
             }
             ui.weak("Click to select it and go there");
             return;

@@ -5,7 +5,7 @@
 use crate::ui::words::thousands;
 use egui::{Align, Layout, Pos2, Rangef, Rect, RichText, Shape, Stroke, UiBuilder, pos2};
 
-use super::lanes::{LaneGroup, LaneMark};
+use super::lanes::{DriftMark, LaneGroup, LaneMark};
 use crate::replay::ActivityChange;
 use crate::timeline::ActivityLane;
 use crate::ui::state::Command;
@@ -97,13 +97,15 @@ pub(super) struct LaneRow<'a> {
     pub(super) activity: &'a ActivityLane,
     pub(super) striped: bool,
     pub(super) selected: bool,
-    /// The activity's drifts (E20): a ring around each.
-    pub(super) drifts: &'a [(crate::diagnostic::Seq, crate::diagnostic::DriftKind)],
+    /// The activity's drifts (E20) in view, merged per bin: a ring around
+    /// each.
+    pub(super) drifts: &'a [DriftMark],
 }
 
 impl LaneRow<'_> {
-    /// Draws the row; a click on the name selects the activity.
-    pub(super) fn ui(&self, ui: &mut egui::Ui, marks: &[LaneMark], commands: &mut Vec<Command>) {
+    /// Draws the row's background and name; a click on the name selects
+    /// the activity. Its plot is [`Self::plot_shapes`].
+    pub(super) fn ui(&self, ui: &mut egui::Ui, commands: &mut Vec<Command>) {
         let visuals = ui.visuals().clone();
         let rect = self.rect;
         if self.selected {
@@ -131,10 +133,15 @@ impl LaneRow<'_> {
         if response.clicked() && !self.selected {
             commands.push(Command::SelectActivity(Some(id.clone())));
         }
+    }
 
+    /// The row's plot: the activity's lifetime, its marks and its drift
+    /// rings, as shapes (the caller keeps them tessellated between frames).
+    pub(super) fn plot_shapes(&self, visuals: &egui::Visuals, marks: &[LaneMark]) -> Vec<Shape> {
+        let rect = self.rect;
         let plot = Rect::from_x_y_ranges(self.plot_x, rect.y_range());
-        let painter = ui.painter().with_clip_rect(ui.clip_rect().intersect(plot));
         let y = rect.center().y;
+        let mut shapes = Vec::with_capacity(1 + marks.len() + self.drifts.len());
         // Its lifetime: from its first event to its last.
         if let (Some(first), Some(last)) =
             (self.activity.events.first(), self.activity.events.last())
@@ -143,26 +150,31 @@ impl LaneRow<'_> {
             let x1 = self.axis.x_from_step(last.0.get() as f64).min(plot.right());
             if x0 <= x1 {
                 let color = visuals.weak_text_color().gamma_multiply(0.35);
-                painter.hline(x0..=x1, y, Stroke::new(1.0, color));
+                shapes.push(Shape::hline(x0..=x1, y, Stroke::new(1.0, color)));
             }
         }
         for mark in marks {
             let x = self.axis.x_from_step(mark.seq.get() as f64);
-            paint_mark(&painter, &visuals, pos2(x, y), mark.change);
+            mark_shapes(&mut shapes, visuals, pos2(x, y), mark.change);
         }
         // E20 (issue 17.1): where a snapshot found the consumer's copy
         // drifted, a ring around its mark.
-        for &(seq, kind) in self.drifts {
-            let x = self.axis.x_from_step(seq.get() as f64);
-            let stroke = Stroke::new(1.6, theme::drift_color(&visuals, kind));
-            painter.circle_stroke(pos2(x, y), theme::LANE_HEIGHT * 0.42, stroke);
+        for ring in self.drifts {
+            let x = self.axis.x_from_step(ring.seq.get() as f64);
+            let stroke = Stroke::new(1.6, theme::drift_color(visuals, ring.kind));
+            shapes.push(Shape::circle_stroke(
+                pos2(x, y),
+                theme::LANE_HEIGHT * 0.42,
+                stroke,
+            ));
         }
+        shapes
     }
 }
 
 /// A mark: its shape and colour tell the change.
-fn paint_mark(
-    painter: &egui::Painter,
+fn mark_shapes(
+    shapes: &mut Vec<Shape>,
     visuals: &egui::Visuals,
     center: Pos2,
     change: ActivityChange,
@@ -173,10 +185,10 @@ fn paint_mark(
     let outline = Stroke::new(1.3, color);
     match change {
         ActivityChange::Created | ActivityChange::Replaced => {
-            painter.rect_filled(square, 1.0, color);
+            shapes.push(Shape::rect_filled(square, 1.0, color));
         }
         ActivityChange::DeltaApplied => {
-            painter.circle_filled(center, half * 0.6, color);
+            shapes.push(Shape::circle_filled(center, half * 0.6, color));
         }
         ActivityChange::Retyped => {
             let diamond = vec![
@@ -185,18 +197,29 @@ fn paint_mark(
                 center + egui::vec2(0.0, half + 1.0),
                 center + egui::vec2(-half - 1.0, 0.0),
             ];
-            painter.add(Shape::convex_polygon(diamond, color, Stroke::NONE));
+            shapes.push(Shape::convex_polygon(diamond, color, Stroke::NONE));
         }
         ActivityChange::Declined | ActivityChange::SnapshotSkipped => {
-            painter.rect_stroke(square.shrink(0.5), 1.0, outline, egui::StrokeKind::Middle);
+            shapes.push(Shape::rect_stroke(
+                square.shrink(0.5),
+                1.0,
+                outline,
+                egui::StrokeKind::Middle,
+            ));
         }
         ActivityChange::DeltaSkipped => {
-            painter.circle_stroke(center, half, outline);
+            shapes.push(Shape::circle_stroke(center, half, outline));
         }
         ActivityChange::PatchFailed => {
             let stroke = Stroke::new(2.0, color);
-            painter.line_segment([square.left_top(), square.right_bottom()], stroke);
-            painter.line_segment([square.left_bottom(), square.right_top()], stroke);
+            shapes.push(Shape::line_segment(
+                [square.left_top(), square.right_bottom()],
+                stroke,
+            ));
+            shapes.push(Shape::line_segment(
+                [square.left_bottom(), square.right_top()],
+                stroke,
+            ));
         }
         ActivityChange::Fatal => {
             let big = half + 1.5;
@@ -205,10 +228,14 @@ fn paint_mark(
                 center + egui::vec2(big, big * 0.8),
                 center + egui::vec2(-big, big * 0.8),
             ];
-            painter.add(Shape::convex_polygon(triangle, color, Stroke::NONE));
+            shapes.push(Shape::convex_polygon(triangle, color, Stroke::NONE));
         }
         ActivityChange::NotApplied => {
-            painter.circle_filled(center, half * 0.5, color.gamma_multiply(0.8));
+            shapes.push(Shape::circle_filled(
+                center,
+                half * 0.5,
+                color.gamma_multiply(0.8),
+            ));
         }
     }
 }

@@ -6,8 +6,9 @@
 //! [`super::lane_row`] paints a row.
 //!
 //! The lanes scroll vertically; only the rows in view are drawn, and in
-//! each only the marks in the visible range, merged per bin. The merged
-//! marks are kept between frames while the range stays the same.
+//! each only the marks and the drift rings in the visible range, merged per
+//! bin. What is merged is kept between frames while the range stays the
+//! same.
 
 use std::cmp::Reverse;
 use std::ops::RangeInclusive;
@@ -19,6 +20,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::HIT_RADIUS;
 use super::lane_row::{LaneRow, group_row_ui};
+use super::mesh::Kept;
 use super::range::bin_groups;
 use crate::diagnostic::{Code, DriftKind, Seq};
 use crate::replay::ActivityChange;
@@ -170,6 +172,42 @@ pub fn merge_marks(
         .collect()
 }
 
+/// A drift ring drawn on a lane: the most telling of the activity's drifts
+/// (E20) merged into its bin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DriftMark {
+    /// The step of the drift shown.
+    pub seq: Seq,
+    /// Which of the two it is.
+    pub kind: DriftKind,
+    /// How many of the activity's drifts the ring stands for.
+    pub num_merged: u32,
+}
+
+/// The drift rings of a lane in the visible bins: one per bin, an
+/// unexplained drift before a repair (the first of those).
+pub fn merge_drifts(
+    drifts: &[(Seq, DriftKind)],
+    bins: &RangeInclusive<u64>,
+    bin_steps: u64,
+) -> Vec<DriftMark> {
+    bin_groups(drifts, |d| d.0, bins, bin_steps)
+        .into_iter()
+        .filter_map(|(_, group)| {
+            let group = &drifts[group];
+            let &(seq, kind) = group
+                .iter()
+                .find(|(_, kind)| *kind == DriftKind::Unexplained)
+                .or_else(|| group.first())?;
+            Some(DriftMark {
+                seq,
+                kind,
+                num_merged: u32::try_from(group.len()).unwrap_or(u32::MAX),
+            })
+        })
+        .collect()
+}
+
 /// What a change is called in the tooltip.
 pub fn change_label(change: ActivityChange) -> &'static str {
     match change {
@@ -198,14 +236,24 @@ struct LanesCache {
     /// them stale).
     rows_fresh: bool,
     rows: Arc<[Row]>,
-    /// The bins and steps per bin the marks are for.
-    marks_for: Option<(RangeInclusive<u64>, u64)>,
-    marks: FxHashMap<usize, Arc<[LaneMark]>>,
+    /// The bins and steps per bin the marks are for, the ring bins the
+    /// drift rings are for, and the number of diagnostics the rings were
+    /// merged from.
+    marks_for: Option<MarksKey>,
+    marks: FxHashMap<usize, (Arc<[LaneMark]>, Arc<[DriftMark]>)>,
     /// The number of diagnostics `drifts` was gathered from.
     drifts_for: Option<usize>,
     /// Every drift (E20) per activity id.
     drifts: Arc<Drifts>,
 }
+
+/// What the kept marks and rings were merged for: the bins and their steps,
+/// the ring bins and theirs, the number of diagnostics.
+type MarksKey = (
+    (RangeInclusive<u64>, u64),
+    (RangeInclusive<u64>, u64),
+    Option<usize>,
+);
 
 /// Each activity's drifts (E20): their steps and kinds.
 pub type Drifts = FxHashMap<String, Arc<[(Seq, DriftKind)]>>;
@@ -275,28 +323,64 @@ fn toggle_group(ui: &egui::Ui, group: &LaneGroup) {
     });
 }
 
-/// The marks of some lanes (from the cache when the range is the same).
+/// How far apart, at least, the drift rings of a lane are drawn, in points:
+/// their radius. Closer, they would only hide each other; issue 14: a
+/// 10,000,000-event stream has about 1,700 drifts per activity, a ring in
+/// nearly every pixel column, and tessellating them was most of a frame.
+const RING_SPACING: f32 = theme::LANE_HEIGHT * 0.42;
+
+/// The bins the drift rings merge in, for the visible `bins` of `bin_steps`
+/// steps each: as many of those bins as make [`RING_SPACING`] points (a
+/// power of two, so that each ring bin holds whole bins and stays put while
+/// panning). Returns the ring bins in view and their steps.
+fn ring_bins(
+    bins: &RangeInclusive<u64>,
+    bin_steps: u64,
+    steps_per_pixel: f64,
+) -> (RangeInclusive<u64>, u64) {
+    let ring_steps = super::range::bin_steps(steps_per_pixel * f64::from(RING_SPACING));
+    let per_ring = (ring_steps / bin_steps.max(1)).max(1);
+    (
+        bins.start() / per_ring..=bins.end() / per_ring,
+        bin_steps.saturating_mul(per_ring),
+    )
+}
+
+/// The marks (per bin) and the drift rings (per ring bin) of some lanes
+/// (from the cache when the range and the drifts are the same).
 fn marks(
     ui: &egui::Ui,
     doc: &Doc,
     lanes: &[usize],
     bins: &(RangeInclusive<u64>, u64),
-) -> Vec<Arc<[LaneMark]>> {
+    steps_per_pixel: f64,
+) -> Vec<(Arc<[LaneMark]>, Arc<[DriftMark]>)> {
     let all = doc.timeline.index().lanes();
+    let drifts = drifts(ui, doc);
+    let rings = ring_bins(&bins.0, bins.1, steps_per_pixel);
+    let drifts_for = Some(doc.timeline.diagnostics().len());
     ui.data_mut(|d| {
         let cache = d.get_temp_mut_or_default::<LanesCache>(cache_id());
-        if cache.marks_for.as_ref() != Some(bins) {
-            cache.marks_for = Some(bins.clone());
+        let key = (bins.clone(), rings.clone(), drifts_for);
+        if cache.marks_for.as_ref() != Some(&key) {
+            cache.marks_for = Some(key);
             cache.marks.clear();
         }
         lanes
             .iter()
             .map(|&lane| {
-                let marks = cache
-                    .marks
-                    .entry(lane)
-                    .or_insert_with(|| merge_marks(&all[lane].events, &bins.0, bins.1).into());
-                Arc::clone(marks)
+                let (marks, lane_rings) = cache.marks.entry(lane).or_insert_with(|| {
+                    let activity = &all[lane];
+                    (
+                        merge_marks(&activity.events, &bins.0, bins.1).into(),
+                        drifts
+                            .get(&activity.message_id)
+                            .map(|d| merge_drifts(d, &rings.0, rings.1))
+                            .unwrap_or_default()
+                            .into(),
+                    )
+                });
+                (Arc::clone(marks), Arc::clone(lane_rings))
             })
             .collect()
     })
@@ -307,12 +391,53 @@ pub fn content_height(ui: &egui::Ui, doc: &Doc, generation: u64) -> f32 {
     rows(ui, doc, generation).len() as f32 * theme::LANE_HEIGHT
 }
 
+/// What a lane's plot was tessellated for ([`super::mesh::Kept`]): its
+/// marks and rings (the same merge: the same `Arc`s), where it was drawn,
+/// the axis and the colours.
+#[derive(Clone)]
+struct LaneMeshKey {
+    marks: Arc<[LaneMark]>,
+    rings: Arc<[DriftMark]>,
+    rect: Rect,
+    axis: StepAxis,
+    visuals: egui::Visuals,
+}
+
+impl PartialEq for LaneMeshKey {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.marks, &other.marks)
+            && Arc::ptr_eq(&self.rings, &other.rings)
+            && self.rect == other.rect
+            && self.axis == other.axis
+            && self.visuals == other.visuals
+    }
+}
+
+/// The tessellated plots of the lanes drawn in the last frame.
+type LaneMeshes = FxHashMap<usize, Option<Kept<LaneMeshKey>>>;
+
+fn meshes_id() -> egui::Id {
+    egui::Id::unique("timeline_lane_meshes")
+}
+
+/// The meshes kept for the lanes drawn last, by lane, for tests.
+#[cfg(test)]
+pub(super) fn kept_meshes(ctx: &egui::Context) -> Vec<(usize, Arc<egui::Mesh>)> {
+    let kept: LaneMeshes = ctx.data(|d| d.get_temp(meshes_id()).unwrap_or_default());
+    let mut meshes: Vec<_> = kept
+        .into_iter()
+        .filter_map(|(lane, slot)| Some((lane, slot?.mesh())))
+        .collect();
+    meshes.sort_by_key(|(lane, _)| *lane);
+    meshes
+}
+
 /// A lane on screen.
 struct VisibleLane {
     lane: usize,
     rect: Rect,
     marks: Arc<[LaneMark]>,
-    drifts: Arc<[(Seq, DriftKind)]>,
+    drifts: Arc<[DriftMark]>,
 }
 
 /// The lanes drawn this frame, to find what the pointer is over.
@@ -340,24 +465,20 @@ impl LanesView {
         Some((lane.lane, *mark))
     }
 
-    /// The drift (E20) nearest a position on a lane, if one is near.
-    pub fn drift_hit(&self, pos: Pos2) -> Option<(Seq, DriftKind)> {
+    /// The drift ring (E20) nearest a position on a lane, if one is near.
+    pub fn drift_hit(&self, pos: Pos2) -> Option<DriftMark> {
         if !self.viewport.contains(pos) {
             return None;
         }
         let lane = self.lanes.iter().find(|l| l.rect.contains(pos))?;
-        lane.drifts
+        let reach = HIT_RADIUS + 2.0;
+        let x_of = |ring: &DriftMark| self.axis.x_from_step(ring.seq.get() as f64);
+        let start = lane.drifts.partition_point(|r| x_of(r) < pos.x - reach);
+        lane.drifts[start..]
             .iter()
-            .map(|&(seq, kind)| {
-                (
-                    seq,
-                    kind,
-                    (self.axis.x_from_step(seq.get() as f64) - pos.x).abs(),
-                )
-            })
-            .filter(|(_, _, dx)| *dx <= HIT_RADIUS + 2.0)
-            .min_by(|a, b| a.2.total_cmp(&b.2))
-            .map(|(seq, kind, _)| (seq, kind))
+            .take_while(|r| x_of(r) <= pos.x + reach)
+            .min_by(|a, b| (x_of(a) - pos.x).abs().total_cmp(&(x_of(b) - pos.x).abs()))
+            .copied()
     }
 }
 
@@ -402,11 +523,13 @@ pub fn lanes_ui(
                 })
                 .collect();
             let mut marks = match &bins {
-                Some(bins) => marks(ui, doc, &visible, bins),
+                Some(bins) => marks(ui, doc, &visible, bins, axis.steps_per_pixel()),
                 None => Vec::new(),
             }
             .into_iter();
-            let drifts = drifts(ui, doc);
+            let mut kept: LaneMeshes =
+                ui.data_mut(|d| std::mem::take(d.get_temp_mut_or_default(meshes_id())));
+            let mut meshes = LaneMeshes::default();
             let mut shown = Vec::new();
             let mut toggled = None;
             for (i, row) in rows.iter().enumerate().take(last).skip(first) {
@@ -424,11 +547,7 @@ pub fn lanes_ui(
                     Row::Lane(lane) => {
                         let activity = &doc.timeline.index().lanes()[*lane];
                         let is_selected = selected == Some(activity.message_id.as_str());
-                        let marks = marks.next().unwrap_or_default();
-                        let lane_drifts = drifts
-                            .get(&activity.message_id)
-                            .cloned()
-                            .unwrap_or_else(|| Arc::from(Vec::new()));
+                        let (marks, lane_drifts) = marks.next().unwrap_or_default();
                         let row = LaneRow {
                             rect,
                             plot_x,
@@ -438,7 +557,23 @@ pub fn lanes_ui(
                             selected: is_selected,
                             drifts: &lane_drifts,
                         };
-                        row.ui(ui, &marks, commands);
+                        row.ui(ui, commands);
+                        let mut slot = kept.remove(lane).flatten();
+                        let key = LaneMeshKey {
+                            marks: Arc::clone(&marks),
+                            rings: Arc::clone(&lane_drifts),
+                            rect,
+                            axis: *axis,
+                            visuals: ui.visuals().clone(),
+                        };
+                        let mesh = Kept::get_or_make(&mut slot, ui.ctx(), key, || {
+                            row.plot_shapes(ui.visuals(), &marks)
+                        });
+                        meshes.insert(*lane, slot);
+                        let plot = Rect::from_x_y_ranges(plot_x, rect.y_range());
+                        ui.painter()
+                            .with_clip_rect(ui.clip_rect().intersect(plot))
+                            .add(egui::Shape::Mesh(mesh));
                         shown.push(VisibleLane {
                             lane: *lane,
                             rect: Rect::from_x_y_ranges(plot_x, rect.y_range()),
@@ -448,6 +583,8 @@ pub fn lanes_ui(
                     }
                 }
             }
+            // Only the lanes drawn keep their meshes.
+            ui.data_mut(|d| d.insert_temp(meshes_id(), meshes));
             if let Some(group) = toggled {
                 toggle_group(ui, &group);
                 ui.ctx().request_repaint();
@@ -591,6 +728,54 @@ mod tests {
             merge_marks(&events, &(7..=7), 4),
             vec![mark(30, C::Fatal, 1)]
         );
+    }
+
+    #[test]
+    fn drift_rings_merge_per_bin_an_unexplained_drift_first() {
+        use DriftKind as K;
+        let drifts = [
+            (Seq::new(1), K::Repair),
+            (Seq::new(3), K::Unexplained),
+            (Seq::new(4), K::Unexplained),
+            (Seq::new(6), K::Repair),
+            (Seq::new(8), K::Repair),
+            (Seq::new(30), K::Unexplained),
+        ];
+        let ring = |seq, kind, num_merged| DriftMark {
+            seq: Seq::new(seq),
+            kind,
+            num_merged,
+        };
+        // Bins of 4: steps 1-4, 5-8; the bin of step 30 is out of view.
+        assert_eq!(
+            merge_drifts(&drifts, &(0..=1), 4),
+            vec![ring(3, K::Unexplained, 3), ring(6, K::Repair, 2)]
+        );
+        // One ring per drift when every step has its bin.
+        let rings = merge_drifts(&drifts, &(0..=100), 1);
+        assert_eq!(rings.len(), drifts.len());
+        assert!(rings.iter().all(|r| r.num_merged == 1));
+        assert_eq!(merge_drifts(&drifts, &(2..=6), 4), vec![]);
+        assert_eq!(
+            merge_drifts(&drifts, &(7..=7), 4),
+            vec![ring(30, K::Unexplained, 1)]
+        );
+        // However many drifts, no more rings than bins in view.
+        let many: Vec<_> = (1..=100_000).map(|s| (Seq::new(s), K::Repair)).collect();
+        assert_eq!(merge_drifts(&many, &(0..=99), 1024).len(), 98);
+    }
+
+    #[test]
+    fn drift_rings_are_at_least_their_radius_apart_in_whole_bins() {
+        // 1,000,000 steps over 1,000 pixels: bins of 1,024 steps, rings
+        // in bins of 8 of them (8,192 steps, about 8 pixels).
+        let (rings, ring_steps) = ring_bins(&(0..=976), 1024, 1000.0);
+        assert_eq!((rings, ring_steps), (0..=122, 8192));
+        assert!(ring_steps as f64 / 1000.0 >= f64::from(RING_SPACING));
+        // Zoomed in to a few steps a pixel apart: one ring per step.
+        assert_eq!(ring_bins(&(40..=60), 1, 0.05), (40..=60, 1));
+        // Bins of a step each, 2 steps per pixel: rings 16 steps apart.
+        assert_eq!(ring_bins(&(0..=31), 2, 2.0), (0..=3, 16));
     }
 
     #[test]

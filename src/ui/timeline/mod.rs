@@ -28,6 +28,7 @@ mod hover;
 mod lane_row;
 mod lanes;
 mod marks;
+mod mesh;
 mod plot;
 mod range;
 mod strips;
@@ -143,6 +144,39 @@ mod tests {
             h.state().timeline_range(),
             Some(super::full_range(last as u64))
         );
+    }
+
+    #[test]
+    fn scrubbing_keeps_the_lanes_tessellated_and_zooming_makes_them_again() {
+        // Issue 14: the lanes' marks are tessellated once per range, not
+        // once per frame.
+        let mut h = harness();
+        h.run();
+        let before = super::lanes::kept_meshes(&h.ctx);
+        assert!(!before.is_empty(), "the demo's lanes are drawn");
+        assert!(before.iter().all(|(_, mesh)| !mesh.vertices.is_empty()));
+        h.state_mut()
+            .apply(vec![Command::Time(TimeCommand::Set(Seq::new(5)))]);
+        h.run();
+        let scrubbed = super::lanes::kept_meshes(&h.ctx);
+        assert_eq!(scrubbed.len(), before.len());
+        for ((lane, a), (other, b)) in before.iter().zip(&scrubbed) {
+            assert_eq!(lane, other);
+            assert!(std::sync::Arc::ptr_eq(a, b), "lane {lane} made again");
+        }
+        h.get_by_label("Zoom in").click();
+        h.run();
+        let zoomed = super::lanes::kept_meshes(&h.ctx);
+        for (lane, mesh) in &zoomed {
+            let (_, old) = before
+                .iter()
+                .find(|(l, _)| l == lane)
+                .expect("drawn before");
+            assert!(
+                !std::sync::Arc::ptr_eq(mesh, old),
+                "lane {lane} kept at a new range"
+            );
+        }
     }
 
     #[test]
