@@ -104,7 +104,8 @@ pub(super) struct LaneRow<'a> {
 
 impl LaneRow<'_> {
     /// Draws the row's background and name; a click on the name selects
-    /// the activity. Its plot is [`Self::plot_shapes`].
+    /// the activity. Its plot is [`Self::plot_layers`] and
+    /// [`Self::dot_shapes`].
     pub(super) fn ui(&self, ui: &mut egui::Ui, commands: &mut Vec<Command>) {
         let visuals = ui.visuals().clone();
         let rect = self.rect;
@@ -135,13 +136,18 @@ impl LaneRow<'_> {
         }
     }
 
-    /// The row's plot: the activity's lifetime, its marks and its drift
-    /// rings, as shapes (the caller keeps them tessellated between frames).
-    pub(super) fn plot_shapes(&self, visuals: &egui::Visuals, marks: &[LaneMark]) -> Vec<Shape> {
+    /// The row's plot but its dots, in two layers kept tessellated between
+    /// frames by the caller: the activity's lifetime and its marks, then its
+    /// drift rings. The dots go between them ([`Self::dot_shapes`]).
+    pub(super) fn plot_layers(
+        &self,
+        visuals: &egui::Visuals,
+        marks: &[LaneMark],
+    ) -> Vec<Vec<Shape>> {
         let rect = self.rect;
         let plot = Rect::from_x_y_ranges(self.plot_x, rect.y_range());
         let y = rect.center().y;
-        let mut shapes = Vec::with_capacity(1 + marks.len() + self.drifts.len());
+        let mut under = Vec::new();
         // Its lifetime: from its first event to its last.
         if let (Some(first), Some(last)) =
             (self.activity.events.first(), self.activity.events.last())
@@ -150,29 +156,58 @@ impl LaneRow<'_> {
             let x1 = self.axis.x_from_step(last.0.get() as f64).min(plot.right());
             if x0 <= x1 {
                 let color = visuals.weak_text_color().gamma_multiply(0.35);
-                shapes.push(Shape::hline(x0..=x1, y, Stroke::new(1.0, color)));
+                under.push(Shape::hline(x0..=x1, y, Stroke::new(1.0, color)));
             }
         }
         for mark in marks {
             let x = self.axis.x_from_step(mark.seq.get() as f64);
-            mark_shapes(&mut shapes, visuals, pos2(x, y), mark.change);
+            mark_shapes(&mut under, visuals, pos2(x, y), mark.change);
         }
         // E20 (issue 17.1): where a snapshot found the consumer's copy
         // drifted, a ring around its mark.
-        for ring in self.drifts {
-            let x = self.axis.x_from_step(ring.seq.get() as f64);
-            let stroke = Stroke::new(1.6, theme::drift_color(visuals, ring.kind));
-            shapes.push(Shape::circle_stroke(
-                pos2(x, y),
-                theme::LANE_HEIGHT * 0.42,
-                stroke,
-            ));
-        }
-        shapes
+        let rings = self
+            .drifts
+            .iter()
+            .map(|ring| {
+                let x = self.axis.x_from_step(ring.seq.get() as f64);
+                let stroke = Stroke::new(1.6, theme::drift_color(visuals, ring.kind));
+                Shape::circle_stroke(pos2(x, y), theme::LANE_HEIGHT * 0.42, stroke)
+            })
+            .collect();
+        vec![under, rings]
+    }
+
+    /// The marks drawn as filled circles (deltas applied, events not
+    /// applied), which egui draws cheaply itself.
+    pub(super) fn dot_shapes(&self, visuals: &egui::Visuals, marks: &[LaneMark]) -> Vec<Shape> {
+        let y = self.rect.center().y;
+        marks
+            .iter()
+            .filter_map(|mark| {
+                let x = self.axis.x_from_step(mark.seq.get() as f64);
+                dot_shape(visuals, pos2(x, y), mark.change)
+            })
+            .collect()
     }
 }
 
-/// A mark: its shape and colour tell the change.
+/// The filled circle of a mark that is one.
+fn dot_shape(visuals: &egui::Visuals, center: Pos2, change: ActivityChange) -> Option<Shape> {
+    let color = theme::change_color(visuals, change);
+    let half = theme::LANE_HEIGHT * 0.22;
+    match change {
+        ActivityChange::DeltaApplied => Some(Shape::circle_filled(center, half * 0.6, color)),
+        ActivityChange::NotApplied => Some(Shape::circle_filled(
+            center,
+            half * 0.5,
+            color.gamma_multiply(0.8),
+        )),
+        _ => None,
+    }
+}
+
+/// A mark that is not a dot ([`dot_shape`]): its shape and colour tell
+/// the change.
 fn mark_shapes(
     shapes: &mut Vec<Shape>,
     visuals: &egui::Visuals,
@@ -187,9 +222,7 @@ fn mark_shapes(
         ActivityChange::Created | ActivityChange::Replaced => {
             shapes.push(Shape::rect_filled(square, 1.0, color));
         }
-        ActivityChange::DeltaApplied => {
-            shapes.push(Shape::circle_filled(center, half * 0.6, color));
-        }
+        ActivityChange::DeltaApplied | ActivityChange::NotApplied => {}
         ActivityChange::Retyped => {
             let diamond = vec![
                 center + egui::vec2(0.0, -half - 1.0),
@@ -229,13 +262,6 @@ fn mark_shapes(
                 center + egui::vec2(-big, big * 0.8),
             ];
             shapes.push(Shape::convex_polygon(triangle, color, Stroke::NONE));
-        }
-        ActivityChange::NotApplied => {
-            shapes.push(Shape::circle_filled(
-                center,
-                half * 0.5,
-                color.gamma_multiply(0.8),
-            ));
         }
     }
 }

@@ -240,12 +240,15 @@ struct LanesCache {
     /// drift rings are for, and the number of diagnostics the rings were
     /// merged from.
     marks_for: Option<MarksKey>,
-    marks: FxHashMap<usize, (Arc<[LaneMark]>, Arc<[DriftMark]>)>,
+    marks: FxHashMap<usize, LaneMarks>,
     /// The number of diagnostics `drifts` was gathered from.
     drifts_for: Option<usize>,
     /// Every drift (E20) per activity id.
     drifts: Arc<Drifts>,
 }
+
+/// A lane's marks and drift rings, merged.
+type LaneMarks = (Arc<[LaneMark]>, Arc<[DriftMark]>);
 
 /// What the kept marks and rings were merged for: the bins and their steps,
 /// the ring bins and theirs, the number of diagnostics.
@@ -354,7 +357,7 @@ fn marks(
     lanes: &[usize],
     bins: &(RangeInclusive<u64>, u64),
     steps_per_pixel: f64,
-) -> Vec<(Arc<[LaneMark]>, Arc<[DriftMark]>)> {
+) -> Vec<LaneMarks> {
     let all = doc.timeline.index().lanes();
     let drifts = drifts(ui, doc);
     let rings = ring_bins(&bins.0, bins.1, steps_per_pixel);
@@ -422,11 +425,11 @@ fn meshes_id() -> egui::Id {
 
 /// The meshes kept for the lanes drawn last, by lane, for tests.
 #[cfg(test)]
-pub(super) fn kept_meshes(ctx: &egui::Context) -> Vec<(usize, Arc<egui::Mesh>)> {
+pub(super) fn kept_meshes(ctx: &egui::Context) -> Vec<(usize, Vec<Arc<egui::Mesh>>)> {
     let kept: LaneMeshes = ctx.data(|d| d.get_temp(meshes_id()).unwrap_or_default());
     let mut meshes: Vec<_> = kept
         .into_iter()
-        .filter_map(|(lane, slot)| Some((lane, slot?.mesh())))
+        .filter_map(|(lane, slot)| Some((lane, slot?.meshes().to_vec())))
         .collect();
     meshes.sort_by_key(|(lane, _)| *lane);
     meshes
@@ -566,14 +569,16 @@ pub fn lanes_ui(
                             axis: *axis,
                             visuals: ui.visuals().clone(),
                         };
-                        let mesh = Kept::get_or_make(&mut slot, ui.ctx(), key, || {
-                            row.plot_shapes(ui.visuals(), &marks)
+                        let layers = Kept::get_or_make(&mut slot, ui.ctx(), key, || {
+                            row.plot_layers(ui.visuals(), &marks)
                         });
                         meshes.insert(*lane, slot);
                         let plot = Rect::from_x_y_ranges(plot_x, rect.y_range());
-                        ui.painter()
-                            .with_clip_rect(ui.clip_rect().intersect(plot))
-                            .add(egui::Shape::Mesh(mesh));
+                        let painter = ui.painter().with_clip_rect(ui.clip_rect().intersect(plot));
+                        let mut layers = layers.into_iter().map(egui::Shape::Mesh);
+                        painter.extend(layers.next());
+                        painter.extend(row.dot_shapes(ui.visuals(), &marks));
+                        painter.extend(layers);
                         shown.push(VisibleLane {
                             lane: *lane,
                             rect: Rect::from_x_y_ranges(plot_x, rect.y_range()),

@@ -3,7 +3,9 @@
 //! thousands of marks, rings and bars it draws; egui tessellates every
 //! shape again each frame (at 10,000,000 events, about a quarter of a
 //! frame). A part drawn as a [`Mesh`] kept while its key is the same costs
-//! a copy of its vertices instead.
+//! a copy of its vertices instead. Small filled circles are better left to
+//! egui: it draws them as a square of four vertices from its font atlas,
+//! which it does not lend ([`tessellate`] would make each a path of dozens).
 
 use std::sync::Arc;
 
@@ -26,43 +28,48 @@ pub(super) fn tessellate(ctx: &egui::Context, shapes: Vec<Shape>) -> Mesh {
     mesh
 }
 
-/// A mesh kept with what it was made for.
+/// Meshes (layers drawn one over the other) kept with what they were made
+/// for.
 #[derive(Clone)]
 pub(super) struct Kept<K> {
     key: K,
     pixels_per_point: f32,
-    mesh: Arc<Mesh>,
+    meshes: Vec<Arc<Mesh>>,
 }
 
 impl<K: PartialEq> Kept<K> {
-    /// The mesh of `key`: the kept one if it was made for the same key and
-    /// pixels per point, else `shapes()` tessellated, kept in `slot`.
+    /// The meshes of `key`: the kept ones if they were made for the same key
+    /// and pixels per point, else each layer of `layers()` tessellated, kept
+    /// in `slot`.
     pub(super) fn get_or_make(
         slot: &mut Option<Self>,
         ctx: &egui::Context,
         key: K,
-        shapes: impl FnOnce() -> Vec<Shape>,
-    ) -> Arc<Mesh> {
+        layers: impl FnOnce() -> Vec<Vec<Shape>>,
+    ) -> Vec<Arc<Mesh>> {
         let pixels_per_point = ctx.pixels_per_point();
         if let Some(kept) = slot
             && kept.key == key
             && kept.pixels_per_point == pixels_per_point
         {
-            return Arc::clone(&kept.mesh);
+            return kept.meshes.clone();
         }
-        let mesh = Arc::new(tessellate(ctx, shapes()));
+        let meshes: Vec<Arc<Mesh>> = layers()
+            .into_iter()
+            .map(|shapes| Arc::new(tessellate(ctx, shapes)))
+            .collect();
         *slot = Some(Self {
             key,
             pixels_per_point,
-            mesh: Arc::clone(&mesh),
+            meshes: meshes.clone(),
         });
-        mesh
+        meshes
     }
 
-    /// The mesh kept.
+    /// The meshes kept.
     #[cfg(test)]
-    pub(super) fn mesh(&self) -> Arc<Mesh> {
-        Arc::clone(&self.mesh)
+    pub(super) fn meshes(&self) -> &[Arc<Mesh>] {
+        &self.meshes
     }
 }
 
@@ -75,30 +82,31 @@ mod tests {
         let ctx = egui::Context::default();
         let mut output = ctx.run_ui(Default::default(), |_| {});
         output.textures_delta.clear();
-        let circle = || {
-            vec![Shape::circle_filled(
+        let ring = || {
+            let stroke = egui::Stroke::new(1.5, egui::Color32::RED);
+            vec![vec![Shape::circle_stroke(
                 egui::pos2(10.0, 10.0),
                 3.0,
-                egui::Color32::RED,
-            )]
+                stroke,
+            )]]
         };
         let mut slot = None;
         let mut made = 0;
         let mut get = |slot: &mut Option<Kept<u32>>, key| {
             Kept::get_or_make(slot, &ctx, key, || {
                 made += 1;
-                circle()
+                ring()
             })
         };
-        let first = get(&mut slot, 1);
-        let again = get(&mut slot, 1);
+        let first = get(&mut slot, 1).remove(0);
+        let again = get(&mut slot, 1).remove(0);
         assert!(Arc::ptr_eq(&first, &again));
-        let other = get(&mut slot, 2);
+        let other = get(&mut slot, 2).remove(0);
         assert!(!Arc::ptr_eq(&first, &other));
         assert_eq!(made, 2);
-        // What egui would have drawn: vertices around the circle's centre.
+        // What egui would have drawn: vertices around the ring's centre.
         assert!(!first.vertices.is_empty() && first.is_valid());
         let bounds = first.calc_bounds();
-        assert!(bounds.contains(egui::pos2(10.0, 10.0)) && bounds.width() < 8.0);
+        assert!(bounds.contains(egui::pos2(10.0, 10.0)) && bounds.width() < 12.0);
     }
 }
