@@ -145,12 +145,29 @@ fn match_marks(harness: &Harness<'static, ReplayApp>) -> usize {
         .count()
 }
 
-/// Every filled rectangle painted in the last frame, with its fill.
+/// Every filled rectangle painted in the last frame, with its fill: the
+/// rectangle shapes, and the plain rectangles of meshes (four vertices of
+/// one colour on two xs and two ys, as `Mesh::add_colored_rect` makes them:
+/// the densities are drawn so, issue 14).
 fn rect_shapes(harness: &Harness<'static, ReplayApp>) -> Vec<(egui::Rect, egui::Color32)> {
     fn walk(shape: &egui::Shape, out: &mut Vec<(egui::Rect, egui::Color32)>) {
         match shape {
             egui::Shape::Vec(shapes) => shapes.iter().for_each(|s| walk(s, out)),
             egui::Shape::Rect(rect) => out.push((rect.rect, rect.fill)),
+            egui::Shape::Mesh(mesh) => {
+                for quad in mesh.vertices.chunks_exact(4) {
+                    let color = quad[0].color;
+                    let rect =
+                        egui::Rect::from_points(&quad.iter().map(|v| v.pos).collect::<Vec<_>>());
+                    let on_corners = quad.iter().all(|v| {
+                        (v.pos.x == rect.left() || v.pos.x == rect.right())
+                            && (v.pos.y == rect.top() || v.pos.y == rect.bottom())
+                    });
+                    if on_corners && quad.iter().all(|v| v.color == color) {
+                        out.push((rect, color));
+                    }
+                }
+            }
             _ => {}
         }
     }

@@ -329,7 +329,8 @@ fn toggle_group(ui: &egui::Ui, group: &LaneGroup) {
 /// How far apart, at least, the drift rings of a lane are drawn, in points:
 /// their radius. Closer, they would only hide each other; issue 14: a
 /// 10,000,000-event stream has about 1,700 drifts per activity, a ring in
-/// nearly every pixel column, and tessellating them was most of a frame.
+/// nearly every pixel column, and their paths were the largest share of a
+/// frame's tessellation.
 const RING_SPACING: f32 = theme::LANE_HEIGHT * 0.42;
 
 /// The bins the drift rings merge in, for the visible `bins` of `bin_steps`
@@ -779,7 +780,7 @@ mod tests {
         assert!(ring_steps as f64 / 1000.0 >= f64::from(RING_SPACING));
         // Zoomed in to a few steps a pixel apart: one ring per step.
         assert_eq!(ring_bins(&(40..=60), 1, 0.05), (40..=60, 1));
-        // Bins of a step each, 2 steps per pixel: rings 16 steps apart.
+        // Bins of 2 steps, 2 steps a pixel: rings 16 steps (8 pixels) apart.
         assert_eq!(ring_bins(&(0..=31), 2, 2.0), (0..=3, 16));
     }
 
