@@ -2,7 +2,7 @@
 //! pointer is over, the nearest mark of a lane, a diagnostic tick, a bin of
 //! the density strip, or else a step.
 
-use crate::ui::words::thousands;
+use crate::ui::words::{count, thousands};
 use egui::Rect;
 
 use super::density::{Density, KindGroup};
@@ -70,10 +70,8 @@ impl Hover<'_> {
                 change_label(mark.change)
             ));
             if mark.num_merged > 1 {
-                ui.weak(format!(
-                    "and {} more events of this activity here",
-                    mark.num_merged - 1
-                ));
+                let more = count(u64::from(mark.num_merged) - 1, "more event", "more events");
+                ui.weak(format!("and {more} of this activity here"));
             }
             // E20 (issue 17.1): a drift here, and which of the two it is.
             if let Some(ring) = self.lanes.drift_hit(pos) {
@@ -87,13 +85,11 @@ impl Hover<'_> {
                 };
                 ui.colored_label(
                     theme::drift_color(ui.visuals(), ring.kind),
-                    format!("Drift at step {}: {what}", ring.seq),
+                    format!("Drift at step {}: {what}", thousands(ring.seq.get())),
                 );
                 if ring.num_merged > 1 {
-                    ui.weak(format!(
-                        "and {} more drifts of this activity here",
-                        thousands(u64::from(ring.num_merged) - 1)
-                    ));
+                    let more = count(u64::from(ring.num_merged) - 1, "more drift", "more drifts");
+                    ui.weak(format!("and {more} of this activity here"));
                 }
             }
             ui.weak("Click to select it and go there");
