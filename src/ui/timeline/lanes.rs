@@ -456,33 +456,41 @@ impl LanesView {
     /// The lane (an index into the stream's lanes) and the mark nearest a
     /// position, if one is near.
     pub fn hit(&self, pos: Pos2) -> Option<(usize, LaneMark)> {
-        if !self.viewport.contains(pos) {
-            return None;
-        }
-        let lane = self.lanes.iter().find(|l| l.rect.contains(pos))?;
-        let x_of = |mark: &LaneMark| self.axis.x_from_step(mark.seq.get() as f64);
-        let start = lane.marks.partition_point(|m| x_of(m) < pos.x - HIT_RADIUS);
-        let mark = lane.marks[start..]
-            .iter()
-            .take_while(|m| x_of(m) <= pos.x + HIT_RADIUS)
-            .min_by(|a, b| (x_of(a) - pos.x).abs().total_cmp(&(x_of(b) - pos.x).abs()))?;
+        let lane = self.lane_at(pos)?;
+        let mark = self.nearest(&lane.marks, |m| m.seq, pos.x, HIT_RADIUS)?;
         Some((lane.lane, *mark))
     }
 
     /// The drift ring (E20) nearest a position on a lane, if one is near.
     pub fn drift_hit(&self, pos: Pos2) -> Option<DriftMark> {
+        let lane = self.lane_at(pos)?;
+        self.nearest(&lane.drifts, |r| r.seq, pos.x, HIT_RADIUS + 2.0)
+            .copied()
+    }
+
+    /// The lane drawn under a position.
+    fn lane_at(&self, pos: Pos2) -> Option<&VisibleLane> {
         if !self.viewport.contains(pos) {
             return None;
         }
-        let lane = self.lanes.iter().find(|l| l.rect.contains(pos))?;
-        let reach = HIT_RADIUS + 2.0;
-        let x_of = |ring: &DriftMark| self.axis.x_from_step(ring.seq.get() as f64);
-        let start = lane.drifts.partition_point(|r| x_of(r) < pos.x - reach);
-        lane.drifts[start..]
+        self.lanes.iter().find(|l| l.rect.contains(pos))
+    }
+
+    /// The item of a list sorted by step drawn nearest `x`, if within
+    /// `reach` of it.
+    fn nearest<'a, T>(
+        &self,
+        items: &'a [T],
+        seq_of: impl Fn(&T) -> Seq,
+        x: f32,
+        reach: f32,
+    ) -> Option<&'a T> {
+        let x_of = |item: &T| self.axis.x_from_step(seq_of(item).get() as f64);
+        let start = items.partition_point(|item| x_of(item) < x - reach);
+        items[start..]
             .iter()
-            .take_while(|r| x_of(r) <= pos.x + reach)
-            .min_by(|a, b| (x_of(a) - pos.x).abs().total_cmp(&(x_of(b) - pos.x).abs()))
-            .copied()
+            .take_while(|item| x_of(item) <= x + reach)
+            .min_by(|a, b| (x_of(a) - x).abs().total_cmp(&(x_of(b) - x).abs()))
     }
 }
 
@@ -582,7 +590,7 @@ pub fn lanes_ui(
                         painter.extend(layers);
                         shown.push(VisibleLane {
                             lane: *lane,
-                            rect: Rect::from_x_y_ranges(plot_x, rect.y_range()),
+                            rect: plot,
                             marks,
                             drifts: lane_drifts,
                         });
