@@ -102,6 +102,14 @@ impl DriftWatch {
         self.messages.remove(id);
     }
 
+    /// A copy for a checkpoint ([`LayeredMap::frozen`]).
+    pub(super) fn frozen(&self) -> Self {
+        Self {
+            messages: self.messages.frozen(),
+            state: self.state,
+        }
+    }
+
     /// The changes of message `id` since its baseline, if any.
     pub(super) fn message(&self, id: &str) -> Option<Since> {
         self.messages.get(id).copied().filter(|s| s.deltas > 0)

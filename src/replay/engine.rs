@@ -185,6 +185,11 @@ impl Replayer {
     /// checkpoint keeps. Activity contents and the shared state are shared
     /// with `self` until either side patches them.
     pub fn checkpoint(&self) -> Self {
+        self.checkpoint_with(self.drift.clone())
+    }
+
+    /// [`Self::checkpoint`] with the given drift tracking.
+    pub(super) fn checkpoint_with(&self, drift: DriftWatch) -> Self {
         Self {
             options: self.options,
             conversation: self.conversation.clone(),
@@ -200,7 +205,7 @@ impl Replayer {
             finished: self.finished,
             diagnostics: Vec::new(),
             effects: Vec::new(),
-            drift: self.drift.clone(),
+            drift,
         }
     }
 
