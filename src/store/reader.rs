@@ -16,7 +16,9 @@ use super::{SessionId, SessionInfo, SessionStatus, StoreError, is_sqlite};
 use crate::diagnostic::{Diagnostic, Seq};
 use crate::input::{EventLog, HttpRequest, HttpResponse};
 use crate::replay::Options;
-use crate::timeline::{INDEX_FORMAT_VERSION, IndexPieces, StoredPieces, Timeline, index_engine};
+use crate::timeline::{
+    INDEX_FORMAT_VERSION, IndexPieces, READABLE_INDEX_FORMATS, StoredPieces, Timeline, index_engine,
+};
 
 /// One stored event.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -421,7 +423,7 @@ impl Recording {
             }
             Err(e) => return Err(self.error("cannot read the timeline index", e)),
         };
-        if format_version != INDEX_FORMAT_VERSION || engine != index_engine() {
+        if !READABLE_INDEX_FORMATS.contains(&format_version) || engine != index_engine() {
             return Ok(Err(IndexUnused::Stale {
                 format_version,
                 engine,

@@ -10,7 +10,7 @@
 //! (checksums cover it whole) is refused with a reason, and the caller
 //! replays.
 //!
-//! The blob (format 5) is a *front* (what the first frame needs: the
+//! The blob (format 6; format 5 is laid out the same) is a *front* (what the first frame needs: the
 //! messages and the drift tracking's layers, each stored once, the state
 //! at the last event with every diagnostic and effect,
 //! the lanes and kinds, the arrival times and where each checkpoint is,
@@ -46,8 +46,18 @@ use crate::replay::{FrozenReplay, Options, Replayer};
 /// (issue 14): the front first, the checkpoints after it, each checkpoint
 /// under its own checksum. Format 5: a checkpoint's message list stored
 /// as the changes from the last state's, and the drift tracking's layers
-/// stored once, in the front, beside the messages.
-pub const INDEX_FORMAT_VERSION: i64 = 5;
+/// stored once, in the front, beside the messages. Format 6: the same
+/// layout, but a checkpoint's emptied activities weigh nothing (thawing
+/// weighs each content it puts back) and are shared between checkpoints,
+/// and its drift tracking's recent keys are one more layer (issue 14).
+/// This build reads format 5 as well (thawing weighs the content either
+/// way); a build that knows only format 5 would take the weight of an
+/// emptied activity for its content's, so it refuses format 6.
+pub const INDEX_FORMAT_VERSION: i64 = 6;
+
+/// The formats this build reads: [`INDEX_FORMAT_VERSION`] and those whose
+/// layout is the same.
+pub const READABLE_INDEX_FORMATS: [i64; 2] = [5, INDEX_FORMAT_VERSION];
 
 /// The version of what the replay computes (its rules, diagnostics,
 /// checkpoint policy) as far as a stored index holds it. Bump it by hand
@@ -705,7 +715,11 @@ impl Timeline {
         }
         let d = &mut Decoder::new(&first_piece);
         d.skip(MAGIC.len())?;
-        if d.u64()? != INDEX_FORMAT_VERSION as u64 {
+        let format = d.u64()?;
+        if !READABLE_INDEX_FORMATS
+            .iter()
+            .any(|&readable| readable as u64 == format)
+        {
             return refuse("the index is of another format");
         }
         let policy = CheckpointPolicy {
