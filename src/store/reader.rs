@@ -17,7 +17,7 @@ use crate::diagnostic::{Diagnostic, Seq};
 use crate::input::{EventLog, HttpRequest, HttpResponse};
 use crate::replay::Options;
 use crate::timeline::{
-    INDEX_FORMAT_VERSION, IndexPieces, READABLE_INDEX_FORMATS, StoredPieces, Timeline, index_engine,
+    INDEX_FORMAT_VERSION, IndexPieces, StoredPieces, Timeline, index_engine, index_is_readable,
 };
 
 /// One stored event.
@@ -423,7 +423,7 @@ impl Recording {
             }
             Err(e) => return Err(self.error("cannot read the timeline index", e)),
         };
-        if !READABLE_INDEX_FORMATS.contains(&format_version) || engine != index_engine() {
+        if !index_is_readable(format_version, &engine) {
             return Ok(Err(IndexUnused::Stale {
                 format_version,
                 engine,

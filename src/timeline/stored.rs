@@ -59,22 +59,35 @@ pub const INDEX_FORMAT_VERSION: i64 = 6;
 /// layout is the same.
 pub const READABLE_INDEX_FORMATS: [i64; 2] = [5, INDEX_FORMAT_VERSION];
 
+/// The engine version that wrote format 5, whose replay this one's equals
+/// (engine 6 changed only what the index holds of a checkpoint).
+const FORMAT_5_ENGINE_VERSION: u32 = 5;
+
 /// The version of what the replay computes (its rules, diagnostics,
 /// checkpoint policy) as far as a stored index holds it. Bump it by hand
 /// whenever the replay of a stream can give another result: an index
 /// written by another engine version is not believed. The test
 /// `the_encoded_index_of_a_fixed_stream_changes_only_with_the_engine_version`
 /// fails when the index of a fixed stream changes while this stays.
-pub const REPLAY_ENGINE_VERSION: u32 = 5;
+pub const REPLAY_ENGINE_VERSION: u32 = 6;
 
 /// The engine that wrote an index, stored beside it: the crate's version
 /// and [`REPLAY_ENGINE_VERSION`]. An index written by another is not
-/// believed.
+/// believed, but for [`index_is_readable`]'s one exception.
 pub fn index_engine() -> String {
-    format!(
-        "agui-replay {} engine {REPLAY_ENGINE_VERSION}",
-        env!("CARGO_PKG_VERSION")
-    )
+    engine_named(REPLAY_ENGINE_VERSION)
+}
+
+fn engine_named(version: u32) -> String {
+    format!("agui-replay {} engine {version}", env!("CARGO_PKG_VERSION"))
+}
+
+/// Whether this build believes an index of `format_version` written by
+/// `engine`: its own, or format 5 by engine 5, whose layout and replay are
+/// this one's (the recordings of the build before keep their index).
+pub fn index_is_readable(format_version: i64, engine: &str) -> bool {
+    (format_version == INDEX_FORMAT_VERSION && engine == index_engine())
+        || (format_version == 5 && engine == engine_named(FORMAT_5_ENGINE_VERSION))
 }
 
 /// The first bytes of a stored index.
@@ -935,6 +948,9 @@ mod tests {
         // against the last state's, drift layers stored once; checkpoints
         // no longer spaced by their message list, 256 KiB apart.
         (5, 0x1c8e_ecc0_347a_100f),
+        // Index format 6 (issue 14): checkpoints share their emptied
+        // activities, which weigh nothing; drift's recent keys a layer.
+        (6, 0x61f7_fd56_bd99_bd06),
     ];
 
     /// The demo under both profiles, strict and best effort.

@@ -295,17 +295,21 @@ fn unused_after(path: &Path, sql: &str) -> IndexUnused {
 /// What a case expects of the reason.
 type Expected = fn(&IndexUnused) -> bool;
 
-/// Issue 14: format 6 changed what a checkpoint's emptied activities
-/// weigh, not the layout, so an index whose row says format 5 (a
-/// recording of the build before) is still read, and seeks in it give
-/// the replay's states; format 4 is not.
+/// Issue 14: format 6 (engine 6) changed what a checkpoint's emptied
+/// activities weigh, not the layout or the replay, so an index whose row
+/// says format 5 by engine 5 (a recording of the build before) is still
+/// read, and seeks in it give the replay's states; format 5 by another
+/// engine, or format 4, is not.
 #[test]
-fn an_index_of_format_5_is_read_and_one_of_format_4_is_not() {
+fn an_index_of_format_5_by_engine_5_is_read_and_others_are_not() {
     let rec = TempPath::new("stored-format-5", "demo.rec");
     import_files(&[demo()], rec.path(), &mut |_| {}).expect("imports");
     let conn = rusqlite::Connection::open(rec.path()).expect("opens for writing");
-    conn.execute_batch("UPDATE timeline_index SET format_version = 5")
-        .expect("rewrites");
+    conn.execute_batch(
+        "UPDATE timeline_index SET format_version = 5, \
+         engine = replace(engine, ' engine 6', ' engine 5')",
+    )
+    .expect("rewrites");
     drop(conn);
     let recording = Recording::open(rec.path()).expect("opens");
     let session = recording.sessions()[0].id;
@@ -324,8 +328,14 @@ fn an_index_of_format_5_is_read_and_one_of_format_4_is_not() {
         );
     }
     drop(recording);
-    let why = unused_after(rec.path(), "UPDATE timeline_index SET format_version = 4");
-    assert!(matches!(why, IndexUnused::Stale { .. }), "{why}");
+    for sql in [
+        "UPDATE timeline_index SET engine = replace(engine, ' engine 5', ' engine 4')",
+        "UPDATE timeline_index SET format_version = 4, \
+         engine = replace(engine, ' engine 4', ' engine 5')",
+    ] {
+        let why = unused_after(rec.path(), sql);
+        assert!(matches!(why, IndexUnused::Stale { .. }), "{sql}: {why}");
+    }
 }
 
 #[test]
