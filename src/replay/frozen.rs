@@ -406,6 +406,12 @@ mod tests {
         assert_eq!(positions, [0, 2]);
     }
 
+    fn apply_all(replayer: &mut Replayer, events: &[&str]) {
+        for event in events {
+            replayer.apply_bytes(event.as_bytes());
+        }
+    }
+
     /// Issue 14: an activity whose content alone changed between two
     /// checkpoints keeps its emptied message from the first; one whose
     /// type changed gets a new one. Thawing weighs each content again,
@@ -413,21 +419,23 @@ mod tests {
     #[test]
     fn checkpoints_share_emptied_activities_and_thaw_their_weights() {
         let mut replayer = Replayer::new(Options::default());
-        for event in [
-            r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#,
-            r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"t","content":{"items":[1]}}"#,
-            r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"b","activityType":"t","content":{"n":0}}"#,
-        ] {
-            replayer.apply_bytes(event.as_bytes());
-        }
+        apply_all(
+            &mut replayer,
+            &[
+                r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#,
+                r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"t","content":{"items":[1]}}"#,
+                r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"b","activityType":"t","content":{"n":0}}"#,
+            ],
+        );
         let mut cache = FreezeCache::default();
         let first = replayer.freeze_sharing(&mut cache);
-        for event in [
-            r#"{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"t","patch":[{"op":"add","path":"/items/-","value":"a longer item"}]}"#,
-            r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"b","activityType":"u","content":{"n":1}}"#,
-        ] {
-            replayer.apply_bytes(event.as_bytes());
-        }
+        apply_all(
+            &mut replayer,
+            &[
+                r#"{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"t","patch":[{"op":"add","path":"/items/-","value":"a longer item"}]}"#,
+                r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"b","activityType":"u","content":{"n":1}}"#,
+            ],
+        );
         assert!(replayer.diagnostics().is_empty());
         let second = replayer.freeze_sharing(&mut cache);
         let emptied = |frozen: &FrozenReplay, i: usize| {
