@@ -10,10 +10,10 @@
 //! (checksums cover it whole) is refused with a reason, and the caller
 //! replays.
 //!
-//! The blob (format 6; format 5 is laid out the same) is a *front* (what the first frame needs: the
-//! messages and the drift tracking's layers, each stored once, the state
-//! at the last event with every diagnostic and effect,
-//! the lanes and kinds, the arrival times and where each checkpoint is,
+//! The blob (format 6; format 5 is laid out the same) is a *front* (what
+//! the first frame needs: the messages and the drift tracking's layers,
+//! each stored once, the state at the last event with every diagnostic and
+//! effect, the lanes and kinds, the arrival times and where each checkpoint is,
 //! under one checksum) followed by the checkpoints (each under a checksum
 //! of its own, in the front). A recording stores it in pieces
 //! ([`StoredPieces`]): opening reads the pieces of the front only, into one
