@@ -215,6 +215,14 @@ impl Replayer {
             let Some(Message::Activity(activity)) = self.conversation.at(i) else {
                 continue;
             };
+            // Thawing weighs the content again: the weight the patches
+            // kept must be that one.
+            debug_assert_eq!(
+                activity.content_bytes,
+                super::document_bytes(&activity.content),
+                "the kept weight of activity {} is its content's",
+                activity.id
+            );
             let last = cache.contents.get(&i);
             let (weak, stored) = FreezeCache::store(
                 last.map(|kept| &kept.content),
