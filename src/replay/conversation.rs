@@ -247,9 +247,12 @@ impl Message {
     }
 }
 
-/// The index from message id to position.
+/// The index from message id to position. Its ids are shared strings: a
+/// change after a copy (a checkpoint) copies the trie nodes on its path,
+/// each holding a few dozen ids, and a shared id is copied without
+/// allocating (issue 14).
 type IdIndex =
-    imbl::GenericHashMap<String, usize, FxBuildHasher, imbl::shared_ptr::DefaultSharedPtr>;
+    imbl::GenericHashMap<Arc<str>, usize, FxBuildHasher, imbl::shared_ptr::DefaultSharedPtr>;
 
 /// The ordered message list with an index by id.
 ///
@@ -395,7 +398,7 @@ impl Conversation {
     /// activity, its position.
     fn index_last(&mut self, i: usize, message: &Message, known: bool) {
         if !known {
-            self.by_id.insert(message.id().to_owned(), i);
+            self.by_id.insert(Arc::from(message.id()), i);
         }
         if matches!(message, Message::Activity(_)) {
             self.activities.push(i);
@@ -424,7 +427,7 @@ impl Conversation {
                 *at = k;
             }
         }
-        let id = self.messages[i].id().to_owned();
+        let id: Arc<str> = Arc::from(self.messages[i].id());
         match self.lookup(&id) {
             Some(at) if at < i => {}
             _ => {
@@ -490,7 +493,8 @@ impl Conversation {
         self.messages = imbl::Vector::from(messages);
         if !self.from_input.is_empty() {
             let by_id = &self.by_id;
-            self.from_input.retain(|id, _| by_id.contains_key(id));
+            self.from_input
+                .retain(|id, _| by_id.contains_key(id.as_str()));
         }
     }
 
