@@ -22,8 +22,8 @@ pub use dropper::drop_in_background;
 pub use events::{BLOCK_EVENTS, BlockSource, Events, FileEvents, RawEvent};
 pub use index::{ActivityLane, EventKind, KindCounts, NUM_KINDS, Pending, StreamIndex};
 pub use stored::{
-    INDEX_FORMAT_VERSION, IndexPieces, READABLE_INDEX_FORMATS, REPLAY_ENGINE_VERSION, StoredPieces,
-    index_engine, index_is_readable,
+    INDEX_FORMAT_VERSION, IndexPieces, REPLAY_ENGINE_VERSION, StoredPieces, index_engine,
+    index_is_readable,
 };
 
 use crate::diagnostic::{Diagnostic, Seq};

@@ -55,14 +55,6 @@ use crate::replay::{FrozenReplay, Options, Replayer};
 /// emptied activity for its content's, so it refuses format 6.
 pub const INDEX_FORMAT_VERSION: i64 = 6;
 
-/// The formats this build reads: [`INDEX_FORMAT_VERSION`] and those whose
-/// layout is the same.
-pub const READABLE_INDEX_FORMATS: [i64; 2] = [5, INDEX_FORMAT_VERSION];
-
-/// The engine version that wrote format 5, whose replay this one's equals
-/// (engine 6 changed only what the index holds of a checkpoint).
-const FORMAT_5_ENGINE_VERSION: u32 = 5;
-
 /// The version of what the replay computes (its rules, diagnostics,
 /// checkpoint policy) as far as a stored index holds it. Bump it by hand
 /// whenever the replay of a stream can give another result: an index
@@ -82,12 +74,18 @@ fn engine_named(version: u32) -> String {
     format!("agui-replay {} engine {version}", env!("CARGO_PKG_VERSION"))
 }
 
+/// The (format, engine version) pairs of the indexes this build believes:
+/// its own, and format 5 by engine 5, whose layout and replay are this
+/// one's (engine 6 changed only what the index holds of a checkpoint), so
+/// that the recordings of the build before keep their index.
+const READABLE_INDEXES: [(i64, u32); 2] = [(5, 5), (INDEX_FORMAT_VERSION, REPLAY_ENGINE_VERSION)];
+
 /// Whether this build believes an index of `format_version` written by
-/// `engine`: its own, or format 5 by engine 5, whose layout and replay are
-/// this one's (the recordings of the build before keep their index).
+/// `engine` ([`READABLE_INDEXES`]).
 pub fn index_is_readable(format_version: i64, engine: &str) -> bool {
-    (format_version == INDEX_FORMAT_VERSION && engine == index_engine())
-        || (format_version == 5 && engine == engine_named(FORMAT_5_ENGINE_VERSION))
+    READABLE_INDEXES
+        .iter()
+        .any(|&(format, version)| format == format_version && engine == engine_named(version))
 }
 
 /// The first bytes of a stored index.
@@ -729,9 +727,9 @@ impl Timeline {
         let d = &mut Decoder::new(&first_piece);
         d.skip(MAGIC.len())?;
         let format = d.u64()?;
-        if !READABLE_INDEX_FORMATS
+        if !READABLE_INDEXES
             .iter()
-            .any(|&readable| readable as u64 == format)
+            .any(|&(readable, _)| readable as u64 == format)
         {
             return refuse("the index is of another format");
         }
