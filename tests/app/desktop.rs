@@ -68,7 +68,7 @@ fn file_open_without_a_portal_shows_the_apps_dialog_and_enter_opens_the_path() {
     harness.get_by_label("Open a recording or stream");
     type_in_path_field(&mut harness, &file.display().to_string());
     harness.key_press(egui::Key::Enter);
-    harness.run();
+    harness.step();
     wait_for_loading(&mut harness);
     assert!(harness.state().file_picker.fallback().is_none(), "closed");
     let doc = harness.state().state.doc().expect("the file opened");
@@ -110,7 +110,8 @@ fn tab_completes_a_name_of_the_folder_typed() {
     let completed = format!("{}/lisbon-trip.jsonl", dir.display());
     assert_eq!(fallback_text(&harness), completed);
     harness.key_press(egui::Key::Enter);
-    harness.run();
+    // The file opens in the background: step until it has.
+    harness.step();
     wait_for_loading(&mut harness);
     let doc = harness.state().state.doc().expect("opened");
     assert_eq!(doc.path, PathBuf::from(&completed));
@@ -159,7 +160,7 @@ fn where_the_system_dialog_shows_the_apps_own_does_not() {
     )));
     let mut harness = harness(app);
     harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::O);
-    harness.run();
+    harness.step();
     wait_for_loading(&mut harness);
     assert_eq!(asked.get(), 1);
     assert!(harness.state().file_picker.fallback().is_none());

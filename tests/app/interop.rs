@@ -46,7 +46,7 @@ fn a_devtools_session_offers_each_connection_with_its_recorded_times() {
     harness
         .get_by_label_contains("2: c2 POST /api/copilotkit/agent/booking/run")
         .click();
-    harness.run();
+    harness.step();
     wait_for_loading(&mut harness);
     let doc = harness.state().state.doc().expect("a document");
     assert_eq!(doc.session, Some(2));

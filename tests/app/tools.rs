@@ -979,7 +979,7 @@ fn a_har_file_with_several_streams_offers_each_exchange() {
     harness
         .get_by_label_contains("2: POST https://app.example.com/agent")
         .click();
-    harness.run();
+    harness.step();
     wait_for_loading(&mut harness);
     let doc = harness.state().state.doc().unwrap();
     assert_eq!(doc.session, Some(2));

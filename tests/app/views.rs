@@ -176,7 +176,7 @@ fn switching_profile_replays_and_keeps_the_cursor() {
     harness.run();
     assert_eq!(step(&harness), 17);
     harness.get_by_label("@ag-ui/client 1.0").click();
-    harness.run();
+    harness.step();
     wait_for_loading(&mut harness);
     let state = &harness.state().state;
     assert_eq!(state.options().profile, Profile::AgUiClient10);
@@ -219,7 +219,7 @@ fn the_protocol_version_is_a_setting_of_the_spec_profile() {
     harness.get_by_label("Protocol").click();
     harness.run();
     harness.get_by_label("AG-UI 1.0").click();
-    harness.run();
+    harness.step();
     wait_for_loading(&mut harness);
     assert_eq!(
         harness.state().state.options().protocol,
