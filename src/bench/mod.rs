@@ -49,6 +49,16 @@ pub struct ReplayFigures {
     pub replay_to_parse_ratio: f64,
     /// Each round's ratio, in the order they ran.
     pub replay_to_parse_ratios: Vec<f64>,
+    /// For each round, the two cores' round trip through one cache line
+    /// just before its replay and just after ([`cross_core_round_trip_ns`]):
+    /// where the machine placed them. The replay reads events on one core
+    /// and applies them on the other, so it pays for every line that
+    /// crosses; the parse runs on one. On this project's virtual machines
+    /// the two cores shared a cache at times (about 85 ns) and not at
+    /// others (about 420 ns), for seconds or minutes at a stretch, and the
+    /// same replay took about half as long again in the second case: a
+    /// ratio is to be read with its placement.
+    pub cross_core_round_trip_ns: Vec<[f64; 2]>,
     /// Applying alone, on one thread: every event read beforehand (in
     /// chunks, not timed), then applied, indexed and checkpointed as the
     /// replay's applying thread does. The events read beforehand are cold
@@ -242,6 +252,57 @@ pub fn import_figures(
 /// to 1.26 between runs).
 pub const RATIO_ROUNDS: usize = 3;
 
+/// The mean time, in nanoseconds, of a round trip between two threads
+/// through one cache line (one writes, the other answers, 20,000 times):
+/// about the latency of moving a line from one core to the other, and
+/// therefore of where the machine placed the two (sharing a cache or not).
+/// Measured for at most 100 ms, on a loaded machine as far as it got; 0
+/// when no trip was made in that time (the other thread never ran).
+pub fn cross_core_round_trip_ns() -> f64 {
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    const TRIPS: u64 = 20_000;
+    const LONGEST: std::time::Duration = std::time::Duration::from_millis(100);
+    let ball = AtomicU64::new(0);
+    let done = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        // The other side answers each odd number with the next.
+        scope.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                let seen = ball.load(Ordering::Acquire);
+                if seen % 2 == 1 {
+                    ball.store(seen + 1, Ordering::Release);
+                } else {
+                    std::hint::spin_loop();
+                }
+            }
+        });
+        let started = Instant::now();
+        let mut trips = 0;
+        'trips: while trips < TRIPS {
+            ball.store(2 * trips + 1, Ordering::Release);
+            let mut spins = 0u32;
+            while ball.load(Ordering::Acquire) != 2 * trips + 2 {
+                std::hint::spin_loop();
+                spins = spins.wrapping_add(1);
+                if spins % 4096 == 0 && started.elapsed() > LONGEST {
+                    break 'trips;
+                }
+            }
+            trips += 1;
+            if trips % 256 == 0 && started.elapsed() > LONGEST {
+                break;
+            }
+        }
+        let elapsed = started.elapsed();
+        done.store(true, Ordering::Relaxed);
+        if trips == 0 {
+            0.0
+        } else {
+            (elapsed.as_nanos() as f64 / trips as f64).round()
+        }
+    })
+}
+
 /// The time `serde_json` takes to parse every event of `log` into a `Value`.
 fn parse_only_secs(log: &EventLog) -> f64 {
     let started = Instant::now();
@@ -288,21 +349,26 @@ pub fn replay_figures(config: GenConfig, num_seeks: usize) -> ReplayFigures {
     let mut replay_rounds = Vec::with_capacity(RATIO_ROUNDS);
     // Every round but the last replays a copy of the log, made before the
     // clock starts, and drops its timeline before the next.
+    let mut placements = Vec::with_capacity(RATIO_ROUNDS);
     for _ in 1..RATIO_ROUNDS {
         parse_rounds.push(parse_only_secs(&log));
         let copy = log.clone();
+        let before = cross_core_round_trip_ns();
         let started = Instant::now();
         let timeline = Timeline::from_log(copy, Options::default());
         replay_rounds.push(started.elapsed().as_secs_f64());
+        placements.push([before, cross_core_round_trip_ns()]);
         drop(timeline);
     }
     // The last one replays the log itself, into the timeline that is
     // measured and sought in.
     parse_rounds.push(parse_only_secs(&log));
     let allocated_before = jemalloc_is_the_allocator().then(allocated_bytes).flatten();
+    let before = cross_core_round_trip_ns();
     let started = Instant::now();
     let timeline = Timeline::from_log(log, Options::default());
     replay_rounds.push(started.elapsed().as_secs_f64());
+    placements.push([before, cross_core_round_trip_ns()]);
     let timeline_bytes =
         allocated_before.and_then(|before| Some(allocated_bytes()?.saturating_sub(before)));
     let ratios: Vec<f64> = parse_rounds
@@ -338,6 +404,7 @@ pub fn replay_figures(config: GenConfig, num_seeks: usize) -> ReplayFigures {
         replay_events_per_sec: per_sec(num_events, median(&replay_rounds)),
         replay_to_parse_ratio: median(&ratios),
         replay_to_parse_ratios: ratios,
+        cross_core_round_trip_ns: placements,
         apply_events_per_sec: per_sec(num_events, apply_secs),
         apply_to_parse_ratio: rounded_ratio(median(&parse_rounds), apply_secs),
         seeks: num_seeks,

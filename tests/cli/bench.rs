@@ -240,6 +240,20 @@ fn bench_outputs_are_the_snapshots() {
     sorted.sort_by(f64::total_cmp);
     assert_eq!(figures["replay_to_parse_ratio"].as_f64(), Some(sorted[1]));
     figures["replay_to_parse_ratios"] = "[figures]".into();
+    // Each round's placement: the cores' round trip before and after its
+    // replay, a time a two-core machine takes (0 only if the other thread
+    // never ran within the measure's 100 ms).
+    let placements = figures["cross_core_round_trip_ns"]
+        .as_array()
+        .expect("the rounds' placements")
+        .clone();
+    assert_eq!(placements.len(), rounds.len(), "{placements:?}");
+    for placement in &placements {
+        let [before, after] = [0, 1].map(|i| placement[i].as_f64().expect("nanoseconds"));
+        assert!(before >= 0.0 && after >= 0.0, "{placements:?}");
+        assert!(before < 1e8 && after < 1e8, "{placements:?}");
+    }
+    figures["cross_core_round_trip_ns"] = "[figures]".into();
     redact_figures(
         &mut figures,
         &[
