@@ -44,27 +44,54 @@ pub(super) fn run(args: &ImportArgs, out: &mut dyn Write) -> anyhow::Result<u8> 
         );
     }
     let terminal = std::io::stderr().is_terminal();
-    // Progress is worth showing on large inputs only.
+    // Progress is worth showing on large inputs only: on a terminal as one
+    // line rewritten in place, elsewhere (a log) a line every tenth of the
+    // events, not one per transaction (500 lines for 10,000,000 events).
     const LARGE: u64 = 100_000;
+    let mut tenths_shown = None;
+    let mut rows_written = false;
     let mut report = |p: ImportProgress| {
         if p.events_known < LARGE {
             return;
         }
-        if p.events_done < p.events_known {
-            let line = format!("importing: {} of {} events", p.events_done, p.events_known);
-            if terminal {
-                eprint!("\r{line}");
-            } else {
-                eprintln!("{line}");
+        let line = if p.events_done < p.events_known {
+            let tenth = p.events_done * 10 / p.events_known;
+            if !terminal && tenths_shown == Some(tenth) {
+                return;
             }
-        } else if terminal {
-            eprint!("\r\x1b[K");
+            tenths_shown = Some(tenth);
+            format!(
+                "importing: {} of {} events ({}%)",
+                p.events_done,
+                p.events_known,
+                p.events_done * 100 / p.events_known
+            )
+        } else if !rows_written {
+            // The rows are in; the timeline index is still being replayed,
+            // encoded and stored (seconds for millions of events).
+            rows_written = true;
+            format!(
+                "importing: all {} events written; finishing the timeline index",
+                p.events_known
+            )
+        } else {
+            return;
+        };
+        if terminal {
+            eprint!("\r\x1b[K{line}");
+        } else {
+            eprintln!("{line}");
         }
     };
     let options = ImportOptions {
         sql_indexes: args.sql_indexes,
     };
-    let sessions = import_files_with(&args.inputs, &args.out, options, &mut report)?;
+    let imported = import_files_with(&args.inputs, &args.out, options, &mut report);
+    if terminal {
+        // The progress line goes, whatever the import's end.
+        eprint!("\r\x1b[K");
+    }
+    let sessions = imported?;
     for session in &sessions {
         writeln!(
             out,
