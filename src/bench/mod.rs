@@ -269,7 +269,7 @@ pub fn cross_core_round_trip_ns() -> f64 {
         scope.spawn(|| {
             while !done.load(Ordering::Relaxed) {
                 let seen = ball.load(Ordering::Acquire);
-                if seen % 2 == 1 {
+                if !seen.is_multiple_of(2) {
                     ball.store(seen + 1, Ordering::Release);
                 } else {
                     std::hint::spin_loop();
@@ -284,12 +284,12 @@ pub fn cross_core_round_trip_ns() -> f64 {
             while ball.load(Ordering::Acquire) != 2 * trips + 2 {
                 std::hint::spin_loop();
                 spins = spins.wrapping_add(1);
-                if spins % 4096 == 0 && started.elapsed() > LONGEST {
+                if spins.is_multiple_of(4096) && started.elapsed() > LONGEST {
                     break 'trips;
                 }
             }
             trips += 1;
-            if trips % 256 == 0 && started.elapsed() > LONGEST {
+            if trips.is_multiple_of(256) && started.elapsed() > LONGEST {
                 break;
             }
         }

@@ -671,6 +671,8 @@ impl Timeline {
             arrivals.filter(|a| a.len() as u64 == self.last_step().get()),
         );
         let table = table.finish();
+        // Room for the front's parts, and the length before each of the
+        // three written with `bytes` (at most 10 bytes each).
         let mut front = Encoder::default();
         front.buf.reserve_exact(
             table.len()
