@@ -2,7 +2,8 @@
 //! reading is independent per event, applying is sequential. Reading costs
 //! more than applying, so both threads read: a helper reads batch after
 //! batch, and the applying thread, whenever the batch it needs next is not
-//! ready, reads a later one itself instead of waiting.
+//! ready, reads a later one itself instead of waiting. What applying leaves
+//! of a batch goes back to the thread that read it, to be freed there.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -99,12 +100,22 @@ fn bring_over(events: &Batch) -> u64 {
 }
 
 /// Calls `apply` with every event of `log`, in order: its seq, its size in
-/// bytes, and what reading it gave. Long streams are read on two threads.
+/// bytes, and what reading it gave. `apply` takes what it keeps of the
+/// event; the rest is dropped after, on the thread that read it. Long
+/// streams are read on two threads.
 pub fn for_each_parsed<E: RawEvents + ?Sized>(
     log: &E,
-    apply: impl FnMut(Seq, usize, ParseOutcome),
+    apply: impl FnMut(Seq, usize, &mut ParseOutcome),
 ) {
     for_each_parsed_in(log, 0..log.len(), apply);
+}
+
+/// Which thread read a batch, and therefore frees what applying leaves of
+/// it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ReadBy {
+    Helper,
+    Applier,
 }
 
 /// [`for_each_parsed`] for the events at 0-based `indices` (clamped to the
@@ -112,12 +123,12 @@ pub fn for_each_parsed<E: RawEvents + ?Sized>(
 pub fn for_each_parsed_in<E: RawEvents + ?Sized>(
     log: &E,
     indices: Range<usize>,
-    mut apply: impl FnMut(Seq, usize, ParseOutcome),
+    mut apply: impl FnMut(Seq, usize, &mut ParseOutcome),
 ) {
     let indices = indices.start.min(log.len())..indices.end.min(log.len());
     if indices.len() < MIN_EVENTS_FOR_THREAD {
         log.for_each_raw(indices, &mut |seq, raw| {
-            apply(seq, raw.len(), parse_event(raw));
+            apply(seq, raw.len(), &mut parse_event(raw));
         });
         return;
     }
@@ -127,6 +138,13 @@ pub fn for_each_parsed_in<E: RawEvents + ?Sized>(
     let claim = || next_unread.fetch_add(1, Ordering::Relaxed);
     std::thread::scope(|scope| {
         let (sender, receiver) = sync_channel::<(usize, Batch)>(BATCHES_IN_FLIGHT);
+        // The helper's batches go back to it once applied: it frees what is
+        // left of them (ids, patches' paths, the batch itself) into its own
+        // allocator's caches, which it allocates the next batches from.
+        // Freed here, each would be handed back to the helper's arena
+        // through shared bookkeeping that both cores then write, line by
+        // line (issue 14).
+        let (give_back, given_back) = sync_channel::<Batch>(2 * BATCHES_IN_FLIGHT);
         let helper_claim = &claim;
         // A helper that cannot be started leaves every batch to this
         // thread: its sender dropped, the loop below reads them itself.
@@ -136,32 +154,36 @@ pub fn for_each_parsed_in<E: RawEvents + ?Sized>(
                 let claim = helper_claim;
                 loop {
                     let batch = claim();
-                    if batch >= num_batches
-                        || sender
-                            .send((batch, read_batch(log, indices, batch)))
-                            .is_err()
-                    {
-                        return;
+                    if batch >= num_batches {
+                        break;
+                    }
+                    let events = read_batch(log, indices, batch);
+                    given_back.try_iter().for_each(drop);
+                    if sender.send((batch, events)).is_err() {
+                        break;
                     }
                 }
+                drop(sender);
+                given_back.iter().for_each(drop);
             });
-        let mut ready: BTreeMap<usize, Batch> = BTreeMap::new();
+        let mut ready: BTreeMap<usize, (Batch, ReadBy)> = BTreeMap::new();
         for wanted in 0..num_batches {
-            let events = loop {
-                if let Some(events) = ready.remove(&wanted) {
-                    break events;
+            let (mut events, read_by) = loop {
+                if let Some(ready) = ready.remove(&wanted) {
+                    break ready;
                 }
                 match receiver.try_recv() {
                     Ok((batch, events)) => {
-                        ready.insert(batch, events);
+                        ready.insert(batch, (events, ReadBy::Helper));
                     }
                     Err(TryRecvError::Empty) => {
                         // Read a batch here rather than wait, while any is left.
                         let batch = claim();
                         if batch < num_batches {
-                            ready.insert(batch, read_batch(log, indices, batch));
+                            let events = read_batch(log, indices, batch);
+                            ready.insert(batch, (events, ReadBy::Applier));
                         } else if let Ok((batch, events)) = receiver.recv() {
-                            ready.insert(batch, events);
+                            ready.insert(batch, (events, ReadBy::Helper));
                         } else {
                             return;
                         }
@@ -171,13 +193,21 @@ pub fn for_each_parsed_in<E: RawEvents + ?Sized>(
                         if batch >= num_batches {
                             return;
                         }
-                        ready.insert(batch, read_batch(log, indices, batch));
+                        let events = read_batch(log, indices, batch);
+                        ready.insert(batch, (events, ReadBy::Applier));
                     }
                 }
             };
-            std::hint::black_box(bring_over(&events));
-            for (seq, num_bytes, parsed) in events {
-                apply(seq, num_bytes, parsed);
+            if read_by == ReadBy::Helper {
+                std::hint::black_box(bring_over(&events));
+            }
+            for (seq, num_bytes, parsed) in &mut events {
+                apply(*seq, *num_bytes, parsed);
+            }
+            if read_by == ReadBy::Helper {
+                // A full queue (the helper busy reading) or a helper gone:
+                // freed here after all.
+                let _ = give_back.try_send(events);
             }
         }
     });

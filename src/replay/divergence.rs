@@ -120,14 +120,14 @@ impl Lockstep {
     }
 
     /// Applies the next event to both replays and compares what it touched.
-    pub fn apply(&mut self, parsed: ParseOutcome) {
-        let touched = Touched::of(&parsed);
+    pub fn apply(&mut self, parsed: &mut ParseOutcome) {
+        let touched = Touched::of(parsed);
         let from = (
             self.primary.diagnostics().len(),
             self.shadow.diagnostics().len(),
         );
         self.primary.apply(parsed.clone());
-        self.shadow.apply(parsed);
+        self.shadow.apply_taking(parsed);
         if self.stopped {
             return;
         }

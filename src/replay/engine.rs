@@ -329,7 +329,16 @@ impl Replayer {
     }
 
     /// Applies the next event (its seq is one more than the last).
-    pub fn apply(&mut self, parsed: ParseOutcome) -> EventEffect {
+    pub fn apply(&mut self, mut parsed: ParseOutcome) -> EventEffect {
+        self.apply_taking(&mut parsed)
+    }
+
+    /// [`Self::apply`] of an event the caller keeps: what the replay keeps
+    /// of it (snapshot contents, the values a patch adds) is taken out, and
+    /// the rest is left for the caller to drop. A replay on two threads
+    /// hands it back to the thread that read the event, which frees it
+    /// where it was allocated (issue 14).
+    pub fn apply_taking(&mut self, parsed: &mut ParseOutcome) -> EventEffect {
         self.seq = Seq::new(self.seq.get() + 1);
         let effect = if self.fatal.is_some() && !self.options.best_effort {
             let activity = matches!(
@@ -411,7 +420,7 @@ impl Replayer {
         self.options.profile
     }
 
-    fn apply_parsed(&mut self, parsed: ParseOutcome) -> EventEffect {
+    fn apply_parsed(&mut self, parsed: &mut ParseOutcome) -> EventEffect {
         match parsed {
             ParseOutcome::Unparseable { reason } => {
                 self.diagnose(
@@ -430,7 +439,7 @@ impl Replayer {
                 if !self.check_lifecycle(EventType::ReasoningStart, None) {
                     return EventEffect::plain(Effect::Fatal);
                 }
-                self.thinking(&type_name, legacy_delta.as_deref())
+                self.thinking(type_name, legacy_delta.as_deref())
             }
             ParseOutcome::UnknownType { type_name, .. } => {
                 let hint = if type_name.starts_with("THINKING_") {
@@ -450,9 +459,9 @@ impl Replayer {
                 message_id,
                 issue,
             } => {
-                self.report_issue(&issue, message_id.as_deref());
+                self.report_issue(issue, message_id.as_deref());
                 let activity = matches!(
-                    event_type,
+                    *event_type,
                     EventType::ActivitySnapshot | EventType::ActivityDelta
                 )
                 .then_some(ActivityChange::Fatal);
@@ -461,8 +470,8 @@ impl Replayer {
                     activity,
                 }
             }
-            ParseOutcome::Event { mut event, issues } => {
-                for issue in &issues {
+            ParseOutcome::Event { event, issues } => {
+                for issue in issues.iter() {
                     if issue.code == Code::EventUnknownEnumValue
                         && self.profile() == Profile::AgUiClient10
                     {
@@ -485,7 +494,7 @@ impl Replayer {
                     }
                     self.report_issue(issue, event.message_id());
                 }
-                self.strip_newer_members(&mut event);
+                self.strip_newer_members(event);
                 self.apply_event(event)
             }
         }
@@ -516,7 +525,7 @@ impl Replayer {
         }
     }
 
-    fn apply_event(&mut self, event: Event) -> EventEffect {
+    fn apply_event(&mut self, event: &mut Event) -> EventEffect {
         let event_type = event.event_type();
         let is_activity = matches!(
             event_type,
@@ -557,17 +566,17 @@ impl Replayer {
                         event_prefix: "/snapshot".to_owned(),
                         since,
                     };
-                    if let Some(diagnostic) = check.diagnose(&self.state, &snapshot) {
+                    if let Some(diagnostic) = check.diagnose(&self.state, snapshot) {
                         self.report(diagnostic);
                     }
                 }
-                self.state_bytes = document_bytes(&snapshot);
-                self.state = Arc::new(snapshot);
+                self.state_bytes = document_bytes(snapshot);
+                self.state = Arc::new(std::mem::take(snapshot));
                 EventEffect::APPLIED
             }
-            B::StateDelta { mut delta } => {
+            B::StateDelta { delta } => {
                 let reported = self.diagnostics.len();
-                let effect = self.state_delta(&mut delta);
+                let effect = self.state_delta(delta);
                 // E20: a failure is one that a later snapshot repairs.
                 let failed = effect.effect != Effect::Applied
                     || self.diagnostics[reported..]
@@ -577,7 +586,7 @@ impl Replayer {
                 effect
             }
             B::MessagesSnapshot { messages } => {
-                self.messages_snapshot(&messages, envelope.metadata.as_ref())
+                self.messages_snapshot(messages, envelope.metadata.as_ref())
             }
             B::ActivitySnapshot {
                 message_id,
@@ -585,26 +594,25 @@ impl Replayer {
                 content,
                 replace,
             } => self.activity_snapshot(
-                &envelope,
-                &message_id,
-                &activity_type,
-                content,
+                envelope,
+                message_id,
+                activity_type,
+                std::mem::take(content),
                 replace.unwrap_or(true),
             ),
             B::ActivityDelta {
                 message_id,
                 activity_type,
-                mut patch,
+                patch,
             } => {
-                let effect =
-                    self.activity_delta(&envelope, &message_id, &activity_type, &mut patch);
+                let effect = self.activity_delta(envelope, message_id, activity_type, patch);
                 // E20: what the next snapshot of this activity compares.
                 match effect.activity {
                     Some(ActivityChange::DeltaApplied | ActivityChange::Retyped) => {
-                        self.drift.message_changed(&message_id, self.seq, false);
+                        self.drift.message_changed(message_id, self.seq, false);
                     }
                     Some(ActivityChange::PatchFailed) => {
-                        self.drift.message_changed(&message_id, self.seq, true);
+                        self.drift.message_changed(message_id, self.seq, true);
                     }
                     _ => {}
                 }
@@ -612,9 +620,9 @@ impl Replayer {
             }
             B::Raw { .. } | B::Custom { .. } => EventEffect::APPLIED,
             body => {
-                let effect = self.apply_stream_event(&body, &envelope);
+                let effect = self.apply_stream_event(body, envelope);
                 // E20: a streamed message a later MESSAGES_SNAPSHOT compares.
-                if let Some(id) = streamed_message(&self.tool_call_messages, &body) {
+                if let Some(id) = streamed_message(&self.tool_call_messages, body) {
                     let failed = effect.effect != Effect::Applied;
                     self.drift.message_changed(id, self.seq, failed);
                 }
@@ -628,7 +636,7 @@ impl Replayer {
     fn state_delta(&mut self, delta: &mut crate::protocol::Patch) -> EventEffect {
         let state = Arc::make_mut(&mut self.state);
         let applied = match self.options.profile {
-            // The patch is dropped once applied: its values move in.
+            // The values the patch adds move in; the caller drops the rest.
             Profile::Spec => apply_patch_taking(state, &mut self.state_bytes, delta),
             // P7 (issue 18): the client's own patch library.
             Profile::AgUiClient10 => {
@@ -885,7 +893,7 @@ pub fn replay_from<E: RawEvents + ?Sized>(start: Replayer, log: &E) -> Replayer 
     let mut replayer = start;
     replayer.reserve(log.len());
     for_each_parsed(log, |_, _, parsed| {
-        replayer.apply(parsed);
+        replayer.apply_taking(parsed);
     });
     replayer.finish();
     replayer
@@ -904,7 +912,7 @@ pub fn replay_from_to<E: RawEvents + ?Sized>(start: Replayer, log: &E, step: Seq
         .unwrap_or(usize::MAX)
         .min(log.len());
     for_each_parsed_in(log, 0..end, |_, _, parsed| {
-        replayer.apply(parsed);
+        replayer.apply_taking(parsed);
     });
     if end == log.len() {
         replayer.finish();

@@ -211,7 +211,7 @@ impl Cursor {
                 if flow.is_break() {
                     return;
                 }
-                self.replayer.apply(parsed);
+                self.replayer.apply_taking(parsed);
                 if self.watch.step(query, &self.replayer) {
                     flow = on_match(self.current());
                 }

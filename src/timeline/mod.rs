@@ -160,9 +160,9 @@ impl Timeline {
     /// [`Self::append`] of an event its caller has read already
     /// ([`parse_event`] of `raw`): reading can happen elsewhere, on another
     /// thread or ahead of time (`bench replay` times applying alone so).
-    pub fn append_parsed(&mut self, raw: &[u8], parsed: ParseOutcome) -> Seq {
+    pub fn append_parsed(&mut self, raw: &[u8], mut parsed: ParseOutcome) -> Seq {
         let seq = self.events.push(raw);
-        self.apply_parsed(seq, raw.len(), parsed);
+        self.apply_parsed(seq, raw.len(), &mut parsed);
         seq
     }
 
@@ -204,11 +204,11 @@ impl Timeline {
     }
 
     /// Applies the event at `seq`, the one after the head, once read.
-    fn apply_parsed(&mut self, seq: Seq, num_bytes: usize, parsed: ParseOutcome) {
-        let cost = num_bytes as u64 + self.policy.op_cost * num_ops(&parsed);
-        let pending = self.index.prepare(&parsed);
+    fn apply_parsed(&mut self, seq: Seq, num_bytes: usize, parsed: &mut ParseOutcome) {
+        let cost = num_bytes as u64 + self.policy.op_cost * num_ops(parsed);
+        let pending = self.index.prepare(parsed);
         let num_diagnostics = self.head.diagnostics().len();
-        let effect = self.head.apply(parsed);
+        let effect = self.head.apply_taking(parsed);
         self.index.record(
             seq,
             pending,
@@ -336,7 +336,7 @@ impl Timeline {
         let from = replayer.step().get() as usize;
         if from < to {
             for_each_parsed_in(&self.events, from..to, |_, _, parsed| {
-                replayer.apply(parsed);
+                replayer.apply_taking(parsed);
             });
         }
     }
@@ -416,7 +416,7 @@ impl Timeline {
             &self.events,
             from.get() as usize..step.get() as usize,
             |_, _, parsed| {
-                replayer.apply(parsed);
+                replayer.apply_taking(parsed);
             },
         );
         replayer

@@ -318,7 +318,7 @@ fn drift_is_the_same_from_any_checkpoint_and_from_the_stored_index() {
         let mut replayer = timeline.seek(step);
         let from = step.get() as usize;
         agui_replay::protocol::for_each_parsed_in(&log, from..log.len(), |_, _, parsed| {
-            replayer.apply(parsed);
+            replayer.apply_taking(parsed);
         });
         let after: Vec<Diagnostic> = expected.iter().filter(|d| d.seq > step).cloned().collect();
         let got: Vec<Diagnostic> = drifts(&replayer).into_iter().cloned().collect();
