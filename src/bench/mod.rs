@@ -50,7 +50,7 @@ pub struct ReplayFigures {
     /// Each round's ratio, in the order they ran.
     pub replay_to_parse_ratios: Vec<f64>,
     /// For each round, the two cores' round trip through one cache line
-    /// just before its replay and just after ([`cross_core_round_trip_ns`]):
+    /// just before its replay and 20 ms after ([`cross_core_round_trip_ns`]):
     /// where the machine placed them. The replay reads events on one core
     /// and applies them on the other, so it pays for every line that
     /// crosses; the parse runs on one. On this project's virtual machines

@@ -434,7 +434,7 @@ impl Replayer {
                 type_name,
                 legacy_delta,
             } if self.profile() == Profile::AgUiClient10
-                && super::streams::is_thinking(&type_name) =>
+                && super::streams::is_thinking(type_name) =>
             {
                 if !self.check_lifecycle(EventType::ReasoningStart, None) {
                     return EventEffect::plain(Effect::Fatal);
