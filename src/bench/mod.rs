@@ -304,10 +304,10 @@ pub fn cross_core_round_trip_ns() -> f64 {
 }
 
 /// [`cross_core_round_trip_ns`] once the replay that just returned is
-/// done with the other core. Its reading thread, joined, still finishes
-/// exiting there for a few milliseconds (issue 14: measured at once, the
-/// round trip came out 500–1,600 ns, and 55–75 ns measured again straight
-/// after), which the measure would take for the cores being apart.
+/// done with the other core (issue 14: measured at once, the round trip
+/// came out 500–1,600 ns, and 55–75 ns measured again straight after; most
+/// likely its reading thread, joined, still finishing its exit there),
+/// which the measure would take for the cores being apart.
 fn round_trip_after_replay() -> f64 {
     std::thread::sleep(std::time::Duration::from_millis(20));
     cross_core_round_trip_ns()
