@@ -55,9 +55,9 @@ pub struct ReplayFigures {
     /// and applies them on the other, so it pays for every line that
     /// crosses; the parse runs on one. On this project's virtual machines
     /// the two cores shared a cache at times (about 85 ns) and not at
-    /// others (about 420 ns), for seconds or minutes at a stretch, and the
-    /// same replay took about half as long again in the second case: a
-    /// ratio is to be read with its placement.
+    /// others (about 380 ns), for seconds or minutes at a stretch, and the
+    /// same replay took about 40% longer in the second case: a ratio is to
+    /// be read with its placement.
     pub cross_core_round_trip_ns: Vec<[f64; 2]>,
     /// Applying alone, on one thread: every event read beforehand (in
     /// chunks, not timed), then applied, indexed and checkpointed as the

@@ -97,7 +97,7 @@ pub struct EncodedIndex {
 
 impl EncodedIndex {
     /// Encodes `timeline`'s index, with the events' arrival times when
-    /// known ([`Timeline::encode_index_with`]).
+    /// known ([`Timeline::encode_index_parts`]).
     pub fn of(timeline: &Timeline, arrivals: Option<&[u64]>) -> Self {
         Self {
             options: timeline.options(),
