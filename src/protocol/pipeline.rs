@@ -42,8 +42,9 @@ fn read_batch<E: RawEvents + ?Sized>(log: &E, indices: &Range<usize>, batch: usi
 }
 
 /// Reads a byte of each heap allocation of the batch that applying reads
-/// first (ids, the paths and values of patches, snapshot contents), all
-/// in one pass before the batch is applied; returns their sum, to be kept.
+/// first (ids and activity types, the paths and values of patches,
+/// snapshot contents), all in one pass before the batch is applied;
+/// returns their sum, to be kept.
 ///
 /// The helper wrote them on its core. When the machine places the two
 /// cores apart (no cache shared: a round trip between them of about 420 ns
@@ -85,13 +86,16 @@ fn bring_over(events: &Batch) -> u64 {
         };
         sum += match &event.body {
             EventBody::ActivityDelta {
-                message_id, patch, ..
-            } => text(message_id.as_str()) + ops(&patch.ops),
+                message_id,
+                activity_type,
+                patch,
+            } => text(message_id.as_str()) + text(activity_type) + ops(&patch.ops),
             EventBody::ActivitySnapshot {
                 message_id,
+                activity_type,
                 content,
                 ..
-            } => text(message_id.as_str()) + value(content),
+            } => text(message_id.as_str()) + text(activity_type) + value(content),
             EventBody::StateDelta { delta } => ops(&delta.ops),
             _ => 0,
         };
@@ -217,18 +221,38 @@ pub fn for_each_parsed_in<E: RawEvents + ?Sized>(
 mod tests {
     use super::*;
 
+    /// Every event arrives once, in order: a range short enough for one
+    /// thread, ranges read on two with a last batch cut short, and ranges
+    /// that start past the first event.
     #[test]
     fn every_event_arrives_once_in_order() {
+        let num_events = 8 * BATCH_EVENTS + 77;
         let mut log = EventLog::default();
-        for i in 0..(MIN_EVENTS_FOR_THREAD + 77) {
+        for i in 0..num_events {
             log.push(format!(r#"{{"type":"CUSTOM","name":"n","value":{i}}}"#).as_bytes());
         }
-        let mut seen = Vec::new();
-        for_each_parsed(&log, |seq, _, parsed| {
-            assert!(matches!(parsed, ParseOutcome::Event { .. }));
-            seen.push(seq.get());
-        });
-        let expected: Vec<u64> = (1..=log.len() as u64).collect();
-        assert_eq!(seen, expected);
+        let ranges = [
+            0..MIN_EVENTS_FOR_THREAD - 1,
+            0..MIN_EVENTS_FOR_THREAD,
+            5..MIN_EVENTS_FOR_THREAD + 200,
+            0..8 * BATCH_EVENTS - 1,
+            1..num_events,
+            0..num_events,
+        ];
+        for range in ranges {
+            let mut seen = Vec::new();
+            for_each_parsed_in(&log, range.clone(), |seq, _, parsed| {
+                let ParseOutcome::Event { event, .. } = parsed else {
+                    panic!("a CUSTOM event is read");
+                };
+                let crate::protocol::EventBody::Custom { value, .. } = &event.body else {
+                    panic!("a CUSTOM event is read as one");
+                };
+                assert_eq!(value.as_ref().and_then(Value::as_u64), Some(seq.get() - 1));
+                seen.push(seq.get());
+            });
+            let expected: Vec<u64> = (range.start as u64 + 1..=range.end as u64).collect();
+            assert_eq!(seen, expected, "{range:?}");
+        }
     }
 }

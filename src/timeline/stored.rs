@@ -5,10 +5,10 @@
 //!
 //! [`Timeline::encode_index`] writes it; [`Timeline::from_stored_index`]
 //! rebuilds the timeline from it and the events without replaying, after
-//! checking it against them: a blob of another format, another checkpoint
-//! policy, other options, another number of events or damaged in any way
-//! (checksums cover it whole) is refused with a reason, and the caller
-//! replays.
+//! checking it against them: a blob of another format, a checkpoint
+//! policy of no engine it believes, other options, another number of
+//! events or damaged in any way (checksums cover it whole) is refused with
+//! a reason, and the caller replays.
 //!
 //! The blob (format 6; format 5 is laid out the same) is a *front* (what
 //! the first frame needs: the messages and the drift tracking's layers,
@@ -61,11 +61,11 @@ pub const INDEX_FORMAT_VERSION: i64 = 6;
 /// written by another engine version is not believed. The test
 /// `the_encoded_index_of_a_fixed_stream_changes_only_with_the_engine_version`
 /// fails when the index of a fixed stream changes while this stays.
-pub const REPLAY_ENGINE_VERSION: u32 = 6;
+pub const REPLAY_ENGINE_VERSION: u32 = 7;
 
 /// The engine that wrote an index, stored beside it: the crate's version
 /// and [`REPLAY_ENGINE_VERSION`]. An index written by another is not
-/// believed, but for [`index_is_readable`]'s one exception.
+/// believed, but for [`index_is_readable`]'s exceptions.
 pub fn index_engine() -> String {
     engine_named(REPLAY_ENGINE_VERSION)
 }
@@ -75,10 +75,31 @@ fn engine_named(version: u32) -> String {
 }
 
 /// The (format, engine version) pairs of the indexes this build believes:
-/// its own, and format 5 by engine 5, whose layout and replay are this
-/// one's (engine 6 changed only what the index holds of a checkpoint), so
-/// that the recordings of the build before keep their index.
-const READABLE_INDEXES: [(i64, u32); 2] = [(5, 5), (INDEX_FORMAT_VERSION, REPLAY_ENGINE_VERSION)];
+/// its own; format 6 by engine 6, whose replay is this one's (engine 7
+/// only spaces its checkpoints further apart, and an index holds its own
+/// spacing); and format 5 by engine 5, whose layout and replay are this
+/// one's too (engine 6 changed only what the index holds of a checkpoint).
+/// The recordings of the builds before keep their index.
+const READABLE_INDEXES: [(i64, u32); 3] = [
+    (5, 5),
+    (6, 6),
+    (INDEX_FORMAT_VERSION, REPLAY_ENGINE_VERSION),
+];
+
+/// The checkpoint policies of the indexes this build believes: its own,
+/// and that of engines 5 and 6, whose checkpoints were 256 KiB apart
+/// (issue 14). A timeline rebuilt from an index keeps the index's policy,
+/// for seeks and for the events appended after.
+const READABLE_POLICIES: [CheckpointPolicy; 2] = [
+    CheckpointPolicy {
+        max_cost: 512 * 1024,
+        op_cost: 48,
+    },
+    CheckpointPolicy {
+        max_cost: 256 * 1024,
+        op_cost: 48,
+    },
+];
 
 /// Whether this build believes an index of `format_version` written by
 /// `engine` ([`READABLE_INDEXES`]).
@@ -702,9 +723,10 @@ impl Timeline {
 
     /// Rebuilds the timeline of `events` replayed with `options` from its
     /// stored index `blob`, without replaying. Refused (with the reason)
-    /// unless the blob is whole and agrees with the events: the same format,
-    /// the checksums, the default checkpoint policy, the same options, as
-    /// many events, every step within the stream. The checkpoints stay
+    /// unless the blob is whole and agrees with the events: a format and a
+    /// checkpoint policy this build reads ([`READABLE_INDEXES`],
+    /// [`READABLE_POLICIES`]), the checksums, the same options, as many
+    /// events, every step within the stream. The checkpoints stay
     /// encoded in the blob, each decoded when a seek needs it.
     pub fn from_stored_index(
         events: impl Into<Events>,
@@ -756,7 +778,7 @@ impl Timeline {
             max_cost: d.u64()?,
             op_cost: d.u64()?,
         };
-        if policy != CheckpointPolicy::default() {
+        if !READABLE_POLICIES.contains(&policy) {
             return refuse("the index was built with another checkpoint policy");
         }
         let cost_since_checkpoint = d.u64()?;
@@ -968,6 +990,9 @@ mod tests {
         // Index format 6 (issue 14): checkpoints share their emptied
         // activities, which weigh nothing; drift's recent keys a layer.
         (6, 0x61f7_fd56_bd99_bd06),
+        // Checkpoints twice as far apart (issue 14: the replay/parse ratio
+        // with the replay's threads on cores apart).
+        (7, 0x0651_0b0d_5c8a_d643),
     ];
 
     /// The demo under both profiles, strict and best effort.
@@ -1068,6 +1093,50 @@ mod tests {
             }
         }
         log
+    }
+
+    /// Issue 14: an index whose checkpoints are spaced as engines 5 and 6
+    /// spaced them (256 KiB apart) is believed, keeps its spacing, and
+    /// seeks in it give the replay's states; one of a policy no engine
+    /// wrote is refused. This build's own policy is among those it reads.
+    #[test]
+    fn an_index_spaced_as_the_engines_before_is_read_and_seeks_as_the_replay() {
+        assert!(READABLE_POLICIES.contains(&CheckpointPolicy::default()));
+        let log = growing_with_a_snapshot();
+        let options = Options::default();
+        let replayed = Timeline::from_log(log.clone(), options);
+        let earlier = CheckpointPolicy {
+            max_cost: 256 * 1024,
+            op_cost: 48,
+        };
+        let spaced_before = Timeline::from_log_with_policy(log.clone(), options, earlier);
+        assert!(
+            spaced_before.num_checkpoints() > replayed.num_checkpoints(),
+            "{} checkpoints 256 KiB apart, {} 512 KiB apart",
+            spaced_before.num_checkpoints(),
+            replayed.num_checkpoints()
+        );
+        let blob = spaced_before.encode_index().expect("encodes");
+        let stored =
+            Timeline::from_stored_index(log.clone(), &blob[..], options).expect("believed");
+        assert_eq!(stored.num_checkpoints(), spaced_before.num_checkpoints());
+        assert_eq!(stored.policy, earlier);
+        for step in (0..=replayed.last_step().get()).step_by(97) {
+            let step = Seq::new(step);
+            assert_eq!(
+                stored.seek(step).document(),
+                replayed.seek(step).document(),
+                "step {step}"
+            );
+        }
+        let unknown = CheckpointPolicy {
+            max_cost: 100 * 1024,
+            op_cost: 48,
+        };
+        let blob = Timeline::from_log_with_policy(log.clone(), options, unknown)
+            .encode_index()
+            .expect("encodes");
+        assert!(Timeline::from_stored_index(log, &blob[..], options).is_err());
     }
 
     /// Issue 14: a checkpoint's message list is stored as the changes from

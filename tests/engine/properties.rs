@@ -1357,8 +1357,9 @@ fn check_long_timeline(
 }
 
 /// A long generated stream is read on two threads, by `from_log` and by
-/// seeks over more than a few thousand events: the same replay as one
-/// thread event by event.
+/// seeks over more than 2,048 events (from checkpoints spaced further
+/// apart than the default's): the same replay as one thread event by
+/// event.
 #[test]
 fn a_long_timeline_read_on_two_threads_equals_the_replay() {
     let log = generate(GenConfig {
@@ -1384,6 +1385,13 @@ fn a_long_timeline_read_on_two_threads_equals_the_replay() {
         };
         check_long_timeline(&log, options, CheckpointPolicy::default(), num_seeks, 5);
     }
+    // Checkpoints about 5,000 events apart: the seeks read on two threads
+    // too (the default policy's, about 2,000 events apart, read on one).
+    let sparse = CheckpointPolicy {
+        max_cost: 1024 * 1024,
+        op_cost: 48,
+    };
+    check_long_timeline(&log, Options::default(), sparse, 12, 6);
 }
 
 /// As above, with a fatal error in the middle of the stream (R43): the

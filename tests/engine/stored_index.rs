@@ -296,45 +296,72 @@ fn unused_after(path: &Path, sql: &str) -> IndexUnused {
 type Expected = fn(&IndexUnused) -> bool;
 
 /// Issue 14: format 6 (engine 6) changed what a checkpoint's emptied
-/// activities weigh, not the layout or the replay, so an index whose row
-/// says format 5 by engine 5 (a recording of the build before) is still
-/// read, and seeks in it give the replay's states; format 5 by another
-/// engine, or format 4, is not.
+/// activities weigh, not the layout or the replay, and engine 7 only
+/// spaces checkpoints further apart (an index holds its own spacing). So
+/// an index of format 5 by engine 5, or format 6 by engine 6, checkpoints
+/// 256 KiB apart (recordings of the builds before), is still read, and
+/// seeks in it give the replay's states; format 5 by another engine, or
+/// format 4, is not.
 #[test]
-fn an_index_of_format_5_by_engine_5_is_read_and_others_are_not() {
-    let rec = TempPath::new("stored-format-5", "demo.rec");
-    import_files(&[demo()], rec.path(), &mut |_| {}).expect("imports");
-    let conn = rusqlite::Connection::open(rec.path()).expect("opens for writing");
-    conn.execute_batch(
-        "UPDATE timeline_index SET format_version = 5, \
-         engine = replace(engine, ' engine 6', ' engine 5')",
-    )
-    .expect("rewrites");
-    drop(conn);
-    let recording = Recording::open(rec.path()).expect("opens");
-    let session = recording.sessions()[0].id;
-    let stored = recording
-        .stored_timeline(session, Options::default())
-        .expect("reads")
-        .expect("a format-5 index is believed");
-    let events = recording.load_events(session).expect("events");
-    let replayed = Timeline::from_log(events, Options::default());
-    for step in 0..=replayed.last_step().get() {
-        let step = Seq::new(step);
-        assert_eq!(
-            stored.seek(step).document(),
-            replayed.seek(step).document(),
-            "step {step}"
-        );
-    }
-    drop(recording);
-    for sql in [
-        "UPDATE timeline_index SET engine = replace(engine, ' engine 5', ' engine 4')",
-        "UPDATE timeline_index SET format_version = 4, \
-         engine = replace(engine, ' engine 4', ' engine 5')",
-    ] {
-        let why = unused_after(rec.path(), sql);
-        assert!(matches!(why, IndexUnused::Stale { .. }), "{sql}: {why}");
+fn indexes_of_the_builds_before_are_read_and_others_are_not() {
+    let this_engine = format!(" engine {}", agui_replay::timeline::REPLAY_ENGINE_VERSION);
+    for (format, engine) in [(5u8, 5), (6, 6)] {
+        let rec = TempPath::new(&format!("stored-format-{format}"), "demo.rec");
+        import_files(&[demo()], rec.path(), &mut |_| {}).expect("imports");
+        let conn = rusqlite::Connection::open(rec.path()).expect("opens for writing");
+        conn.execute(
+            "UPDATE timeline_index SET format_version = ?1, engine = replace(engine, ?2, ?3)",
+            rusqlite::params![format, this_engine, format!(" engine {engine}")],
+        )
+        .expect("rewrites");
+        // The blob as that engine wrote it: its format, then its policy
+        // (512 KiB now, 256 KiB then, as LEB128 numbers).
+        let (rowid, mut blob): (i64, Vec<u8>) = conn
+            .query_row(
+                "SELECT rowid, data FROM timeline_index_piece WHERE piece = 0",
+                [],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .expect("the index's first piece");
+        assert_eq!(blob[..8], *b"AGTI\x06\x80\x80\x20", "this build's header");
+        blob[4] = format;
+        blob[7] = 0x10;
+        conn.execute(
+            "UPDATE timeline_index_piece SET data = ?1 WHERE rowid = ?2",
+            rusqlite::params![blob, rowid],
+        )
+        .expect("rewrites the header");
+        drop(conn);
+        let recording = Recording::open(rec.path()).expect("opens");
+        let session = recording.sessions()[0].id;
+        let stored = recording
+            .stored_timeline(session, Options::default())
+            .expect("reads")
+            .unwrap_or_else(|| panic!("format {format} by engine {engine} not believed"));
+        let events = recording.load_events(session).expect("events");
+        let replayed = Timeline::from_log(events, Options::default());
+        for step in 0..=replayed.last_step().get() {
+            let step = Seq::new(step);
+            assert_eq!(
+                stored.seek(step).document(),
+                replayed.seek(step).document(),
+                "format {format} by engine {engine}, step {step}"
+            );
+        }
+        drop(recording);
+        if format != 5 {
+            continue;
+        }
+        for sql in [
+            "UPDATE timeline_index SET engine = replace(engine, ' engine 5', ' engine 4')",
+            "UPDATE timeline_index SET format_version = 4, \
+             engine = replace(engine, ' engine 4', ' engine 5')",
+            "UPDATE timeline_index SET format_version = 5, \
+             engine = replace(engine, ' engine 5', ' engine 6')",
+        ] {
+            let why = unused_after(rec.path(), sql);
+            assert!(matches!(why, IndexUnused::Stale { .. }), "{sql}: {why}");
+        }
     }
 }
 
