@@ -1,8 +1,12 @@
-//! Issue 17: blame on hover of a value in the inspector and the state view
-//! ("set at step 3 by op 1 of ACTIVITY_DELTA; 2 changes"), a click on the
-//! value going to that step; and drift marked in the inspector.
+//! Issue 17: blame on hover of a value in the inspector, the state view
+//! and the Diff view ("set at step 3 by op 1 of ACTIVITY_DELTA; 2
+//! changes"), a click on the value going to that step; and drift marked in
+//! the inspector.
 
 use agui_replay::Seq;
+use agui_replay::diff::DiffScope;
+use agui_replay::ui::command::MarkCommand;
+use agui_replay::ui::state::CentralTab;
 use agui_replay::ui::{Command, ReplayApp, RightTab, TimeCommand};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -98,6 +102,45 @@ fn hovering_a_state_value_says_which_delta_set_it() {
     harness.get_by_label("\"beta-phase\"").click();
     harness.run();
     assert_eq!(step(&harness), 6);
+}
+
+/// Issue 17.2: each side of the Diff view has blame at its own step: B's
+/// value (step 4) was set at step 3, and a click there goes to it.
+#[test]
+fn hovering_a_value_in_the_diff_view_says_which_op_set_it() {
+    let file = stream();
+    let mut harness = open_at(&file, 4);
+    // Not the inspector: it would show the same value a second time.
+    harness.state_mut().right_tab = RightTab::Diagnostics;
+    harness.state_mut().state.apply(vec![Command::Mark(MarkCommand::SetBoth(
+        Seq::new(2),
+        Seq::new(4),
+    ))]);
+    harness.run();
+    let state = &harness.state().state;
+    assert_eq!(state.central_tab(), CentralTab::Diff);
+    let view = state.comparison().expect("a comparison");
+    assert_eq!(view.comparison.scope, DiffScope::Message("a1".into()));
+    assert_eq!(
+        (view.comparison.from, view.comparison.to),
+        (Seq::new(2), Seq::new(4))
+    );
+    assert!(
+        hover_shows(
+            &mut harness,
+            "\"running-now\"",
+            "set at step 3 by op 1 of ACTIVITY_DELTA; 2 changes"
+        ),
+        "no blame tooltip on B's value in the Diff view"
+    );
+    // The value, then the tooltip below it, which shows it again.
+    harness
+        .query_all_by_label("\"running-now\"")
+        .next()
+        .expect("B's value")
+        .click();
+    harness.run();
+    assert_eq!(step(&harness), 3, "the click goes to the step that set it");
 }
 
 #[test]
