@@ -112,10 +112,13 @@ fn hovering_a_value_in_the_diff_view_says_which_op_set_it() {
     let mut harness = open_at(&file, 4);
     // Not the inspector: it would show the same value a second time.
     harness.state_mut().right_tab = RightTab::Diagnostics;
-    harness.state_mut().state.apply(vec![Command::Mark(MarkCommand::SetBoth(
-        Seq::new(2),
-        Seq::new(4),
-    ))]);
+    harness
+        .state_mut()
+        .state
+        .apply(vec![Command::Mark(MarkCommand::SetBoth(
+            Seq::new(2),
+            Seq::new(4),
+        ))]);
     harness.run();
     let state = &harness.state().state;
     assert_eq!(state.central_tab(), CentralTab::Diff);
