@@ -46,22 +46,26 @@ pub struct CheckpointPolicy {
     pub op_cost: u64,
 }
 
+impl CheckpointPolicy {
+    /// The policy replays and recordings use: about 2,000 typical events
+    /// between checkpoints (491 for the generated 1,000,000-event stream):
+    /// a seek applies at most that many. A stored checkpoint is the activities' contents as text,
+    /// the changes from the last state's message list and the recent
+    /// drift tracking: 40 MB of index for that stream's 177 MB.
+    /// Issue 14: 256 KiB apart, writing the checkpoints' text was a
+    /// seventh of the applying thread's time when a replay's two threads
+    /// ran on cores apart; twice as far apart, a replay there took 7%
+    /// less time and a seek's p99 went from 1.2–1.7 to 1.9–2.8 ms
+    /// (`bench replay`; 384 KiB before the message list stopped counting).
+    pub const DEFAULT: Self = Self {
+        max_cost: 512 * 1024,
+        op_cost: 48,
+    };
+}
+
 impl Default for CheckpointPolicy {
     fn default() -> Self {
-        // About 2,000 typical events between checkpoints (491 for the
-        // generated 1,000,000-event stream): a seek applies at most that
-        // many. A stored checkpoint is the activities' contents as text,
-        // the changes from the last state's message list and the recent
-        // drift tracking: 40 MB of index for that stream's 177 MB.
-        // Issue 14: 256 KiB apart, writing the checkpoints' text was a
-        // seventh of the applying thread's time when a replay's two threads
-        // ran on cores apart; twice as far apart, a replay there took 7%
-        // less time and a seek's p99 went from 1.2–1.7 to 1.9–2.8 ms
-        // (`bench replay`; 384 KiB before the message list stopped counting).
-        Self {
-            max_cost: 512 * 1024,
-            op_cost: 48,
-        }
+        Self::DEFAULT
     }
 }
 

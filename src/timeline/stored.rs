@@ -91,10 +91,7 @@ const READABLE_INDEXES: [(i64, u32); 3] = [
 /// (issue 14). A timeline rebuilt from an index keeps the index's policy,
 /// for seeks and for the events appended after.
 const READABLE_POLICIES: [CheckpointPolicy; 2] = [
-    CheckpointPolicy {
-        max_cost: 512 * 1024,
-        op_cost: 48,
-    },
+    CheckpointPolicy::DEFAULT,
     CheckpointPolicy {
         max_cost: 256 * 1024,
         op_cost: 48,
@@ -724,8 +721,8 @@ impl Timeline {
     /// Rebuilds the timeline of `events` replayed with `options` from its
     /// stored index `blob`, without replaying. Refused (with the reason)
     /// unless the blob is whole and agrees with the events: a format and a
-    /// checkpoint policy this build reads ([`READABLE_INDEXES`],
-    /// [`READABLE_POLICIES`]), the checksums, the same options, as many
+    /// checkpoint policy this build reads (`READABLE_INDEXES`,
+    /// `READABLE_POLICIES`), the checksums, the same options, as many
     /// events, every step within the stream. The checkpoints stay
     /// encoded in the blob, each decoded when a seek needs it.
     pub fn from_stored_index(
