@@ -13,7 +13,7 @@ use clap::Args;
 use super::{EXIT_OK, EXIT_RUN_FAILED};
 use crate::record::capture::{Capture, capture};
 use crate::record::{ProxyState, WriterThread, serve};
-use crate::store::StoreRedaction;
+use crate::store::{SessionStatus, StoreRedaction};
 
 /// `record` options.
 #[derive(Debug, Args)]
@@ -190,15 +190,26 @@ pub(super) fn record(args: &RecordArgs, out: &mut dyn Write) -> anyhow::Result<u
     );
     drop(handle);
     drop(runtime);
-    writer.finish()?;
+    // A recording that could not be written whole (the disk full) is said,
+    // and exits 1 as documented, not as bad usage (issue 38): every
+    // exchange was still forwarded.
+    let finished = writer.finish();
     result?;
     writeln!(
         out,
         "recorded {sessions} sessions, {events} events into {}",
         args.out.display()
     )?;
+    if let Err(error) = &finished {
+        eprintln!(
+            "error: the recording is incomplete: {}",
+            crate::error::error_chain(error)
+        );
+    }
     if failures > 0 {
         eprintln!("error: {failures} exchanges were forwarded but not recorded (see above)");
+    }
+    if finished.is_err() || failures > 0 {
         return Ok(EXIT_RUN_FAILED);
     }
     Ok(EXIT_OK)
@@ -278,16 +289,26 @@ pub(super) fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
     let captured = runtime.block_on(capture(&request, &handle, &mut print));
     drop(handle);
     drop(runtime);
-    writer.finish()?;
+    let finished = writer.finish();
     let captured = captured?;
+    let truncated = captured.ended == SessionStatus::Truncated;
     writeln!(
         out,
-        "recorded {} events (HTTP {}) into {}, session {}",
+        "recorded {} events (HTTP {}) into {}, session {}{}",
         captured.num_events,
         captured.status,
         args.out.display(),
-        captured.session
+        captured.session,
+        if truncated { " (truncated)" } else { "" }
     )?;
+    if let Err(error) = &finished {
+        // As `record` (issue 38): said, exit 1.
+        eprintln!(
+            "error: the recording is incomplete: {}",
+            crate::error::error_chain(error)
+        );
+        return Ok(EXIT_RUN_FAILED);
+    }
     if !(200..300).contains(&captured.status) {
         eprintln!("error: the agent answered HTTP {}", captured.status);
         return Ok(EXIT_RUN_FAILED);
@@ -296,6 +317,21 @@ pub(super) fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
         eprintln!(
             "error: the agent did not answer with an event stream (text/event-stream or application/vnd.ag-ui.event+proto)"
         );
+        return Ok(EXIT_RUN_FAILED);
+    }
+    if truncated {
+        // The stream was cut short (the agent died mid-stream, issue 38):
+        // the run did not end, so it failed.
+        match &captured.cut_short {
+            Some(why) => eprintln!(
+                "error: the stream was truncated after {} events: {why}",
+                captured.num_events
+            ),
+            None => eprintln!(
+                "error: the stream was truncated after {} events",
+                captured.num_events
+            ),
+        }
         return Ok(EXIT_RUN_FAILED);
     }
     Ok(EXIT_OK)

@@ -51,6 +51,9 @@ pub struct SseFramer {
     /// The last chunk ended with a CR: a LF starting the next one belongs
     /// to the same line end.
     after_cr: bool,
+    /// The line before the current one ended with a lone CR (a CR not
+    /// followed by LF; at a chunk's end, until the next chunk says).
+    after_lone_cr: bool,
     saw_crlf: bool,
     /// The most bytes kept of a line and of a frame's data.
     max_frame_bytes: Option<usize>,
@@ -95,28 +98,35 @@ impl SseFramer {
     /// Feeds a chunk; `emit` receives every event it completes.
     pub fn push(&mut self, chunk: &[u8], emit: &mut dyn FnMut(&[u8])) {
         let mut rest = chunk;
-        if self.after_cr {
+        if self.after_cr && !rest.is_empty() {
             self.after_cr = false;
             if let Some(after) = rest.strip_prefix(b"\n") {
                 self.saw_crlf = true;
+                self.after_lone_cr = false;
                 rest = after;
             }
         }
         while let Some(end) = rest.iter().position(|&b| b == b'\n' || b == b'\r') {
             self.extend_line(&rest[..end]);
             let mut skip = 1;
+            let mut lone_cr = false;
             if rest[end] == b'\r' {
                 match rest.get(end + 1) {
                     Some(b'\n') => {
                         self.saw_crlf = true;
                         skip = 2;
                     }
-                    Some(_) => {}
-                    None => self.after_cr = true,
+                    Some(_) => lone_cr = true,
+                    // Lone unless the next chunk starts with LF.
+                    None => {
+                        self.after_cr = true;
+                        lone_cr = true;
+                    }
                 }
             }
             let line = std::mem::take(&mut self.line);
             self.line_ended(&line, emit);
+            self.after_lone_cr = lone_cr;
             self.line = line;
             self.line.clear();
             rest = &rest[end + skip..];
@@ -172,6 +182,11 @@ impl SseFramer {
                 self.has_data = true;
             }
             b"event" | b"id" | b"retry" => {}
+            // Not a field, after a lone CR inside a frame (`data: {…}\rJUNK`):
+            // the SSE rules ignore it where it stands (a field of no known
+            // name). Kept as an event, it came before the data of its own
+            // frame and failed the run (issue 38).
+            _ if self.after_lone_cr && self.has_data => {}
             // Not SSE: keep the line as an event so it is seen (R41).
             _ => {
                 if cut {

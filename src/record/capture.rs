@@ -56,6 +56,11 @@ pub struct Captured {
     pub num_events: u64,
     /// Whether the body was an event stream (SSE or protobuf).
     pub event_stream: bool,
+    /// The status the session ended with: truncated when the stream was
+    /// cut short (the agent died mid-stream, issue 38).
+    pub ended: SessionStatus,
+    /// Why the body ended before its end, when it did.
+    pub cut_short: Option<String>,
 }
 
 /// Posts the run input and records the response; `on_event` sees each event
@@ -161,22 +166,26 @@ pub async fn capture(
     // and status (issue 16).
     let mut recorder = BodyRecorder::new(head, writer.clone(), on_event);
     let mut body = response.bytes_stream();
-    let mut complete = true;
+    let mut cut_short = None;
     while let Some(chunk) = body.next().await {
         match chunk {
             Ok(chunk) => recorder.chunk(&chunk),
-            Err(_) => {
-                complete = false;
+            Err(error) => {
+                cut_short = Some(crate::error::error_chain(&error.without_url()));
                 break;
             }
         }
     }
-    let _ = recorder.end(complete);
+    let ended = recorder
+        .end(cut_short.is_none())
+        .unwrap_or(SessionStatus::Truncated);
     let num_events = recorder.num_events();
     Ok(Captured {
         session,
         status: status.as_u16(),
         num_events,
         event_stream: matches!(kind, BodyKind::Sse | BodyKind::Protobuf),
+        ended,
+        cut_short,
     })
 }

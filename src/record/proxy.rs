@@ -35,6 +35,10 @@ pub struct ProxyState {
     /// Hides secrets in what the proxy shows and stores of URLs.
     redaction: crate::store::StoreRedaction,
     client: reqwest::Client,
+    /// A client that keeps no connection (each request on a fresh one):
+    /// for the one retry of a request the agent closed its kept-alive
+    /// connection under (issue 38).
+    fresh: reqwest::Client,
     writer: WriterHandle,
     shutdown: watch::Receiver<bool>,
 }
@@ -55,15 +59,19 @@ impl ProxyState {
         writer: WriterHandle,
         shutdown: watch::Receiver<bool>,
     ) -> Result<Self, reqwest::Error> {
-        let client = reqwest::Client::builder()
-            // A proxy passes redirects on; it does not follow them.
-            .redirect(reqwest::redirect::Policy::none())
-            .connect_timeout(std::time::Duration::from_secs(10))
-            .build()?;
+        let builder = || {
+            reqwest::Client::builder()
+                // A proxy passes redirects on; it does not follow them.
+                .redirect(reqwest::redirect::Policy::none())
+                .connect_timeout(std::time::Duration::from_secs(10))
+        };
+        let client = builder().build()?;
+        let fresh = builder().pool_max_idle_per_host(0).build()?;
         Ok(Self {
             upstream: upstream.trim_end_matches('/').to_owned(),
             redaction: crate::store::StoreRedaction::default(),
             client,
+            fresh,
             writer,
             shutdown,
         })
@@ -144,16 +152,29 @@ async fn forward(State(state): State<Arc<ProxyState>>, request: Request) -> Resp
         headers: header_pairs(&parts.headers),
         body: (!body.is_empty()).then(|| body.to_vec()),
     };
-    let mut upstream = state.client.request(parts.method.clone(), &url);
-    for (name, value) in &parts.headers {
-        if !is_hop_by_hop(name)
-            && name != axum::http::header::HOST
-            && name != axum::http::header::CONTENT_LENGTH
-        {
-            upstream = upstream.header(name, value);
+    let send = |client: &reqwest::Client| {
+        let mut upstream = client.request(parts.method.clone(), &url);
+        for (name, value) in &parts.headers {
+            if !is_hop_by_hop(name)
+                && name != axum::http::header::HOST
+                && name != axum::http::header::CONTENT_LENGTH
+            {
+                upstream = upstream.header(name, value);
+            }
         }
+        upstream.body(body.clone()).send()
+    };
+    let mut result = send(&state.client).await;
+    // A kept-alive connection the agent closed as the request went out
+    // (after a response with a `Content-Length` and no `Connection:
+    // close`): the request did not get an answer, and the client must not
+    // get a 502 the agent did not send. The body is buffered, so it is
+    // sent once more, on a fresh connection (issue 38).
+    if let Err(error) = &result
+        && closed_before_response(error)
+    {
+        result = send(&state.fresh).await;
     }
-    let result = upstream.body(body).send().await;
     let response = match result {
         Ok(response) => response,
         Err(error) => {
@@ -251,6 +272,36 @@ async fn forward(State(state): State<Arc<ProxyState>>, request: Request) -> Resp
     builder
         .body(Body::from_stream(body))
         .unwrap_or_else(|e| plain(StatusCode::BAD_GATEWAY, format!("agui-replay proxy: {e}\n")))
+}
+
+/// Whether an upstream request failed because its connection closed under
+/// it before any response came: hyper's "connection closed before message
+/// completed", a request cancelled unsent, or the connection reset or its
+/// pipe broken. Not a connection that could not be made, nor a time-out.
+fn closed_before_response(error: &reqwest::Error) -> bool {
+    if error.is_connect() || error.is_timeout() || error.is_builder() || error.is_redirect() {
+        return false;
+    }
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        if let Some(hyper) = cause.downcast_ref::<hyper::Error>()
+            && (hyper.is_incomplete_message() || hyper.is_canceled())
+        {
+            return true;
+        }
+        if let Some(io) = cause.downcast_ref::<std::io::Error>()
+            && matches!(
+                io.kind(),
+                std::io::ErrorKind::ConnectionReset
+                    | std::io::ErrorKind::ConnectionAborted
+                    | std::io::ErrorKind::BrokenPipe
+            )
+        {
+            return true;
+        }
+        source = cause.source();
+    }
+    false
 }
 
 fn plain(status: StatusCode, message: String) -> Response {

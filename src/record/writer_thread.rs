@@ -1,8 +1,10 @@
 //! The recording writer on a thread of its own: network tasks send it what
-//! they see and never wait for the disk; it commits at least every 100 ms.
+//! they see and never wait for the disk; it commits at least every 50 ms
+//! ([`COMMIT_INTERVAL`](crate::store::COMMIT_INTERVAL)): an event waits at most that long, not a whole
+//! interval after the last commit's time-out (issue 38).
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::thread::JoinHandle;
@@ -13,7 +15,7 @@ use tokio::sync::oneshot;
 use crate::input::HttpResponse;
 use crate::replay::Replayer;
 use crate::store::{
-    COMMIT_INTERVAL, NewSession, RecordingWriter, SessionId, SessionStatus, StoreError,
+    NewSession, RecordingWriter, SessionId, SessionStatus, StoreError,
     StoreRedaction,
 };
 use crate::timeline::{CheckpointPolicy, Timeline};
@@ -41,10 +43,11 @@ enum Command {
 /// Why a session could not be begun.
 #[derive(Debug, thiserror::Error)]
 pub enum BeginError {
-    /// The writer thread has stopped (after a write failed: [`WriterThread::finish`]
-    /// returns why).
-    #[error("the recording writer has stopped (its error is reported when the recording ends)")]
-    Stopped,
+    /// The writer thread has stopped after a write failed: why (issue 38:
+    /// each exchange lost says the cause, no space left…, not only at the
+    /// end; [`WriterThread::finish`] returns it too).
+    #[error("the recording writer has stopped: {0}")]
+    Stopped(String),
     /// The session could not be written.
     #[error("cannot record the exchange")]
     Store(#[from] StoreError),
@@ -66,6 +69,9 @@ pub struct Counts {
 pub struct WriterHandle {
     commands: Sender<Command>,
     counts: Arc<Counts>,
+    /// Why the thread stopped, once it has (set before it stops taking
+    /// commands).
+    stopped: Arc<Mutex<Option<String>>>,
 }
 
 /// The writer thread itself, to finish at the end.
@@ -89,9 +95,30 @@ impl WriterThread {
         writer.set_redaction(redaction);
         let (commands, receiver) = channel();
         let counts = Arc::new(Counts::default());
+        let stopped = Arc::new(Mutex::new(None));
+        let (cause, lost) = (stopped.clone(), counts.clone());
         let thread = std::thread::Builder::new()
             .name("recording writer".into())
-            .spawn(move || run(writer, &receiver))
+            .spawn(move || {
+                let result = run(writer, &receiver);
+                if let Err(error) = &result {
+                    // Said when it happens, with its cause (issue 38); the
+                    // exchange being written is one not recorded whole.
+                    let why = crate::error::error_chain(error);
+                    lost.failures.fetch_add(1, Ordering::Relaxed);
+                    eprintln!(
+                        "agui-replay: the recording cannot be written any more: {why}; \
+                         exchanges are still forwarded, but not recorded"
+                    );
+                    if let Ok(mut slot) = cause.lock() {
+                        *slot = Some(why);
+                    }
+                }
+                // The commands still queued go with the receiver, after the
+                // cause is set: a handle whose command fails reads it.
+                drop(receiver);
+                result
+            })
             .map_err(|source| StoreError::Io {
                 path: path.to_owned(),
                 context: "cannot start the recording writer thread".into(),
@@ -99,7 +126,11 @@ impl WriterThread {
             })?;
         Ok(Self {
             path: path.to_owned(),
-            handle: WriterHandle { commands, counts },
+            handle: WriterHandle {
+                commands,
+                counts,
+                stopped,
+            },
             thread,
         })
     }
@@ -135,10 +166,16 @@ impl WriterHandle {
         let (reply, answer) = oneshot::channel();
         self.commands
             .send(Command::Begin { session, reply })
-            .map_err(|_| BeginError::Stopped)?;
-        let id = answer.await.map_err(|_| BeginError::Stopped)??;
+            .map_err(|_| self.stopped())?;
+        let id = answer.await.map_err(|_| self.stopped())??;
         self.counts.sessions.fetch_add(1, Ordering::Relaxed);
         Ok(id)
+    }
+
+    /// Why the writer thread stopped, as an error.
+    fn stopped(&self) -> BeginError {
+        let why = self.stopped.lock().ok().and_then(|slot| slot.clone());
+        BeginError::Stopped(why.unwrap_or_else(|| "it ended".to_owned()))
     }
 
     /// Records a session's response.
@@ -184,7 +221,9 @@ fn run(mut writer: RecordingWriter, commands: &Receiver<Command>) -> Result<(), 
     // session simply has none).
     let mut timelines: FxHashMap<SessionId, (Timeline, Vec<u64>)> = FxHashMap::default();
     loop {
-        match commands.recv_timeout(COMMIT_INTERVAL) {
+        // Waits no longer than until the pending events are due: an event
+        // is committed at most one interval after it came (issue 38).
+        match commands.recv_timeout(writer.until_commit_due()) {
             Ok(Command::Begin { session, reply }) => {
                 let begun = writer.begin_session(session);
                 if let Ok(id) = &begun {
@@ -211,6 +250,9 @@ fn run(mut writer: RecordingWriter, commands: &Receiver<Command>) -> Result<(), 
                 raw,
                 arrival_nanos,
             }) => {
+                // What is stored, and indexed, hides the secrets of the run
+                // input the agent echoes (issue 38).
+                let raw = writer.stored_event(session, &raw)?;
                 writer.append_to(session, &raw, arrival_nanos)?;
                 if let Some((timeline, arrivals)) = timelines.get_mut(&session) {
                     timeline.append(&raw);
@@ -225,7 +267,7 @@ fn run(mut writer: RecordingWriter, commands: &Receiver<Command>) -> Result<(), 
                 }
                 writer.end(session, status, Some(crate::store::now_unix_ms()))?;
             }
-            Err(RecvTimeoutError::Timeout) => writer.flush()?,
+            Err(RecvTimeoutError::Timeout) => writer.flush_if_due()?,
             Err(RecvTimeoutError::Disconnected) => break,
         }
         writer.flush_if_due()?;
@@ -260,6 +302,7 @@ mod tests {
             handle: WriterHandle {
                 commands,
                 counts: Arc::new(Counts::default()),
+                stopped: Arc::new(Mutex::new(None)),
             },
             thread,
         };

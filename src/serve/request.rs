@@ -14,7 +14,10 @@ pub struct ReceivedRequest {
     pub client: SocketAddr,
     /// `POST`.
     pub method: String,
-    /// The path and query asked for.
+    /// The path and query asked for, the values of secret query
+    /// parameters hidden as `record` hides them in what it prints and
+    /// stores ([`StoreRedaction::url`](crate::store::StoreRedaction::url);
+    /// issue 38): it is shown (printed by `serve`, listed in the app).
     pub path: String,
     /// The headers, as sent.
     pub headers: Vec<(String, String)>,

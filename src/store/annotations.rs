@@ -2,7 +2,7 @@
 //!
 //! Reading them goes through the read-only [`Recording`]. Each write opens
 //! the file read-write for that one write only: a short transaction that
-//! waits for a live writer (the proxy commits every 100 ms) instead of
+//! waits for a live writer (the proxy commits every 50 ms) instead of
 //! failing, after checking that the file is one of our recordings. A write
 //! touches its own table and nothing else: no journal mode, schema or
 //! migration change, so that saving a bookmark is the only way a user's

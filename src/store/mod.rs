@@ -4,7 +4,7 @@
 //! response of HTTP captures.
 //!
 //! [`RecordingWriter`] writes (WAL, batched transactions committed at least
-//! every 100 ms, crash-safe, the log folded into the file every second so
+//! every 50 ms, crash-safe, the log folded into the file every second so
 //! that a killed writer's file stands alone); [`Recording`] reads, opening
 //! the file read-only so that opening never modifies it (nor creates
 //! anything beside it), and can follow a recording

@@ -200,8 +200,34 @@ impl StoreRedaction {
     /// the values at the user's pointers. `None` when nothing is hidden (or
     /// the body is not JSON); with it, the pointers of what was hidden.
     pub fn body(&self, body: &[u8]) -> Option<(Vec<u8>, Vec<String>)> {
-        let text = std::str::from_utf8(body).ok()?;
+        self.hidden_at(body, &[])
+    }
+
+    /// An event with the run input it echoes hidden as [`Self::body`] hides
+    /// the request body's (issue 38): an agent may send the run input back
+    /// in `RUN_STARTED.input`, and the secrets the stored request hides
+    /// must not be stored there either. Every top-level member named
+    /// `input` is searched, whatever the event's `type` (a `type` named
+    /// twice cannot slip one past). `None` when nothing is hidden (or the
+    /// event is not JSON); with it, the pointers of what was hidden, under
+    /// `/input`.
+    pub fn event(&self, raw: &[u8]) -> Option<(Vec<u8>, Vec<String>)> {
+        // Most events carry no input: only those that name one, or that
+        // escape characters of member names, are parsed.
+        if memchr::memmem::find(raw, b"input").is_none()
+            && memchr::memmem::find(raw, b"\\u").is_none()
+        {
+            return None;
+        }
+        self.hidden_at(raw, &["input".to_owned()])
+    }
+
+    /// The run input at `at` (tokens from the root of `json`) with its
+    /// secrets hidden, and their pointers from the root.
+    fn hidden_at(&self, json: &[u8], at: &[String]) -> Option<(Vec<u8>, Vec<String>)> {
+        let text = std::str::from_utf8(json).ok()?;
         let root = raw_json::parse(text)?;
+        let prefix: String = at.iter().map(|token| format!("/{}", escape(token))).collect();
         let mut ranges = Vec::new();
         let mut hidden = Vec::new();
         let note = |hidden: &mut Vec<String>, pointer: String| {
@@ -209,9 +235,11 @@ impl StoreRedaction {
                 hidden.push(pointer);
             }
         };
-        for props in raw_json::values_at(root, &["forwardedProps".to_owned()]) {
+        let mut props_at = at.to_vec();
+        props_at.push("forwardedProps".to_owned());
+        for props in raw_json::values_at(root, &props_at) {
             let mut found = Vec::new();
-            secret_members(props, "/forwardedProps", 0, &mut found);
+            secret_members(props, &format!("{prefix}/forwardedProps"), 0, &mut found);
             for (pointer, value) in found {
                 ranges.extend(raw_json::range_in(text, value));
                 note(&mut hidden, pointer);
@@ -221,10 +249,14 @@ impl StoreRedaction {
             let Ok(tokens) = crate::export::parse_pointer(pointer) else {
                 continue;
             };
-            let found = raw_json::ranges_at(text, &tokens);
+            let tokens: Vec<String> = at.iter().cloned().chain(tokens).collect();
+            let found: Vec<_> = raw_json::values_at(root, &tokens)
+                .into_iter()
+                .filter_map(|value| raw_json::range_in(text, value))
+                .collect();
             if !found.is_empty() {
                 ranges.extend(found);
-                note(&mut hidden, pointer.clone());
+                note(&mut hidden, format!("{prefix}{pointer}"));
             }
         }
         if ranges.is_empty() {
@@ -280,13 +312,18 @@ impl StoreRedaction {
     }
 }
 
-/// The members under `value` (at `pointer`) whose names are secret, each
-/// with its pointer; a secret member's value is hidden whole, so the search
-/// does not go inside it.
 /// What is stored for a request body that is not JSON (it cannot be
 /// searched for secrets, so it is not stored).
 pub const NOT_JSON_BODY: &[u8] = b"[REDACTED: the request body is not JSON, so it was not stored]";
 
+/// A pointer's reference token escaped (RFC 6901).
+fn escape(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+/// The members under `value` (at `pointer`) whose names are secret, each
+/// with its pointer; a secret member's value is hidden whole, so the search
+/// does not go inside it.
 fn secret_members<'a>(
     value: &'a serde_json::value::RawValue,
     pointer: &str,
@@ -298,7 +335,6 @@ fn secret_members<'a>(
         found.push((pointer.to_owned(), value));
         return;
     }
-    let escape = |token: &str| token.replace('~', "~0").replace('/', "~1");
     if let Some(members) = raw_json::members(value) {
         for (name, member) in members {
             let at = format!("{pointer}/{}", escape(&name));

@@ -23,6 +23,7 @@ mod import;
 mod interop;
 mod proto;
 mod record;
+mod record_faults;
 mod rules;
 mod serve;
 mod state;

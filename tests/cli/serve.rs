@@ -360,6 +360,31 @@ fn serve_checks_and_saves_the_requests_and_leaves_the_served_file_unchanged() {
     assert_unchanged(rec.path(), &before, "refusing to save into it");
 }
 
+/// Issue 38: `serve` printed each request's path with its query string,
+/// secrets included (`POST /agent?api_key=…`); it hides them as `record`
+/// does in what it prints.
+#[test]
+fn serve_prints_request_paths_without_their_secret_parameters() {
+    let spec = session("t-1", "r-1", 1, 1);
+    let rec = one_session("serve-secrets", &spec);
+    let serving = Serving::start(&rec, &["--as-fast-as-possible"]);
+    let got = receive(
+        &post(
+            serving.address,
+            "/agent?api_key=SECRET-K1&page=2&token=SECRET-T2",
+            &spec.run_input,
+        ),
+        WAIT,
+    );
+    assert_eq!(texts(&got), recorded(&spec));
+    let printed = serving.stop();
+    assert!(!printed.contains("SECRET-"), "a secret printed: {printed}");
+    assert!(
+        printed.contains("POST /agent?api_key=[redacted]&page=2&token=[redacted] -> session 1"),
+        "{printed}"
+    );
+}
+
 // ------------------------------------------------------- 15.5 the real client
 
 /// Where `@ag-ui/client` 1.0.0 is installed, or why the tests that need
