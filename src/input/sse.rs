@@ -292,6 +292,26 @@ mod tests {
         assert_eq!(framer.num_truncated(), 2);
     }
 
+    // Issue 38: a line that is not a field, after a lone CR inside a frame
+    // (`data: {…}\rJUNKLINE`), came out as an event before the data of its
+    // own frame and failed the run; the SSE rules ignore it where it
+    // stands. After LF, or at a frame's start, it is still kept (R41).
+    #[test]
+    fn a_junk_line_after_a_lone_cr_inside_a_frame_is_ignored() {
+        let body = b"data: {\"a\":1}\rJUNKLINE\n\ndata: {\"b\":2}\r\rJUNK2\n\ndata: x\nbad\n\n";
+        let whole = read(std::str::from_utf8(body).expect("utf8"));
+        assert_eq!(texts(&whole), ["{\"a\":1}", "{\"b\":2}", "JUNK2", "bad", "x"]);
+        for split in 0..=body.len() {
+            let mut framer = SseFramer::default();
+            let mut events: Vec<Vec<u8>> = Vec::new();
+            framer.push(&body[..split], &mut |e| events.push(e.to_vec()));
+            framer.push(&body[split..], &mut |e| events.push(e.to_vec()));
+            framer.finish(&mut |e| events.push(e.to_vec()));
+            let expected: Vec<Vec<u8>> = whole.events.iter().map(|(_, raw)| raw.to_vec()).collect();
+            assert_eq!(events, expected, "split at {split}");
+        }
+    }
+
     #[test]
     fn lone_cr_ends_lines() {
         let stream = read("data: 1\r\rdata: 2\r\r");

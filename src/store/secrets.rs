@@ -440,6 +440,41 @@ mod tests {
         assert_eq!(hidden.len(), 1, "{hidden:?}");
     }
 
+    // Issue 38: an agent echoes the run input in `RUN_STARTED.input`; its
+    // secrets are hidden there as in the request body, every `input`
+    // member (duplicates included), and events without one are untouched.
+    #[test]
+    fn the_run_input_echoed_in_an_event_is_hidden_as_the_body_is() {
+        let redaction = StoreRedaction {
+            params: Vec::new(),
+            fields: vec!["/state/session".into()],
+        };
+        let event = br#"{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"state":{"session":"S"},"forwardedProps":{"apiKey":"K","model":"m"}},"input":{"forwardedProps":{"x":{"token":"T"}}}}"#;
+        let (stored, hidden) = redaction.event(event).expect("something hidden");
+        assert_eq!(
+            String::from_utf8(stored).expect("UTF-8"),
+            r#"{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"state":{"session":"[redacted]"},"forwardedProps":{"apiKey":"[redacted]","model":"m"}},"input":{"forwardedProps":{"x":{"token":"[redacted]"}}}}"#
+        );
+        assert_eq!(
+            hidden,
+            [
+                "/input/forwardedProps/apiKey",
+                "/input/forwardedProps/x/token",
+                "/input/state/session"
+            ]
+        );
+        // A key escaped in the member name is found too.
+        let escaped = br#"{"type":"RUN_STARTED","\u0069nput":{"forwardedProps":{"apiKey":"K"}}}"#;
+        let (stored, _) = redaction.event(escaped).expect("hidden");
+        assert!(!String::from_utf8(stored).expect("UTF-8").contains("\"K\""));
+        // Nothing to hide: no input, or no secret in it, or not JSON.
+        assert_eq!(redaction.event(br#"{"type":"TEXT_MESSAGE_CONTENT","delta":"input"}"#), None);
+        assert_eq!(redaction.event(br#"{"type":"RUN_STARTED","input":{"forwardedProps":{}}}"#), None);
+        assert_eq!(redaction.event(b"input, not JSON"), None);
+        // The top level's `forwardedProps` is the body's, not an event's.
+        assert_eq!(redaction.event(br#"{"input":1,"forwardedProps":{"apiKey":"K"}}"#), None);
+    }
+
     #[test]
     fn run_input_tokens_are_hidden_in_place() {
         let redaction = StoreRedaction {
