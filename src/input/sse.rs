@@ -300,7 +300,10 @@ mod tests {
     fn a_junk_line_after_a_lone_cr_inside_a_frame_is_ignored() {
         let body = b"data: {\"a\":1}\rJUNKLINE\n\ndata: {\"b\":2}\r\rJUNK2\n\ndata: x\nbad\n\n";
         let whole = read(std::str::from_utf8(body).expect("utf8"));
-        assert_eq!(texts(&whole), ["{\"a\":1}", "{\"b\":2}", "JUNK2", "bad", "x"]);
+        assert_eq!(
+            texts(&whole),
+            ["{\"a\":1}", "{\"b\":2}", "JUNK2", "bad", "x"]
+        );
         for split in 0..=body.len() {
             let mut framer = SseFramer::default();
             let mut events: Vec<Vec<u8>> = Vec::new();

@@ -4,9 +4,9 @@
 //! interval after the last commit's time-out (issue 38).
 
 use std::path::Path;
-use std::sync::{Arc, Mutex};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use rustc_hash::FxHashMap;
@@ -15,8 +15,7 @@ use tokio::sync::oneshot;
 use crate::input::HttpResponse;
 use crate::replay::Replayer;
 use crate::store::{
-    NewSession, RecordingWriter, SessionId, SessionStatus, StoreError,
-    StoreRedaction,
+    NewSession, RecordingWriter, SessionId, SessionStatus, StoreError, StoreRedaction,
 };
 use crate::timeline::{CheckpointPolicy, Timeline};
 

@@ -50,7 +50,9 @@ pub use replace::{ReplaceError, SIDECARS, remove_with_sidecars, replace_file, te
 pub use schema::{
     APPLICATION_ID, INDEX_PIECE_BYTES, PAGE_BYTES, SCHEMA_VERSION, SQL_INDEX_NAMES, options_key,
 };
-pub use secrets::{SECRET_FIELD_NAMES, SECRET_QUERY_PARAMS, StoreRedaction};
+pub use secrets::{
+    MIN_HIDDEN_VALUE_BYTES, SECRET_FIELD_NAMES, SECRET_QUERY_PARAMS, StoreRedaction, hide_values,
+};
 pub use upgrade::{Upgraded, upgrade, upgrade_with};
 pub use writer::{CHECKPOINT_INTERVAL, COMMIT_INTERVAL, EncodedIndex, NewSession, RecordingWriter};
 

@@ -222,12 +222,49 @@ impl StoreRedaction {
         self.hidden_at(raw, &["input".to_owned()])
     }
 
+    /// The values [`Self::body`] hides in a request body, as written there
+    /// (JSON texts): what an agent may echo anywhere in its stream
+    /// ([`hide_values`]).
+    pub fn hidden_values(&self, body: &[u8]) -> Vec<Vec<u8>> {
+        let Some(text) = std::str::from_utf8(body).ok() else {
+            return Vec::new();
+        };
+        let mut values: Vec<Vec<u8>> = self
+            .ranges_at(text, &[])
+            .map(|(ranges, _)| {
+                ranges
+                    .into_iter()
+                    .map(|range| text.as_bytes()[range].to_vec())
+                    .collect()
+            })
+            .unwrap_or_default();
+        values.sort();
+        values.dedup();
+        values
+    }
+
     /// The run input at `at` (tokens from the root of `json`) with its
     /// secrets hidden, and their pointers from the root.
     fn hidden_at(&self, json: &[u8], at: &[String]) -> Option<(Vec<u8>, Vec<String>)> {
         let text = std::str::from_utf8(json).ok()?;
+        let (ranges, hidden) = self.ranges_at(text, at)?;
+        let placeholder = serde_json::to_string(REDACTED).unwrap_or_default();
+        let redacted = raw_json::splice(text, ranges, &placeholder);
+        Some((redacted.into_bytes(), hidden))
+    }
+
+    /// Where in `text` the run input at `at` holds secrets, and their
+    /// pointers from the root; `None` when nowhere (or not JSON).
+    fn ranges_at(
+        &self,
+        text: &str,
+        at: &[String],
+    ) -> Option<(Vec<std::ops::Range<usize>>, Vec<String>)> {
         let root = raw_json::parse(text)?;
-        let prefix: String = at.iter().map(|token| format!("/{}", escape(token))).collect();
+        let prefix: String = at
+            .iter()
+            .map(|token| format!("/{}", escape(token)))
+            .collect();
         let mut ranges = Vec::new();
         let mut hidden = Vec::new();
         let note = |hidden: &mut Vec<String>, pointer: String| {
@@ -262,9 +299,7 @@ impl StoreRedaction {
         if ranges.is_empty() {
             return None;
         }
-        let placeholder = serde_json::to_string(REDACTED).unwrap_or_default();
-        let redacted = raw_json::splice(text, ranges, &placeholder);
-        Some((redacted.into_bytes(), hidden))
+        Some((ranges, hidden))
     }
 
     /// A request as it is stored: secret headers, URL parts and run input
@@ -310,6 +345,41 @@ impl StoreRedaction {
         };
         (stored, hidden)
     }
+}
+
+/// The shortest value text [`hide_values`] looks for: a string of six
+/// characters and its quotes. Shorter ones would be found where they are
+/// no secret (a delta `"1234"`).
+pub const MIN_HIDDEN_VALUE_BYTES: usize = 8;
+
+/// `raw` with every copy of one of `values` (JSON texts the request body
+/// hid, [`StoreRedaction::hidden_values`]) replaced by `"[redacted]"`,
+/// wherever the agent echoes it in its stream (a `CUSTOM` event, a state,
+/// an event that is not JSON), beyond the run input [`StoreRedaction::event`]
+/// searches (issue 38). Values shorter than [`MIN_HIDDEN_VALUE_BYTES`] are
+/// not looked for. `None` when there is none.
+pub fn hide_values(raw: &[u8], values: &[Vec<u8>]) -> Option<Vec<u8>> {
+    let placeholder = serde_json::to_string(REDACTED).unwrap_or_default();
+    let mut out: Option<Vec<u8>> = None;
+    for value in values.iter().filter(|v| v.len() >= MIN_HIDDEN_VALUE_BYTES) {
+        let current = out.as_deref().unwrap_or(raw);
+        if memchr::memmem::find(current, value).is_none() {
+            continue;
+        }
+        let mut replaced = Vec::with_capacity(current.len());
+        let mut at = 0;
+        for found in memchr::memmem::find_iter(current, value) {
+            if found < at {
+                continue;
+            }
+            replaced.extend_from_slice(&current[at..found]);
+            replaced.extend_from_slice(placeholder.as_bytes());
+            at = found + value.len();
+        }
+        replaced.extend_from_slice(&current[at..]);
+        out = Some(replaced);
+    }
+    out
 }
 
 /// What is stored for a request body that is not JSON (it cannot be
@@ -468,11 +538,45 @@ mod tests {
         let (stored, _) = redaction.event(escaped).expect("hidden");
         assert!(!String::from_utf8(stored).expect("UTF-8").contains("\"K\""));
         // Nothing to hide: no input, or no secret in it, or not JSON.
-        assert_eq!(redaction.event(br#"{"type":"TEXT_MESSAGE_CONTENT","delta":"input"}"#), None);
-        assert_eq!(redaction.event(br#"{"type":"RUN_STARTED","input":{"forwardedProps":{}}}"#), None);
+        assert_eq!(
+            redaction.event(br#"{"type":"TEXT_MESSAGE_CONTENT","delta":"input"}"#),
+            None
+        );
+        assert_eq!(
+            redaction.event(br#"{"type":"RUN_STARTED","input":{"forwardedProps":{}}}"#),
+            None
+        );
         assert_eq!(redaction.event(b"input, not JSON"), None);
         // The top level's `forwardedProps` is the body's, not an event's.
-        assert_eq!(redaction.event(br#"{"input":1,"forwardedProps":{"apiKey":"K"}}"#), None);
+        assert_eq!(
+            redaction.event(br#"{"input":1,"forwardedProps":{"apiKey":"K"}}"#),
+            None
+        );
+    }
+
+    // Issue 38: a value the request body hid is hidden wherever the stream
+    // echoes it whole (here a `CUSTOM` event, and an event that is not
+    // JSON); a value too short to be told from others is not looked for.
+    #[test]
+    fn values_the_body_hid_are_hidden_wherever_they_are_echoed() {
+        let body =
+            br#"{"forwardedProps":{"apiKey":"sk-123456","password":"abc","token":"sk-123456"}}"#;
+        let values = StoreRedaction::default().hidden_values(body);
+        assert_eq!(values, [br#""abc""#.to_vec(), br#""sk-123456""#.to_vec()]);
+        let custom =
+            br#"{"type":"CUSTOM","value":{"k":"sk-123456","p":"abc"},"again":"sk-123456"}"#;
+        assert_eq!(
+            hide_values(custom, &values).as_deref(),
+            Some(
+                &br#"{"type":"CUSTOM","value":{"k":"[redacted]","p":"abc"},"again":"[redacted]"}"#
+                    [..]
+            )
+        );
+        assert_eq!(
+            hide_values(br#"{"type":"CUSTOM","value":"sk-123456","cut"#, &values).as_deref(),
+            Some(&br#"{"type":"CUSTOM","value":"[redacted]","cut"#[..])
+        );
+        assert_eq!(hide_values(br#"{"delta":"sk-12345"}"#, &values), None);
     }
 
     #[test]

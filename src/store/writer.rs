@@ -134,6 +134,9 @@ pub struct RecordingWriter {
     uncheckpointed: bool,
     /// What the requests it stores hide.
     redaction: StoreRedaction,
+    /// Per open session, the values its stored request body hid, as
+    /// written: hidden wherever its events echo them (issue 38).
+    hidden_values: FxHashMap<SessionId, Vec<Vec<u8>>>,
 }
 
 struct Session {
@@ -245,6 +248,7 @@ impl RecordingWriter {
             last_checkpoint: Instant::now(),
             uncheckpointed: false,
             redaction: StoreRedaction::default(),
+            hidden_values: FxHashMap::default(),
         }
     }
 
@@ -360,6 +364,12 @@ impl RecordingWriter {
             },
         );
         self.current = Some(id);
+        if let Some(body) = session.request.as_ref().and_then(|r| r.body.as_deref()) {
+            let values = self.redaction.hidden_values(body);
+            if !values.is_empty() {
+                self.hidden_values.insert(id, values);
+            }
+        }
         Ok(id)
     }
 
@@ -680,8 +690,10 @@ impl RecordingWriter {
 
     /// An event of a live session as it is to be stored: with the run
     /// input it echoes (`RUN_STARTED.input`) hiding what the stored request
-    /// hides ([`StoreRedaction::event`]), and the session's list of what
-    /// was hidden saying so (`event /input/forwardedProps/apiKey`). A live
+    /// hides ([`StoreRedaction::event`]), any other copy of a value the
+    /// request body hid hidden too ([`hide_values`](super::hide_values)),
+    /// and the session's list of what was hidden saying so (`event
+    /// /input/forwardedProps/apiKey`). A live
     /// writer stores what this returns, so that no secret reaches the file,
     /// nor its write-ahead log (issue 38).
     pub fn stored_event<'a>(
@@ -689,18 +701,28 @@ impl RecordingWriter {
         session: SessionId,
         raw: &'a [u8],
     ) -> Result<std::borrow::Cow<'a, [u8]>, StoreError> {
-        let Some((redacted, pointers)) = self.redaction.event(raw) else {
-            return Ok(std::borrow::Cow::Borrowed(raw));
+        let (mut stored, mut pointers) = match self.redaction.event(raw) {
+            Some((redacted, pointers)) => (std::borrow::Cow::Owned(redacted), pointers),
+            None => (std::borrow::Cow::Borrowed(raw), Vec::new()),
         };
+        if let Some(values) = self.hidden_values.get(&session)
+            && let Some(hidden) = super::hide_values(&stored, values)
+        {
+            stored = std::borrow::Cow::Owned(hidden);
+            pointers.push("(a value the request body hid)".to_owned());
+        }
+        if pointers.is_empty() {
+            return Ok(stored);
+        }
         let key = super::redacted_key(session);
-        let stored: Option<String> = self
+        let listed: Option<String> = self
             .conn
             .query_row("SELECT value FROM meta WHERE key = ?1", [&key], |row| {
                 row.get(0)
             })
             .optional()
             .map_err(|e| self.sqlite("cannot note what an event hid", e))?;
-        let mut hidden: Vec<String> = stored
+        let mut hidden: Vec<String> = listed
             .and_then(|list| serde_json::from_str(&list).ok())
             .unwrap_or_default();
         let before = hidden.len();
@@ -720,7 +742,7 @@ impl RecordingWriter {
                 .map_err(|e| self.sqlite("cannot note what an event hid", e))?;
             self.uncheckpointed = true;
         }
-        Ok(std::borrow::Cow::Owned(redacted))
+        Ok(stored)
     }
 
     /// Appends one event to a session with a given arrival time. Commits if
@@ -863,6 +885,7 @@ impl RecordingWriter {
         ended_at_unix_ms: Option<i64>,
     ) -> Result<(), StoreError> {
         self.flush()?;
+        self.hidden_values.remove(&session);
         if self.sessions.remove(&session).is_none() {
             return Ok(());
         }

@@ -63,7 +63,9 @@ fn secret_input() -> serde_json::Value {
 #[derive(Clone, Copy)]
 struct Ticks(Instant);
 
-fn sse(body: impl futures_util::Stream<Item = Result<Bytes, std::io::Error>> + Send + 'static) -> Response {
+fn sse(
+    body: impl futures_util::Stream<Item = Result<Bytes, std::io::Error>> + Send + 'static,
+) -> Response {
     Response::builder()
         .status(StatusCode::OK)
         .header(header::CONTENT_TYPE, "text/event-stream")
@@ -71,7 +73,8 @@ fn sse(body: impl futures_util::Stream<Item = Result<Bytes, std::io::Error>> + S
         .expect("a response")
 }
 
-/// Echoes the run input it was posted in `RUN_STARTED.input`, as agents do.
+/// Echoes the run input it was posted in `RUN_STARTED.input`, as agents do,
+/// and its key in an event of its own too.
 async fn agent_echo(request: Request) -> Response {
     let body = axum::body::to_bytes(request.into_body(), 1 << 20)
         .await
@@ -79,6 +82,7 @@ async fn agent_echo(request: Request) -> Response {
     let input: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
     let events = [
         serde_json::json!({"type": "RUN_STARTED", "threadId": "t-38", "runId": "r-38", "input": input}),
+        serde_json::json!({"type": "CUSTOM", "name": "debug", "value": {"key": input["forwardedProps"]["apiKey"].clone()}}),
         serde_json::json!({"type": "TEXT_MESSAGE_START", "messageId": "a-1", "role": "assistant"}),
         serde_json::json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "a-1", "delta": "hi"}),
         serde_json::json!({"type": "TEXT_MESSAGE_END", "messageId": "a-1"}),
@@ -180,7 +184,9 @@ impl Recorder {
             .expect("the binary starts");
         let lines = lines_of(child.stdout.take().expect("stdout"));
         let stderr = lines_of(child.stderr.take().expect("stderr"));
-        let (first, _) = lines.recv_timeout(WAIT).expect("the proxy prints its address");
+        let (first, _) = lines
+            .recv_timeout(WAIT)
+            .expect("the proxy prints its address");
         let address = first
             .strip_prefix("recording proxy on http://")
             .and_then(|rest| rest.split_whitespace().next())
@@ -319,6 +325,8 @@ async fn secrets_echoed_in_run_started_input_never_reach_the_file() {
     assert_eq!(started["input"]["forwardedProps"]["apiKey"], "[redacted]");
     assert_eq!(started["input"]["forwardedProps"]["model"], "m");
     assert_eq!(started["input"]["state"]["session"], "[redacted]");
+    let custom: serde_json::Value = serde_json::from_slice(&events[1]).expect("JSON");
+    assert_eq!(custom["value"]["key"], "[redacted]");
     drop(recording);
 
     // `run` alike.
@@ -531,7 +539,14 @@ impl SmallDisk {
     fn mount(dir: &Path, size: &str) -> Option<Self> {
         std::fs::create_dir_all(dir).expect("mount point");
         let output = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs", p(dir)])
+            .args([
+                "-t",
+                "tmpfs",
+                "-o",
+                &format!("size={size}"),
+                "tmpfs",
+                p(dir),
+            ])
             .output()
             .ok()?;
         if !output.status.success() {
@@ -588,6 +603,7 @@ async fn a_full_disk_is_said_when_it_happens_and_record_exits_1() {
             .unwrap_or_else(|_| panic!("no word of the full disk: {said:?}"));
         said.push(line);
     }
+    eprintln!("record said: {said:#?}");
     // A later exchange is forwarded, and says why it is not recorded.
     let (status, body) = post_json(&recorder.url("/echo"), &secret_input()).await;
     assert_eq!(status, StatusCode::OK);
@@ -601,6 +617,7 @@ async fn a_full_disk_is_said_when_it_happens_and_record_exits_1() {
         "the lost exchange says the cause: {line}"
     );
     let (code, stderr) = recorder.stop();
+    eprintln!("record said at exit: {stderr}");
     assert_eq!(code, Some(1), "as the README says: {stderr}");
     drop(disk);
 }
@@ -666,7 +683,10 @@ fn run_says_truncated_and_exits_1_when_the_agent_dies_mid_stream() {
     let stderr_text = String::from_utf8_lossy(&stderr.join().expect("stderr")).into_owned();
     assert_eq!(code, Some(1), "{printed}\n{stderr_text}");
     assert!(printed.contains("(truncated)"), "{printed}");
-    assert!(stderr_text.contains("truncated after 3 events"), "{stderr_text}");
+    assert!(
+        stderr_text.contains("truncated after 3 events"),
+        "{stderr_text}"
+    );
     let recording = Recording::open(&out).expect("opens");
     assert_eq!(only_session(&recording).status, SessionStatus::Truncated);
 }
