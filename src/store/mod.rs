@@ -21,6 +21,7 @@
 //! an index of any size fits (10,000,000 events make one of more than a
 //! gigabyte, SQLite's largest value).
 
+mod access;
 mod annotations;
 mod blocks;
 mod import;
@@ -272,6 +273,23 @@ pub enum StoreError {
         /// The cause.
         #[source]
         source: std::io::Error,
+    },
+    /// The recording's last commits are in its `-wal`, without the `-shm`
+    /// that reading it in place would create, and the private copy to read
+    /// it from could not be made (issue 38).
+    #[error(
+        "the recording's last commits are in its log {log}, which cannot be read without \
+         creating a file beside it, and opening a recording never does; a private copy to \
+         read them from could not be made ({reason}); copy the recording and its log to a \
+         writable folder and open the copy: {path}"
+    )]
+    UnreadLog {
+        /// The file.
+        path: PathBuf,
+        /// Its `-wal`.
+        log: PathBuf,
+        /// Why the copy failed.
+        reason: String,
     },
     /// A writer stopped in the middle of a transaction and left its rollback
     /// journal: the file must be rolled back before it can be read, which a
