@@ -210,6 +210,13 @@ pub enum StoreError {
         /// Which limit, in words.
         reason: String,
     },
+    /// No session at all: nothing was recorded into the file yet (issue 38:
+    /// this was "the recording holds no session; pick one with --session N").
+    #[error("the recording holds no session yet: nothing was recorded into it: {path}")]
+    NoSession {
+        /// The file.
+        path: PathBuf,
+    },
     /// Several sessions and none picked.
     #[error("the recording holds {available}; pick one with --session N: {path}")]
     SessionNeeded {

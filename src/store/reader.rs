@@ -627,6 +627,9 @@ impl Recording {
                 session,
                 available: self.describe_sessions(),
             },
+            None if self.sessions.is_empty() => StoreError::NoSession {
+                path: self.path.clone(),
+            },
             None => StoreError::SessionNeeded {
                 path: self.path.clone(),
                 available: self.describe_sessions(),

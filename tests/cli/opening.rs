@@ -247,3 +247,60 @@ echo "read-only and unchanged"
         "the message in the log is shown: {state}"
     );
 }
+
+// Issue 38, item 3: a recording whose 100-byte SQLite header is zeroed was
+// "binary data", not a damaged recording.
+#[test]
+fn a_recording_with_a_zeroed_header_is_a_damaged_recording() {
+    let dir = TempDir::new("zeroed-header");
+    let rec = dir.join("good.rec");
+    writer_with_events_in_its_log(&rec)
+        .finish()
+        .expect("finished");
+    let mut bytes = std::fs::read(&rec).expect("the recording");
+    bytes[..100].fill(0);
+    for name in ["zeroed.rec", "zeroed.data"] {
+        let damaged = dir.write(name, &bytes);
+        let output = run(&["check", p(&damaged)]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{name}: {stderr}");
+        assert!(stderr.contains("recording is damaged"), "{name}: {stderr}");
+        assert!(!stderr.contains("binary data"), "{name}: {stderr}");
+    }
+}
+
+// Issue 38, item 4: a recording with no session said "the recording holds
+// no session; pick one with --session N".
+#[test]
+fn an_empty_recording_says_it_holds_no_session_and_several_ask_for_one() {
+    let dir = TempDir::new("no-session");
+    let empty = dir.join("empty.rec");
+    RecordingWriter::create(&empty, false)
+        .expect("a recording")
+        .finish()
+        .expect("finished");
+    let output = run(&["check", p(&empty)]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("holds no session yet"), "{stderr}");
+    assert!(!stderr.contains("pick one"), "{stderr}");
+
+    let two = dir.join("two.rec");
+    let mut writer = RecordingWriter::create(&two, false).expect("a recording");
+    for source in ["one", "two"] {
+        writer
+            .begin_session(NewSession {
+                source: source.into(),
+                format: "sse".into(),
+                ..Default::default()
+            })
+            .expect("a session");
+        writer.append(EVENTS[0].as_bytes()).expect("an event");
+    }
+    writer.finish().expect("finished");
+    let output = run(&["check", p(&two)]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("2 sessions"), "{stderr}");
+    assert!(stderr.contains("pick one with --session N"), "{stderr}");
+}
