@@ -47,7 +47,10 @@ pub use import::{
 };
 pub use reader::IndexUnused;
 pub use reader::{Recording, StoredEvent, file_is_sqlite};
-pub use replace::{ReplaceError, SIDECARS, remove_with_sidecars, replace_file, temporary_beside};
+pub use replace::{
+    ReplaceError, SIDECARS, remove_partial_files, remove_with_sidecars, replace_file,
+    temporary_beside,
+};
 pub use schema::{
     APPLICATION_ID, INDEX_PIECE_BYTES, PAGE_BYTES, SCHEMA_VERSION, SQL_INDEX_NAMES, options_key,
 };

@@ -304,3 +304,61 @@ fn an_empty_recording_says_it_holds_no_session_and_several_ask_for_one() {
     assert!(stderr.contains("2 sessions"), "{stderr}");
     assert!(stderr.contains("pick one with --session N"), "{stderr}");
 }
+
+// Issue 38, item 5: an import stopped by Ctrl+C or SIGTERM left its
+// `.partial` file (1.1 GB for a large input) beside the output.
+#[test]
+fn a_stopped_import_removes_its_partial_file() {
+    let dir = TempDir::new("stopped-import");
+    let mut lines = String::new();
+    lines.push_str(EVENTS[0]);
+    lines.push('\n');
+    for i in 0..400_000 {
+        lines.push_str(&format!(
+            "{{\"type\":\"CUSTOM\",\"name\":\"n\",\"value\":{{\"i\":{i},\"pad\":\"{}\"}}}}\n",
+            "x".repeat(64)
+        ));
+    }
+    let input = dir.write("big.jsonl", &lines);
+    drop(lines);
+    for (signal, code) in [("INT", 130), ("TERM", 143)] {
+        let out = dir.join("big.rec");
+        let mut child = KillOnDrop(
+            Command::new(BIN)
+                .args(["import", p(&input), "--out", p(&out)])
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("the import starts"),
+        );
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        let partial = loop {
+            let found = std::fs::read_dir(dir.path())
+                .expect("list")
+                .filter_map(Result::ok)
+                .any(|e| e.file_name().to_string_lossy().ends_with(".partial"));
+            if found {
+                break true;
+            }
+            if child.0.try_wait().expect("wait").is_some() || std::time::Instant::now() > deadline
+            {
+                break false;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        };
+        assert!(partial, "the import wrote its partial file before ending");
+        let sent = Command::new("kill")
+            .args([&format!("-{signal}"), &child.0.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(sent.success());
+        let status = child.0.wait().expect("the import ends");
+        assert_eq!(status.code(), Some(code), "SIG{signal}");
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .expect("list")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["big.jsonl"], "nothing left after SIG{signal}");
+    }
+}
