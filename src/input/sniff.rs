@@ -182,8 +182,14 @@ mod tests {
         let mut pages = vec![0u8; 4096];
         pages[100..110].copy_from_slice(b"\x0d\x00\x00\x00\x01\x0f\xf0\x00\x0f\xf0");
         assert!(is_damaged_recording(&pages, Path::new("x.bin")));
-        assert!(is_damaged_recording(b"\xff\xfe\x00\x01", Path::new("x.REC")));
-        assert!(!is_damaged_recording(b"\xff\xfe\x00\x01", Path::new("x.jsonl")));
+        assert!(is_damaged_recording(
+            b"\xff\xfe\x00\x01",
+            Path::new("x.REC")
+        ));
+        assert!(!is_damaged_recording(
+            b"\xff\xfe\x00\x01",
+            Path::new("x.jsonl")
+        ));
         assert!(!is_damaged_recording(
             b"{\"type\":\"RUN_STARTED\"}\n",
             Path::new("x.rec")

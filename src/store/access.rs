@@ -222,7 +222,9 @@ impl PrivateCopy {
     fn of(path: &Path, temp: &Path) -> Result<Arc<Self>, String> {
         let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
         let fingerprint = Fingerprint::of(path);
-        let mut copies = COPIES.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut copies = COPIES
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         copies.retain(|(_, _, copy)| copy.strong_count() > 0);
         if let Some(copy) = copies
             .iter()
@@ -296,10 +298,7 @@ impl Drop for PrivateCopy {
 
 /// A new connection reading the recording at `path` as `access` reads it:
 /// the same private copy, or the file opened afresh.
-pub(super) fn reconnect(
-    path: &Path,
-    access: &Access,
-) -> Result<(Connection, Access), OpenError> {
+pub(super) fn reconnect(path: &Path, access: &Access) -> Result<(Connection, Access), OpenError> {
     match access {
         Access::Copy(copy) => Ok((copy.connect()?, access.clone())),
         _ => open_connection(path, super::reader::file_says_wal(path)),

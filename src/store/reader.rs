@@ -588,8 +588,7 @@ impl Recording {
         read: impl FnOnce(&Connection) -> rusqlite::Result<T>,
     ) -> rusqlite::Result<T> {
         let unchanged = Fingerprint::of(&self.path) == self.fingerprint;
-        if self.access.follows_changes() || (unchanged && matches!(self.access, Access::Copy(_)))
-        {
+        if self.access.follows_changes() || (unchanged && matches!(self.access, Access::Copy(_))) {
             read(&self.conn)
         } else {
             let (conn, _) = open_connection(&self.path, file_says_wal(&self.path))
@@ -840,8 +839,8 @@ impl IndexPieces for FilePieces {
         let conn = match &mut self.conn {
             Some(conn) => conn,
             None => {
-                let (conn, _) = reconnect(&self.path, &self.access)
-                    .map_err(|e| e.into_sqlite().to_string())?;
+                let (conn, _) =
+                    reconnect(&self.path, &self.access).map_err(|e| e.into_sqlite().to_string())?;
                 self.conn.insert(conn)
             }
         };

@@ -50,7 +50,11 @@ fn assert_folder_unchanged(
     let names = |state: &[(String, Vec<u8>, Option<std::time::SystemTime>)]| {
         state.iter().map(|f| f.0.clone()).collect::<Vec<_>>()
     };
-    assert_eq!(names(&now), names(before), "files created or removed by {after}");
+    assert_eq!(
+        names(&now),
+        names(before),
+        "files created or removed by {after}"
+    );
     for (now, then) in now.iter().zip(before) {
         assert!(now.1 == then.1, "{} rewritten by {after}", now.0);
         assert_eq!(now.2, then.2, "{} touched by {after}", now.0);
@@ -115,7 +119,8 @@ fn a_recording_with_its_log_but_no_index_is_read_whole_and_left_as_it_was() {
     assert_eq!(events_of(&copy), EVENTS, "every event in the log is read");
     assert_folder_unchanged(&dir, &before, "Recording::open");
     for command in ["check", "state"] {
-        let output = run(&[command, p(&copy), "--at", "5"][..if command == "check" { 2 } else { 4 }]);
+        let output =
+            run(&[command, p(&copy), "--at", "5"][..if command == "check" { 2 } else { 4 }]);
         assert!(
             output.status.code().is_some_and(|c| c < 2),
             "{command}: {}",
@@ -163,7 +168,12 @@ fn opening_a_killed_recording_changes_neither_its_log_nor_its_index() {
     let rec = dir.join("killed.rec");
     let mut child = KillOnDrop(
         Command::new(std::env::current_exe().expect("this test binary"))
-            .args(["--exact", "opening::killed_writer_child", "--ignored", "--nocapture"])
+            .args([
+                "--exact",
+                "opening::killed_writer_child",
+                "--ignored",
+                "--nocapture",
+            ])
             .env("AGUI_REPLAY_KILLED_WRITER", &rec)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -340,8 +350,7 @@ fn a_stopped_import_removes_its_partial_file() {
             if found {
                 break true;
             }
-            if child.0.try_wait().expect("wait").is_some() || std::time::Instant::now() > deadline
-            {
+            if child.0.try_wait().expect("wait").is_some() || std::time::Instant::now() > deadline {
                 break false;
             }
             std::thread::sleep(Duration::from_millis(2));
