@@ -86,6 +86,7 @@ pub(super) fn run(args: &ImportArgs, out: &mut dyn Write) -> anyhow::Result<u8> 
     let options = ImportOptions {
         sql_indexes: args.sql_indexes,
     };
+    stop_on_signal();
     let imported = import_files_with(&args.inputs, &args.out, options, &mut report);
     if terminal {
         // The progress line goes, whatever the import's end.
@@ -108,4 +109,44 @@ pub(super) fn run(args: &ImportArgs, out: &mut dyn Write) -> anyhow::Result<u8> 
         if sessions.len() == 1 { "" } else { "s" }
     )?;
     Ok(EXIT_OK)
+}
+
+/// On Ctrl+C or SIGTERM, removes the partial recording being written and
+/// exits (130 or 143, as the signal would have): a stopped import leaves no
+/// `.partial` file behind (issue 38). The handlers are in place before this
+/// returns; without them the signal kills the import as before.
+fn stop_on_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        else {
+            return;
+        };
+        let signals = {
+            let _context = runtime.enter();
+            signal(SignalKind::interrupt()).and_then(|interrupt| {
+                signal(SignalKind::terminate()).map(|terminate| (interrupt, terminate))
+            })
+        };
+        let Ok((mut interrupt, mut terminate)) = signals else {
+            return;
+        };
+        let spawned = std::thread::Builder::new()
+            .name("import-signals".into())
+            .spawn(move || {
+                let code = runtime.block_on(async {
+                    tokio::select! {
+                        _ = interrupt.recv() => 130,
+                        _ = terminate.recv() => 143,
+                    }
+                });
+                crate::store::remove_partial_files();
+                eprintln!("\nimport stopped: the partial recording was removed");
+                std::process::exit(code);
+            });
+        drop(spawned);
+    }
 }

@@ -232,7 +232,7 @@ pub fn detect_format(bytes: &[u8], path: &Path) -> Result<Format, String> {
             "an SQLite database where a stream of events was expected (a recording is opened as a file of its own, with `--session N`)".into(),
         );
     }
-    if sniff::is_damaged_sqlite(bytes) {
+    if sniff::is_damaged_sqlite(bytes) || sniff::is_damaged_recording(bytes, path) {
         return Err(
             "recording is damaged (its SQLite header is not \"SQLite format 3\", the rest of the file is SQLite pages)"
                 .into(),

@@ -67,6 +67,20 @@ pub(super) fn is_damaged_sqlite(bytes: &[u8]) -> bool {
         && bytes.len().is_multiple_of(page_size)
 }
 
+/// Whether the bytes are a recording whose SQLite header is damaged beyond
+/// [`is_damaged_sqlite`]'s reading (issue 38: a zeroed header was "binary
+/// data"): its first 100 bytes, SQLite's header, all zero in a file of
+/// whole pages; or binary bytes in a file named as a recording (`.rec`).
+pub(super) fn is_damaged_recording(bytes: &[u8], path: &std::path::Path) -> bool {
+    let zeroed_header = bytes.len() > 100
+        && bytes.len().is_multiple_of(512)
+        && bytes[..100].iter().all(|&b| b == 0);
+    let named_recording = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("rec"));
+    zeroed_header || (named_recording && looks_like(bytes) == "binary data")
+}
+
 /// What the bytes look like, in words, for the error that says they are
 /// not an event stream.
 pub(super) fn looks_like(bytes: &[u8]) -> &'static str {
@@ -158,6 +172,28 @@ mod tests {
             "]".repeat(5000)
         );
         assert!(reads_as_event(deep.as_bytes()));
+    }
+
+    /// Issue 38: a recording whose 100-byte header is zeroed, or a
+    /// binary `.rec`, is a damaged recording, not "binary data".
+    #[test]
+    fn a_zeroed_header_or_a_binary_rec_file_is_a_damaged_recording() {
+        use std::path::Path;
+        let mut pages = vec![0u8; 4096];
+        pages[100..110].copy_from_slice(b"\x0d\x00\x00\x00\x01\x0f\xf0\x00\x0f\xf0");
+        assert!(is_damaged_recording(&pages, Path::new("x.bin")));
+        assert!(is_damaged_recording(
+            b"\xff\xfe\x00\x01",
+            Path::new("x.REC")
+        ));
+        assert!(!is_damaged_recording(
+            b"\xff\xfe\x00\x01",
+            Path::new("x.jsonl")
+        ));
+        assert!(!is_damaged_recording(
+            b"{\"type\":\"RUN_STARTED\"}\n",
+            Path::new("x.rec")
+        ));
     }
 
     #[test]

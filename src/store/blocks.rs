@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use rusqlite::{Connection, params};
 
-use super::reader::open_connection;
+use super::access::Access;
 use super::schema::event_id;
 use super::{Recording, SessionId, StoreError};
 use crate::input::EventLog;
@@ -22,6 +22,9 @@ pub struct SessionBlocks {
     conn: Connection,
     path: PathBuf,
     session: SessionId,
+    /// How the recording is read (after `conn`: a private copy outlives the
+    /// connection reading it).
+    _access: Access,
 }
 
 impl std::fmt::Debug for SessionBlocks {
@@ -84,12 +87,12 @@ impl Recording {
     /// A session's events read from the file a block at a time, on a
     /// connection of their own (which the returned reader owns).
     pub fn session_blocks(&self, session: SessionId) -> Result<SessionBlocks, StoreError> {
-        let (conn, _) =
-            open_connection(self.path()).map_err(|e| self.error("cannot open the recording", e))?;
+        let (conn, access) = self.connect_again()?;
         Ok(SessionBlocks {
             conn,
             path: self.path().to_owned(),
             session,
+            _access: access,
         })
     }
 

@@ -21,6 +21,7 @@
 //! an index of any size fits (10,000,000 events make one of more than a
 //! gigabyte, SQLite's largest value).
 
+mod access;
 mod annotations;
 mod blocks;
 mod import;
@@ -46,7 +47,10 @@ pub use import::{
 };
 pub use reader::IndexUnused;
 pub use reader::{Recording, StoredEvent, file_is_sqlite};
-pub use replace::{ReplaceError, SIDECARS, remove_with_sidecars, replace_file, temporary_beside};
+pub use replace::{
+    ReplaceError, SIDECARS, remove_partial_files, remove_with_sidecars, replace_file,
+    temporary_beside,
+};
 pub use schema::{
     APPLICATION_ID, INDEX_PIECE_BYTES, PAGE_BYTES, SCHEMA_VERSION, SQL_INDEX_NAMES, options_key,
 };
@@ -211,6 +215,13 @@ pub enum StoreError {
         /// Which limit, in words.
         reason: String,
     },
+    /// No session at all: nothing was recorded into the file yet (issue 38:
+    /// this was "the recording holds no session; pick one with --session N").
+    #[error("the recording holds no session yet: nothing was recorded into it: {path}")]
+    NoSession {
+        /// The file.
+        path: PathBuf,
+    },
     /// Several sessions and none picked.
     #[error("the recording holds {available}; pick one with --session N: {path}")]
     SessionNeeded {
@@ -274,6 +285,23 @@ pub enum StoreError {
         /// The cause.
         #[source]
         source: std::io::Error,
+    },
+    /// The recording's last commits are in its `-wal`, without the `-shm`
+    /// that reading it in place would create, and the private copy to read
+    /// it from could not be made (issue 38).
+    #[error(
+        "the recording's last commits are in its log {log}, which cannot be read without \
+         creating a file beside it, and opening a recording never does; a private copy to \
+         read them from could not be made ({reason}); copy the recording and its log to a \
+         writable folder and open the copy: {path}"
+    )]
+    UnreadLog {
+        /// The file.
+        path: PathBuf,
+        /// Its `-wal`.
+        log: PathBuf,
+        /// Why the copy failed.
+        reason: String,
     },
     /// A writer stopped in the middle of a transaction and left its rollback
     /// journal: the file must be rolled back before it can be read, which a

@@ -5,7 +5,9 @@ use std::io::Read;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use rusqlite::{Connection, OpenFlags, params};
+use rusqlite::{Connection, params};
+
+use super::access::{Access, Fingerprint, OpenError, beside, open_connection, reconnect};
 
 use super::schema::options_key;
 use super::schema::{
@@ -40,12 +42,13 @@ pub struct Recording {
     conn: Connection,
     path: PathBuf,
     sessions: Vec<SessionInfo>,
-    /// Opened immutable (a WAL-mode file without its `-wal`): such a
-    /// connection does not see later changes, so [`Self::refresh`] reopens
-    /// it when the file changed or a writer made a `-wal`.
-    immutable: bool,
-    /// The file's size and modification time when opened immutable.
-    stamp: Option<(u64, Option<std::time::SystemTime>)>,
+    /// How its connections read it without changing anything beside it
+    /// (issue 38). After `conn`: a private copy outlives the connection
+    /// reading it.
+    access: Access,
+    /// What was on disk when it was opened: [`Self::refresh`] opens it
+    /// again when that changed and the connection would not see it.
+    fingerprint: Fingerprint,
     /// Its schema version (`PRAGMA user_version`).
     version: i32,
 }
@@ -99,13 +102,6 @@ impl std::fmt::Display for IndexUnused {
     }
 }
 
-/// The size and modification time of a file, to notice a change.
-fn stamp(path: &Path) -> Option<(u64, Option<std::time::SystemTime>)> {
-    std::fs::metadata(path)
-        .ok()
-        .map(|m| (m.len(), m.modified().ok()))
-}
-
 /// The largest step a session can hold (40 bits of the row id).
 const MAX_SEQ: u64 = (1 << 40) - 1;
 
@@ -154,76 +150,9 @@ fn header_says_wal(header: &[u8]) -> bool {
     header.get(18..20) == Some(&[2, 2][..])
 }
 
-/// A file beside `path`: `path` with `suffix` appended (`-wal`, `-journal`).
-fn beside(path: &Path, suffix: &str) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(suffix);
-    name.into()
-}
-
-/// An SQLite `file:` URI naming `path`, opened immutable: SQLite then
-/// creates nothing beside the file and takes no lock.
-fn immutable_uri(path: &Path) -> String {
-    #[cfg(unix)]
-    let bytes = std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()).to_vec();
-    #[cfg(not(unix))]
-    let bytes = path.to_string_lossy().replace('\\', "/").into_bytes();
-    let mut uri = String::from("file:");
-    for byte in bytes {
-        if byte.is_ascii_alphanumeric() || b"-._~/".contains(&byte) {
-            uri.push(char::from(byte));
-        } else {
-            uri.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    uri.push_str("?immutable=1");
-    uri
-}
-
-/// Opens a recording read-only without creating anything beside it;
-/// returns the connection and whether it was opened immutable.
-///
-/// A database in WAL mode needs its `-wal` and `-shm` files to be read, and
-/// SQLite creates them when they are missing, even for a read-only
-/// connection (and fails where it cannot, in a read-only directory or on
-/// read-only media). A recording in WAL mode without its `-wal` has nothing
-/// outside the main file, so it is opened immutable: nothing is created and
-/// nothing is needed (issue 12). One whose `-wal` is there but whose `-shm`
-/// cannot be made is opened immutable too: the writer folds its log into
-/// the main file every second ([`CHECKPOINT_INTERVAL`]), so at most the last
-/// second of a killed recorder is not seen.
-///
-/// [`CHECKPOINT_INTERVAL`]: super::writer::CHECKPOINT_INTERVAL
-pub(super) fn open_connection(path: &Path) -> rusqlite::Result<(Connection, bool)> {
-    let wal_mode = read_header(path).is_ok_and(|header| header_says_wal(&header));
-    let immutable = || {
-        Connection::open_with_flags(
-            immutable_uri(path),
-            OpenFlags::SQLITE_OPEN_READ_ONLY
-                | OpenFlags::SQLITE_OPEN_URI
-                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
-    };
-    if wal_mode && !beside(path, "-wal").exists() {
-        return Ok((immutable()?, true));
-    }
-    let conn = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )?;
-    // SQLite opens lazily: the first read is where a missing `-shm` fails.
-    match conn.query_row("PRAGMA schema_version", [], |_| Ok(())) {
-        Err(e)
-            if wal_mode
-                && matches!(
-                    e.sqlite_error_code(),
-                    Some(rusqlite::ErrorCode::CannotOpen | rusqlite::ErrorCode::ReadOnly)
-                ) =>
-        {
-            Ok((immutable()?, true))
-        }
-        _ => Ok((conn, false)),
-    }
+/// Whether the file's header says it is in WAL mode (unreadable: no).
+pub(super) fn file_says_wal(path: &Path) -> bool {
+    read_header(path).is_ok_and(|header| header_says_wal(&header))
 }
 
 /// Refuses a database another application made, or a newer version of
@@ -319,9 +248,19 @@ impl Recording {
                 Ok(source)
             }
         };
-        let (conn, immutable) = match open_connection(path) {
+        let fingerprint = Fingerprint::of(path);
+        let (conn, access) = match open_connection(path, file_says_wal(path)) {
             Ok(opened) => opened,
-            Err(e) => return Err(fail("cannot open the recording")(hot_journal(e)?)),
+            Err(OpenError::Sqlite(e)) => {
+                return Err(fail("cannot open the recording")(hot_journal(e)?));
+            }
+            Err(OpenError::Copy { log, reason }) => {
+                return Err(StoreError::UnreadLog {
+                    path: path.to_owned(),
+                    log,
+                    reason,
+                });
+            }
         };
         let (application_id, version) = match versions(&conn) {
             Ok(versions) => versions,
@@ -332,8 +271,8 @@ impl Recording {
             conn,
             path: path.to_owned(),
             sessions: Vec::new(),
-            immutable,
-            stamp: if immutable { stamp(path) } else { None },
+            access,
+            fingerprint,
             version,
         };
         recording.sessions = recording
@@ -484,6 +423,7 @@ impl Recording {
         }
         let source = FilePieces {
             path: self.path.clone(),
+            access: self.access.clone(),
             session,
             options: key,
             conn: None,
@@ -553,6 +493,19 @@ impl Recording {
         Ok(self.stored_timeline_of(session, options, events)?.ok())
     }
 
+    /// A new connection reading the file as this one does, and how it
+    /// reads (which keeps a private copy alive as long as it is held).
+    pub(super) fn connect_again(&self) -> Result<(Connection, Access), StoreError> {
+        reconnect(&self.path, &self.access).map_err(|e| match e {
+            OpenError::Sqlite(e) => self.error("cannot open the recording", e),
+            OpenError::Copy { log, reason } => StoreError::UnreadLog {
+                path: self.path.clone(),
+                log,
+                reason,
+            },
+        })
+    }
+
     /// Every session, in order.
     pub fn sessions(&self) -> &[SessionInfo] {
         &self.sessions
@@ -563,15 +516,22 @@ impl Recording {
     /// [`Self::events_after`] follows a live recording; each read sees the
     /// writer's last commit, never half of one.
     pub fn refresh(&mut self) -> Result<(), StoreError> {
-        if self.immutable
-            && (beside(&self.path, "-wal").exists() || stamp(&self.path) != self.stamp)
-        {
-            // A writer opened the file meanwhile, or changed it: an immutable
-            // connection would not see what it wrote.
-            if let Ok((conn, immutable)) = open_connection(&self.path) {
+        let now = Fingerprint::of(&self.path);
+        let stale = match self.access {
+            Access::Direct => false,
+            // SQLite notices a writer's commits through the index itself.
+            Access::ReadOnlyIndex => !now.has_log_and_index(),
+            Access::Immutable | Access::Copy(_) => now != self.fingerprint,
+        };
+        if stale {
+            // A writer came, wrote or went: a connection opened immutable,
+            // or on a private copy, would not see what it did, and one
+            // reading a log through a read-only index must not read a log
+            // its writer removed.
+            if let Ok((conn, access)) = open_connection(&self.path, file_says_wal(&self.path)) {
                 self.conn = conn;
-                self.immutable = immutable;
-                self.stamp = if immutable { stamp(&self.path) } else { None };
+                self.access = access;
+                self.fingerprint = now;
             }
         }
         self.sessions = self
@@ -627,11 +587,13 @@ impl Recording {
         &self,
         read: impl FnOnce(&Connection) -> rusqlite::Result<T>,
     ) -> rusqlite::Result<T> {
-        if self.immutable {
-            let (conn, _) = open_connection(&self.path)?;
-            read(&conn)
-        } else {
+        let unchanged = Fingerprint::of(&self.path) == self.fingerprint;
+        if self.access.follows_changes() || (unchanged && matches!(self.access, Access::Copy(_))) {
             read(&self.conn)
+        } else {
+            let (conn, _) = open_connection(&self.path, file_says_wal(&self.path))
+                .map_err(OpenError::into_sqlite)?;
+            read(&conn)
         }
     }
 
@@ -663,6 +625,9 @@ impl Recording {
                 path: self.path.clone(),
                 session,
                 available: self.describe_sessions(),
+            },
+            None if self.sessions.is_empty() => StoreError::NoSession {
+                path: self.path.clone(),
             },
             None => StoreError::SessionNeeded {
                 path: self.path.clone(),
@@ -864,6 +829,9 @@ struct FilePieces {
     session: SessionId,
     options: String,
     conn: Option<Connection>,
+    /// How the recording was opened (after `conn`: a private copy outlives
+    /// the connection reading it).
+    access: Access,
 }
 
 impl IndexPieces for FilePieces {
@@ -871,7 +839,8 @@ impl IndexPieces for FilePieces {
         let conn = match &mut self.conn {
             Some(conn) => conn,
             None => {
-                let (conn, _) = open_connection(&self.path).map_err(|e| e.to_string())?;
+                let (conn, _) =
+                    reconnect(&self.path, &self.access).map_err(|e| e.into_sqlite().to_string())?;
                 self.conn.insert(conn)
             }
         };
@@ -894,6 +863,7 @@ impl IndexPieces for FilePieces {
     fn another(&self) -> Option<Box<dyn IndexPieces>> {
         Some(Box::new(FilePieces {
             path: self.path.clone(),
+            access: self.access.clone(),
             session: self.session,
             options: self.options.clone(),
             conn: None,

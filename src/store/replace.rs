@@ -53,6 +53,49 @@ pub fn remove_with_sidecars(path: &Path) {
     }
 }
 
+/// The temporary files being written now, removed by
+/// [`remove_partial_files`] when the process is stopped (issue 38).
+static PARTIALS: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// Removes every temporary file [`replace_file`] is writing now, with its
+/// sidecars: what a command stopped by a signal (Ctrl+C, SIGTERM) calls
+/// before it exits, so that no `.partial` file is left behind (issue 38).
+pub fn remove_partial_files() {
+    let partials = PARTIALS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    for partial in partials.iter() {
+        remove_with_sidecars(partial);
+    }
+}
+
+/// A temporary file being written: listed for [`remove_partial_files`],
+/// and removed when dropped unless it took its place (a panic while it is
+/// written leaves nothing behind either).
+struct Partial(PathBuf);
+
+impl Partial {
+    fn new(path: PathBuf) -> Self {
+        PARTIALS
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(path.clone());
+        Self(path)
+    }
+}
+
+impl Drop for Partial {
+    fn drop(&mut self) {
+        let mut partials = PARTIALS
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        partials.retain(|p| *p != self.0);
+        // Renamed into place already when it succeeded: then this finds
+        // nothing to remove.
+        remove_with_sidecars(&self.0);
+    }
+}
+
 /// Writes `out` through `write`, which is given the temporary file beside
 /// `out` to write to: once it succeeds, the temporary file is renamed over
 /// `out` (which a recording there leaves with its old `-wal`, `-shm` and
@@ -64,6 +107,7 @@ pub fn replace_file<E: std::error::Error + 'static>(
 ) -> Result<(), ReplaceError<E>> {
     let temporary = temporary_beside(out);
     remove_with_sidecars(&temporary);
+    let _partial = Partial::new(temporary.clone());
     if let Err(error) = write(&temporary) {
         remove_with_sidecars(&temporary);
         return Err(ReplaceError::Write(error));

@@ -21,6 +21,7 @@ mod fuzz_corpus;
 mod hostile;
 mod import;
 mod interop;
+mod opening;
 mod proto;
 mod record;
 mod record_faults;
