@@ -15,7 +15,7 @@
 use rustc_hash::FxHashSet;
 use serde_json::Value;
 
-use super::conversation::Message;
+use super::conversation::{Message, OtherMessage};
 use super::engine::Replayer;
 use super::{Options, Profile};
 use crate::diagnostic::{Code, Diagnostic};
@@ -42,6 +42,8 @@ struct Touched {
     state: bool,
     /// The rules that decide this kind of event in each profile.
     rules: &'static str,
+    /// A `*_CONTENT` event: the text it appends to its message (issue 38).
+    appended: Option<String>,
 }
 
 impl Touched {
@@ -69,6 +71,9 @@ impl Touched {
             B::ReasoningEncryptedValue { entity_id, .. } => {
                 touched.tool_calls.push(entity_id.to_string());
             }
+            B::TextMessageContent { delta, .. } | B::ReasoningMessageContent { delta, .. } => {
+                touched.appended = Some(delta.to_string());
+            }
             _ => {}
         }
         touched
@@ -95,6 +100,12 @@ pub struct Lockstep {
     /// The outcomes parted (or both runs failed): nothing more to compare.
     stopped: bool,
     found: Vec<Diagnostic>,
+    /// The message last compared whole and found the same in both, with
+    /// the length of its text `content`, while every event since appended
+    /// to it alone: a text appended by the next `*_CONTENT` event is
+    /// compared by what it added, not whole (issue 38: comparing a long
+    /// message whole after each of its deltas was quadratic).
+    agreed_text: Option<(String, usize)>,
 }
 
 impl Lockstep {
@@ -107,6 +118,7 @@ impl Lockstep {
             diverged: FxHashSet::default(),
             stopped: false,
             found: Vec::new(),
+            agreed_text: None,
         }
     }
 
@@ -122,6 +134,14 @@ impl Lockstep {
     /// Applies the next event to both replays and compares what it touched.
     pub fn apply(&mut self, parsed: &mut ParseOutcome) {
         let touched = Touched::of(parsed);
+        // Only an append to that message alone keeps what was found of it.
+        let appends_to_agreed = touched.appended.is_some()
+            && touched.tool_calls.is_empty()
+            && matches!((&self.agreed_text, touched.messages.as_slice()),
+                (Some((agreed, _)), [id]) if agreed == id);
+        if !appends_to_agreed {
+            self.agreed_text = None;
+        }
         let from = (
             self.primary.diagnostics().len(),
             self.shadow.diagnostics().len(),
@@ -158,6 +178,9 @@ impl Lockstep {
     fn compare(&mut self, touched: &Touched, from: (usize, usize)) {
         let primary_failed = self.primary.fatal().is_some();
         let shadow_failed = self.shadow.fatal().is_some();
+        if primary_failed || shadow_failed {
+            self.agreed_text = None;
+        }
         if primary_failed != shadow_failed {
             let describe = |failed: bool, r: &Replayer| match (failed, r.fatal()) {
                 (true, Some(d)) => format!("the run failing ({}: {})", d.code, d.message),
@@ -204,7 +227,10 @@ impl Lockstep {
             keys.push(Key::List);
         }
         for key in keys {
-            let agree = self.agree(&key);
+            let agree = match (&key, touched.appended.as_deref()) {
+                (Key::Message(id), Some(delta)) => self.agree_appended(id, delta),
+                _ => self.agree(&key),
+            };
             if agree {
                 self.diverged.remove(&key);
             } else if self.diverged.insert(key.clone()) {
@@ -218,12 +244,62 @@ impl Lockstep {
         }
     }
 
+    /// Whether the two agree on message `id` after an event appended
+    /// `delta` to its text (issue 38): compared by what the text gained
+    /// when the two agreed on the message before, and every other member
+    /// and the position whole; otherwise the whole message. Remembers the
+    /// message as agreed for the next append.
+    fn agree_appended(&mut self, id: &str, delta: &str) -> bool {
+        fn texts<'a>(r: &'a Replayer, id: &str) -> Option<(&'a OtherMessage, usize)> {
+            match r.conversation.get(id) {
+                Some(Message::Other(m)) => match m.fields.get("content") {
+                    Some(Value::String(text)) => Some((m, text.len())),
+                    _ => None,
+                },
+                _ => None,
+            }
+        }
+        let (a, b) = (&self.primary, &self.shadow);
+        let before = self
+            .agreed_text
+            .take()
+            .and_then(|(agreed, len)| (agreed == id).then_some(len));
+        let agree = match (before, texts(a, id), texts(b, id)) {
+            (Some(len), Some((ma, la)), Some((mb, lb))) if la == lb => {
+                let grown = |m: &OtherMessage| {
+                    matches!(m.fields.get("content"), Some(Value::String(t))
+                        if t.len() == len + delta.len() && t.ends_with(delta))
+                };
+                let others_same = ma.id == mb.id
+                    && ma.role == mb.role
+                    && ma.fields.len() == mb.fields.len()
+                    && ma
+                        .fields
+                        .iter()
+                        .filter(|(name, _)| *name != "content")
+                        .all(|(name, value)| mb.fields.get(name) == Some(value));
+                grown(ma)
+                    && grown(mb)
+                    && others_same
+                    && (self.diverged.contains(&Key::List)
+                        || a.conversation.position(id) == b.conversation.position(id))
+            }
+            _ => self.agree(&Key::Message(id.to_owned())),
+        };
+        if agree && let Some((_, len)) = texts(&self.primary, id) {
+            self.agreed_text = Some((id.to_owned(), len));
+        }
+        agree
+    }
+
     fn agree(&self, key: &Key) -> bool {
         let (a, b) = (&self.primary, &self.shadow);
         match key {
             // Once the lists differ (reported as such), positions say
             // nothing new: only the message itself is compared.
             Key::Message(id) => {
+                #[cfg(test)]
+                WHOLE_MESSAGE_COMPARISONS.with(|n| n.set(n.get() + 1));
                 (self.diverged.contains(&Key::List)
                     || a.conversation.position(id) == b.conversation.position(id))
                     && a.conversation.get(id) == b.conversation.get(id)
@@ -265,6 +341,12 @@ impl Lockstep {
         diagnostic.message_id = message_id.map(str::to_owned);
         self.found.push(diagnostic);
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// How many times a message was compared whole (issue 38's tests).
+    static WHOLE_MESSAGE_COMPARISONS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// What each replay shows for `key`, in a few words: for a message both
@@ -418,4 +500,108 @@ pub fn merge_divergences(
     }
     merged.extend(pending.cloned());
     merged
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::EventLog;
+
+    fn log(events: &[String]) -> EventLog {
+        let mut log = EventLog::default();
+        for event in events {
+            log.push(event.as_bytes());
+        }
+        log
+    }
+
+    fn lockstep(log: &EventLog) -> Vec<Diagnostic> {
+        let options = Options::default();
+        let (_, found) = replay_comparing(
+            Replayer::new(options),
+            Replayer::new(Lockstep::other_options(options)),
+            log,
+        );
+        found
+    }
+
+    fn comparisons() -> usize {
+        WHOLE_MESSAGE_COMPARISONS.with(std::cell::Cell::get)
+    }
+
+    /// Issue 38: a message of many deltas is compared by what each delta
+    /// appended, not whole after each (quadratic in its length): a few
+    /// whole comparisons however many deltas.
+    #[test]
+    fn a_long_message_is_not_compared_whole_after_each_delta() {
+        let mut events = vec![
+            r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#.to_owned(),
+            r#"{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}"#.to_owned(),
+        ];
+        for i in 0..2_000 {
+            events.push(format!(
+                r#"{{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"{}"}}"#,
+                i % 10
+            ));
+        }
+        events.push(r#"{"type":"TEXT_MESSAGE_END","messageId":"m"}"#.to_owned());
+        events.push(r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#.to_owned());
+        let before = comparisons();
+        assert_eq!(lockstep(&log(&events)), []);
+        let whole = comparisons() - before;
+        assert!(whole <= 4, "{whole} whole comparisons for 2,000 deltas");
+    }
+
+    /// Issue 38: interleaved messages, metadata on a delta, and an append
+    /// after the two part are still found as the whole comparison finds
+    /// them: the same diagnostics whether or not the fast path runs.
+    #[test]
+    fn appends_compared_by_their_delta_find_what_the_whole_comparison_finds() {
+        let events: Vec<String> = [
+            r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#,
+            r#"{"type":"TEXT_MESSAGE_START","messageId":"a","role":"assistant"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"a","delta":"x"}"#,
+            r#"{"type":"TEXT_MESSAGE_START","messageId":"b","role":"assistant"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"a","delta":"y"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"b","delta":"z"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"a","delta":"w","metadata":{"k":1}}"#,
+            r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"t","content":{}}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"a","delta":"v"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"b","delta":"u"}"#,
+            r#"{"type":"TEXT_MESSAGE_END","messageId":"a"}"#,
+            r#"{"type":"TEXT_MESSAGE_END","messageId":"b"}"#,
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        let found = lockstep(&log(&events));
+        // The whole comparison at every step: the reference.
+        let mut reference = Lockstep::new(
+            Replayer::new(Options::default()),
+            Replayer::new(Lockstep::other_options(Options::default())),
+        );
+        let mut whole = Vec::new();
+        for_each_parsed(&log(&events), |_, _, parsed| {
+            reference.agreed_text = None;
+            let touched = Touched::of(parsed);
+            let from = (
+                reference.primary.diagnostics().len(),
+                reference.shadow.diagnostics().len(),
+            );
+            reference.primary.apply(parsed.clone());
+            reference.shadow.apply_taking(parsed);
+            if !reference.stopped {
+                let touched = Touched {
+                    appended: None,
+                    ..touched
+                };
+                reference.compare(&touched, from);
+            }
+        });
+        whole.extend(reference.found);
+        assert!(
+            !found.is_empty(),
+            "the activity snapshot over a text message parts them"
+        );
+        assert_eq!(found, whole);
+    }
 }
