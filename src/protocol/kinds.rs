@@ -14,11 +14,26 @@ pub(super) mod precise {
     use crate::protocol::event::{EncryptedSubtype, TextRole};
     use crate::protocol::fields::{Fields, Malformed};
     use crate::protocol::parse::{
-        Issue, MESSAGE_ROLES, check_outcome, check_tool_content, read_message, validate_run_input,
+        Issue, MESSAGE_ROLES, check_outcome, check_tool_content, json_kind, read_message,
+        validate_run_input,
     };
     use crate::protocol::patch::{Patch, parse_patch};
+    use crate::protocol::schema::Kind;
+    use crate::protocol::shapes::strip;
 
     type Read<T> = Result<Option<T>, Malformed>;
+
+    /// `value` without what the kind's shape does not define (issue 39),
+    /// or `None` when it is itself an unknown variant (stripped whole).
+    fn known(kind: Kind, mut value: Value, path: &str, issues: &mut Vec<Issue>) -> Option<Value> {
+        match strip(kind.shape(), &mut value, path, issues) {
+            Ok(()) => Some(value),
+            Err(issue) => {
+                issues.push(issue);
+                None
+            }
+        }
+    }
 
     pub fn Text(f: &mut Fields<'_>, name: &str, _: &mut Vec<Issue>) -> Read<String> {
         f.string(name)
@@ -68,11 +83,13 @@ pub(super) mod precise {
         Ok(f.object(name)?.map(Value::Object))
     }
 
-    pub fn RunInput(f: &mut Fields<'_>, name: &str, _: &mut Vec<Issue>) -> Read<Value> {
+    pub fn RunInput(f: &mut Fields<'_>, name: &str, issues: &mut Vec<Issue>) -> Read<Value> {
         let path = f.path(name);
-        f.object(name)?
-            .map(|input| validate_run_input(input, &path))
-            .transpose()
+        let Some(input) = f.object(name)? else {
+            return Ok(None);
+        };
+        let input = validate_run_input(input, &path)?;
+        Ok(known(Kind::RunInput, input, &path, issues))
     }
 
     /// A text message `role`. A role of another message kind (`tool`…) is
@@ -136,7 +153,7 @@ pub(super) mod precise {
         };
         let path = f.path(name);
         match check_outcome(&value, &path)? {
-            None => Ok(Some(value)),
+            None => Ok(known(Kind::Outcome, value, &path, issues)),
             Some(variant) => {
                 issues.push(Issue {
                     code: Code::EventUnknownVariant,
@@ -150,23 +167,59 @@ pub(super) mod precise {
         }
     }
 
-    /// `TOOL_CALL_RESULT.content`: a string or an array of content parts.
+    /// `SUBAGENT_FINISHED.outcome`: an unknown variant is stripped with a
+    /// warning, as `RUN_FINISHED`'s (C10); a value that is not an object
+    /// with a string `type` is kept as sent.
+    pub fn SubagentOutcome(f: &mut Fields<'_>, name: &str, issues: &mut Vec<Issue>) -> Read<Value> {
+        let Some(value) = f.value(name)? else {
+            return Ok(None);
+        };
+        let path = f.path(name);
+        Ok(known(Kind::SubagentOutcome, value, &path, issues))
+    }
+
+    /// `usage`: an array of token usage objects.
+    pub fn Usage(f: &mut Fields<'_>, name: &str, issues: &mut Vec<Issue>) -> Read<Value> {
+        let Some(value) = f.value(name)? else {
+            return Ok(None);
+        };
+        let path = f.path(name);
+        check_usage(&value, &path)?;
+        Ok(known(Kind::Usage, value, &path, issues))
+    }
+
+    /// `usage` must be an array of objects.
+    pub(crate) fn check_usage(value: &Value, path: &str) -> Result<(), Malformed> {
+        let Value::Array(entries) = value else {
+            return Err(Malformed::new(
+                path,
+                format!(
+                    "`usage` must be an array of token usage objects, found {}",
+                    json_kind(value)
+                ),
+            ));
+        };
+        match entries.iter().position(|entry| !entry.is_object()) {
+            Some(i) => Err(Malformed::new(
+                format!("{path}/{i}"),
+                format!(
+                    "a token usage entry must be an object, found {}",
+                    json_kind(&entries[i])
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// `TOOL_CALL_RESULT.content`: a string or an array of content parts;
+    /// an unknown part is dropped with a warning (C10).
     pub fn ToolContent(f: &mut Fields<'_>, name: &str, issues: &mut Vec<Issue>) -> Read<Value> {
         let Some(value) = f.value(name)? else {
             return Ok(None);
         };
         let path = f.path(name);
-        let (content, unknown) = check_tool_content(value, &path)?;
-        for (index, part_type) in unknown {
-            issues.push(Issue {
-                code: Code::EventUnknownVariant,
-                path: Some(format!("{path}/{index}")),
-                message: format!(
-                    "unrecognised content part type {part_type:?} at {path}/{index} stripped"
-                ),
-            });
-        }
-        Ok(Some(content))
+        let content = check_tool_content(value, &path)?;
+        Ok(known(Kind::ToolContent, content, &path, issues))
     }
 
     pub fn Patch(f: &mut Fields<'_>, name: &str, issues: &mut Vec<Issue>) -> Read<Patch> {
@@ -197,7 +250,7 @@ pub(super) mod precise {
     pub fn Messages(
         f: &mut Fields<'_>,
         name: &str,
-        _: &mut Vec<Issue>,
+        issues: &mut Vec<Issue>,
     ) -> Read<Vec<Map<String, Value>>> {
         let Some(elements) = f.array(name)? else {
             return Ok(None);
@@ -205,9 +258,22 @@ pub(super) mod precise {
         let base = f.path(name);
         let mut messages = Vec::with_capacity(elements.len());
         for (i, raw) in elements.iter().enumerate() {
-            messages.push(read_message(raw, &format!("{base}/{i}"))?);
+            messages.push(Value::Object(read_message(raw, &format!("{base}/{i}"))?));
         }
-        Ok(Some(messages))
+        // Every message has a known role, so none is dropped whole.
+        let messages = match known(Kind::Messages, Value::Array(messages), &base, issues) {
+            Some(Value::Array(messages)) => messages,
+            _ => Vec::new(),
+        };
+        Ok(Some(
+            messages
+                .into_iter()
+                .filter_map(|message| match message {
+                    Value::Object(message) => Some(message),
+                    _ => None,
+                })
+                .collect(),
+        ))
     }
 }
 
@@ -228,8 +294,16 @@ pub(super) mod fast {
         check_outcome, check_tool_content, validate_message, validate_run_input,
     };
     use crate::protocol::patch::Patch;
+    use crate::protocol::schema::Kind;
+    use crate::protocol::shapes::{is_clean, message_is_clean};
 
     type Read<T> = Option<Option<T>>;
+
+    /// `value` when the kind's shape finds nothing unknown in it (issue
+    /// 39); the precise reader strips and reports anything else.
+    fn clean(kind: Kind, value: Value) -> Option<Value> {
+        is_clean(kind.shape(), &value).then_some(value)
+    }
 
     /// A raw member parsed as `T`.
     fn raw<'a, T: Deserialize<'a>>(value: Option<WireValue<'a>>) -> Read<T> {
@@ -303,7 +377,10 @@ pub(super) mod fast {
     pub fn RunInput(value: Option<WireValue<'_>>) -> Read<Value> {
         match raw(value)? {
             None => Some(None),
-            Some(input) => validate_run_input(input, "/input").ok().map(Some),
+            Some(input) => {
+                let input = validate_run_input(input, "/input").ok()?;
+                clean(Kind::RunInput, input).map(Some)
+            }
         }
     }
 
@@ -337,19 +414,36 @@ pub(super) mod fast {
         match raw::<Value>(value)? {
             None => Some(None),
             Some(outcome) => match check_outcome(&outcome, "/outcome") {
-                Ok(None) => Some(Some(outcome)),
+                Ok(None) => clean(Kind::Outcome, outcome).map(Some),
                 _ => None,
             },
+        }
+    }
+
+    pub fn SubagentOutcome(value: Option<WireValue<'_>>) -> Read<Value> {
+        match raw::<Value>(value)? {
+            None => Some(None),
+            Some(outcome) => clean(Kind::SubagentOutcome, outcome).map(Some),
+        }
+    }
+
+    pub fn Usage(value: Option<WireValue<'_>>) -> Read<Value> {
+        match raw::<Value>(value)? {
+            None => Some(None),
+            Some(usage) => {
+                super::precise::check_usage(&usage, "/usage").ok()?;
+                clean(Kind::Usage, usage).map(Some)
+            }
         }
     }
 
     pub fn ToolContent(value: Option<WireValue<'_>>) -> Read<Value> {
         match raw::<Value>(value)? {
             None => Some(None),
-            Some(content) => match check_tool_content(content, "/content") {
-                Ok((content, unknown)) if unknown.is_empty() => Some(Some(content)),
-                _ => None,
-            },
+            Some(content) => {
+                let content = check_tool_content(content, "/content").ok()?;
+                clean(Kind::ToolContent, content).map(Some)
+            }
         }
     }
 
@@ -366,6 +460,9 @@ pub(super) mod fast {
         if let Some(messages) = &messages {
             for (i, message) in messages.iter().enumerate() {
                 validate_message(message, &format!("/messages/{i}")).ok()?;
+                if !message_is_clean(message) {
+                    return None;
+                }
             }
         }
         Some(messages)

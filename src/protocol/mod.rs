@@ -12,6 +12,7 @@ mod patch;
 mod pipeline;
 pub mod proto;
 pub mod schema;
+mod shapes;
 mod version;
 
 pub use event::{EncryptedSubtype, Envelope, Event, EventBody, EventType, MessageRole, TextRole};
@@ -24,7 +25,8 @@ pub use parse::{
 pub use patch::{DroppedOp, OpMeta, Patch, op_name};
 pub(crate) use patch::{ValueWeight, weight_in};
 pub use pipeline::{for_each_parsed, for_each_parsed_in};
-pub use schema::{ENVELOPE, EventSchema, Kind, Member, SCHEMA};
+pub use schema::{ENVELOPE, EventSchema, Kind, Member, SCHEMA, known_member_paths};
+pub use shapes::{Field, Object, Shape, Union};
 pub use version::{Declared, ProtocolVersion};
 
 pub(crate) use parse::json_kind;

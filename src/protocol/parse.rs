@@ -210,66 +210,62 @@ pub(crate) fn check_outcome(value: &Value, path: &str) -> Result<Option<String>,
     }
 }
 
-/// The content part types AG-UI defines (`binary` is the legacy one).
-pub(crate) const CONTENT_PARTS: [&str; 6] =
-    ["text", "image", "audio", "video", "document", "binary"];
-
-/// Checks tool result content: the content with unknown parts removed, and
-/// the index (in the event) and type of each part removed.
-pub(crate) fn check_tool_content(
-    value: Value,
-    path: &str,
-) -> Result<(Value, Vec<(usize, String)>), Malformed> {
-    match value {
-        Value::String(_) => Ok((value, Vec::new())),
+/// Checks tool result content: a string, or an array of content parts
+/// ([`check_parts`]). Unknown parts are for [`super::shapes`] to drop.
+pub(crate) fn check_tool_content(value: Value, path: &str) -> Result<Value, Malformed> {
+    match &value {
+        Value::String(_) => Ok(value),
         Value::Array(parts) => {
-            let mut kept = Vec::with_capacity(parts.len());
-            let mut unknown = Vec::new();
-            for (i, part) in parts.into_iter().enumerate() {
-                let here = format!("{path}/{i}");
-                let part_type = match part.get("type") {
-                    Some(Value::String(t)) if part.is_object() => t.clone(),
-                    _ if !part.is_object() => {
-                        return Err(Malformed::new(
-                            here,
-                            format!(
-                                "a content part must be an object, found {}",
-                                json_kind(&part)
-                            ),
-                        ));
-                    }
-                    other => {
-                        return Err(Malformed::new(
-                            format!("{here}/type"),
-                            format!(
-                                "a content part's `type` must be a string, found {}",
-                                other.map_or("nothing", json_kind)
-                            ),
-                        ));
-                    }
-                };
-                if !CONTENT_PARTS.contains(&part_type.as_str()) {
-                    unknown.push((i, part_type));
-                    continue;
-                }
-                if part_type == "text" && !part.get("text").is_some_and(Value::is_string) {
-                    return Err(Malformed::new(
-                        format!("{here}/text"),
-                        "a text content part's `text` must be a string",
-                    ));
-                }
-                kept.push(part);
-            }
-            Ok((Value::Array(kept), unknown))
+            check_parts(parts, path)?;
+            Ok(value)
         }
         other => Err(Malformed::new(
             path,
             format!(
                 "`content` must be a string or an array of content parts, found {}",
-                json_kind(&other)
+                json_kind(other)
             ),
         )),
     }
+}
+
+/// Checks a list of content parts (of a tool result, or of a message):
+/// each an object with a string `type`, a text part with a string `text`.
+/// A part of an unknown `type` is not malformed: it is dropped with a
+/// warning, and the list survives (C10, issue 39).
+pub(crate) fn check_parts(parts: &[Value], path: &str) -> Result<(), Malformed> {
+    for (i, part) in parts.iter().enumerate() {
+        let here = format!("{path}/{i}");
+        let Value::Object(object) = part else {
+            return Err(Malformed::new(
+                here,
+                format!(
+                    "a content part must be an object, found {}",
+                    json_kind(part)
+                ),
+            ));
+        };
+        match object.get("type") {
+            Some(Value::String(part_type)) => {
+                if part_type == "text" && !object.get("text").is_some_and(Value::is_string) {
+                    return Err(Malformed::new(
+                        format!("{here}/text"),
+                        "a text content part's `text` must be a string",
+                    ));
+                }
+            }
+            other => {
+                return Err(Malformed::new(
+                    format!("{here}/type"),
+                    format!(
+                        "a content part's `type` must be a string, found {}",
+                        other.map_or("nothing", json_kind)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The JSON kind without an article, as schema errors say it (`array`).
@@ -335,6 +331,13 @@ pub(crate) fn validate_message(message: &Map<String, Value>, path: &str) -> Resu
             format!("{path}/role"),
             format!("unknown message role {role:?}"),
         ));
+    }
+    // Issue 39: a list of parts is checked as a tool result's, wherever it
+    // stands.
+    if matches!(role, "user" | "assistant" | "tool")
+        && let Some(Value::Array(parts)) = message.get("content")
+    {
+        check_parts(parts, &format!("{path}/content"))?;
     }
     if role == "activity" {
         string_member("activityType")?;

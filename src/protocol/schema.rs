@@ -20,6 +20,7 @@ use serde_json::{Map, Value};
 use super::event::{EncryptedSubtype, TextRole};
 use super::id::MessageId;
 use super::patch::Patch;
+use super::shapes::{self, Shape};
 use super::version::ProtocolVersion;
 
 /// What a member holds: how both readers read it and how the test
@@ -50,6 +51,12 @@ pub enum Kind {
     ToolContent,
     /// `RUN_FINISHED.outcome`: an object told apart by its `type`.
     Outcome,
+    /// `SUBAGENT_FINISHED.outcome`: an object told apart by its `type`
+    /// (`success`, `suspended`); an unknown one is stripped.
+    SubagentOutcome,
+    /// `usage` of `RUN_FINISHED` and `RUN_ERROR`: an array of token usage
+    /// objects.
+    Usage,
     /// An RFC 6902 patch (an array of operations).
     Patch,
     /// Any JSON value (`null` included).
@@ -128,6 +135,8 @@ impl Kind {
             Kind::Content
             | Kind::ToolContent
             | Kind::Outcome
+            | Kind::SubagentOutcome
+            | Kind::Usage
             | Kind::Json
             | Kind::Messages
             | Kind::RunInput
@@ -136,6 +145,55 @@ impl Kind {
             Kind::Timestamp => Form::Int,
         }
     }
+
+    /// The shape of the objects a member of this kind holds, for what is
+    /// unknown inside them (issue 39; `shapes.rs`).
+    pub fn shape(self) -> Shape {
+        match self {
+            Kind::ToolContent => shapes::PARTS,
+            Kind::Outcome => Shape::Union(&shapes::RUN_OUTCOME),
+            Kind::SubagentOutcome => Shape::Union(&shapes::SUBAGENT_OUTCOME),
+            Kind::Usage => shapes::USAGE,
+            Kind::Messages => shapes::MESSAGES,
+            Kind::RunInput => Shape::Object(&shapes::RUN_INPUT),
+            Kind::Patch => shapes::PATCH_OPERATIONS,
+            Kind::MessageId
+            | Kind::ToolCallId
+            | Kind::SubagentRunId
+            | Kind::ActivityType
+            | Kind::Text
+            | Kind::Role
+            | Kind::LiteralRole(_)
+            | Kind::Subtype
+            | Kind::Content
+            | Kind::Json
+            | Kind::Bool
+            | Kind::Timestamp
+            | Kind::Metadata => Shape::Any,
+        }
+    }
+}
+
+/// Every member the engine's schema knows, envelope and nested objects
+/// included, as paths in the notation of `tests/peer/node/schema-members.js`
+/// (`RUN_FINISHED/usage/*/inputTokens`,
+/// `TOOL_CALL_RESULT/content/*{type=image}/source{type=url}/mimeType`):
+/// what the schema test compares with `@ag-ui/core`'s own (issue 39).
+/// Sorted, without repeats.
+pub fn known_member_paths() -> Vec<String> {
+    let mut paths = Vec::new();
+    for schema in SCHEMA {
+        let at = schema.event_type.as_str();
+        paths.push(format!("{at}/type"));
+        for member in ENVELOPE.iter().chain(schema.members) {
+            let here = format!("{at}/{}", member.name);
+            member.kind.shape().paths(&here, &mut paths);
+            paths.push(here);
+        }
+    }
+    paths.sort();
+    paths.dedup();
+    paths
 }
 
 /// The Rust type of a member's value in the model.
@@ -150,6 +208,8 @@ macro_rules! value_ty {
     (Content) => { Value };
     (ToolContent) => { Value };
     (Outcome) => { Value };
+    (SubagentOutcome) => { Value };
+    (Usage) => { Value };
     (Patch) => { Patch };
     (Json) => { Value };
     (Bool) => { bool };
@@ -432,11 +492,15 @@ events! {
         run_id "runId": Text, required;
         result "result": Json, optional;
         outcome "outcome": Outcome, optional;
+        /// Token usage of the run (`@ag-ui/core` 1.0.0; issue 39).
+        usage "usage": Usage, optional;
     };
     /// A run ends with an error.
     RunError = "RUN_ERROR" {
         message "message": Text, required;
         code "code": Text, optional;
+        /// Token usage of the run (`@ag-ui/core` 1.0.0; issue 39).
+        usage "usage": Usage, optional;
     };
     /// A named step begins.
     StepStarted = "STEP_STARTED" {
@@ -569,7 +633,9 @@ events! {
     };
     /// A subagent invocation ends normally.
     SubagentFinished = "SUBAGENT_FINISHED" requires subagent_run_id "subagentRunId" {
-        outcome "outcome": Json, optional;
+        /// What the subagent returned (`@ag-ui/core` 1.0.0; issue 39).
+        result "result": Json, optional;
+        outcome "outcome": SubagentOutcome, optional;
     };
     /// A subagent invocation ends with an error.
     SubagentError = "SUBAGENT_ERROR" requires subagent_run_id "subagentRunId" {

@@ -17,6 +17,7 @@ mod lazy_events;
 mod properties;
 mod proto;
 mod rules;
+mod schema_members;
 mod store;
 mod stored_index;
 mod vectors;

@@ -457,6 +457,24 @@ fn plausible(kind: Kind, dirty: bool) -> BoxedStrategy<Value> {
             .boxed();
             or_junk(dirty, 6, clean)
         }
+        Kind::Usage => {
+            let entry = prop_oneof![
+                Just(json!({"provider": "p", "model": "m", "inputTokens": 3, "outputTokens": 4})),
+                Just(json!({"totalTokens": 7, "cachedInputTokens": 1})),
+                // Issue 39: a member the schema does not define is stripped.
+                Just(json!({"inputTokens": 1, "futureTokens": 2})),
+            ];
+            let clean = vec(entry, 0..3).prop_map(Value::Array).boxed();
+            or_junk(dirty, 6, clean)
+        }
+        Kind::SubagentOutcome => prop_oneof![
+            Just(json!({"type": "success"})),
+            Just(json!({"type": "suspended", "interruptIds": ["i"]})),
+            Just(json!({"type": "suspended", "future": 1})),
+            Just(json!({"type": "paused"})),
+            json_value(),
+        ]
+        .boxed(),
         Kind::Outcome => {
             let clean = prop_oneof![
                 Just(json!({"type": "success"})),

@@ -23,7 +23,7 @@ pub fn summary(parsed: &ParseOutcome, raw: &[u8]) -> String {
             B::RunStarted { run_id, .. } | B::RunFinished { run_id, .. } => {
                 format!("run {run_id}")
             }
-            B::RunError { message, code } | B::SubagentError { message, code } => match code {
+            B::RunError { message, code, .. } | B::SubagentError { message, code } => match code {
                 Some(code) => format!("{code}: {message}"),
                 None => message.clone(),
             },
@@ -95,7 +95,7 @@ pub fn summary(parsed: &ParseOutcome, raw: &[u8]) -> String {
             }
             B::ActivityDelta { patch, .. } => patch_summary(patch),
             B::SubagentStarted { name, .. } => name.clone(),
-            B::SubagentFinished { outcome } => {
+            B::SubagentFinished { outcome, .. } => {
                 outcome.as_ref().map(compact_json).unwrap_or_default()
             }
             B::Raw { event, source } => {
