@@ -12,6 +12,7 @@ mod patch;
 mod pipeline;
 pub mod proto;
 pub mod schema;
+pub mod surrogate;
 mod version;
 
 pub use event::{EncryptedSubtype, Envelope, Event, EventBody, EventType, MessageRole, TextRole};
