@@ -19,4 +19,5 @@ mod proto;
 mod rules;
 mod store;
 mod stored_index;
+mod surrogates;
 mod vectors;
