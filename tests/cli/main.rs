@@ -27,5 +27,6 @@ mod rules;
 mod serve;
 mod state;
 mod stdin;
+mod surrogates;
 mod timing;
 mod upgrade;
