@@ -31,14 +31,15 @@ fn state_shows_an_unpaired_half_as_its_escape() {
     let output = run(&["state", file.s(), "--at", "7"]);
     assert_eq!(code(&output), 0, "stderr: {}", stderr(&output));
     let text = stdout(&output);
-    assert!(
-        text.contains(r#""content": "ok 🙂 and \ud83d""#),
-        "{text}"
-    );
+    assert!(text.contains(r#""content": "ok 🙂 and \ud83d""#), "{text}");
     assert!(text.contains(r#""preview": "\ud83d""#), "{text}");
     let check = run(&["check", file.s()]);
     assert_eq!(code(&check), 0, "{}", stdout(&check));
-    assert!(stdout(&check).contains("text.split-surrogate"), "{}", stdout(&check));
+    assert!(
+        stdout(&check).contains("text.split-surrogate"),
+        "{}",
+        stdout(&check)
+    );
 }
 
 /// Issue 39: JSON lines, SSE, vector and recording exports keep the exact

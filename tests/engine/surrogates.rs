@@ -63,7 +63,12 @@ fn an_emoji_split_between_text_deltas_joins_under_both_profiles() {
                 RUN_FINISHED,
             ],
         );
-        assert_eq!(r.outcome(), Outcome::Ok, "{profile:?}: {:?}", r.diagnostics());
+        assert_eq!(
+            r.outcome(),
+            Outcome::Ok,
+            "{profile:?}: {:?}",
+            r.diagnostics()
+        );
         let sev = severity(profile);
         assert_eq!(
             splits(&r),
@@ -76,7 +81,11 @@ fn an_emoji_split_between_text_deltas_joins_under_both_profiles() {
             "{profile:?}"
         );
         let note = &r.diagnostics()[0];
-        assert!(note.message.contains("TEXT_MESSAGE_CONTENT"), "{}", note.message);
+        assert!(
+            note.message.contains("TEXT_MESSAGE_CONTENT"),
+            "{}",
+            note.message
+        );
         assert!(note.message.contains("\\ud83d"), "{}", note.message);
     }
 }
@@ -96,7 +105,12 @@ fn an_emoji_split_between_tool_call_args_joins_under_both_profiles() {
                 RUN_FINISHED,
             ],
         );
-        assert_eq!(r.outcome(), Outcome::Ok, "{profile:?}: {:?}", r.diagnostics());
+        assert_eq!(
+            r.outcome(),
+            Outcome::Ok,
+            "{profile:?}: {:?}",
+            r.diagnostics()
+        );
         assert_eq!(splits(&r).len(), 2, "{profile:?}");
         let messages = r.conversation().to_json();
         assert_eq!(
@@ -128,7 +142,12 @@ fn an_emoji_split_between_chunks_and_reasoning_deltas_joins_under_both_profiles(
                 RUN_FINISHED,
             ],
         );
-        assert_eq!(r.outcome(), Outcome::Ok, "{profile:?}: {:?}", r.diagnostics());
+        assert_eq!(
+            r.outcome(),
+            Outcome::Ok,
+            "{profile:?}: {:?}",
+            r.diagnostics()
+        );
         assert_eq!(splits(&r).len(), 6, "{profile:?}");
         let text = escape_json(r.conversation().to_json().to_string());
         assert!(!text.contains("\\ud83d"), "{profile:?}: {text}");
@@ -165,7 +184,12 @@ fn an_activity_content_patch_carries_a_lone_half_under_both_profiles() {
                 r#"{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"t","patch":[{"op":"add","path":"/more","value":"\ude42"}]}"#,
             ],
         );
-        assert_eq!(r.outcome(), Outcome::Ok, "{profile:?}: {:?}", r.diagnostics());
+        assert_eq!(
+            r.outcome(),
+            Outcome::Ok,
+            "{profile:?}: {:?}",
+            r.diagnostics()
+        );
         let sev = severity(profile);
         assert_eq!(
             splits(&r),
@@ -176,7 +200,10 @@ fn an_activity_content_patch_carries_a_lone_half_under_both_profiles() {
             "{profile:?}"
         );
         let text = escape_json(r.conversation().to_json().to_string());
-        assert!(text.contains(r#""preview":"ok \ud83d""#), "{profile:?}: {text}");
+        assert!(
+            text.contains(r#""preview":"ok \ud83d""#),
+            "{profile:?}: {text}"
+        );
         assert!(text.contains(r#""more":"\ude42""#), "{profile:?}: {text}");
         // The escapes read back (as `JSON.parse` would) into the same text.
         let again = agui_replay::protocol::surrogate::rewrite(&text).expect("lone halves");
