@@ -84,7 +84,10 @@ pub enum FixtureError {
 impl Fixture {
     /// Reads a fixture from its JSON text.
     pub fn from_json(text: &str) -> Result<Self, String> {
-        let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+        // Issue 39: lone surrogate escapes read as the replay reads them.
+        let rewritten = crate::protocol::surrogate::rewrite(text);
+        let value: Value = serde_json::from_str(rewritten.as_deref().unwrap_or(text))
+            .map_err(|e| format!("not JSON: {e}"))?;
         let Value::Object(mut object) = value else {
             return Err("a fixture must be a JSON object".into());
         };

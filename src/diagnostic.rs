@@ -230,6 +230,11 @@ codes! {
     /// Ours: a run ended with reasoning phases (`REASONING_START`) still
     /// open; noted and closed.
     SequenceLeftOpen = "sequence.left-open", Note;
+    /// Ours (E24, issue 39): a string holds a lone UTF-16 surrogate (a
+    /// character cut in two by a producer slicing text by UTF-16 units);
+    /// kept, and joined with its other half where text is concatenated, as
+    /// the reference client does.
+    TextSplitSurrogate = "text.split-surrogate", Note;
     /// Ours: an empty `delta` on a content event (the protocol requires a
     /// non-empty string); applied as a no-op.
     EmptyDelta = "text.empty-delta", Note;

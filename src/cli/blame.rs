@@ -83,7 +83,7 @@ pub(super) fn run(args: &BlameArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
     match args.format {
         OutputFormat::Text => write_text(out, &found)?,
         OutputFormat::Json => {
-            serde_json::to_writer(&mut *out, &blame_json(&target, &args.pointer, &found))?;
+            super::write_json(out, &blame_json(&target, &args.pointer, &found), false)?;
             writeln!(out)?;
         }
     }

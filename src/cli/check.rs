@@ -53,7 +53,7 @@ pub(super) fn run(args: &CheckArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
     };
     match args.format {
         OutputFormat::Json => {
-            serde_json::to_writer_pretty(&mut *out, &report)?;
+            super::write_json(out, &report, true)?;
             writeln!(out)?;
         }
         OutputFormat::Text => write_text(&report, &args.stream.file.display().to_string(), out)?,

@@ -88,7 +88,7 @@ pub(super) fn run(args: &CompareArgs, out: &mut dyn Write) -> anyhow::Result<u8>
         OutputFormat::Json => {
             let value =
                 comparison.to_json(describe(&args.a, &source_a), describe(&args.b, &source_b));
-            serde_json::to_writer_pretty(&mut *out, &value)?;
+            super::write_json(out, &value, true)?;
             writeln!(out)?;
         }
         OutputFormat::Text => {

@@ -78,6 +78,10 @@ pub(super) fn run(args: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
             args.to
         );
     }
-    writeln!(out, "{}", comparison.patch_json())?;
+    writeln!(
+        out,
+        "{}",
+        crate::protocol::surrogate::escape_json(comparison.patch_json())
+    )?;
     Ok(EXIT_OK)
 }

@@ -101,10 +101,10 @@ pub(super) fn run(args: &FindArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
     match args.format {
         OutputFormat::Text => {
             for found in &matches {
-                let value = found
-                    .value
-                    .as_ref()
-                    .map_or_else(|| "(absent)".to_owned(), Value::to_string);
+                let value = found.value.as_ref().map_or_else(
+                    || "(absent)".to_owned(),
+                    |value| crate::protocol::surrogate::escape_json(value.to_string()),
+                );
                 writeln!(out, "step {}: {value}", found.step)?;
             }
         }
@@ -113,7 +113,7 @@ pub(super) fn run(args: &FindArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
                 "query": query_json(&query),
                 "matches": matches.iter().map(match_json).collect::<Vec<_>>(),
             });
-            serde_json::to_writer(&mut *out, &document)?;
+            super::write_json(out, &document, false)?;
             writeln!(out)?;
         }
     }

@@ -393,6 +393,23 @@ fn run_app(
 }
 
 /// Opens the stream a command names, and the options to replay it with.
+/// Writes `value` as JSON: a lone UTF-16 surrogate the replay holds is
+/// written as its escape (`\ud83d`), as `JSON.stringify` writes it (issue
+/// 39).
+fn write_json(
+    out: &mut dyn Write,
+    value: &impl serde::Serialize,
+    pretty: bool,
+) -> anyhow::Result<()> {
+    let text = if pretty {
+        serde_json::to_string_pretty(value)?
+    } else {
+        serde_json::to_string(value)?
+    };
+    out.write_all(crate::protocol::surrogate::escape_json(text).as_bytes())?;
+    Ok(())
+}
+
 fn open_stream(args: &StreamArgs) -> anyhow::Result<(Source, Options)> {
     let source = open_source(&args.file, args.session)?;
     let profile = match (args.profile, &source.declared_profile) {

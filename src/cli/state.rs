@@ -34,7 +34,7 @@ pub(super) fn run(args: &StateArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
             None => bail!("no message {id:?} at step {}", args.at),
         },
     };
-    serde_json::to_writer_pretty(&mut *out, &value)?;
+    super::write_json(out, &value, true)?;
     writeln!(out)?;
     Ok(EXIT_OK)
 }

@@ -136,7 +136,9 @@ pub fn fixture_document(
             state: replayer.state().clone(),
         },
     };
-    let mut bytes = serde_json::to_vec_pretty(&fixture).unwrap_or_default();
+    // Issue 39: a lone surrogate the replay holds is written as its escape.
+    let text = serde_json::to_string_pretty(&fixture).unwrap_or_default();
+    let mut bytes = crate::protocol::surrogate::escape_json(text).into_bytes();
     bytes.push(b'\n');
     Ok(bytes)
 }
@@ -147,7 +149,10 @@ fn fixture_event(raw: &[u8]) -> Result<(Box<RawValue>, Option<String>), String> 
     let text = std::str::from_utf8(raw)
         .map_err(|_| "it is not UTF-8 text, and a fixture's stream holds JSON objects".to_owned())?
         .trim();
-    let value: Value = serde_json::from_str(text)
+    // Issue 39: lone surrogate escapes read as the replay reads them (the
+    // stream keeps the text verbatim).
+    let rewritten = crate::protocol::surrogate::rewrite(text);
+    let value: Value = serde_json::from_str(rewritten.as_deref().unwrap_or(text))
         .map_err(|e| format!("it is not JSON ({e}), and a fixture's stream holds JSON objects"))?;
     let Value::Object(object) = &value else {
         return Err(format!(

@@ -365,7 +365,10 @@ pub fn vector_document(selection: &Selection, context: &ExportContext<'_>) -> Ve
             state: replayer.state().clone(),
         },
     };
-    serde_json::to_vec_pretty(&document).unwrap_or_default()
+    // Issue 39: a lone surrogate the replay holds (in `expect`) is written
+    // as its escape; the events are their text verbatim.
+    let text = serde_json::to_string_pretty(&document).unwrap_or_default();
+    crate::protocol::surrogate::escape_json(text).into_bytes()
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ mod pipeline;
 pub mod proto;
 pub mod schema;
 mod shapes;
+pub mod surrogate;
 mod version;
 
 pub use event::{EncryptedSubtype, Envelope, Event, EventBody, EventType, MessageRole, TextRole};

@@ -117,6 +117,44 @@ pub fn parse_fast_only(bytes: &[u8]) -> Option<Event> {
 /// The precise reader: member by member, naming what is wrong and where.
 /// Every event the fast path accepts, this reader accepts identically.
 pub fn parse_precisely(text: &str) -> ParseOutcome {
+    match super::surrogate::rewrite(text) {
+        Some(rewritten) => parse_with_stand_ins(&rewritten),
+        None => read_precisely(text),
+    }
+}
+
+/// Issue 39: an event that holds lone UTF-16 surrogate escapes, its text
+/// rewritten with stand-ins ([`super::surrogate`]): read as any other
+/// event, and each string holding a half said (`text.split-surrogate`).
+fn parse_with_stand_ins(rewritten: &str) -> ParseOutcome {
+    let mut outcome = match super::fast::parse_fast(rewritten) {
+        Some((_, event)) => ParseOutcome::Event {
+            event,
+            issues: Vec::new(),
+        },
+        None => read_precisely(rewritten),
+    };
+    if let ParseOutcome::Event { event, issues } = &mut outcome
+        && let Ok(value) = serde_json::from_str::<Value>(rewritten)
+    {
+        let event_type = event.event_type().as_str();
+        let splits = super::surrogate::splits(&value);
+        issues.splice(
+            0..0,
+            splits.into_iter().map(|split| Issue {
+                code: Code::TextSplitSurrogate,
+                message: format!(
+                    "{event_type} `{}` {}: a character cut between its two UTF-16 units",
+                    split.path, split.what
+                ),
+                path: Some(split.path),
+            }),
+        );
+    }
+    outcome
+}
+
+fn read_precisely(text: &str) -> ParseOutcome {
     let mut fields = match Fields::parse(text, "") {
         Ok(fields) => fields,
         Err(e) => {

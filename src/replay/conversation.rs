@@ -136,7 +136,10 @@ impl OtherMessage {
     /// Appends text to `content` (making it a string if it was not one).
     pub fn append_content(&mut self, delta: &str) {
         match self.fields.get_mut("content") {
-            Some(Value::String(text)) => text.push_str(delta),
+            Some(Value::String(text)) => {
+                // Issue 39: halves of a character cut in two join.
+                crate::protocol::surrogate::push_joined(text, delta);
+            }
             _ => {
                 self.fields
                     .insert("content".into(), Value::String(delta.to_owned()));

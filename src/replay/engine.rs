@@ -416,6 +416,32 @@ impl Replayer {
         self.report(diagnostic);
     }
 
+    /// E24 (issue 39): a lone UTF-16 surrogate. Nothing is skipped under
+    /// either profile; `spec` notes the producer's cut, the client profile
+    /// says what the reference client does with it.
+    fn report_split(&mut self, issue: &Issue, message_id: Option<&str>) {
+        let (severity, consequence) = match self.profile() {
+            Profile::Spec => (
+                Severity::Note,
+                "kept as sent, and joined with its other half where text is concatenated",
+            ),
+            Profile::AgUiClient10 => (
+                Severity::Info,
+                "ag-ui-client-1.0 keeps it (JavaScript strings are UTF-16) and joins it with \
+                 its other half when it concatenates text",
+            ),
+        };
+        let mut diagnostic = Diagnostic::new(
+            self.seq,
+            issue.code,
+            format!("{}; {consequence}", issue.message),
+        )
+        .with_severity(severity);
+        diagnostic.path = issue.path.clone();
+        diagnostic.message_id = message_id.map(str::to_owned);
+        self.report(diagnostic);
+    }
+
     pub(super) fn profile(&self) -> Profile {
         self.options.profile
     }
@@ -491,6 +517,10 @@ impl Replayer {
                         diagnostic.message_id = event.message_id().map(str::to_owned);
                         self.report(diagnostic);
                         return EventEffect::plain(Effect::Fatal);
+                    }
+                    if issue.code == Code::TextSplitSurrogate {
+                        self.report_split(issue, event.message_id());
+                        continue;
                     }
                     self.report_issue(issue, event.message_id());
                 }

@@ -1215,7 +1215,10 @@ impl Replayer {
         match function {
             Some(function) => {
                 match function.get_mut("arguments") {
-                    Some(Value::String(arguments)) => arguments.push_str(delta),
+                    Some(Value::String(arguments)) => {
+                        // Issue 39: halves of a character cut in two join.
+                        crate::protocol::surrogate::push_joined(arguments, delta);
+                    }
                     _ => {
                         function.insert("arguments".into(), Value::String(delta.to_owned()));
                     }

@@ -29,5 +29,6 @@ mod rules;
 mod serve;
 mod state;
 mod stdin;
+mod surrogates;
 mod timing;
 mod upgrade;

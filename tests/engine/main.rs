@@ -20,4 +20,5 @@ mod rules;
 mod schema_members;
 mod store;
 mod stored_index;
+mod surrogates;
 mod vectors;

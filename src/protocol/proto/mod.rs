@@ -55,6 +55,24 @@ pub fn encode_event(event: &Value) -> Result<Vec<u8>, ProtoError> {
 
 /// Encodes one event given as its raw JSON text (what a recording holds).
 pub fn encode_event_text(raw: &[u8]) -> Result<Vec<u8>, ProtoError> {
+    // Issue 39: a protobuf string is UTF-8, which has no lone surrogate.
+    if let Ok(text) = std::str::from_utf8(raw)
+        && let Some(rewritten) = super::surrogate::rewrite(text)
+    {
+        let splits = serde_json::from_str::<Value>(&rewritten)
+            .map(|value| super::surrogate::splits(&value))
+            .unwrap_or_default();
+        let what = splits
+            .iter()
+            .map(|split| format!("`{}` {}", split.path, split.what))
+            .collect::<Vec<_>>()
+            .join("; ");
+        return Err(ProtoError::Encode(format!(
+            "it holds a lone UTF-16 surrogate ({what}): half of a character cut in two, which a \
+             protobuf string (UTF-8) cannot carry; export JSON lines, SSE or a recording, which \
+             keep the escape"
+        )));
+    }
     let value: Value = serde_json::from_slice(raw)
         .map_err(|e| ProtoError::Encode(format!("the event is not JSON ({e})")))?;
     encode_event(&value)

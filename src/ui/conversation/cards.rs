@@ -347,12 +347,13 @@ fn shortened(text: &str, max_chars: usize, max_lines: usize) -> Option<&str> {
 fn text_of(content: Option<&Value>) -> Cow<'_, str> {
     match content {
         None | Some(Value::Null) => Cow::Borrowed(""),
-        Some(Value::String(text)) => Cow::Borrowed(text),
+        // Issue 39: a lone UTF-16 surrogate shows as `�⟨\ud83d⟩`.
+        Some(Value::String(text)) => crate::protocol::surrogate::display(text),
         Some(Value::Array(parts)) => Cow::Owned(
             parts
                 .iter()
                 .map(|part| match part.get("text").and_then(Value::as_str) {
-                    Some(text) => text.to_owned(),
+                    Some(text) => crate::protocol::surrogate::display(text).into_owned(),
                     None => {
                         let kind = part.get("type").and_then(Value::as_str).unwrap_or("part");
                         format!("[{kind}]")

@@ -48,11 +48,13 @@ pub fn compact_json(value: &Value, max_chars: usize) -> String {
     let text = String::from_utf8_lossy(&writer.bytes);
     let text = text.strip_suffix('\u{fffd}').unwrap_or(&text);
     let full = writer.bytes.len() < writer.limit;
-    match truncate_chars(text, max_chars) {
+    let text = match truncate_chars(text, max_chars) {
         Cow::Borrowed(fits) if full => fits.to_owned(),
         Cow::Borrowed(fits) => format!("{fits}…"),
         Cow::Owned(cut) => cut,
-    }
+    };
+    // Issue 39: a lone UTF-16 surrogate shows as its JSON escape.
+    crate::protocol::surrogate::escape_json(text)
 }
 
 /// The inline text of a scalar (strings quoted and escaped), or a short
@@ -83,6 +85,16 @@ mod tests {
         assert_eq!(truncate_chars("héllo", 10), "héllo");
         assert_eq!(truncate_chars("héllo", 2), "hé…");
         assert_eq!(truncate_chars("", 0), "");
+    }
+
+    /// Issue 39: a lone UTF-16 surrogate the replay holds (as a stand-in)
+    /// shows as the escape it came as, not as a private-use character.
+    #[test]
+    fn a_lone_surrogate_shows_as_its_escape() {
+        let rewritten = crate::protocol::surrogate::rewrite(r#""ok \ud83d""#).expect("lone");
+        let value: Value = serde_json::from_str(&rewritten).expect("JSON");
+        assert_eq!(compact_json(&value, 100), r#""ok \ud83d""#);
+        assert_eq!(inline_text(&value), r#""ok \ud83d""#);
     }
 
     #[test]
