@@ -204,7 +204,7 @@ pub fn read_dir(dir: &Path) -> Result<Vec<Fixture>, FixtureError> {
 }
 
 /// The protocol version a corpus folder is judged with: its name when it is
-/// one (`1.0`, `1.1`), else `None`.
+/// one (`1.0`, `1.1`, `draft`), else `None`.
 pub fn folder_version(dir: &Path) -> Option<ProtocolVersion> {
     dir.file_name()?.to_str()?.parse().ok()
 }

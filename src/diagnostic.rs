@@ -164,7 +164,8 @@ codes! {
     LifecycleBeforeRun = "lifecycle.before-run", Error;
     /// R61: an event other than `RUN_STARTED` after the run ended; fatal.
     LifecycleAfterRun = "lifecycle.after-run", Error;
-    /// R62: the stream ends with a run still open.
+    /// R62: the stream ends with a run still open (an error under the
+    /// draft, C12: `truncated-stream-fails-the-run`).
     StreamTruncated = "stream.truncated", Warning;
     /// §11 (`content-without-start-fatal`): a content or end event for a text
     /// message, tool call or reasoning message that is not open, or
@@ -205,6 +206,17 @@ codes! {
     /// §11: `RUN_STARTED.protocolVersion` is not a version this consumer can
     /// interpret.
     ProtocolVersionUninterpretable = "protocol.version.uninterpretable", Warning;
+    // The working draft (C12, issue 39): under `--protocol draft` only.
+    /// C12: a `RUN_STARTED` naming another thread than the stream's (the
+    /// run input's, or the first run's), or a `RUN_FINISHED` naming another
+    /// thread than its run's; fatal.
+    LifecycleThreadMismatch = "lifecycle.thread-mismatch", Error;
+    /// C12 (`run-finished-wrong-run-id-fatal`): a `RUN_FINISHED` naming
+    /// another `runId` than the open run's; fatal.
+    LifecycleRunMismatch = "lifecycle.run-mismatch", Error;
+    /// C12 (`duplicate-interrupt-id-fatal`): an interrupt outcome with two
+    /// interrupts carrying one id; fatal.
+    InterruptDuplicateId = "interrupt.duplicate-id", Error;
     // Profiles (§10).
     /// P13 (issue 18): the `spec` and `ag-ui-client-1.0` replays disagree
     /// after this event on something it touched (the outcome, a message or

@@ -22,7 +22,7 @@ pub struct ConformanceArgs {
     #[arg(long, value_enum)]
     pub profile: Option<ProfileArg>,
     /// The version the consumer implements (default: the folder's name
-    /// when it is a version, `1.0` or `1.1`, else 1.1). The
+    /// when it is a version, `1.0`, `1.1` or `draft`, else 1.1). The
     /// ag-ui-client-1.0 profile is a 1.0 consumer whatever this says.
     #[arg(long, value_enum)]
     pub protocol: Option<ProtocolArg>,

@@ -182,7 +182,8 @@ pub struct StreamArgs {
     #[arg(long)]
     pub best_effort: bool,
     /// The AG-UI version the consumer implements (§11): declarations of a
-    /// newer one warn, members of a newer schema are stripped. The
+    /// newer one warn, members of a newer schema are stripped; `draft` is
+    /// the working draft, 1.1's schema with stricter rules (C12). The
     /// ag-ui-client-1.0 profile is a 1.0 consumer whatever this says.
     #[arg(long, value_enum, default_value_t = ProtocolArg::V1_1)]
     pub protocol: ProtocolArg,
@@ -213,6 +214,9 @@ pub enum ProtocolArg {
     /// AG-UI 1.1 (the default).
     #[value(name = "1.1")]
     V1_1,
+    /// The protocol's working draft: 1.1's schema, stricter rules (C12).
+    #[value(name = "draft")]
+    Draft,
 }
 
 impl From<ProtocolArg> for ProtocolVersion {
@@ -220,6 +224,7 @@ impl From<ProtocolArg> for ProtocolVersion {
         match arg {
             ProtocolArg::V1_0 => ProtocolVersion::V1_0,
             ProtocolArg::V1_1 => ProtocolVersion::V1_1,
+            ProtocolArg::Draft => ProtocolVersion::Draft,
         }
     }
 }

@@ -5,7 +5,9 @@
 use std::fmt;
 use std::str::FromStr;
 
-/// The AG-UI version a consumer implements (`--protocol 1.0|1.1`; §11).
+/// The AG-UI version a consumer implements (`--protocol 1.0|1.1|draft`;
+/// §11). The order is that of the schemas: a member `since` a version is
+/// known to every consumer at or after it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ProtocolVersion {
     /// AG-UI 1.0 (what `@ag-ui/client` 1.0.0 implements).
@@ -13,26 +15,41 @@ pub enum ProtocolVersion {
     /// AG-UI 1.1 (the default): adds `encryptedValueType`.
     #[default]
     V1_1,
+    /// The protocol's working draft (C12, issue 39): 1.1's schema, the
+    /// declarations of the draft's fixtures (1.0 quiet, 1.1 newer), and
+    /// the draft's stricter rules (a truncated stream, another thread or
+    /// run at a run's boundary and duplicate interrupt ids are fatal).
+    Draft,
 }
 
 impl ProtocolVersion {
     /// Every version this engine can consume.
-    pub const ALL: [Self; 2] = [Self::V1_0, Self::V1_1];
+    pub const ALL: [Self; 3] = [Self::V1_0, Self::V1_1, Self::Draft];
 
-    /// `1.0` or `1.1`.
+    /// `1.0`, `1.1` or `draft`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::V1_0 => "1.0",
             Self::V1_1 => "1.1",
+            Self::Draft => "draft",
         }
     }
 
-    /// `(major, minor)`.
+    /// `(major, minor)` of the version declarations are judged against.
+    /// The draft's is 1.0: its fixtures declare 1.0 where they speak the
+    /// consumer's own version (`producer-declares-same-version-quiet`,
+    /// `current-peer-declares-protocol-version`) and call a declared 1.1
+    /// newer (`producer-declares-newer-version-warns`); C12.
     pub fn numbers(self) -> (u64, u64) {
         match self {
-            Self::V1_0 => (1, 0),
+            Self::V1_0 | Self::Draft => (1, 0),
             Self::V1_1 => (1, 1),
         }
+    }
+
+    /// Whether this is the working draft, whose rules go past 1.1 (C12).
+    pub fn is_draft(self) -> bool {
+        self == Self::Draft
     }
 
     /// How a stream declaring `declared` stands against this consumer
@@ -100,7 +117,9 @@ impl FromStr for ProtocolVersion {
         Self::ALL
             .into_iter()
             .find(|v| v.as_str() == name)
-            .ok_or_else(|| format!("unknown protocol version {name:?} (expected 1.0 or 1.1)"))
+            .ok_or_else(|| {
+                format!("unknown protocol version {name:?} (expected 1.0, 1.1 or draft)")
+            })
     }
 }
 
@@ -125,6 +144,14 @@ mod tests {
             (ProtocolVersion::V1_1, "1.x", Uninterpretable),
             (ProtocolVersion::V1_1, "", Uninterpretable),
             (ProtocolVersion::V1_1, "v1.1", Uninterpretable),
+            // Issue 39, C12: the draft's fixtures call 1.0 the consumer's
+            // own and 1.1 newer.
+            (ProtocolVersion::Draft, "1.0", Compatible),
+            (ProtocolVersion::Draft, "1.0.2", Compatible),
+            (ProtocolVersion::Draft, "0.0.57", Compatible),
+            (ProtocolVersion::Draft, "1.1", Newer),
+            (ProtocolVersion::Draft, "2.0", Newer),
+            (ProtocolVersion::Draft, "draft", Uninterpretable),
         ];
         for (consumer, declared, expected) in cases {
             assert_eq!(
@@ -141,5 +168,13 @@ mod tests {
             assert_eq!(v.as_str().parse::<ProtocolVersion>(), Ok(v));
         }
         assert!("1.2".parse::<ProtocolVersion>().is_err());
+    }
+
+    #[test]
+    fn the_draft_has_the_1_1_schema() {
+        // Issue 39, C12: nothing 1.1 defines is newer than the draft.
+        assert!(ProtocolVersion::Draft > ProtocolVersion::V1_1);
+        assert!(ProtocolVersion::Draft.is_draft());
+        assert!(!ProtocolVersion::V1_1.is_draft());
     }
 }

@@ -788,6 +788,13 @@ impl Replayer {
             encode_effect(e, *effect);
         }
         self.drift.encode(e, table);
+        // C12: the draft's identities, stored only under the draft, so the
+        // layout under 1.0 and 1.1 is as before (a build that does not
+        // know the draft refuses its options above).
+        if self.options.protocol.is_draft() {
+            e.opt_str(self.thread_id.as_deref());
+            e.opt_str(self.run_id.as_deref());
+        }
         Ok(())
     }
 
@@ -902,6 +909,10 @@ impl Replayer {
         }
         replayer.effects = decode_effects(d)?;
         replayer.drift = super::drift::DriftWatch::decode(d, shared)?;
+        if options.protocol.is_draft() {
+            replayer.thread_id = d.opt_string()?.map(Arc::from);
+            replayer.run_id = d.opt_string()?.map(Arc::from);
+        }
         Ok((replayer, state))
     }
 }

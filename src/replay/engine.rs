@@ -157,6 +157,12 @@ pub struct Replayer {
     pub(super) effects: Vec<EventEffect>,
     /// Changes since each snapshot's baseline, to tell drift (E20).
     pub(super) drift: DriftWatch,
+    /// Under the draft (C12): the stream's one `threadId`, the run
+    /// input's or else the first `RUN_STARTED`'s; `None` under 1.0 and
+    /// 1.1, which do not hold it.
+    pub(super) thread_id: Option<Arc<str>>,
+    /// Under the draft (C12): the open run's `runId`.
+    pub(super) run_id: Option<Arc<str>>,
 }
 
 impl Replayer {
@@ -178,6 +184,8 @@ impl Replayer {
             diagnostics: Vec::new(),
             effects: Vec::new(),
             drift: DriftWatch::default(),
+            thread_id: None,
+            run_id: None,
         }
     }
 
@@ -206,6 +214,8 @@ impl Replayer {
             diagnostics: Vec::new(),
             effects: Vec::new(),
             drift,
+            thread_id: self.thread_id.clone(),
+            run_id: self.run_id.clone(),
         }
     }
 
@@ -239,6 +249,13 @@ impl Replayer {
         if let Some(state) = input.get("state") {
             replayer.state_bytes = document_bytes(state);
             replayer.state = Arc::new(state.clone());
+        }
+        // C12: under the draft every run of the stream carries the run
+        // input's thread.
+        if replayer.is_draft()
+            && let Some(Value::String(thread)) = input.get("threadId")
+        {
+            replayer.thread_id = Some(Arc::from(thread.as_str()));
         }
         replayer.check_run_input(input);
         replayer
@@ -367,11 +384,28 @@ impl Replayer {
         let failed = self.fatal.is_some() && !self.options.best_effort;
         if self.run == RunPhase::Open && !failed {
             let last = self.step();
-            let mut diagnostic = Diagnostic::new(
-                last,
-                Code::StreamTruncated,
-                "the stream ends with the run still open (no RUN_FINISHED or RUN_ERROR)",
-            );
+            let mut diagnostic = if self.is_draft() {
+                // C12, corpus `truncated-stream-fails-the-run`: under the
+                // draft a truncated run has no outcome, and it fails.
+                let run = match &self.run_id {
+                    Some(run) => format!("run '{run}'"),
+                    None => "the run".to_owned(),
+                };
+                Diagnostic::new(
+                    last,
+                    Code::StreamTruncated,
+                    format!(
+                        "the stream ended without a terminal event: {run} is still open (no RUN_FINISHED or RUN_ERROR), so it is truncated and has no outcome"
+                    ),
+                )
+                .with_severity(Severity::Error)
+            } else {
+                Diagnostic::new(
+                    last,
+                    Code::StreamTruncated,
+                    "the stream ends with the run still open (no RUN_FINISHED or RUN_ERROR)",
+                )
+            };
             // §11, corpus `truncated-run-reported-as-completed`: the
             // reference client consumes a truncated stream without a word;
             // the debugger still shows a note.
@@ -444,6 +478,11 @@ impl Replayer {
 
     pub(super) fn profile(&self) -> Profile {
         self.options.profile
+    }
+
+    /// Whether the consumer implements the working draft (C12).
+    pub(super) fn is_draft(&self) -> bool {
+        self.options.consumer_version().is_draft()
     }
 
     fn apply_parsed(&mut self, parsed: &mut ParseOutcome) -> EventEffect {
@@ -572,14 +611,38 @@ impl Replayer {
         let Event { envelope, body } = event;
         match body {
             B::RunStarted {
+                thread_id,
+                run_id,
                 input,
                 protocol_version,
                 ..
-            } => self.run_started(input.as_ref(), protocol_version.as_deref()),
-            B::RunFinished { .. } => self.run_finished(),
+            } => {
+                let holds = self.draft_run_started(thread_id, run_id);
+                let effect = self.run_started(input.as_ref(), protocol_version.as_deref());
+                if holds {
+                    effect
+                } else {
+                    EventEffect::plain(Effect::Fatal)
+                }
+            }
+            B::RunFinished {
+                thread_id,
+                run_id,
+                outcome,
+                ..
+            } => {
+                let holds = self.draft_run_finished(thread_id, run_id, outcome.as_ref());
+                let effect = self.run_finished();
+                if holds {
+                    effect
+                } else {
+                    EventEffect::plain(Effect::Fatal)
+                }
+            }
             B::RunError { .. } => {
                 self.run = RunPhase::Ended;
                 self.ended_by = Some(EventType::RunError);
+                self.run_id = None;
                 self.streams.close_all();
                 EventEffect::APPLIED
             }
@@ -854,6 +917,85 @@ impl Replayer {
         self.report(diagnostic);
     }
 
+    /// C12: under the draft every run of a stream carries one thread, the
+    /// run input's (or else the first run's); a `RUN_STARTED` naming
+    /// another is fatal. Remembers the run's id for its `RUN_FINISHED`.
+    /// Returns whether the identity holds (always, under 1.0 and 1.1).
+    fn draft_run_started(&mut self, thread_id: &str, run_id: &str) -> bool {
+        if !self.is_draft() {
+            return true;
+        }
+        self.run_id = Some(Arc::from(run_id));
+        match &self.thread_id {
+            None => {
+                self.thread_id = Some(Arc::from(thread_id));
+                true
+            }
+            Some(thread) if **thread == *thread_id => true,
+            Some(thread) => {
+                let message = format!(
+                    "RUN_STARTED of run '{run_id}' names thread '{thread_id}', but this stream belongs to thread '{thread}': every run of a stream carries the run input's threadId"
+                );
+                self.report(
+                    Diagnostic::new(self.seq, Code::LifecycleThreadMismatch, message)
+                        .with_path("/threadId"),
+                );
+                false
+            }
+        }
+    }
+
+    /// C12: under the draft a `RUN_FINISHED` must name the open run and the
+    /// stream's thread (`run-finished-wrong-run-id-fatal`), and an
+    /// interrupt outcome must not repeat an interrupt's id
+    /// (`duplicate-interrupt-id-fatal`); each is fatal. Returns whether
+    /// all hold (always, under 1.0 and 1.1).
+    fn draft_run_finished(
+        &mut self,
+        thread_id: &str,
+        run_id: &str,
+        outcome: Option<&Value>,
+    ) -> bool {
+        if !self.is_draft() {
+            return true;
+        }
+        let mut holds = true;
+        if let Some(open) = self.run_id.take()
+            && *open != *run_id
+        {
+            let message = format!(
+                "RUN_FINISHED names run '{run_id}', but the open run is '{open}': a run's RUN_STARTED and RUN_FINISHED must agree on their runId"
+            );
+            self.report(
+                Diagnostic::new(self.seq, Code::LifecycleRunMismatch, message).with_path("/runId"),
+            );
+            holds = false;
+        }
+        if let Some(thread) = self.thread_id.clone()
+            && *thread != *thread_id
+        {
+            let message = format!(
+                "RUN_FINISHED of run '{run_id}' names thread '{thread_id}', but this stream belongs to thread '{thread}'. A run's boundary events carry the input's threadId"
+            );
+            self.report(
+                Diagnostic::new(self.seq, Code::LifecycleThreadMismatch, message)
+                    .with_path("/threadId"),
+            );
+            holds = false;
+        }
+        if let Some((index, id)) = outcome.and_then(duplicate_interrupt) {
+            let message = format!(
+                "the interrupt outcome holds two interrupts carrying the id '{id}': a resume answers an interrupt by its id, so one answer would cover both"
+            );
+            self.report(
+                Diagnostic::new(self.seq, Code::InterruptDuplicateId, message)
+                    .with_path(format!("/outcome/interrupts/{index}/id")),
+            );
+            holds = false;
+        }
+        holds
+    }
+
     fn run_finished(&mut self) -> EventEffect {
         // §11: everything the run opened must be closed first
         // (`open-message-at-run-finished-fatal`); chunk streams are closed
@@ -910,6 +1052,23 @@ impl Replayer {
             }
         }
     }
+}
+
+/// The first interrupt of an interrupt outcome whose `id` an earlier one
+/// carries: its index and the id (C12).
+fn duplicate_interrupt(outcome: &Value) -> Option<(usize, &str)> {
+    if outcome.get("type").and_then(Value::as_str) != Some("interrupt") {
+        return None;
+    }
+    let interrupts = outcome.get("interrupts")?.as_array()?;
+    let mut seen = rustc_hash::FxHashSet::default();
+    interrupts
+        .iter()
+        .enumerate()
+        .find_map(|(index, interrupt)| {
+            let id = interrupt.get("id")?.as_str()?;
+            (!seen.insert(id)).then_some((index, id))
+        })
 }
 
 /// Replays a whole stream and runs the end-of-stream checks.

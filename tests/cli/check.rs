@@ -485,6 +485,56 @@ fn protocol_option_decides_the_version_warning() {
     assert_eq!(code(&output), 2);
 }
 
+#[test]
+fn check_protocol_draft_fails_a_truncated_stream() {
+    // Issue 39, C12: under the draft a truncated stream fails the run, an
+    // error at the last event, exit 1 (PRODUCT.md: the run failed); under
+    // 1.1 it warns and exits 0.
+    let events = [
+        run_started(),
+        json!({"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"}),
+        json!({"type": "TEXT_MESSAGE_END", "messageId": "m1"}),
+    ];
+    let file = TempPath::jsonl("draft-truncated", "s.jsonl", &events);
+    let (output, report) = check_json(&[file.s(), "--protocol", "draft"]);
+    assert_eq!(code(&output), 1, "stderr: {}", stderr(&output));
+    assert_eq!(seq_codes(&report), vec![(3, "stream.truncated".to_owned())]);
+    assert_eq!(report["diagnostics"][0]["severity"], json!("error"));
+    let (output, report) = check_json(&[file.s()]);
+    assert_eq!(code(&output), 0, "stderr: {}", stderr(&output));
+    assert_eq!(report["diagnostics"][0]["severity"], json!("warning"));
+}
+
+#[test]
+fn check_protocol_draft_fails_a_run_on_another_thread() {
+    // Issue 39, C12: every run of a stream carries one threadId; a second
+    // run naming another fails under the draft (exit 1), not under 1.1.
+    let events = [
+        run_started(),
+        run_finished(),
+        json!({"type": "RUN_STARTED", "threadId": "t2", "runId": "r2"}),
+        json!({"type": "RUN_FINISHED", "threadId": "t2", "runId": "r2"}),
+    ];
+    let file = TempPath::jsonl("draft-thread", "s.jsonl", &events);
+    let (output, report) = check_json(&[file.s(), "--protocol", "draft"]);
+    assert_eq!(code(&output), 1, "stderr: {}", stderr(&output));
+    // The client profile (a 1.0 consumer) goes on: P13 says so at event 3.
+    assert_eq!(
+        seq_codes(&report),
+        vec![
+            (3, "lifecycle.thread-mismatch".to_owned()),
+            (3, "profile.divergence".to_owned())
+        ]
+    );
+    let message = report["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("'t2'") && message.contains("'t1'"),
+        "{message}"
+    );
+    let (output, _) = check_json(&[file.s(), "--protocol", "1.1"]);
+    assert_eq!(code(&output), 0, "stderr: {}", stderr(&output));
+}
+
 // ---------------------------------------------------------------------------
 
 // ---------------------------------------------------------------- snapshots

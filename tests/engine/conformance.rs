@@ -1,10 +1,12 @@
 //! Issue 11: the AG-UI conformance corpus (`tests/conformance/`, the
 //! protocol's own `spec/1.0` and `spec/1.1` stream fixtures) is normative
-//! (§11 of `REPLAY-RULES.md`). Every fixture of both folders runs under both
-//! profiles: `spec/1.0` with a 1.0 consumer, `spec/1.1` with 1.1, and the
-//! `ag-ui-client-1.0` profile as the 1.0 consumer it is (§10). Each must
-//! pass, except where [`DIFFERS`] names the fixture, the profile, the keys
-//! and the rule that decides it; any other disagreement fails this test.
+//! (§11 of `REPLAY-RULES.md`); issue 39 adds its working draft
+//! (`spec/draft`, C12). Every fixture of every folder runs under both
+//! profiles: `spec/1.0` with a 1.0 consumer, `spec/1.1` with 1.1,
+//! `spec/draft` with the draft's, and the `ag-ui-client-1.0` profile as the
+//! 1.0 consumer it is (§10). Each must pass, except where [`DIFFERS`] names
+//! the fixture, the profile, the keys and the rule that decides it; any
+//! other disagreement fails this test.
 
 use std::path::{Path, PathBuf};
 
@@ -123,6 +125,40 @@ const DIFFERS: &[Differs] = &[
         rule: "§10, §11 version declaration: the warning names the consumer's version, which \
                is 1.0 for ag-ui-client-1.0 where the fixture's text expects 1.1",
     },
+    // Issue 39: the draft's rules (C12) are the draft consumer's; the
+    // client profile is the reference client 1.0.0, which has none of them.
+    Differs {
+        folder: "draft",
+        fixture: "truncated-stream-fails-the-run",
+        profiles: Profiles::Client,
+        keys: &["outcome", "errorContains"],
+        rule: "C12, §10: a truncated stream fails the run under the draft; ag-ui-client-1.0 \
+               consumes it without a word, as the reference client does (a note only, R62)",
+    },
+    Differs {
+        folder: "draft",
+        fixture: "run-finished-wrong-run-id-fatal",
+        profiles: Profiles::Client,
+        keys: &["outcome", "errorContains"],
+        rule: "C12, §10: the draft holds a run's RUN_FINISHED to its runId; the reference \
+               client 1.0.0 compares no ids",
+    },
+    Differs {
+        folder: "draft",
+        fixture: "duplicate-interrupt-id-fatal",
+        profiles: Profiles::Client,
+        keys: &["outcome", "errorContains"],
+        rule: "C12, §10: the draft fails an interrupt outcome repeating an id; the reference \
+               client 1.0.0 does not scan the interrupts",
+    },
+    Differs {
+        folder: "draft",
+        fixture: "activity-delta-missing-target-tolerated",
+        profiles: Profiles::Client,
+        keys: &["warnings"],
+        rule: "P2, §10: the reference client 1.0.0 skips a delta for an unknown activity \
+               silently (a note only); spec warns (R12), which the draft asserts",
+    },
 ];
 
 fn corpus() -> PathBuf {
@@ -131,7 +167,7 @@ fn corpus() -> PathBuf {
 
 /// The folders and the consumer version each is judged with.
 fn folders() -> Vec<(&'static str, Vec<Fixture>)> {
-    ["1.0", "1.1"]
+    ["1.0", "1.1", "draft"]
         .into_iter()
         .map(|folder| {
             let fixtures = read_dir(&corpus().join(folder)).expect("the corpus reads");
@@ -187,7 +223,7 @@ fn describe(result: &FixtureResult) -> String {
 
 #[test]
 fn the_corpus_is_here_with_its_source_note() {
-    for folder in ["1.0", "1.1"] {
+    for folder in ["1.0", "1.1", "draft"] {
         assert!(corpus().join(folder).join("README.md").exists(), "{folder}");
     }
     let source = std::fs::read_to_string(corpus().join("SOURCE.md")).expect("SOURCE.md");
@@ -303,7 +339,8 @@ fn spec_judges_each_folder_with_its_own_version() {
             for d in newer {
                 // §11: the warning names both versions.
                 let consumer = options.consumer_version().as_str();
-                let declared = if folder == "1.0" { "1.1" } else { "1.2" };
+                // The draft's fixtures call 1.1 newer (C12).
+                let declared = if folder == "1.1" { "1.2" } else { "1.1" };
                 assert!(
                     d.message.contains(consumer) && d.message.contains(declared),
                     "{}",
@@ -451,4 +488,37 @@ fn delivered_events_lose_what_the_replay_strips() {
             }
         }
     }
+}
+
+/// Issue 39: the draft folder is judged with the draft's consumer, and its
+/// fixtures that go past 1.1 pass because of the draft's rules (C12): a 1.1
+/// consumer fails them.
+#[test]
+fn the_draft_folder_needs_the_drafts_rules() {
+    let draft = options("draft", Profile::Spec);
+    assert_eq!(draft.consumer_version(), ProtocolVersion::Draft);
+    let v1_1 = Options {
+        protocol: ProtocolVersion::V1_1,
+        ..draft
+    };
+    for name in [
+        "truncated-stream-fails-the-run",
+        "run-finished-wrong-run-id-fatal",
+        "duplicate-interrupt-id-fatal",
+        "producer-declares-newer-version-warns",
+    ] {
+        let f = fixture("draft", name);
+        assert!(run_fixture(&f, draft).passed(), "{name} under the draft");
+        assert!(!run_fixture(&f, v1_1).passed(), "{name} under 1.1");
+    }
+    // The truncation verdict decides its fixture: the stream closed, the
+    // run completes, and the fixture fails.
+    let mut whole = fixture("draft", "truncated-stream-fails-the-run");
+    whole
+        .stream
+        .push(json!({"type": "RUN_FINISHED", "threadId": "t-truncated", "runId": "r-truncated"}));
+    assert_eq!(
+        verdict(&run_fixture(&whole, draft), "outcome"),
+        Verdict::Failed("completed, expected failed".into())
+    );
 }

@@ -10,6 +10,7 @@ mod common;
 mod annotations;
 mod client_conversation;
 mod conformance;
+mod draft;
 mod drift;
 mod index;
 mod interop;
