@@ -606,7 +606,12 @@ impl Replayer {
                 activity: is_activity.then_some(ActivityChange::Fatal),
             };
         }
-        self.streams.close_chunks_before(event_type);
+        let client = self.options.profile == Profile::AgUiClient10;
+        self.streams.close_chunks_before(
+            event_type,
+            event.envelope.subagent_run_id.as_deref(),
+            client,
+        );
         use EventBody as B;
         let Event { envelope, body } = event;
         match body {
@@ -1000,7 +1005,9 @@ impl Replayer {
         // §11: everything the run opened must be closed first
         // (`open-message-at-run-finished-fatal`); chunk streams are closed
         // by the terminal (`chunk-expansion-assembles`).
-        let active = self.streams.describe_active();
+        let active = self
+            .streams
+            .describe_active(self.options.profile == Profile::AgUiClient10);
         let fatal = !active.is_empty();
         if fatal {
             self.diagnose(Code::LifecycleOpenAtRunFinished, None, active.join("; "));

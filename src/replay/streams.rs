@@ -27,9 +27,67 @@ use crate::protocol::{EncryptedSubtype, Envelope, EventBody, EventType, TextRole
 /// Who emitted an open entity: its opener's `subagentRunId` (R20).
 type Owner = Option<String>;
 
+/// Which streamed family a chunk stream or a dropped start belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Kind {
+    Text,
+    Tool,
+    Reasoning,
+}
+
+impl Kind {
+    fn of(family: Family) -> Self {
+        match family {
+            Family::Text => Self::Text,
+            Family::Reasoning => Self::Reasoning,
+        }
+    }
+
+    fn code(self) -> u8 {
+        match self {
+            Self::Text => 0,
+            Self::Tool => 1,
+            Self::Reasoning => 2,
+        }
+    }
+
+    fn from_code(code: u8) -> Decoded<Self> {
+        Ok(match code {
+            0 => Self::Text,
+            1 => Self::Tool,
+            2 => Self::Reasoning,
+            _ => {
+                return Err(DecodeError(
+                    "a chunk stream in the index has an unknown kind".into(),
+                ));
+            }
+        })
+    }
+
+    /// The chunk event of this kind.
+    fn chunk_type(self) -> EventType {
+        match self {
+            Self::Text => EventType::TextMessageChunk,
+            Self::Tool => EventType::ToolCallChunk,
+            Self::Reasoning => EventType::ReasoningMessageChunk,
+        }
+    }
+
+    /// The id member of its chunk, and what it opens, as the reference
+    /// client names them.
+    fn words(self) -> (&'static str, &'static str) {
+        match self {
+            Self::Text => ("messageId", "text message"),
+            Self::Tool => ("toolCallId", "tool call"),
+            Self::Reasoning => ("messageId", "reasoning message"),
+        }
+    }
+}
+
 /// An open chunk stream: what its opener established.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct ChunkLane {
+    kind: Kind,
     id: String,
     owner: Owner,
     /// The role (text chunks; the default `assistant` when absent).
@@ -38,18 +96,26 @@ struct ChunkLane {
     name: Option<String>,
     /// `parentMessageId` (tool calls).
     parent: Option<String>,
+    /// Its opener was skipped (E4: the id names something else): what the
+    /// stream carries is dropped, as that warning said.
+    dropping: bool,
 }
 
 /// What is open at the current step.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(super) struct Streams {
     text: BTreeMap<String, Owner>,
-    text_chunk: Option<ChunkLane>,
     tool_calls: BTreeMap<String, Owner>,
-    tool_chunk: Option<ChunkLane>,
     reasoning_phases: BTreeSet<String>,
     reasoning: BTreeMap<String, Owner>,
-    reasoning_chunk: Option<ChunkLane>,
+    /// The open chunk streams, by the owner whose lane each is. Under
+    /// `spec` at most one is open (a chunk closes the others, C8); under
+    /// `ag-ui-client-1.0` each owner (the parent agent, each subagent run)
+    /// has one lane, as the reference client keeps them (issue 39).
+    chunks: BTreeMap<Owner, ChunkLane>,
+    /// Starts skipped by E4 whose stream is open: their content and end
+    /// are dropped (issue 39).
+    dropping: BTreeSet<(Kind, String)>,
     steps: Vec<String>,
     subagents: BTreeSet<String>,
     /// The reasoning message a translated `THINKING_TEXT_MESSAGE_START`
@@ -103,24 +169,25 @@ impl Streams {
                 e.str(item);
             }
         };
-        let lane = |e: &mut Encoder, lane: &Option<ChunkLane>| match lane {
-            Some(lane) => {
-                e.u8(1);
-                e.str(&lane.id);
-                e.opt_str(lane.owner.as_deref());
-                e.opt_str(lane.role);
-                e.opt_str(lane.name.as_deref());
-                e.opt_str(lane.parent.as_deref());
-            }
-            None => e.u8(0),
-        };
         map(e, &self.text);
-        lane(e, &self.text_chunk);
         map(e, &self.tool_calls);
-        lane(e, &self.tool_chunk);
         set(e, &mut self.reasoning_phases.iter());
         map(e, &self.reasoning);
-        lane(e, &self.reasoning_chunk);
+        e.usize(self.chunks.len());
+        for lane in self.chunks.values() {
+            e.u8(lane.kind.code());
+            e.str(&lane.id);
+            e.opt_str(lane.owner.as_deref());
+            e.opt_str(lane.role);
+            e.opt_str(lane.name.as_deref());
+            e.opt_str(lane.parent.as_deref());
+            e.bool(lane.dropping);
+        }
+        e.usize(self.dropping.len());
+        for (kind, id) in &self.dropping {
+            e.u8(kind.code());
+            e.str(id);
+        }
         set(e, &mut self.steps.iter());
         set(e, &mut self.subagents.iter());
         e.opt_str(self.thinking.as_deref());
@@ -145,10 +212,8 @@ impl Streams {
             }
             Ok(items)
         }
-        fn lane(d: &mut Decoder<'_>) -> Decoded<Option<ChunkLane>> {
-            if !d.bool()? {
-                return Ok(None);
-            }
+        fn lane(d: &mut Decoder<'_>) -> Decoded<ChunkLane> {
+            let kind = Kind::from_code(d.u8()?)?;
             let id = d.string()?;
             let owner = d.opt_string()?;
             let role = match d.opt_string()? {
@@ -162,22 +227,36 @@ impl Streams {
                 },
                 None => None,
             };
-            Ok(Some(ChunkLane {
+            Ok(ChunkLane {
+                kind,
                 id,
                 owner,
                 role,
                 name: d.opt_string()?,
                 parent: d.opt_string()?,
-            }))
+                dropping: d.bool()?,
+            })
+        }
+        let text = map(d)?;
+        let tool_calls = map(d)?;
+        let reasoning_phases = list(d)?.into_iter().collect();
+        let reasoning = map(d)?;
+        let mut chunks = BTreeMap::new();
+        for _ in 0..d.count()? {
+            let lane = lane(d)?;
+            chunks.insert(lane.owner.clone(), lane);
+        }
+        let mut dropping = BTreeSet::new();
+        for _ in 0..d.count()? {
+            dropping.insert((Kind::from_code(d.u8()?)?, d.string()?));
         }
         Ok(Self {
-            text: map(d)?,
-            text_chunk: lane(d)?,
-            tool_calls: map(d)?,
-            tool_chunk: lane(d)?,
-            reasoning_phases: list(d)?.into_iter().collect(),
-            reasoning: map(d)?,
-            reasoning_chunk: lane(d)?,
+            text,
+            tool_calls,
+            reasoning_phases,
+            reasoning,
+            chunks,
+            dropping,
             steps: list(d)?,
             subagents: list(d)?.into_iter().collect(),
             thinking: d.opt_string()?,
@@ -191,8 +270,51 @@ impl Streams {
     /// A chunk stream lasts until an event of another kind arrives. Activity
     /// events do not close it (R63), nor do the protocol's other
     /// pass-through events; `CUSTOM` does (`custom-closes-chunk-stream-fatal`).
-    pub fn close_chunks_before(&mut self, event_type: EventType) {
+    /// Under `ag-ui-client-1.0` (`client`) an event closes only the lane of
+    /// its own `subagentRunId` (`owner`; untagged: the parent agent's), a
+    /// run boundary or `MESSAGES_SNAPSHOT` every lane, as the reference
+    /// client's chunk transformer does; a chunk closes no other lane here
+    /// (its handler replaces its own lane).
+    pub fn close_chunks_before(
+        &mut self,
+        event_type: EventType,
+        owner: Option<&str>,
+        client: bool,
+    ) {
         use EventType as T;
+        if client {
+            match event_type {
+                T::TextMessageStart
+                | T::TextMessageContent
+                | T::TextMessageEnd
+                | T::ToolCallStart
+                | T::ToolCallArgs
+                | T::ToolCallEnd
+                | T::ToolCallResult
+                | T::StateSnapshot
+                | T::StateDelta
+                | T::Custom
+                | T::StepStarted
+                | T::StepFinished
+                | T::ReasoningStart
+                | T::ReasoningMessageStart
+                | T::ReasoningMessageContent
+                | T::ReasoningMessageEnd
+                | T::ReasoningEnd => {
+                    self.chunks.remove(&owner.map(str::to_owned));
+                }
+                T::SubagentFinished | T::SubagentError => {
+                    if let Some(owner) = owner {
+                        self.chunks.remove(&Some(owner.to_owned()));
+                    }
+                }
+                T::RunStarted | T::RunFinished | T::RunError | T::MessagesSnapshot => {
+                    self.chunks.clear();
+                }
+                _ => {}
+            }
+            return;
+        }
         if matches!(
             event_type,
             T::ActivitySnapshot
@@ -203,15 +325,8 @@ impl Streams {
         ) {
             return;
         }
-        if event_type != T::TextMessageChunk {
-            self.text_chunk = None;
-        }
-        if event_type != T::ToolCallChunk {
-            self.tool_chunk = None;
-        }
-        if event_type != T::ReasoningMessageChunk {
-            self.reasoning_chunk = None;
-        }
+        self.chunks
+            .retain(|_, lane| lane.kind.chunk_type() == event_type);
     }
 
     /// Closes everything (a run boundary).
@@ -222,8 +337,12 @@ impl Streams {
     /// What `RUN_FINISHED` may not leave open (§11:
     /// `open-message-at-run-finished-fatal`), in the reference client's
     /// words; empty when nothing is.
-    pub fn describe_active(&self) -> Vec<String> {
+    /// Under `spec` a start E4 skipped does not count (issue 39: its one
+    /// warning is its verdict); the client's verifier counts it.
+    pub fn describe_active(&self, client: bool) -> Vec<String> {
         let mut parts = Vec::new();
+        let counts =
+            |kind: Kind, id: &String| client || !self.dropping.contains(&(kind, id.clone()));
         let mut list = |what: &str, ids: &mut dyn Iterator<Item = &String>| {
             let ids: Vec<String> = ids.map(|id| format!("'{id}'")).collect();
             if !ids.is_empty() {
@@ -234,9 +353,21 @@ impl Streams {
             }
         };
         list("steps", &mut self.steps.iter());
-        list("text messages", &mut self.text.keys());
-        list("tool calls", &mut self.tool_calls.keys());
-        list("reasoning messages", &mut self.reasoning.keys());
+        list(
+            "text messages",
+            &mut self.text.keys().filter(|id| counts(Kind::Text, id)),
+        );
+        list(
+            "tool calls",
+            &mut self.tool_calls.keys().filter(|id| counts(Kind::Tool, id)),
+        );
+        list(
+            "reasoning messages",
+            &mut self
+                .reasoning
+                .keys()
+                .filter(|id| counts(Kind::Reasoning, id)),
+        );
         list("subagents", &mut self.subagents.iter());
         parts
     }
@@ -518,6 +649,13 @@ impl Replayer {
                     return EventEffect::plain(Effect::Fatal);
                 }
                 self.streams.tool_calls.remove(tool_call_id);
+                if self
+                    .streams
+                    .dropping
+                    .remove(&(Kind::Tool, tool_call_id.to_string()))
+                {
+                    return EventEffect::SKIPPED;
+                }
                 self.tool_call_metadata(tool_call_id, metadata);
                 EventEffect::APPLIED
             }
@@ -618,14 +756,18 @@ impl Replayer {
         EventEffect::plain(Effect::Fatal)
     }
 
-    /// A start for an id some other message already holds: skipped.
-    fn already_exists(&mut self, what: &str, id: &str) -> EventEffect {
+    /// E4: a start (or a chunk opening a stream) for an id that names
+    /// something else (`what`: `the tool message "x"`, `a closed tool
+    /// call`): skipped, and the stream it opens is dropped until its end,
+    /// which this one warning says (issue 39: one verdict per mistake).
+    fn already_exists(&mut self, event: &str, id: &str, what: &str) {
         self.diagnose(
             Code::SequenceAlreadyOpen,
             Some(id),
-            format!("{what} {id:?} already names another message; start skipped"),
+            format!(
+                "{event} {id:?} names {what} already: start skipped, and the content and end that follow for {id:?} are dropped (E4)"
+            ),
         );
-        EventEffect::SKIPPED
     }
 
     /// A continuation's `subagentRunId` must be its opener's; an untagged
@@ -667,9 +809,10 @@ impl Replayer {
 
     /// Creates the message a start (or a first chunk) opens, or finds the
     /// closed one it reopens: `Ok(true)`. `Ok(false)` when the stream opens
-    /// without a message (`ag-ui-client-1.0`, an id naming an activity);
-    /// `Err` (after a diagnostic) when the id names a message of another
-    /// kind, or (client) the verifier's owner for it is another.
+    /// without a message, its content to be dropped: the id names a
+    /// message of another kind (E4, warned), or an activity under
+    /// `ag-ui-client-1.0`. `Err` (after a diagnostic) when (client) the
+    /// verifier's owner for it is another.
     fn open_message(
         &mut self,
         family: Family,
@@ -679,21 +822,23 @@ impl Replayer {
         envelope: &Envelope,
     ) -> Result<bool, EventEffect> {
         let owner = envelope.subagent_run_id.as_deref();
-        if self.profile() == Profile::AgUiClient10 && family == Family::Text {
-            // P12: the verifier checks the tag against the owner it recorded
-            // for the id (an earlier start, the run input, a snapshot, a
-            // tool result), and records it when it has none.
-            let event = format!("{}_START", family.prefix());
-            match self.streams.verified_messages.get(id).cloned() {
-                Some(recorded) => {
-                    if !self.attribution_agrees(&event, "message", id, &recorded, owner) {
-                        return Err(EventEffect::plain(Effect::Fatal));
+        let event = format!("{}_START", family.prefix());
+        if self.profile() == Profile::AgUiClient10 {
+            if family == Family::Text {
+                // P12: the verifier checks the tag against the owner it
+                // recorded for the id (an earlier start, the run input, a
+                // snapshot, a tool result), and records it when it has none.
+                match self.streams.verified_messages.get(id).cloned() {
+                    Some(recorded) => {
+                        if !self.attribution_agrees(&event, "message", id, &recorded, owner) {
+                            return Err(EventEffect::plain(Effect::Fatal));
+                        }
                     }
-                }
-                None => {
-                    self.streams
-                        .verified_messages
-                        .insert(id.to_owned(), owner.map(str::to_owned));
+                    None => {
+                        self.streams
+                            .verified_messages
+                            .insert(id.to_owned(), owner.map(str::to_owned));
+                    }
                 }
             }
             match self.conversation.get_mut(id) {
@@ -703,7 +848,8 @@ impl Replayer {
                         Code::SequenceAlreadyOpen,
                         Some(id),
                         format!(
-                            "{event} names the activity message {id:?}: the client opens the message and shows nothing of it (ag-ui-client-1.0; spec skips the start)"
+                            "{event} {id:?} names the activity message {id:?}: the client opens the {} and shows nothing of it; the content and end that follow for {id:?} are dropped (ag-ui-client-1.0; spec skips the start, E4)",
+                            family.name()
                         ),
                     );
                     return Ok(false);
@@ -724,7 +870,11 @@ impl Replayer {
                 }
                 Ok(true)
             }
-            Some(_) => Err(self.already_exists(family.name(), id)),
+            Some(other) => {
+                let what = format!("the {} message {id:?}", other.role_name());
+                self.already_exists(&event, id, &what);
+                Ok(false)
+            }
             None => {
                 let mut message = OtherMessage::empty_text(id, role);
                 if let Some(name) = name {
@@ -775,6 +925,9 @@ impl Replayer {
         if held {
             EventEffect::APPLIED
         } else {
+            self.streams
+                .dropping
+                .insert((Kind::of(family), id.to_owned()));
             EventEffect::SKIPPED
         }
     }
@@ -815,6 +968,14 @@ impl Replayer {
         let event = format!("{}_CONTENT", family.prefix());
         if let Err(effect) = self.continuing(family, &event, id, envelope) {
             return effect;
+        }
+        if self
+            .streams
+            .dropping
+            .contains(&(Kind::of(family), id.to_owned()))
+        {
+            // E4: its start's warning said the content is dropped.
+            return EventEffect::SKIPPED;
         }
         self.append(family, id, delta, envelope.metadata.as_ref())
     }
@@ -870,17 +1031,136 @@ impl Replayer {
             return effect;
         }
         self.open_map(family).remove(id);
+        if self
+            .streams
+            .dropping
+            .remove(&(Kind::of(family), id.to_owned()))
+        {
+            return EventEffect::SKIPPED;
+        }
         if let Some(Message::Other(message)) = self.conversation.get_mut(id) {
             merge_metadata(&mut message.fields, envelope.metadata.as_ref());
         }
         EventEffect::APPLIED
     }
 
-    fn chunk_lane(&mut self, family: Family) -> &mut Option<ChunkLane> {
-        match family {
-            Family::Text => &mut self.streams.text_chunk,
-            Family::Reasoning => &mut self.streams.reasoning_chunk,
+    /// The lane a chunk of `kind` goes to (its key: the owner whose lane
+    /// it is) and the open stream it continues, if it does. Under `spec`
+    /// the one stream of the kind, continued by a chunk without an id or
+    /// with its id (C8). Under `ag-ui-client-1.0` as the reference client's
+    /// transformer picks it (issue 39): a chunk naming an open stream's id
+    /// continues that stream (its tag, if any, must be the stream's owner);
+    /// one naming no id continues its tag's lane, untagged the parent
+    /// agent's, else the one subagent lane of the kind (two or more:
+    /// fatal, ambiguous). `Err` with the fatal effect after a diagnostic.
+    fn chunk_target(
+        &mut self,
+        kind: Kind,
+        event: &str,
+        id: Option<&str>,
+        tag: Option<&str>,
+    ) -> Result<(Owner, Option<ChunkLane>), EventEffect> {
+        if self.profile() != Profile::AgUiClient10 {
+            let lane = self
+                .streams
+                .chunks
+                .values()
+                .find(|l| l.kind == kind)
+                .cloned();
+            let continuing = lane.filter(|lane| id.is_none_or(|id| lane.id == id));
+            let key = match &continuing {
+                Some(lane) => lane.owner.clone(),
+                None => tag.map(str::to_owned),
+            };
+            return Ok((key, continuing));
         }
+        let (id_member, what) = kind.words();
+        let named = id.and_then(|id| {
+            self.streams
+                .chunks
+                .iter()
+                .find(|(_, lane)| lane.kind == kind && lane.id == id)
+                .map(|(owner, _)| owner.clone())
+        });
+        let key = match (id, named) {
+            (Some(id), Some(owner)) => {
+                if let Some(tag) = tag
+                    && owner.as_deref() != Some(tag)
+                {
+                    self.diagnose(
+                        Code::SubagentAttributionMismatch,
+                        Some(id),
+                        format!(
+                            "Cannot continue {what} '{id}': chunk subagentRunId '{tag}' does not match the open stream's subagent {}",
+                            owner_name(&owner)
+                        ),
+                    );
+                    return Err(EventEffect::plain(Effect::Fatal));
+                }
+                owner
+            }
+            (Some(_), None) => tag.map(str::to_owned),
+            (None, _) => match tag {
+                Some(tag) => Some(tag.to_owned()),
+                None if self
+                    .streams
+                    .chunks
+                    .get(&None)
+                    .is_some_and(|l| l.kind == kind) =>
+                {
+                    None
+                }
+                None => {
+                    let of_kind: Vec<Owner> = self
+                        .streams
+                        .chunks
+                        .iter()
+                        .filter(|(_, lane)| lane.kind == kind)
+                        .map(|(owner, _)| owner.clone())
+                        .collect();
+                    if of_kind.len() > 1 {
+                        self.diagnose(
+                            Code::ChunkMissingId,
+                            None,
+                            format!(
+                                "Ambiguous {event}: it carries neither a {id_member} nor a subagentRunId, but {} lanes have an open {what} (ag-ui-client-1.0)",
+                                of_kind.len()
+                            ),
+                        );
+                        return Err(EventEffect::plain(Effect::Fatal));
+                    }
+                    of_kind.into_iter().next().flatten()
+                }
+            },
+        };
+        let continuing = self
+            .streams
+            .chunks
+            .get(&key)
+            .filter(|lane| lane.kind == kind && id.is_none_or(|id| lane.id == id))
+            .cloned();
+        Ok((key, continuing))
+    }
+
+    /// Closes the stream a new opener of `kind` in lane `key` replaces:
+    /// under `spec` the kind's stream, under the client the lane's.
+    fn close_lane_for_opener(&mut self, kind: Kind, key: &Owner) {
+        if self.profile() == Profile::AgUiClient10 {
+            self.streams.chunks.remove(key);
+        } else {
+            self.streams.chunks.retain(|_, lane| lane.kind != kind);
+        }
+    }
+
+    /// `chunk.missing-id`: a chunk without an id and no stream to continue.
+    fn chunk_missing_id(&mut self, kind: Kind, event: &str) -> EventEffect {
+        let (id_member, _) = kind.words();
+        self.diagnose(
+            Code::ChunkMissingId,
+            None,
+            format!("First {event} must have a {id_member}: no {event} stream is open to continue"),
+        );
+        EventEffect::plain(Effect::Fatal)
     }
 
     /// `chunk.conflict`: a continuation repeating a member with another
@@ -917,23 +1197,14 @@ impl Replayer {
         envelope: &Envelope,
     ) -> EventEffect {
         let event = format!("{}_CHUNK", family.prefix());
-        let lane = self.chunk_lane(family).clone();
-        let (id, continuing) = match (id, lane) {
-            (None, Some(lane)) => (lane.id.clone(), Some(lane)),
-            (Some(id), Some(lane)) if lane.id == id => (id.to_owned(), Some(lane)),
-            (Some(id), _) => (id.to_owned(), None),
-            (None, None) => {
-                self.diagnose(
-                    Code::ChunkMissingId,
-                    None,
-                    format!(
-                        "First {event} must have a messageId: no {event} stream is open to continue"
-                    ),
-                );
-                return EventEffect::plain(Effect::Fatal);
-            }
+        let kind = Kind::of(family);
+        let tag = envelope.subagent_run_id.as_deref();
+        let (key, continuing) = match self.chunk_target(kind, &event, id, tag) {
+            Ok(target) => target,
+            Err(effect) => return effect,
         };
         if let Some(lane) = continuing {
+            let id = lane.id.clone();
             if let Some(role) = role
                 && family == Family::Text
                 && Some(role.as_str()) != lane.role
@@ -945,57 +1216,65 @@ impl Replayer {
             {
                 return self.chunk_conflict(&event, &id, "name", name, lane.name.as_deref());
             }
-            if !self.attribution_agrees(
-                &event,
-                family.name(),
-                &id,
-                &lane.owner,
-                envelope.subagent_run_id.as_deref(),
-            ) {
+            if !self.attribution_agrees(&event, family.name(), &id, &lane.owner, tag) {
                 return EventEffect::plain(Effect::Fatal);
             }
-        } else {
-            *self.chunk_lane(family) = None;
-            if self.open_map(family).contains_key(&id) {
-                return self.already_active(&event, family.name(), &id);
+            if lane.dropping {
+                // E4: its opener's warning said the stream is dropped.
+                return EventEffect::SKIPPED;
             }
-            let message_role = match family {
-                Family::Text => role_from_text(role),
-                Family::Reasoning => Role::Reasoning,
+            return match delta {
+                Some(delta) => self.append(family, &id, delta, envelope.metadata.as_ref()),
+                None => {
+                    if let Some(Message::Other(message)) = self.conversation.get_mut(&id) {
+                        merge_metadata(&mut message.fields, envelope.metadata.as_ref());
+                    }
+                    EventEffect::APPLIED
+                }
             };
-            let held = match self.open_message(family, &id, message_role, name, envelope) {
-                Ok(held) => held,
-                Err(effect) => return effect,
-            };
-            *self.chunk_lane(family) = Some(ChunkLane {
-                id: id.clone(),
-                owner: envelope.subagent_run_id.clone(),
+        }
+        self.close_lane_for_opener(kind, &key);
+        let Some(id) = id else {
+            return self.chunk_missing_id(kind, &event);
+        };
+        if self.open_map(family).contains_key(id) {
+            return self.already_active(&event, family.name(), id);
+        }
+        let message_role = match family {
+            Family::Text => role_from_text(role),
+            Family::Reasoning => Role::Reasoning,
+        };
+        let held = match self.open_message(family, id, message_role, name, envelope) {
+            Ok(held) => held,
+            Err(effect) => return effect,
+        };
+        self.streams.chunks.insert(
+            key,
+            ChunkLane {
+                kind,
+                id: id.to_owned(),
+                owner: tag.map(str::to_owned),
                 role: (family == Family::Text).then(|| role_from_text(role).as_str()),
                 name: name.clone(),
                 parent: None,
-            });
-            if !held {
-                return EventEffect::SKIPPED;
-            }
-            if delta.is_none_or(str::is_empty) {
-                return EventEffect::APPLIED;
-            }
-            // The opener's metadata is merged already.
-            return self.append(family, &id, delta.unwrap_or_default(), None);
+                dropping: !held,
+            },
+        );
+        if !held {
+            return EventEffect::SKIPPED;
         }
-        match delta {
-            Some(delta) => self.append(family, &id, delta, envelope.metadata.as_ref()),
-            None => {
-                if let Some(Message::Other(message)) = self.conversation.get_mut(&id) {
-                    merge_metadata(&mut message.fields, envelope.metadata.as_ref());
-                }
-                EventEffect::APPLIED
-            }
+        if delta.is_none_or(str::is_empty) {
+            return EventEffect::APPLIED;
         }
+        // The opener's metadata is merged already.
+        self.append(family, id, delta.unwrap_or_default(), None)
     }
 
-    /// Opens a tool call on its parent message (or a new assistant message).
-    /// `Err` with the effect when it cannot.
+    /// Opens a tool call on its parent message (or a new assistant message):
+    /// `Ok(true)`. `Ok(false)` when the start is skipped (E4, warned: a
+    /// closed tool call's id, or a parent that is not an assistant
+    /// message), the call to be dropped until its end. `Err` with the
+    /// effect when it is fatal.
     fn open_tool_call(
         &mut self,
         event: &str,
@@ -1003,7 +1282,7 @@ impl Replayer {
         name: &str,
         parent_message_id: Option<&str>,
         envelope: &Envelope,
-    ) -> Result<(), EventEffect> {
+    ) -> Result<bool, EventEffect> {
         if self.streams.tool_calls.contains_key(tool_call_id) {
             return Err(self.already_active(event, "tool call", tool_call_id));
         }
@@ -1017,10 +1296,11 @@ impl Replayer {
                     function.insert("name".into(), Value::String(name.to_owned()));
                 }
                 merge_metadata(call, envelope.metadata.as_ref());
-                return Ok(());
+                return Ok(true);
             }
         } else if self.tool_call_messages.contains_key(tool_call_id) {
-            return Err(self.already_exists("tool call", tool_call_id));
+            self.already_exists(event, tool_call_id, "a tool call started before");
+            return Ok(false);
         }
         let mut call = json!({
             "id": tool_call_id,
@@ -1031,9 +1311,6 @@ impl Replayer {
             merge_metadata(call, envelope.metadata.as_ref());
         }
         let holder = parent_message_id.unwrap_or(tool_call_id);
-        // The client's fallback message would repeat an id the conversation
-        // holds already: not reproduced (P14), skipped as under spec.
-        let held_as_id = self.conversation.contains(tool_call_id);
         match self.conversation.get_mut(holder) {
             Some(Message::Other(message)) if message.role == Role::Assistant => {
                 match message.fields.get_mut("toolCalls") {
@@ -1046,32 +1323,35 @@ impl Replayer {
                 }
             }
             // P14: the client gives the call a new assistant message named
-            // by the tool call id.
-            Some(other) if client && !held_as_id => {
+            // by the tool call id, whatever else holds that id already (an
+            // activity named by the call's id included, issue 39).
+            Some(other) if client => {
                 let role = other.role_name();
-                self.diagnose(
-                    Code::SequenceAlreadyOpen,
-                    Some(holder),
+                let said = if parent_message_id.is_some() {
                     format!(
                         "{event} {tool_call_id:?} names the {role} message {holder:?} as its parent: the client puts the call on a new assistant message {tool_call_id:?} (ag-ui-client-1.0; spec skips it)"
-                    ),
-                );
+                    )
+                } else {
+                    format!(
+                        "{event} {tool_call_id:?} names the {role} message {holder:?}: the client puts the call on a new assistant message {tool_call_id:?} beside it (ag-ui-client-1.0; spec skips it, E4)"
+                    )
+                };
+                self.diagnose(Code::SequenceAlreadyOpen, Some(holder), said);
                 self.conversation
                     .push(call_holder(tool_call_id, call, envelope));
                 Arc::make_mut(&mut self.tool_call_messages)
                     .insert(tool_call_id.to_owned(), tool_call_id.to_owned());
-                return Ok(());
+                return Ok(true);
             }
             Some(other) => {
-                let role = other.role_name();
-                self.diagnose(
-                    Code::SequenceAlreadyOpen,
-                    Some(holder),
-                    format!(
-                        "{event} {tool_call_id:?} names the {role} message {holder:?} as its parent; skipped"
-                    ),
-                );
-                return Err(EventEffect::SKIPPED);
+                let what = match parent_message_id {
+                    Some(_) => {
+                        format!("the {} message {holder:?} as its parent", other.role_name())
+                    }
+                    None => format!("the {} message {holder:?}", other.role_name()),
+                };
+                self.already_exists(event, tool_call_id, &what);
+                return Ok(false);
             }
             None => {
                 self.conversation.push(call_holder(holder, call, envelope));
@@ -1079,7 +1359,7 @@ impl Replayer {
         }
         Arc::make_mut(&mut self.tool_call_messages)
             .insert(tool_call_id.to_owned(), holder.to_owned());
-        Ok(())
+        Ok(true)
     }
 
     /// `ag-ui-client-1.0` (P12): the verifier's checks of a tool call start:
@@ -1150,19 +1430,27 @@ impl Replayer {
         parent_message_id: Option<&str>,
         envelope: &Envelope,
     ) -> EventEffect {
-        if let Err(effect) = self.open_tool_call(
+        let held = match self.open_tool_call(
             "TOOL_CALL_START",
             tool_call_id,
             name,
             parent_message_id,
             envelope,
         ) {
-            return effect;
-        }
+            Ok(held) => held,
+            Err(effect) => return effect,
+        };
         self.streams
             .tool_calls
             .insert(tool_call_id.to_owned(), envelope.subagent_run_id.clone());
-        EventEffect::APPLIED
+        if held {
+            EventEffect::APPLIED
+        } else {
+            self.streams
+                .dropping
+                .insert((Kind::Tool, tool_call_id.to_owned()));
+            EventEffect::SKIPPED
+        }
     }
 
     fn tool_call_args(
@@ -1184,14 +1472,33 @@ impl Replayer {
         ) {
             return EventEffect::plain(Effect::Fatal);
         }
+        if self
+            .streams
+            .dropping
+            .contains(&(Kind::Tool, tool_call_id.to_owned()))
+        {
+            // E4: its start's warning said the arguments are dropped.
+            return EventEffect::SKIPPED;
+        }
         self.tool_call_metadata(tool_call_id, envelope.metadata.as_ref());
         self.append_arguments(tool_call_id, delta)
     }
 
     /// The tool call object with this id, wherever its message is.
+    /// When the holder's id names another message first (the client's
+    /// new assistant message beside a message with its id, P14), the
+    /// first assistant message holding the call.
     fn tool_call_mut(&mut self, tool_call_id: &str) -> Option<&mut Map<String, Value>> {
         let holder = self.tool_call_messages.get(tool_call_id)?;
-        match self.conversation.get_mut(holder) {
+        let holds = |m: &Message| {
+            matches!(m, Message::Other(m) if m.role == Role::Assistant
+                && m.tool_call_ids().any(|id| id == tool_call_id))
+        };
+        let at = match self.conversation.position(holder) {
+            Some(at) if self.conversation.at(at).is_some_and(holds) => at,
+            _ => self.conversation.iter().position(holds)?,
+        };
+        match self.conversation.get_mut_at(at) {
             Some(Message::Other(message)) => message.tool_call_mut(tool_call_id),
             _ => None,
         }
@@ -1247,20 +1554,10 @@ impl Replayer {
         envelope: &Envelope,
     ) -> EventEffect {
         const EVENT: &str = "TOOL_CALL_CHUNK";
-        let lane = self.streams.tool_chunk.clone();
-        let continuing = match (tool_call_id, &lane) {
-            (None, Some(lane)) => Some(lane.clone()),
-            (Some(id), Some(lane)) if lane.id == id => Some(lane.clone()),
-            (Some(_), _) => None,
-            (None, None) => {
-                self.diagnose(
-                    Code::ChunkMissingId,
-                    None,
-                    "First TOOL_CALL_CHUNK must have a toolCallId: no TOOL_CALL_CHUNK stream is open to continue"
-                        .into(),
-                );
-                return EventEffect::plain(Effect::Fatal);
-            }
+        let tag = envelope.subagent_run_id.as_deref();
+        let (key, continuing) = match self.chunk_target(Kind::Tool, EVENT, tool_call_id, tag) {
+            Ok(target) => target,
+            Err(effect) => return effect,
         };
         let id = match continuing {
             Some(lane) => {
@@ -1286,45 +1583,52 @@ impl Replayer {
                         lane.parent.as_deref(),
                     );
                 }
-                if !self.attribution_agrees(
-                    EVENT,
-                    "tool call",
-                    &lane.id,
-                    &lane.owner,
-                    envelope.subagent_run_id.as_deref(),
-                ) {
+                if !self.attribution_agrees(EVENT, "tool call", &lane.id, &lane.owner, tag) {
                     return EventEffect::plain(Effect::Fatal);
+                }
+                if lane.dropping {
+                    // E4: its opener's warning said the stream is dropped.
+                    return EventEffect::SKIPPED;
                 }
                 self.tool_call_metadata(&lane.id, envelope.metadata.as_ref());
                 lane.id
             }
             None => {
-                self.streams.tool_chunk = None;
-                let id = tool_call_id.unwrap_or_default().to_owned();
+                self.close_lane_for_opener(Kind::Tool, &key);
+                let Some(id) = tool_call_id else {
+                    return self.chunk_missing_id(Kind::Tool, EVENT);
+                };
                 let Some(name) = name else {
                     self.diagnose(
                         Code::ChunkMissingName,
-                        Some(&id),
+                        Some(id),
                         format!(
                             "First TOOL_CALL_CHUNK must have a toolCallName: tool call '{id}' has none"
                         ),
                     );
                     return EventEffect::plain(Effect::Fatal);
                 };
-                if let Err(effect) =
-                    self.open_tool_call(EVENT, &id, name, parent_message_id, envelope)
-                {
-                    return effect;
-                }
+                let held = match self.open_tool_call(EVENT, id, name, parent_message_id, envelope) {
+                    Ok(held) => held,
+                    Err(effect) => return effect,
+                };
                 // A chunked call is closed by its lane, not by TOOL_CALL_END.
-                self.streams.tool_chunk = Some(ChunkLane {
-                    id: id.clone(),
-                    owner: envelope.subagent_run_id.clone(),
-                    role: None,
-                    name: Some(name.to_owned()),
-                    parent: parent_message_id.map(str::to_owned),
-                });
-                id
+                self.streams.chunks.insert(
+                    key,
+                    ChunkLane {
+                        kind: Kind::Tool,
+                        id: id.to_owned(),
+                        owner: tag.map(str::to_owned),
+                        role: None,
+                        name: Some(name.to_owned()),
+                        parent: parent_message_id.map(str::to_owned),
+                        dropping: !held,
+                    },
+                );
+                if !held {
+                    return EventEffect::SKIPPED;
+                }
+                id.to_owned()
             }
         };
         match delta {
@@ -1351,7 +1655,14 @@ impl Replayer {
         // second message with the id (P14).
         if self.conversation.contains(message_id) {
             if !client {
-                return self.already_exists("tool message", message_id);
+                self.diagnose(
+                    Code::SequenceAlreadyOpen,
+                    Some(message_id),
+                    format!(
+                        "tool message {message_id:?} already names another message; result skipped (R51)"
+                    ),
+                );
+                return EventEffect::SKIPPED;
             }
             self.diagnose(
                 Code::SequenceAlreadyOpen,

@@ -52,8 +52,10 @@ use crate::replay::{FrozenReplay, Options, Replayer};
 /// and its drift tracking's recent keys are one more layer (issue 14).
 /// This build reads format 5 as well (thawing weighs the content either
 /// way); a build that knows only format 5 would take the weight of an
-/// emptied activity for its content's, so it refuses format 6.
-pub const INDEX_FORMAT_VERSION: i64 = 6;
+/// emptied activity for its content's, so it refuses format 6. Format 7
+/// (issue 39): what is open holds a chunk lane per owner and the starts
+/// E4 skipped; formats 5 and 6 are no longer read.
+pub const INDEX_FORMAT_VERSION: i64 = 7;
 
 /// The version of what the replay computes (its rules, diagnostics,
 /// checkpoint policy) as far as a stored index holds it. Bump it by hand
@@ -61,7 +63,7 @@ pub const INDEX_FORMAT_VERSION: i64 = 6;
 /// written by another engine version is not believed. The test
 /// `the_encoded_index_of_a_fixed_stream_changes_only_with_the_engine_version`
 /// fails when the index of a fixed stream changes while this stays.
-pub const REPLAY_ENGINE_VERSION: u32 = 7;
+pub const REPLAY_ENGINE_VERSION: u32 = 8;
 
 /// The engine that wrote an index, stored beside it: the crate's version
 /// and [`REPLAY_ENGINE_VERSION`]. An index written by another is not
@@ -75,16 +77,10 @@ fn engine_named(version: u32) -> String {
 }
 
 /// The (format, engine version) pairs of the indexes this build believes:
-/// its own; format 6 by engine 6, whose replay is this one's (engine 7
-/// only spaces its checkpoints further apart, and an index holds its own
-/// spacing); and format 5 by engine 5, whose layout and replay are this
-/// one's too (engine 6 changed only what the index holds of a checkpoint).
-/// The recordings of the builds before keep their index.
-const READABLE_INDEXES: [(i64, u32); 3] = [
-    (5, 5),
-    (6, 6),
-    (INDEX_FORMAT_VERSION, REPLAY_ENGINE_VERSION),
-];
+/// its own only. Engine 8 (issue 39) replays id collisions and the client's
+/// chunk lanes otherwise, and format 7 stores what is open otherwise, so
+/// the indexes of formats 5 and 6 (engines 5 to 7) are rebuilt.
+const READABLE_INDEXES: [(i64, u32); 1] = [(INDEX_FORMAT_VERSION, REPLAY_ENGINE_VERSION)];
 
 /// The checkpoint policies of the indexes this build believes: its own,
 /// and that of engines 5 and 6, whose checkpoints were 256 KiB apart
@@ -990,6 +986,9 @@ mod tests {
         // Checkpoints twice as far apart (issue 14: the replay/parse ratio
         // with the replay's threads on cores apart).
         (7, 0x0651_0b0d_5c8a_d643),
+        // Index format 7 (issue 39): one verdict per id collision, a chunk
+        // lane per owner under the client; what is open stored so.
+        (8, 0x375b_4abf_1d09_ecdc),
     ];
 
     /// The demo under both profiles, strict and best effort.

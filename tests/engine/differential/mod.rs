@@ -239,3 +239,43 @@ fn differential_generator_is_seeded_and_sends_numbers_as_written() {
     assert!(same(&serde_json::json!(1), &serde_json::json!(1.0)));
     assert!(!same(&serde_json::json!(1), &serde_json::json!("1")));
 }
+
+#[test]
+fn differential_subagent_chunk_lanes_and_activity_ids_agree_with_the_reference_client() {
+    // Issue 39: the streams of the client profile's chunk lanes per
+    // subagent and of tool-call and reasoning chunks reusing an activity's
+    // id, replayed by the engine and by the real `@ag-ui/client` 1.0.0:
+    // the same outcome (the ambiguous chunk refused at the same event), the
+    // same messages and state.
+    let required = crate::common::peer::required();
+    let mut peer = match Peer::spawn() {
+        Ok(peer) => peer,
+        Err(why) if required => panic!("differential test: AGUI_PEER_REQUIRED=1 but {why}"),
+        Err(why) => {
+            println!(
+                "issue 39 peer check NOT RUN: {why} (set AGUI_PEER_REQUIRED=1 to fail instead)"
+            );
+            return;
+        }
+    };
+    use crate::client_conversation::{activity_id_chunks, ambiguous_lanes, interleaved_lanes};
+    let streams = [interleaved_lanes(), ambiguous_lanes(), activity_id_chunks()];
+    let texts: Vec<Vec<String>> = streams
+        .iter()
+        .map(|events| events.iter().map(Value::to_string).collect())
+        .collect();
+    let theirs = peer.run(&texts);
+    for (i, texts) in texts.iter().enumerate() {
+        let ours = engine(texts);
+        assert_eq!(
+            compare(&ours, &theirs[i]).map(|d| d.detail),
+            None,
+            "stream {i}: engine {ours:?}, client {:?}",
+            theirs[i]
+        );
+    }
+    // What the reference showed, as the issue says it does.
+    assert_eq!(theirs[1].outcome, "error");
+    assert_eq!(theirs[1].failed_at, Some(4));
+    assert_eq!(theirs[2].messages.len(), 3);
+}
