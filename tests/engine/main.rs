@@ -11,6 +11,7 @@ mod annotations;
 mod client_conversation;
 mod conformance;
 mod drift;
+mod frameworks;
 mod index;
 mod interop;
 mod lazy_events;
