@@ -26,7 +26,7 @@ use agui_replay::{Code, Diagnostic, Outcome, Severity};
 use serde_json::Value;
 
 /// The frameworks whose captures are committed, one folder each.
-const FRAMEWORKS: [&str; 1] = ["pydantic-ai"];
+const FRAMEWORKS: [&str; 2] = ["langgraph", "pydantic-ai"];
 
 fn folder(framework: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -211,6 +211,12 @@ fn check_framework(framework: &str) {
 fn pydantic_ai_sessions_replay_as_the_client_showed_them() {
     // issue 39: pydantic-ai's AGUIAdapter on a FunctionModel.
     check_framework("pydantic-ai");
+}
+
+#[test]
+fn langgraph_sessions_replay_as_the_client_showed_them() {
+    // issue 39: ag-ui-langgraph over a graph on GenericFakeChatModel.
+    check_framework("langgraph");
 }
 
 #[test]
