@@ -26,7 +26,7 @@ use agui_replay::{Code, Diagnostic, Outcome, Severity};
 use serde_json::Value;
 
 /// The frameworks whose captures are committed, one folder each.
-const FRAMEWORKS: [&str; 2] = ["langgraph", "pydantic-ai"];
+const FRAMEWORKS: [&str; 3] = ["langgraph", "llama-index", "pydantic-ai"];
 
 fn folder(framework: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -217,6 +217,12 @@ fn pydantic_ai_sessions_replay_as_the_client_showed_them() {
 fn langgraph_sessions_replay_as_the_client_showed_them() {
     // issue 39: ag-ui-langgraph over a graph on GenericFakeChatModel.
     check_framework("langgraph");
+}
+
+#[test]
+fn llama_index_sessions_replay_as_the_client_showed_them() {
+    // issue 39: llama-index-protocols-ag-ui on MockFunctionCallingLLM.
+    check_framework("llama-index");
 }
 
 #[test]

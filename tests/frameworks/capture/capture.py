@@ -97,9 +97,13 @@ def wait_for(port, seconds=60):
     raise SystemExit(f"nothing listens on 127.0.0.1:{port} after {seconds} s")
 
 
-def post(port, body):
+# The path of each framework's AG-UI endpoint (its package's default).
+PATHS = {"llama-index": "/run"}
+
+
+def post(port, body, path="/"):
     request = urllib.request.Request(
-        f"http://127.0.0.1:{port}/",
+        f"http://127.0.0.1:{port}{path}",
         data=json.dumps(body).encode(),
         headers={"content-type": "application/json", "accept": "text/event-stream"},
         method="POST",
@@ -143,7 +147,7 @@ def main():
         wait_for(proxy_port)
         chosen = sessions(framework)
         for name, body in chosen:
-            post(proxy_port, body)
+            post(proxy_port, body, PATHS.get(framework, "/"))
             (out / f"{name}.input.json").write_text(json.dumps(body, indent=2) + "\n")
         stop(proxy)
         proxy = None
