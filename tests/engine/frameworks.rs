@@ -26,7 +26,7 @@ use agui_replay::{Code, Diagnostic, Outcome, Severity};
 use serde_json::Value;
 
 /// The frameworks whose captures are committed, one folder each.
-const FRAMEWORKS: [&str; 3] = ["langgraph", "llama-index", "pydantic-ai"];
+const FRAMEWORKS: [&str; 4] = ["langgraph", "llama-index", "pydantic-ai", "strands"];
 
 fn folder(framework: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -223,6 +223,12 @@ fn langgraph_sessions_replay_as_the_client_showed_them() {
 fn llama_index_sessions_replay_as_the_client_showed_them() {
     // issue 39: llama-index-protocols-ag-ui on MockFunctionCallingLLM.
     check_framework("llama-index");
+}
+
+#[test]
+fn strands_sessions_replay_as_the_client_showed_them() {
+    // issue 39: ag-ui-strands over a Strands Agent on a scripted stub model.
+    check_framework("strands");
 }
 
 #[test]
