@@ -78,11 +78,13 @@ fn entries(framework: &str, expected: &Value, list: &str) -> Vec<Named> {
     let mut out = Vec::new();
     for entry in expected[list].as_array().into_iter().flatten() {
         let code = entry["code"].as_str().unwrap_or_default();
-        let parsed = Code::from_name(code)
-            .unwrap_or_else(|| panic!("{framework} {list}: no code {code:?}"));
+        let parsed =
+            Code::from_name(code).unwrap_or_else(|| panic!("{framework} {list}: no code {code:?}"));
         let rule = reference().rule_of(parsed).map(|r| r.id).unwrap_or("");
         assert!(
-            entry["rule"].as_str().is_some_and(|r| r.eq_ignore_ascii_case(rule)),
+            entry["rule"]
+                .as_str()
+                .is_some_and(|r| r.eq_ignore_ascii_case(rule)),
             "{framework} {list}: {code} reports rule {rule:?}, the entry names {}",
             entry["rule"]
         );
@@ -124,7 +126,11 @@ fn same(a: &Value, b: &Value) -> bool {
 /// Replays one session under a profile: its reader's and replay's
 /// diagnostics that a producer earns (error, warning, note), the messages,
 /// the state and whether the run failed.
-fn replay(framework: &str, session: &str, profile: Profile) -> (Vec<Diagnostic>, Value, Value, bool) {
+fn replay(
+    framework: &str,
+    session: &str,
+    profile: Profile,
+) -> (Vec<Diagnostic>, Value, Value, bool) {
     let dir = folder(framework);
     let mut source = open_source(&dir.join(format!("{session}.sse")), None)
         .unwrap_or_else(|e| panic!("{framework}/{session}.sse: {e}"));
@@ -149,7 +155,10 @@ fn check_framework(framework: &str) {
     let names = sessions(framework);
     assert!(names.len() >= 3, "{framework}: only {names:?}");
     for entry in earned.iter().chain(&tolerated) {
-        assert!(names.contains(&entry.session), "{framework}: no session for {entry}");
+        assert!(
+            names.contains(&entry.session),
+            "{framework}: no session for {entry}"
+        );
     }
     let mut failures = Vec::new();
     let mut reported = Vec::new();
@@ -191,7 +200,9 @@ fn check_framework(framework: &str) {
     }
     for (named, message) in &reported {
         if !earned.contains(named) && !tolerated.contains(named) {
-            failures.push(format!("{framework}: unearned diagnostic {named}: {message}"));
+            failures.push(format!(
+                "{framework}: unearned diagnostic {named}: {message}"
+            ));
         }
     }
     for named in &earned {
