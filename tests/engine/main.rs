@@ -12,6 +12,7 @@ mod client_conversation;
 mod conformance;
 mod draft;
 mod drift;
+mod frameworks;
 mod index;
 mod interop;
 mod lazy_events;
