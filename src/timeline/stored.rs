@@ -987,8 +987,9 @@ mod tests {
         // with the replay's threads on cores apart).
         (7, 0x0651_0b0d_5c8a_d643),
         // Index format 7 (issue 39): one verdict per id collision, a chunk
-        // lane per owner under the client; what is open stored so.
-        (8, 0x375b_4abf_1d09_ecdc),
+        // lane per owner under the client; what is open stored so. Split
+        // surrogates joined, nested members checked against the schema.
+        (8, 0xcd1e_ae65_8af5_e4df),
     ];
 
     /// The demo under both profiles, strict and best effort.

@@ -11,11 +11,7 @@
 //!
 //! `expected.json`:
 //! `{"framework", "packages", "diagnostics": [{"session", "profiles", "seq",
-//! "code", "rule", "why"}], "engine_false_alarms": [same fields]}`. An
-//! `engine_false_alarms` entry is a diagnostic the current engine reports
-//! although the producer is right (a known engine bug being fixed
-//! elsewhere): it is tolerated, not required, so the test passes before and
-//! after the fix, and the entry is deleted once the fix is in.
+//! "code", "rule", "why"}]}`.
 
 use std::path::{Path, PathBuf};
 
@@ -151,10 +147,9 @@ fn check_framework(framework: &str) {
     let dir = folder(framework);
     let expected = read_json(&dir.join("expected.json"));
     let earned = entries(framework, &expected, "diagnostics");
-    let tolerated = entries(framework, &expected, "engine_false_alarms");
     let names = sessions(framework);
     assert!(names.len() >= 3, "{framework}: only {names:?}");
-    for entry in earned.iter().chain(&tolerated) {
+    for entry in &earned {
         assert!(
             names.contains(&entry.session),
             "{framework}: no session for {entry}"
@@ -199,7 +194,7 @@ fn check_framework(framework: &str) {
         }
     }
     for (named, message) in &reported {
-        if !earned.contains(named) && !tolerated.contains(named) {
+        if !earned.contains(named) {
             failures.push(format!(
                 "{framework}: unearned diagnostic {named}: {message}"
             ));
@@ -208,11 +203,6 @@ fn check_framework(framework: &str) {
     for named in &earned {
         if !reported.iter().any(|(r, _)| r == named) {
             failures.push(format!("{framework}: expected diagnostic missing: {named}"));
-        }
-    }
-    for named in &tolerated {
-        if !reported.iter().any(|(r, _)| r == named) {
-            eprintln!("{framework}: engine false alarm {named} is gone: delete its entry");
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
