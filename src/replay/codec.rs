@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 use super::conversation::{ActivityMessage, Conversation, Message, OtherMessage, Role};
 use super::drift::DriftLayer;
 use super::engine::{ActivityChange, Effect, EventEffect, Replayer, RunPhase};
-use super::frozen::FrozenReplay;
+use super::frozen::{FrozenReplay, FrozenText, TextLog};
 use super::{Options, Profile};
 use crate::diagnostic::{Code, Diagnostic, Drift, DriftKind, DriftPatch, Seq, Severity};
 use crate::protocol::{EventType, ProtocolVersion};
@@ -295,6 +295,11 @@ pub struct MessageTable {
     layer_numbers: FxHashMap<*const u8, usize>,
     encoded_layers: Encoder,
     layer_count: usize,
+    /// The logs of the long texts checkpoints hold (issue 38), each once,
+    /// encoded when the table is finished (a later checkpoint may have
+    /// added pieces to one).
+    text_numbers: FxHashMap<*const TextLog, usize>,
+    text_logs: Vec<Arc<TextLog>>,
 }
 
 impl MessageTable {
@@ -330,14 +335,38 @@ impl MessageTable {
         n
     }
 
+    /// The number of a text log, kept until the table is finished.
+    fn text_number(&mut self, log: &Arc<TextLog>) -> usize {
+        let key = Arc::as_ptr(log);
+        if let Some(&n) = self.text_numbers.get(&key) {
+            return n;
+        }
+        let n = self.text_logs.len();
+        self.text_logs.push(Arc::clone(log));
+        self.text_numbers.insert(key, n);
+        n
+    }
+
     /// The table, encoded: its count, then each message; then the count of
-    /// drift layers and each layer.
+    /// drift layers and each layer; then the count of text logs and each
+    /// log (its count of pieces, then each piece).
     pub fn finish(self) -> Vec<u8> {
         let mut out = Encoder::default();
         out.usize(self.count);
         out.buf.extend_from_slice(&self.encoded.buf);
         out.usize(self.layer_count);
         out.buf.extend_from_slice(&self.encoded_layers.buf);
+        out.usize(self.text_logs.len());
+        for log in &self.text_logs {
+            let mut one = Encoder::default();
+            log.with_pieces(|pieces| {
+                one.usize(pieces.len());
+                for piece in pieces {
+                    one.str(piece);
+                }
+            });
+            out.bytes(&one.buf);
+        }
         out.buf
     }
 }
@@ -363,6 +392,7 @@ pub struct Shared<'a> {
 pub struct LazyMessages {
     messages: LazyItems<Message>,
     layers: LazyItems<[(String, Option<super::drift::Since>)]>,
+    texts: LazyItems<TextLog>,
 }
 
 /// Length-prefixed items of a blob, each decoded on first use, then shared.
@@ -434,6 +464,19 @@ impl LazyMessages {
         Ok(Self {
             messages: LazyItems::scan(d)?,
             layers: LazyItems::scan(d)?,
+            texts: LazyItems::scan(d)?,
+        })
+    }
+
+    /// Text log `n`, decoded from `blob` on first use, then shared.
+    fn text_log(&self, blob: &[u8], n: usize) -> Decoded<Arc<TextLog>> {
+        self.texts.get(blob, n, "a text", |d| {
+            let n = d.count()?;
+            let mut pieces = Vec::with_capacity(n);
+            for _ in 0..n {
+                pieces.push(Box::from(d.str()?));
+            }
+            Ok(Arc::new(TextLog::of(pieces)))
         })
     }
 
@@ -939,6 +982,14 @@ impl FrozenReplay {
             e.usize(*i);
             e.bytes(text);
         }
+        e.usize(self.texts.len());
+        let mut last = 0;
+        for (i, text) in &self.texts {
+            e.usize(i - last);
+            last = *i;
+            e.usize(table.text_number(&text.log));
+            e.usize(text.pieces);
+        }
         Ok(())
     }
 
@@ -963,10 +1014,31 @@ impl FrozenReplay {
             let i = d.usize()?;
             contents.push((i, super::frozen::Stored::from_text(d.bytes()?)?));
         }
+        // Issue 38: the long texts, each at a message emptied of it.
+        let n = d.count()?;
+        let mut texts: Vec<(usize, FrozenText)> = Vec::with_capacity(n);
+        let mut at = 0usize;
+        for _ in 0..n {
+            let gap = d.usize()?;
+            at = match at.checked_add(gap) {
+                Some(i) if gap > 0 || texts.is_empty() => i,
+                _ => return bad("the texts of a checkpoint in the index are out of order"),
+            };
+            let log = shared.tables.text_log(shared.blob, d.usize()?)?;
+            let Some(text) = FrozenText::of_log(log, d.usize()?) else {
+                return bad("a checkpoint in the index holds more of a text than it has");
+            };
+            match base.conversation.at(at) {
+                Some(Message::Other(message)) if message.text() == Some("") => {}
+                _ => return bad("a text of a checkpoint in the index has no message to go to"),
+            }
+            texts.push((at, text));
+        }
         Ok(Self {
             base,
             contents,
             state,
+            texts,
         })
     }
 }

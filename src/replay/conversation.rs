@@ -135,16 +135,29 @@ impl OtherMessage {
 
     /// Appends text to `content` (making it a string if it was not one).
     pub fn append_content(&mut self, delta: &str) {
+        self.extend_content(delta);
+    }
+
+    /// [`Self::append_content`], saying whether the text before is the
+    /// start of the text after (not when `content` was not a string, or
+    /// when the halves of a character cut in two joined).
+    fn extend_content(&mut self, delta: &str) -> bool {
         match self.fields.get_mut("content") {
             Some(Value::String(text)) => {
                 // Issue 39: halves of a character cut in two join.
-                crate::protocol::surrogate::push_joined(text, delta);
+                crate::protocol::surrogate::push_joined(text, delta).is_none()
             }
             _ => {
                 self.fields
                     .insert("content".into(), Value::String(delta.to_owned()));
+                false
             }
         }
+    }
+
+    /// The text `content`, when it is a string.
+    pub(super) fn text(&self) -> Option<&str> {
+        self.fields.get("content").and_then(Value::as_str)
     }
 
     /// The tool call with this id, among `toolCalls`.
@@ -263,7 +276,7 @@ type IdIndex =
 /// messages: a copy of the conversation (a checkpoint) costs O(1), and a
 /// change after the copy duplicates only the message it touches and a few
 /// tree nodes, however long the conversation.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug)]
 pub struct Conversation {
     messages: imbl::Vector<Arc<Message>>,
     /// Id to the position of its first message. It may also name ids the
@@ -283,6 +296,45 @@ pub struct Conversation {
     /// (issue 14). Kept by every method that adds or replaces a message
     /// (a message reached through `get_mut` keeps its kind).
     activities: Vec<usize>,
+    /// Which list this is, as far as its messages go: drawn anew
+    /// ([`next_witness`]) by every change to a message already in it but
+    /// an append to its text ([`Self::append_text`]), and for every copy.
+    /// While it stays, every message holds what it held, followed by what
+    /// was appended: a checkpoint keeps only what a long text gained since
+    /// the last one without comparing the texts (issue 38).
+    witness: u64,
+}
+
+/// A witness no list has had.
+fn next_witness() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+impl Default for Conversation {
+    fn default() -> Self {
+        Self {
+            messages: imbl::Vector::new(),
+            by_id: IdIndex::default(),
+            from_input: InputIndex::default(),
+            activities: Vec::new(),
+            witness: next_witness(),
+        }
+    }
+}
+
+/// A copy has a witness of its own: what is appended to one is not to the
+/// other.
+impl Clone for Conversation {
+    fn clone(&self) -> Self {
+        Self {
+            messages: self.messages.clone(),
+            by_id: self.by_id.clone(),
+            from_input: self.from_input.clone(),
+            activities: self.activities.clone(),
+            witness: next_witness(),
+        }
+    }
 }
 
 /// Message id to the step of the run input it joined from.
@@ -376,7 +428,28 @@ impl Conversation {
 
     /// The message at position `i`, mutably (copied first if shared).
     pub(super) fn get_mut_at(&mut self, i: usize) -> Option<&mut Message> {
+        self.witness = next_witness();
         self.messages.get_mut(i).map(Arc::make_mut)
+    }
+
+    /// Appends `delta` to the text of the message at position `i`
+    /// ([`OtherMessage::append_content`]; an activity is left as it is).
+    /// The list keeps its witness ([`Self::witness`]) when the text before
+    /// is the start of the text after.
+    pub(super) fn append_text(&mut self, i: usize, delta: &str) {
+        let Some(Message::Other(message)) = self.messages.get_mut(i).map(Arc::make_mut) else {
+            return;
+        };
+        if !message.extend_content(delta) {
+            self.witness = next_witness();
+        }
+    }
+
+    /// What tells whether a message changed since it was last seen: while
+    /// the witness stays, no message of the list changed but by appends
+    /// to its text, and none moved (issue 38).
+    pub(super) fn witness(&self) -> u64 {
+        self.witness
     }
 
     /// Whether a message has this id.
@@ -416,6 +489,7 @@ impl Conversation {
             self.push(message);
             return;
         }
+        self.witness = next_witness();
         self.messages.insert(i, Arc::new(message));
         let later = self.activities.partition_point(|&at| at < i);
         for at in &mut self.activities[later..] {
@@ -465,6 +539,7 @@ impl Conversation {
     pub fn replace(&mut self, message: Message) {
         match self.lookup(message.id()) {
             Some(i) => {
+                self.witness = next_witness();
                 self.messages.set(i, Arc::new(message));
                 self.note_kind_at(i);
             }
@@ -476,6 +551,7 @@ impl Conversation {
     pub(super) fn replace_at(&mut self, i: usize, message: Arc<Message>) {
         if i < self.messages.len() {
             debug_assert_eq!(self.messages[i].id(), message.id());
+            self.witness = next_witness();
             self.messages.set(i, message);
             self.note_kind_at(i);
         }
@@ -486,6 +562,7 @@ impl Conversation {
     pub fn set_messages(&mut self, messages: Vec<Arc<Message>>) {
         // The list built at once (a stored checkpoint's decode, issue 14:
         // pushing one by one copied the list's tail each time).
+        self.witness = next_witness();
         self.by_id = IdIndex::default();
         self.activities = Vec::new();
         for (i, message) in messages.iter().enumerate() {
@@ -569,6 +646,7 @@ impl Conversation {
             by_id: longer.by_id.clone(),
             from_input: InputIndex::default(),
             activities,
+            witness: next_witness(),
         };
         for (i, message) in changed {
             if conversation.messages.get(i)?.id() != message.id() {

@@ -6,13 +6,19 @@
 //! activity per checkpoint. A frozen state keeps them as compact JSON text
 //! instead (a few hundred bytes where a tree takes kilobytes) and shares
 //! everything else. Thawing parses them back.
+//!
+//! A long text a message is streamed into is not shared either: the live
+//! state appends to it, which would copy it whole after each checkpoint.
+//! A frozen state keeps it as the first pieces of a [`TextLog`], each
+//! piece what the text gained between two checkpoints, held once however
+//! many checkpoints follow (issue 38).
 
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, RwLock, Weak};
 
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 
-use super::conversation::{ActivityMessage, Message};
+use super::conversation::{ActivityMessage, Message, OtherMessage};
 use super::engine::Replayer;
 
 /// A value kept as JSON text, or shared as is when it is too deeply nested
@@ -141,6 +147,115 @@ fn write_serde<T: serde::Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) {
     debug_assert!(written.is_ok(), "a number or string writes into a Vec");
 }
 
+/// A text shorter than this is shared with the live state, as it was:
+/// copying it after a checkpoint costs little.
+pub(super) const LONG_TEXT_BYTES: usize = 4096;
+
+/// The pieces of a long message's text, in order, each what it gained
+/// between one checkpoint and the next (the first: all it held at the
+/// first), appended to as it grows and never changed otherwise: the
+/// checkpoints of a message share one log, each holding its first pieces
+/// ([`FrozenText`]), so that the text is held once however many
+/// checkpoints are taken while it streams (issue 38).
+#[derive(Debug, Default)]
+pub struct TextLog {
+    pieces: RwLock<Vec<Box<str>>>,
+}
+
+impl TextLog {
+    /// A log of these pieces (read back from an index).
+    pub(super) fn of(pieces: Vec<Box<str>>) -> Self {
+        Self {
+            pieces: RwLock::new(pieces),
+        }
+    }
+
+    /// Calls `f` with the pieces.
+    pub(super) fn with_pieces<T>(&self, f: impl FnOnce(&[Box<str>]) -> T) -> T {
+        f(&self.pieces.read().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
+/// A long text as a checkpoint holds it: the first `pieces` pieces of a
+/// [`TextLog`], `len` bytes in all.
+#[derive(Clone, Debug)]
+pub(super) struct FrozenText {
+    pub(super) log: Arc<TextLog>,
+    pub(super) pieces: usize,
+    len: usize,
+}
+
+impl FrozenText {
+    /// `text`, as the first piece of a log of its own.
+    fn new(text: &str) -> Self {
+        Self {
+            log: Arc::new(TextLog::of(vec![text.into()])),
+            pieces: 1,
+            len: text.len(),
+        }
+    }
+
+    /// The first `pieces` pieces of `log`; `None` when it has fewer.
+    pub(super) fn of_log(log: Arc<TextLog>, pieces: usize) -> Option<Self> {
+        let len =
+            log.with_pieces(|all| Some(all.get(..pieces)?.iter().map(|piece| piece.len()).sum()))?;
+        Some(Self { log, pieces, len })
+    }
+
+    /// Its length in bytes.
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// This text followed by `tail`: the next piece of its log when it is
+    /// the whole log (as the last checkpoint's text is), else the whole
+    /// text as the first piece of a new log.
+    fn extended(&self, tail: &str) -> Self {
+        if tail.is_empty() {
+            return self.clone();
+        }
+        {
+            let mut pieces = self.log.pieces.write().unwrap_or_else(|e| e.into_inner());
+            if pieces.len() == self.pieces {
+                pieces.push(tail.into());
+                return Self {
+                    log: Arc::clone(&self.log),
+                    pieces: self.pieces + 1,
+                    len: self.len + tail.len(),
+                };
+            }
+        }
+        let mut text = self.text();
+        text.push_str(tail);
+        Self::new(&text)
+    }
+
+    /// Whether `text` starts with this text.
+    fn starts(&self, text: &str) -> bool {
+        let text = text.as_bytes();
+        text.len() >= self.len
+            && self.log.with_pieces(|pieces| {
+                let mut at = 0;
+                pieces[..self.pieces].iter().all(|piece| {
+                    let same = text.get(at..at + piece.len()) == Some(piece.as_bytes());
+                    at += piece.len();
+                    same
+                })
+            })
+    }
+
+    /// The text.
+    pub(super) fn text(&self) -> String {
+        let mut text = String::with_capacity(self.len);
+        self.log.with_pieces(|pieces| {
+            for piece in &pieces[..self.pieces] {
+                text.push_str(piece);
+            }
+        });
+        text
+    }
+}
+
 /// A replay state with its activity contents and shared state stored as
 /// compact text. See [`Replayer::freeze_sharing`].
 #[derive(Clone, Debug)]
@@ -150,6 +265,9 @@ pub struct FrozenReplay {
     /// Position in the message list and content of every activity.
     pub(super) contents: Vec<(usize, Stored)>,
     pub(super) state: Stored,
+    /// Position in the message list and text of every long message being
+    /// streamed, ascending (issue 38): in `base`, its text is empty.
+    pub(super) texts: Vec<(usize, FrozenText)>,
 }
 
 impl FrozenReplay {
@@ -187,6 +305,20 @@ pub struct FreezeCache {
     /// By position in the message list.
     contents: FxHashMap<usize, Kept>,
     state: Option<(Weak<Value>, Stored)>,
+    /// The long texts being streamed, by message id (issue 38).
+    texts: FxHashMap<String, KeptText>,
+}
+
+/// What the cache keeps of a long text being streamed.
+#[derive(Clone, Debug)]
+struct KeptText {
+    /// Where its message was, and the list's witness then
+    /// ([`super::Conversation::witness`]).
+    position: usize,
+    witness: u64,
+    text: FrozenText,
+    /// Its message with an empty text.
+    emptied: Arc<Message>,
 }
 
 /// What the cache keeps of one activity.
@@ -271,19 +403,124 @@ impl Replayer {
                 },
             );
         }
+        let (texts, kept_texts) = self.freeze_texts(&cache.texts);
+        for (i, kept) in &kept_texts {
+            emptied.push((*i, Arc::clone(&kept.emptied)));
+        }
         for (i, message) in emptied {
             base.conversation.replace_at(i, message);
         }
         let (weak, state) = FreezeCache::store(cache.state.as_ref(), &self.state, &mut scratch);
         cache.contents = kept;
         cache.state = Some((weak, state.clone()));
+        cache.texts = kept_texts
+            .into_iter()
+            .map(|(_, kept)| (kept.emptied.id().to_owned(), kept))
+            .collect();
         base.state = placeholder;
         FrozenReplay {
             base,
             contents,
             state,
+            texts,
         }
     }
+
+    /// The long texts of the messages being streamed (issue 38), by
+    /// position, ascending, and what the cache keeps of each. A text that
+    /// starts with the one `last` kept of its message is that one's
+    /// followed by what it gained: known so without comparing them while
+    /// nothing but appends changed the list since, compared otherwise.
+    fn freeze_texts(
+        &self,
+        last: &FxHashMap<String, KeptText>,
+    ) -> (Vec<(usize, FrozenText)>, Vec<(usize, KeptText)>) {
+        let (messages, tool_calls) = self.streams.growing();
+        let holders = tool_calls
+            .into_iter()
+            .filter_map(|call| self.tool_call_messages.get(call).map(String::as_str));
+        let mut positions: Vec<usize> = messages
+            .into_iter()
+            .chain(holders)
+            .filter_map(|id| self.conversation.position(id))
+            .collect();
+        positions.sort_unstable();
+        positions.dedup();
+        let witness = self.conversation.witness();
+        let mut texts = Vec::new();
+        let mut kept = Vec::new();
+        for i in positions {
+            let Some(Message::Other(message)) = self.conversation.at(i) else {
+                continue;
+            };
+            let Some(text) = message.text().filter(|t| t.len() >= LONG_TEXT_BYTES) else {
+                continue;
+            };
+            let before = last
+                .get(message.id.as_str())
+                .filter(|kept| kept.position == i);
+            let only_appended = before.is_some_and(|kept| kept.witness == witness);
+            let frozen = match before {
+                Some(kept)
+                    if (only_appended && text.is_char_boundary(kept.text.len()))
+                        || kept.text.starts(text) =>
+                {
+                    kept.text.extended(&text[kept.text.len()..])
+                }
+                _ => FrozenText::new(text),
+            };
+            let emptied = match before {
+                Some(kept) if only_appended || same_but_text(&kept.emptied, message) => {
+                    Arc::clone(&kept.emptied)
+                }
+                _ => Arc::new(Message::Other(emptied_text(message))),
+            };
+            texts.push((i, frozen.clone()));
+            kept.push((
+                i,
+                KeptText {
+                    position: i,
+                    witness,
+                    text: frozen,
+                    emptied,
+                },
+            ));
+        }
+        (texts, kept)
+    }
+}
+
+/// `message` with its text emptied.
+fn emptied_text(message: &OtherMessage) -> OtherMessage {
+    let mut fields = serde_json::Map::new();
+    for (name, value) in &message.fields {
+        let value = match name.as_str() {
+            "content" => Value::String(String::new()),
+            _ => value.clone(),
+        };
+        fields.insert(name.clone(), value);
+    }
+    OtherMessage {
+        id: message.id.clone(),
+        role: message.role,
+        fields,
+    }
+}
+
+/// Whether `emptied` is [`emptied_text`] of `message`.
+fn same_but_text(emptied: &Message, message: &OtherMessage) -> bool {
+    let Message::Other(emptied) = emptied else {
+        return false;
+    };
+    emptied.id == message.id
+        && emptied.role == message.role
+        && emptied.fields.len() == message.fields.len()
+        && emptied.text() == Some("")
+        && message
+            .fields
+            .iter()
+            .filter(|(name, _)| *name != "content")
+            .all(|(name, value)| emptied.fields.get(name) == Some(value))
 }
 
 /// `activity` with its content taken out: a placeholder, and no weight
@@ -342,7 +579,10 @@ impl FrozenReplay {
                     .to_json(),
                 )
             }
-            other => Some(other.to_json()),
+            Message::Other(message) => match self.texts.iter().find(|(at, _)| *at == i) {
+                Some((_, text)) => Some(with_text(message, text).to_json()),
+                None => Some(message.to_json()),
+            },
         }
     }
 
@@ -390,9 +630,25 @@ impl FrozenReplay {
                 (activity.content, activity.content_bytes) = content;
             }
         }
+        for (i, text) in &self.texts {
+            if let Some(Message::Other(message)) = replayer.conversation.get_mut_at(*i)
+                && let Some(slot) = message.fields.get_mut("content")
+            {
+                *slot = Value::String(text.text());
+            }
+        }
         replayer.state = self.state.thaw();
         replayer
     }
+}
+
+/// `emptied` with its text put back.
+fn with_text(emptied: &OtherMessage, text: &FrozenText) -> OtherMessage {
+    let mut message = emptied.clone();
+    if let Some(slot) = message.fields.get_mut("content") {
+        *slot = Value::String(text.text());
+    }
+    message
 }
 
 /// Texts of at least this many bytes in all are thawed on two threads:
@@ -660,6 +916,124 @@ mod tests {
         );
         assert_eq!(third.thaw().document(), replayer.document());
         assert_eq!(third.state_json(), serde_json::json!({"n": 2}));
+    }
+
+    fn content(id: &str, delta: &str) -> String {
+        serde_json::json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": id, "delta": delta})
+            .to_string()
+    }
+
+    /// Applies `events` one by one, freezing (with one cache) after each
+    /// one `freeze_after` names; fails unless every checkpoint thaws to
+    /// the state it was taken at, whole and message by message. Returns
+    /// the checkpoints.
+    fn frozen_along(events: &[String], freeze_after: &[usize]) -> Vec<FrozenReplay> {
+        let mut replayer = Replayer::new(Options::default());
+        let mut cache = FreezeCache::default();
+        let mut taken = Vec::new();
+        for (n, event) in events.iter().enumerate() {
+            replayer.apply_bytes(event.as_bytes());
+            if freeze_after.contains(&n) {
+                let frozen = replayer.freeze_sharing(&mut cache);
+                taken.push((frozen, replayer.document(), replayer.conversation.to_json()));
+            }
+        }
+        let mut checkpoints = Vec::new();
+        for (frozen, document, messages) in taken {
+            assert_eq!(frozen.thaw().document(), document, "at {}", frozen.step());
+            for message in messages.as_array().expect("a list") {
+                let id = message["id"].as_str().expect("an id");
+                assert_eq!(frozen.message_json(id).as_ref(), Some(message));
+            }
+            checkpoints.push(frozen);
+        }
+        checkpoints
+    }
+
+    /// Issue 38: the checkpoints taken while a long message streams hold
+    /// its text once: each holds the first pieces of one log, a piece
+    /// being what the text gained since the checkpoint before, and the
+    /// same emptied message (the live one is not shared with them, so not
+    /// copied by its next delta).
+    #[test]
+    fn the_checkpoints_of_a_long_message_share_its_text() {
+        let mut events = vec![
+            r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#.to_owned(),
+            r#"{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}"#.to_owned(),
+        ];
+        let piece = "0123456789".repeat(50);
+        for _ in 0..40 {
+            events.push(content("m", &piece));
+        }
+        let checkpoints = frozen_along(&events, &[11, 21, 31, 41]);
+        let logs: Vec<(&Arc<TextLog>, usize, usize)> = checkpoints
+            .iter()
+            .map(|c| match c.texts.as_slice() {
+                [(0, text)] => (&text.log, text.pieces, text.len()),
+                other => panic!("one long text at message 0, not {other:?}"),
+            })
+            .collect();
+        assert!(logs.iter().all(|(log, ..)| Arc::ptr_eq(log, logs[0].0)));
+        let pieces: Vec<usize> = logs.iter().map(|l| l.1).collect();
+        assert_eq!(pieces, [1, 2, 3, 4]);
+        let lens: Vec<usize> = logs.iter().map(|l| l.2).collect();
+        assert_eq!(lens, [5000, 10_000, 15_000, 20_000]);
+        // The log holds the text once: its pieces add up to the last.
+        let held: usize = logs[0].0.with_pieces(|p| p.iter().map(|p| p.len()).sum());
+        assert_eq!(held, 20_000);
+        let emptied = |c: &FrozenReplay| Arc::clone(c.base.conversation.shared_at(0).expect("m"));
+        assert!(
+            checkpoints
+                .windows(2)
+                .all(|w| Arc::ptr_eq(&emptied(&w[0]), &emptied(&w[1])))
+        );
+        // A short text is shared with the live state, as before.
+        let short = frozen_along(&events[..4], &[3]);
+        assert!(short[0].texts.is_empty());
+    }
+
+    /// Issue 38: a long text changed otherwise than by appends between two
+    /// checkpoints (halves of a character joined across them, metadata
+    /// merged, a tool call added, the message replaced by a snapshot) is
+    /// kept right: every checkpoint thaws to its state.
+    #[test]
+    fn a_long_text_changed_otherwise_between_checkpoints_thaws_right() {
+        let long = "x".repeat(LONG_TEXT_BYTES + 10);
+        let events = vec![
+            r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#.to_owned(),
+            r#"{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}"#.to_owned(),
+            r#"{"type":"TEXT_MESSAGE_START","messageId":"n","role":"assistant"}"#.to_owned(),
+            content("m", &long),
+            content("n", &long),
+            // m ends with the first half of a character cut in two.
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"a\ud83d"}"#.to_owned(),
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"\ude00b"}"#.to_owned(),
+            content("n", "more"),
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"n","delta":"c","metadata":{"k":1}}"#
+                .to_owned(),
+            r#"{"type":"TOOL_CALL_START","toolCallId":"c","toolCallName":"f","parentMessageId":"m"}"#
+                .to_owned(),
+            r#"{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"{}"}"#.to_owned(),
+            content("m", "d"),
+            serde_json::json!({"type": "MESSAGES_SNAPSHOT", "messages": [
+                {"id": "m", "role": "assistant", "content": "y".repeat(LONG_TEXT_BYTES + 5)},
+                {"id": "n", "role": "assistant", "content": long}
+            ]})
+            .to_string(),
+            content("m", "e"),
+            content("n", "f"),
+        ];
+        let every: Vec<usize> = (3..events.len()).collect();
+        let checkpoints = frozen_along(&events, &every);
+        assert!(checkpoints.iter().all(|c| !c.texts.is_empty()));
+        // The joined character: the text after the join is kept whole.
+        let at_join = &checkpoints[6 - 3];
+        let joined = at_join.message_json("m").expect("m");
+        assert!(
+            joined["content"]
+                .as_str()
+                .is_some_and(|t| t.ends_with("a\u{1f600}b"))
+        );
     }
 
     #[test]

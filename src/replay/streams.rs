@@ -329,6 +329,39 @@ impl Streams {
             .retain(|_, lane| lane.kind.chunk_type() == event_type);
     }
 
+    /// The ids of the messages whose text may grow by the next events
+    /// (open text and reasoning messages and chunk streams, a translated
+    /// thinking message) and of the tool calls open (whose messages grow
+    /// otherwise), possibly repeated: those a checkpoint keeps as the
+    /// text gained since the last one (issue 38).
+    pub(super) fn growing(&self) -> (Vec<&str>, Vec<&str>) {
+        let messages = self
+            .text
+            .keys()
+            .chain(self.reasoning.keys())
+            .chain(
+                self.chunks
+                    .values()
+                    .filter(|lane| lane.kind != Kind::Tool)
+                    .map(|lane| &lane.id),
+            )
+            .chain(&self.thinking)
+            .map(String::as_str)
+            .collect();
+        let tool_calls = self
+            .tool_calls
+            .keys()
+            .chain(
+                self.chunks
+                    .values()
+                    .filter(|lane| lane.kind == Kind::Tool)
+                    .map(|lane| &lane.id),
+            )
+            .map(String::as_str)
+            .collect();
+        (messages, tool_calls)
+    }
+
     /// Closes everything (a run boundary).
     pub fn close_all(&mut self) {
         *self = Self::default();
@@ -523,10 +556,10 @@ impl Replayer {
                 self.streams.thinking = Some(id);
             }
             "THINKING_TEXT_MESSAGE_CONTENT" => {
-                if let (Some(id), Some(delta)) = (self.streams.thinking.clone(), delta)
-                    && let Some(Message::Other(message)) = self.conversation.get_mut(&id)
+                if let (Some(id), Some(delta)) = (self.streams.thinking.as_deref(), delta)
+                    && let Some(i) = self.conversation.position(id)
                 {
-                    message.append_content(delta);
+                    self.conversation.append_text(i, delta);
                 }
             }
             "THINKING_TEXT_MESSAGE_END" => self.streams.thinking = None,
@@ -987,9 +1020,19 @@ impl Replayer {
         delta: &str,
         metadata: Option<&Map<String, Value>>,
     ) -> EventEffect {
-        match self.conversation.get_mut(id) {
-            Some(Message::Other(message)) => {
-                merge_metadata(&mut message.fields, metadata);
+        let found = self
+            .conversation
+            .position(id)
+            .and_then(|i| Some((i, self.conversation.at(i)?)));
+        match found {
+            Some((i, Message::Other(_))) => {
+                // Issue 38: without metadata, the message is reached only
+                // to append to its text (which checkpoints then share).
+                if metadata.is_some()
+                    && let Some(Message::Other(message)) = self.conversation.get_mut_at(i)
+                {
+                    merge_metadata(&mut message.fields, metadata);
+                }
                 if delta.is_empty() {
                     self.diagnose(
                         Code::EmptyDelta,
@@ -998,10 +1041,10 @@ impl Replayer {
                     );
                     return EventEffect::APPLIED;
                 }
-                message.append_content(delta);
+                self.conversation.append_text(i, delta);
                 EventEffect::APPLIED
             }
-            Some(Message::Activity(_)) => {
+            Some((_, Message::Activity(_))) => {
                 // P14: a text stream the client opened on an activity id.
                 self.diagnose(
                     Code::SequenceNotOpen,

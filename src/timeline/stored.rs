@@ -54,8 +54,11 @@ use crate::replay::{FrozenReplay, Options, Replayer};
 /// way); a build that knows only format 5 would take the weight of an
 /// emptied activity for its content's, so it refuses format 6. Format 7
 /// (issue 39): what is open holds a chunk lane per owner and the starts
-/// E4 skipped; formats 5 and 6 are no longer read.
-pub const INDEX_FORMAT_VERSION: i64 = 7;
+/// E4 skipped; formats 5 and 6 are no longer read. Format 8 (issue 38):
+/// a checkpoint holds the long text of a message being streamed as the
+/// first pieces of a text log, the logs stored once, after the drift
+/// layers; format 7 is no longer read.
+pub const INDEX_FORMAT_VERSION: i64 = 8;
 
 /// The version of what the replay computes (its rules, diagnostics,
 /// checkpoint policy) as far as a stored index holds it. Bump it by hand
@@ -79,7 +82,8 @@ fn engine_named(version: u32) -> String {
 /// The (format, engine version) pairs of the indexes this build believes:
 /// its own only. Engine 8 (issue 39) replays id collisions and the client's
 /// chunk lanes otherwise, and format 7 stores what is open otherwise, so
-/// the indexes of formats 5 and 6 (engines 5 to 7) are rebuilt.
+/// the indexes of formats 5 and 6 (engines 5 to 7) are rebuilt; format 8
+/// (issue 38) stores long texts otherwise, so format 7 is rebuilt too.
 const READABLE_INDEXES: [(i64, u32); 1] = [(INDEX_FORMAT_VERSION, REPLAY_ENGINE_VERSION)];
 
 /// The checkpoint policies of the indexes this build believes: its own,
@@ -989,7 +993,9 @@ mod tests {
         // Index format 7 (issue 39): one verdict per id collision, a chunk
         // lane per owner under the client; what is open stored so. Split
         // surrogates joined, nested members checked against the schema.
-        (8, 0xcd1e_ae65_8af5_e4df),
+        // Index format 8 (issue 38, engine 8 still unreleased: its
+        // fingerprint replaced): long texts being streamed as text logs.
+        (8, 0x9778_6680_b892_1980),
     ];
 
     /// The demo under both profiles, strict and best effort.
@@ -1031,6 +1037,49 @@ mod tests {
             REPLAY_ENGINE_VERSION + 1
         );
         assert!(index_engine().ends_with(&format!(" engine {REPLAY_ENGINE_VERSION}")));
+    }
+
+    /// One text message of `n` deltas of 100 characters each.
+    fn long_message(n: usize) -> EventLog {
+        let mut log = EventLog::default();
+        log.push(br#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#);
+        log.push(br#"{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}"#);
+        let delta = "0123456789".repeat(10);
+        for _ in 0..n {
+            log.push(
+                format!(r#"{{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"{delta}"}}"#)
+                    .as_bytes(),
+            );
+        }
+        log
+    }
+
+    /// Issue 38: the stored index of one long message grows as the
+    /// message does (its checkpoints share its text, each holding what it
+    /// gained since the one before), not as the message times the
+    /// checkpoints; and it gives the message back at every checkpoint.
+    #[test]
+    fn the_index_of_a_long_message_grows_linearly_and_gives_it_back() {
+        let n = 12_000;
+        let replayed = Timeline::from_log(long_message(n), Options::default());
+        let blob = replayed.encode_index().expect("encodes");
+        let four_times = Timeline::from_log(long_message(4 * n), Options::default());
+        assert!(four_times.num_checkpoints() > 12, "many checkpoints");
+        let bigger = four_times.encode_index().expect("encodes").len();
+        assert!(
+            bigger < 5 * blob.len(),
+            "{} bytes for {n} deltas, {bigger} for four times as many",
+            blob.len()
+        );
+        let stored = Timeline::from_stored_index(long_message(n), &blob[..], Options::default())
+            .expect("decodes");
+        assert!(replayed.num_checkpoints() > 2);
+        for at in replayed.checkpoint_steps() {
+            for step in [at.get().saturating_sub(1), at.get(), at.get() + 1] {
+                let step = Seq::new(step);
+                assert_eq!(stored.seek(step).document(), replayed.seek(step).document());
+            }
+        }
     }
 
     /// A stream whose message list and drift tracking grow (hundreds of
