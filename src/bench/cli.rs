@@ -109,9 +109,31 @@ pub struct GenArgs {
     /// The stream's shape.
     #[command(flatten)]
     pub shape: StreamShape,
+    /// What to generate: the activity-heavy stream (`mixed`); one text
+    /// message of `--events` one-character deltas (`long-message`); one
+    /// activity grown by `--events` deltas of `--ops` `add /items/0` each
+    /// (`front-inserts`) or `add /items/-` each (`appends`). Issue 38.
+    #[arg(long, value_enum, default_value = "mixed")]
+    pub kind: GenKind,
+    /// Operations per delta (`front-inserts`, `appends`).
+    #[arg(long, default_value_t = 10_000)]
+    pub ops: usize,
     /// Where to write the JSON lines.
     #[arg(long, value_name = "FILE.jsonl")]
     pub out: PathBuf,
+}
+
+/// What `bench gen` generates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum GenKind {
+    /// The activity-heavy stream the other benches replay.
+    Mixed,
+    /// One text message of many one-character deltas.
+    LongMessage,
+    /// Deltas inserting at the front of an array.
+    FrontInserts,
+    /// The same deltas appending to the array.
+    Appends,
 }
 
 /// `bench replay` options.
@@ -137,11 +159,20 @@ pub fn run(command: &BenchCommand, out: &mut dyn Write) -> anyhow::Result<u8> {
             })?;
             let mut writer = BufWriter::new(file);
             let mut result = Ok(());
-            generate_each(args.shape.config(), |line| {
+            let emit = |line: &str| {
                 if result.is_ok() {
                     result = writeln!(writer, "{line}");
                 }
-            });
+            };
+            let events = args.shape.events;
+            match args.kind {
+                GenKind::Mixed => generate_each(args.shape.config(), emit),
+                GenKind::LongMessage => super::generate::long_message_each(events, emit),
+                GenKind::FrontInserts => {
+                    super::generate::inserts_each(events, args.ops, false, emit)
+                }
+                GenKind::Appends => super::generate::inserts_each(events, args.ops, true, emit),
+            }
             result.and_then(|()| writer.flush()).map_err(|e| {
                 anyhow::anyhow!(
                     "cannot write ({}): {}",

@@ -367,30 +367,130 @@ fn apply_atomically<'a>(
         bytes: *bytes,
         copied: 0,
     };
-    for (operation, mut op) in ops.enumerate() {
-        match apply_op(doc, &mut op, keep_undo, &mut budget) {
-            Ok(step) if keep_undo => undo.push((step, op)),
-            Ok(_) => {}
-            Err(kind) => {
-                // A failing operation changed nothing: the document is as
-                // it saw it.
-                let explained = match &kind {
-                    Failure::Patch(why) => Some(explain(doc, &op, why)),
-                    Failure::Limit(..) => None,
-                };
-                for (step, mut op) in undo.into_iter().rev() {
-                    op.give_back(step.revert(doc));
+    let mut ops = ops.enumerate().peekable();
+    while let Some((operation, mut op)) = ops.next() {
+        let failed = match apply_op(doc, &mut op, keep_undo, &mut budget) {
+            Ok(step) if keep_undo => {
+                let run = run_after(&step, &op, ops.peek().map(|(_, next)| next));
+                undo.push((step, op));
+                // Issue 38: the adds at the same array position after it,
+                // inserted at once.
+                match run {
+                    Some((parent, index, path)) => {
+                        insert_run(doc, &mut ops, &mut undo, &mut budget, (parent, index, path))
+                    }
+                    None => None,
                 }
-                return Err(OpError {
-                    operation,
-                    kind,
-                    explained,
-                });
             }
+            Ok(_) => None,
+            Err(kind) => Some((operation, op, kind)),
+        };
+        if let Some((operation, op, kind)) = failed {
+            // A failing operation changed nothing: the document is as it
+            // saw it.
+            let explained = match &kind {
+                Failure::Patch(why) => Some(explain(doc, &op, why)),
+                Failure::Limit(..) => None,
+            };
+            take_back(doc, undo);
+            return Err(OpError {
+                operation,
+                kind,
+                explained,
+            });
         }
     }
     *bytes = budget.bytes;
     Ok(())
+}
+
+/// Where an `add` that inserted an element at a numbered position
+/// (`step`, `op`) inserted it, when `next` is an `add` at the very same
+/// path: the start of a run of inserts at one position (issue 38).
+fn run_after<'a>(
+    step: &Undo<'a>,
+    op: &Op<'a>,
+    next: Option<&Op<'a>>,
+) -> Option<(&'a Pointer, usize, &'a Pointer)> {
+    let (Undo::Inserted(Slot::Index(parent, index)), Op::Add(path, ..), Some(Op::Add(next, ..))) =
+        (step, op, next)
+    else {
+        return None;
+    };
+    let numbered =
+        split_last(path).is_some_and(|(_, last)| matches!(last.to_index(), Ok(Index::Num(_))));
+    (numbered && path == next).then_some((*parent, *index, *path))
+}
+
+/// Applies the `add`s at `path` that come next in `ops` (after one that
+/// inserted an element at `index` of the array at `parent`), as applying
+/// each in turn does, but moving the elements after `index` once for all
+/// of them rather than once each (issue 38: front inserts spread over a
+/// stream were quadratic): each is checked against the limits in turn,
+/// then all are inserted together. Each goes on `undo` as inserted at
+/// `index`, as applied one by one. Returns the first that fails, if one
+/// does (those before it inserted).
+fn insert_run<'a, I: Iterator<Item = (usize, Op<'a>)>>(
+    doc: &mut Value,
+    ops: &mut std::iter::Peekable<I>,
+    undo: &mut Vec<(Undo<'a>, Op<'a>)>,
+    budget: &mut Budget,
+    (parent, index, path): (&'a Pointer, usize, &'a Pointer),
+) -> Option<(usize, Op<'a>, Failure)> {
+    let mut values = Vec::new();
+    let mut failed = None;
+    while let Some((operation, mut op)) =
+        ops.next_if(|(_, op)| matches!(op, Op::Add(p, ..) if *p == path))
+    {
+        let Op::Add(_, source, measured) = &mut op else {
+            break;
+        };
+        // What `apply_op` checks: the value's depth and weight there, the
+        // document's weight once it is in (an element adds no member).
+        let checked = weigh_measured_at(source.get(), *measured, path)
+            .and_then(|bytes| budget.change(bytes, 0));
+        if let Err(kind) = checked {
+            failed = Some((operation, op, kind));
+            break;
+        }
+        values.push(source.take());
+        undo.push((Undo::Inserted(Slot::Index(parent, index)), op));
+    }
+    if let Ok(Value::Array(items)) = parent.resolve_mut(doc) {
+        // The last one applied is the first element.
+        items.splice(index..index, values.into_iter().rev());
+    }
+    failed
+}
+
+/// Takes back the operations of `undo`, the last first. Elements inserted
+/// one after another at the same position of an array are taken out
+/// together (issue 38), each given back to its operation.
+fn take_back<'a>(doc: &mut Value, undo: Vec<(Undo<'a>, Op<'a>)>) {
+    let mut undo = undo.into_iter().rev().peekable();
+    while let Some((step, mut op)) = undo.next() {
+        if let Undo::Inserted(Slot::Index(parent, index)) = &step {
+            let (parent, index) = (*parent, *index);
+            let same = |(next, _): &(Undo<'a>, Op<'a>)| matches!(next, Undo::Inserted(Slot::Index(p, i)) if *p == parent && *i == index);
+            if undo.peek().is_some_and(same) {
+                let mut run = vec![op];
+                while let Some((_, op)) = undo.next_if(same) {
+                    run.push(op);
+                }
+                let n = run.len();
+                if let Ok(Value::Array(items)) = parent.resolve_mut(doc)
+                    && index + n <= items.len()
+                {
+                    // The element at `index` is the last one inserted.
+                    for (op, value) in run.iter_mut().zip(items.drain(index..index + n)) {
+                        op.give_back(Some(value));
+                    }
+                }
+                continue;
+            }
+        }
+        op.give_back(step.revert(doc));
+    }
 }
 
 /// A place in a document: a member of an object or an element of an array.

@@ -110,8 +110,23 @@ pub(super) fn apply_patch_client(
         functions: false,
         undefined: false,
     };
-    for (index, op) in patch.ops.iter().enumerate() {
+    let mut index = 0;
+    while let Some(op) = patch.ops.get(index) {
         apply_op(&mut work, op, &mut budget).map_err(|error| fail(index, error))?;
+        index += 1;
+        // Issue 38: the adds at the same array position after it, at once.
+        if let PatchOperation::Add(first) = op
+            && matches!(patch.ops.get(index), Some(PatchOperation::Add(next)) if next.path == first.path)
+        {
+            index = insert_run(
+                &mut work,
+                &patch.ops,
+                index,
+                first.path.as_str(),
+                &mut budget,
+            )
+            .map_err(|(at, error)| fail(at, error))?;
+        }
     }
     // The client clones the result: a function left in it cannot be.
     if budget.functions
@@ -141,15 +156,31 @@ struct Budget {
 
 impl Budget {
     fn insert(&mut self, doc: &Value, value: &Value, depth: usize) -> Result<(), ClientError> {
+        let weight = Self::weigh(value, depth)?;
+        self.add(doc, weight)
+    }
+
+    /// The weight of `value` placed `depth` deep, if it keeps the document
+    /// within its depth.
+    fn weigh(value: &Value, depth: usize) -> Result<usize, ClientError> {
         let room = MAX_DOCUMENT_DEPTH.checked_sub(depth);
-        let Some(weight) = room.and_then(|room| measure(value, room)) else {
-            return Err(ClientError::Limit(
+        room.and_then(|room| measure(value, room)).ok_or_else(|| {
+            ClientError::Limit(
                 Limit::Depth,
                 format!(
                     "the value would nest the document deeper than the {MAX_DOCUMENT_DEPTH} arrays and objects a document may have"
                 ),
-            ));
-        };
+            )
+        })
+    }
+
+    /// Whether adding a value of `weight` weighs the document exactly.
+    fn weighs_exactly(&self, weight: usize) -> bool {
+        self.bound.saturating_add(weight + 64) > MAX_DOCUMENT_BYTES
+    }
+
+    /// Counts a value of `weight` added to `doc`.
+    fn add(&mut self, doc: &Value, weight: usize) -> Result<(), ClientError> {
         self.bound = self.bound.saturating_add(weight + 64);
         if self.bound > MAX_DOCUMENT_BYTES {
             self.bound = document_bytes(doc).saturating_add(weight + 64);
@@ -863,6 +894,68 @@ fn apply_op(doc: &mut Value, op: &PatchOperation, budget: &mut Budget) -> Result
     }
 }
 
+/// Applies the `add`s at `path` from `ops[start]` on (after one that
+/// applied at the same path), as applying each in turn does, when they
+/// insert at one position of an array: each checked against the limits
+/// in turn, then all inserted at once, the elements after them moved once
+/// rather than once each (issue 38: front inserts spread over a stream
+/// were quadratic). Returns the position of the first operation after
+/// them, or the one that fails and why.
+fn insert_run(
+    doc: &mut Value,
+    ops: &[PatchOperation],
+    start: usize,
+    path: &str,
+    budget: &mut Budget,
+) -> Result<usize, (usize, ClientError)> {
+    // Where the one before inserted: a position within the array, which
+    // it keeps however many are inserted there.
+    let Ok(target) = walk(doc, path, Kind::Add, None) else {
+        return Ok(start);
+    };
+    let (Some(Value::Array(items)), Last::Index(i)) = (resolve(doc, &target.steps), &target.last)
+    else {
+        return Ok(start);
+    };
+    let Some(at) = usize::try_from(*i).ok().filter(|&at| at < items.len()) else {
+        return Ok(start);
+    };
+    let depth = path.split('/').count() - 1;
+    let mut values = Vec::new();
+    let mut next = start;
+    let mut failed = None;
+    while let Some(PatchOperation::Add(add)) = ops.get(next)
+        && add.path.as_str() == path
+    {
+        // What `apply_op` checks, with the document as it would be.
+        let checked = Budget::weigh(&add.value, depth).and_then(|weight| {
+            if budget.weighs_exactly(weight) {
+                place(doc, &target.steps, at, &mut values);
+            }
+            budget.add(doc, weight)
+        });
+        if let Err(error) = checked {
+            failed = Some((next, error));
+            break;
+        }
+        values.push(add.value.clone());
+        next += 1;
+    }
+    place(doc, &target.steps, at, &mut values);
+    match failed {
+        Some(failure) => Err(failure),
+        None => Ok(next),
+    }
+}
+
+/// Inserts `values` (taken) at `at` of the array at `steps`, the last
+/// first, as inserting each there in turn does.
+fn place(doc: &mut Value, steps: &[Step], at: usize, values: &mut Vec<Value>) {
+    if let Some(Value::Array(items)) = resolve_mut(doc, steps) {
+        items.splice(at..at, values.drain(..).rev());
+    }
+}
+
 /// `objOps.add` / `arrOps.add` at a resolved target.
 fn add(doc: &mut Value, target: &Target, value: Value) -> Result<(), ClientError> {
     match (resolve_mut(doc, &target.steps), &target.last) {
@@ -1155,6 +1248,95 @@ mod tests {
             })
             .map_err(|f| f.failure.to_string());
         (spec, client)
+    }
+
+    /// Issue 38: a document whose array sits 100 deep (so that a value
+    /// 28 deep passes the depth limit where it goes), and the pointer to
+    /// that array.
+    fn deep_array(items: &[i64]) -> (Value, String) {
+        let mut value = json!({"items": items, "o": {}});
+        let mut prefix = String::new();
+        for _ in 0..99 {
+            value = json!({ "a": value });
+            prefix.push_str("/a");
+        }
+        (value, prefix)
+    }
+
+    /// One operation of a patch on [`deep_array`]'s document (`prefix`
+    /// before its path), mostly inserts at the front.
+    fn run_op(prefix: &str, choice: u8, n: u8) -> String {
+        let deep = (0..28).fold("1".to_owned(), |v, _| format!("[{v}]"));
+        let (op, path, value) = match choice % 12 {
+            0..=4 => ("add", "/items/0", n.to_string()),
+            5 => ("add", "/items/1", n.to_string()),
+            6 => ("add", "/items/-", n.to_string()),
+            7 => ("remove", "/items/0", String::new()),
+            8 => ("add", "/items/9", n.to_string()),
+            9 => ("add", "/items/0", deep),
+            10 => ("test", "/items/0", n.to_string()),
+            _ => ("add", "/o/x", n.to_string()),
+        };
+        match op {
+            "remove" => format!(r#"{{"op":"remove","path":"{prefix}{path}"}}"#),
+            _ => format!(r#"{{"op":"{op}","path":"{prefix}{path}","value":{value}}}"#),
+        }
+    }
+
+    /// What applying each operation in turn, as a patch of its own, gives:
+    /// the document after all of them, or the first failure (its index in
+    /// the whole patch) with the document as it was.
+    fn op_by_op(
+        doc: &Value,
+        ops: &[String],
+        apply: impl Fn(&mut Value, &Patch) -> Result<(), PatchFailure>,
+    ) -> Result<Value, PatchFailure> {
+        let mut work = doc.clone();
+        for (i, op) in ops.iter().enumerate() {
+            if let Err(mut failure) = apply(&mut work, &patch(&format!("[{op}]"))) {
+                failure.index = i;
+                return Err(failure);
+            }
+        }
+        Ok(work)
+    }
+
+    proptest::proptest! {
+        /// Issue 38: a patch of inserts at one array position (applied at
+        /// once) gives, under both profiles, what applying its operations
+        /// one by one gives: the same document, or the same failure (the
+        /// same operation, the same reason) with the document unchanged,
+        /// and under `spec` the patch's values given back.
+        #[test]
+        fn runs_of_inserts_apply_as_their_operations_one_by_one(
+            items in proptest::collection::vec(0i64..5, 0..4),
+            ops in proptest::collection::vec((0u8..24, 0u8..5), 1..40),
+        ) {
+            let (doc, prefix) = deep_array(&items);
+            let ops: Vec<String> = ops.iter().map(|&(c, n)| run_op(&prefix, c, n)).collect();
+            let whole = patch(&format!("[{}]", ops.join(",")));
+            let spec = |doc: &mut Value, patch: &Patch| apply_patch(doc, patch);
+            let client = |doc: &mut Value, patch: &Patch| {
+                let mut bytes = document_bytes(doc);
+                apply_patch_client(doc, &mut bytes, patch)
+                    .map(|_| ())
+                    .map_err(|f| f.failure)
+            };
+            let mut applied = doc.clone();
+            let result = spec(&mut applied, &whole).map(|()| applied);
+            proptest::prop_assert_eq!(&result, &op_by_op(&doc, &ops, spec));
+            let mut taken = doc.clone();
+            let mut moved = whole.clone();
+            let mut bytes = document_bytes(&taken);
+            let outcome = super::super::patch::apply_patch_taking(&mut taken, &mut bytes, &mut moved);
+            proptest::prop_assert_eq!(outcome.map(|()| taken), result.clone());
+            if result.is_err() {
+                proptest::prop_assert!(moved.ops == whole.ops, "the values given back");
+            }
+            let mut applied = doc.clone();
+            let result = client(&mut applied, &whole).map(|()| applied);
+            proptest::prop_assert_eq!(&result, &op_by_op(&doc, &ops, client));
+        }
     }
 
     #[test]
