@@ -218,6 +218,45 @@ fn delta(activity: &mut Activity, counter: u64, rng: &mut Pcg64Mcg) -> Value {
     })
 }
 
+/// One text message streamed as `deltas` one-character
+/// `TEXT_MESSAGE_CONTENT`s, in one run (issue 38: an LLM streaming a long
+/// answer token by token): 60 bytes a delta.
+pub fn long_message_each(deltas: usize, mut emit: impl FnMut(&str)) {
+    emit(r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#);
+    emit(r#"{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}"#);
+    let letters = b"abcdefghijklmnopqrstuvwxyz";
+    for i in 0..deltas {
+        let letter = char::from(letters[i % letters.len()]);
+        emit(&format!(
+            r#"{{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"{letter}"}}"#
+        ));
+    }
+    emit(r#"{"type":"TEXT_MESSAGE_END","messageId":"m"}"#);
+    emit(r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#);
+}
+
+/// One activity whose `items` array `deltas` `ACTIVITY_DELTA`s grow by
+/// `ops` `add` operations each, every one at the front (`/items/0`) or,
+/// with `at_end`, at the end (`/items/-`), in one run (issue 38: front
+/// inserts spread over many deltas).
+pub fn inserts_each(deltas: usize, ops: usize, at_end: bool, mut emit: impl FnMut(&str)) {
+    emit(r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#);
+    emit(
+        r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"list","content":{"items":[]}}"#,
+    );
+    let path = if at_end { "/items/-" } else { "/items/0" };
+    for d in 0..deltas {
+        let patch: Vec<Value> = (0..ops)
+            .map(|k| json!({"op": "add", "path": path, "value": d * ops + k}))
+            .collect();
+        emit(
+            &json!({"type": "ACTIVITY_DELTA", "messageId": "a", "activityType": "list", "patch": patch})
+                .to_string(),
+        );
+    }
+    emit(r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -276,43 +315,4 @@ mod tests {
         let mean = log.num_bytes() / log.len();
         assert!((150..=260).contains(&mean), "mean event size {mean}");
     }
-}
-
-/// One text message streamed as `deltas` one-character
-/// `TEXT_MESSAGE_CONTENT`s, in one run (issue 38: an LLM streaming a long
-/// answer token by token): 60 bytes a delta.
-pub fn long_message_each(deltas: usize, mut emit: impl FnMut(&str)) {
-    emit(r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#);
-    emit(r#"{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}"#);
-    let letters = b"abcdefghijklmnopqrstuvwxyz";
-    for i in 0..deltas {
-        let letter = char::from(letters[i % letters.len()]);
-        emit(&format!(
-            r#"{{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"{letter}"}}"#
-        ));
-    }
-    emit(r#"{"type":"TEXT_MESSAGE_END","messageId":"m"}"#);
-    emit(r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#);
-}
-
-/// One activity whose `items` array `deltas` `ACTIVITY_DELTA`s grow by
-/// `ops` `add` operations each, every one at the front (`/items/0`) or,
-/// with `at_end`, at the end (`/items/-`), in one run (issue 38: front
-/// inserts spread over many deltas).
-pub fn inserts_each(deltas: usize, ops: usize, at_end: bool, mut emit: impl FnMut(&str)) {
-    emit(r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#);
-    emit(
-        r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"list","content":{"items":[]}}"#,
-    );
-    let path = if at_end { "/items/-" } else { "/items/0" };
-    for d in 0..deltas {
-        let patch: Vec<Value> = (0..ops)
-            .map(|k| json!({"op": "add", "path": path, "value": d * ops + k}))
-            .collect();
-        emit(
-            &json!({"type": "ACTIVITY_DELTA", "messageId": "a", "activityType": "list", "patch": patch})
-                .to_string(),
-        );
-    }
-    emit(r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#);
 }

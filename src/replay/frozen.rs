@@ -404,8 +404,8 @@ impl Replayer {
             );
         }
         let (texts, kept_texts) = self.freeze_texts(&cache.texts);
-        for (i, kept) in &kept_texts {
-            emptied.push((*i, Arc::clone(&kept.emptied)));
+        for kept in &kept_texts {
+            emptied.push((kept.position, Arc::clone(&kept.emptied)));
         }
         for (i, message) in emptied {
             base.conversation.replace_at(i, message);
@@ -415,7 +415,7 @@ impl Replayer {
         cache.state = Some((weak, state.clone()));
         cache.texts = kept_texts
             .into_iter()
-            .map(|(_, kept)| (kept.emptied.id().to_owned(), kept))
+            .map(|kept| (kept.emptied.id().to_owned(), kept))
             .collect();
         base.state = placeholder;
         FrozenReplay {
@@ -434,7 +434,7 @@ impl Replayer {
     fn freeze_texts(
         &self,
         last: &FxHashMap<String, KeptText>,
-    ) -> (Vec<(usize, FrozenText)>, Vec<(usize, KeptText)>) {
+    ) -> (Vec<(usize, FrozenText)>, Vec<KeptText>) {
         let (messages, tool_calls) = self.streams.growing();
         let holders = tool_calls
             .into_iter()
@@ -476,15 +476,12 @@ impl Replayer {
                 _ => Arc::new(Message::Other(emptied_text(message))),
             };
             texts.push((i, frozen.clone()));
-            kept.push((
-                i,
-                KeptText {
-                    position: i,
-                    witness,
-                    text: frozen,
-                    emptied,
-                },
-            ));
+            kept.push(KeptText {
+                position: i,
+                witness,
+                text: frozen,
+                emptied,
+            });
         }
         (texts, kept)
     }
