@@ -99,9 +99,8 @@ impl Touched {
             } else {
                 path
             };
-            if prefix.is_empty() {
-                self.touch(path);
-            } else {
+            // Most deltas set what an earlier one set: no string is made.
+            if !self.0.iter().any(|held| holds_joined(held, prefix, path)) {
                 self.touch(&format!("{prefix}{path}"));
             }
         };
@@ -150,6 +149,15 @@ fn contains(outer: &str, inner: &str) -> bool {
     inner
         .strip_prefix(outer)
         .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
+/// Whether pointer `outer` holds `prefix` followed by `path` (`path` the
+/// root or starting with `/`), without joining them.
+fn holds_joined(outer: &str, prefix: &str, path: &str) -> bool {
+    match outer.strip_prefix(prefix) {
+        Some(rest) => contains(rest, path),
+        None => contains(outer, prefix),
+    }
 }
 
 /// The pointer's parent (`` for a member of the root, and for the root).
@@ -521,20 +529,32 @@ impl DriftCheck<'_> {
             Ok(Value::Array(ops)) => ops,
             _ => Vec::new(),
         };
-        let (set, unset): (Vec<Value>, Vec<Value>) = ops
-            .into_iter()
-            .partition(|op| self.since.touched.overlaps(op_path(op)));
+        let mut set = Vec::new();
+        let mut unset = Vec::new();
+        let mut reencoded = Vec::new();
+        for op in ops {
+            if !self.since.touched.overlaps(op_path(&op)) {
+                unset.push(op);
+            } else if self.code == Code::MessagesDrift && reencoded_arguments(held, &op) {
+                reencoded.push(op_path(&op).to_owned());
+                unset.push(op);
+            } else {
+                set.push(op);
+            }
+        }
         let mut found = Vec::with_capacity(2);
         if !set.is_empty() {
-            found.push(self.diagnostic(self.since.kind(), set));
+            found.push(self.diagnostic(self.since.kind(), set, &[]));
         }
         if !unset.is_empty() {
-            found.push(self.diagnostic(DriftKind::Unstreamed, unset));
+            found.push(self.diagnostic(DriftKind::Unstreamed, unset, &reencoded));
         }
         found
     }
 
-    fn diagnostic(&self, kind: DriftKind, ops: Vec<Value>) -> Diagnostic {
+    /// The diagnostic of `kind` for `ops`; `reencoded`, the paths among
+    /// them of arguments the snapshot encodes otherwise.
+    fn diagnostic(&self, kind: DriftKind, ops: Vec<Value>, reencoded: &[String]) -> Diagnostic {
         let Since {
             first,
             deltas,
@@ -555,6 +575,13 @@ impl DriftCheck<'_> {
         let paths = named_paths(&ops);
         let (event, subject) = (self.event, &self.subject);
         let (code, message) = match (kind, failed_at) {
+            (DriftKind::Unstreamed, _) if !reencoded.is_empty() => (
+                self.unstreamed,
+                format!(
+                    "changed without a delta: {event} changes {subject} at {paths}, which none of the {counted} since step {first} set as the snapshot says (the arguments at {} are the JSON they streamed, encoded otherwise): the producer changed it without streaming the change; {num_ops} from held to snapshot",
+                    reencoded.join(", ")
+                ),
+            ),
             (DriftKind::Unstreamed, _) => (
                 self.unstreamed,
                 format!(
@@ -586,6 +613,29 @@ impl DriftCheck<'_> {
             patch: Value::Array(ops).into(),
         }));
         diagnostic
+    }
+}
+
+/// Whether `op` replaces a tool call's `arguments` in `held` by the same
+/// JSON encoded otherwise (`{"a": 1}` by `{"a":1}`): text that no
+/// concatenation of the streamed arguments makes, so the producer's own
+/// re-encoding, changed without a delta (issue 39, seen from Strands).
+fn reencoded_arguments(held: &Value, op: &Value) -> bool {
+    let path = op_path(op);
+    let is_arguments = path
+        .strip_prefix("/toolCalls/")
+        .and_then(|rest| rest.strip_suffix("/function/arguments"))
+        .is_some_and(is_array_index);
+    if !is_arguments || op.get("op").and_then(Value::as_str) != Some("replace") {
+        return false;
+    }
+    let parsed = |text: Option<&Value>| {
+        text.and_then(Value::as_str)
+            .and_then(|text| serde_json::from_str::<Value>(text).ok())
+    };
+    match (parsed(held.pointer(path)), parsed(op.get("value"))) {
+        (Some(held), Some(snapshot)) => held == snapshot,
+        _ => false,
     }
 }
 
@@ -667,6 +717,27 @@ mod tests {
         let t = touched(&["/a", ""]);
         assert_eq!(held(&t), [""]);
         assert!(t.overlaps("/anything/at/all"));
+    }
+
+    #[test]
+    fn a_pointer_holds_a_joined_one_as_it_holds_the_join() {
+        for (outer, prefix, path) in [
+            ("/content", "/content", "/a"),
+            ("/content/a", "/content", "/a/b"),
+            ("/content/a", "/content", "/ab"),
+            ("/contents", "/content", ""),
+            ("/content", "/content", ""),
+            ("", "/content", "/a"),
+            ("/con", "/content", "/a"),
+            ("/content/a/b", "/content", "/a"),
+            ("/x", "", "/x/y"),
+        ] {
+            assert_eq!(
+                holds_joined(outer, prefix, path),
+                contains(outer, &format!("{prefix}{path}")),
+                "{outer} {prefix} {path}"
+            );
+        }
     }
 
     #[test]

@@ -471,6 +471,45 @@ fn a_messages_snapshot_with_both_kinds_reports_each_with_its_paths() {
 }
 
 #[test]
+fn tool_call_arguments_the_snapshot_encodes_otherwise_changed_without_a_delta() {
+    // Issue 39, as Strands does: the arguments streamed as `{"city": "P"}`
+    // come back in the snapshot as `{"city":"P"}`, the same JSON that no
+    // concatenation of the streamed text makes: the producer re-encoded
+    // them. Other arguments are applied differently.
+    let events = |snapshot_arguments: &str| {
+        vec![
+            run_started(),
+            json!({"type": "TOOL_CALL_START", "toolCallId": "tc1", "toolCallName": "f",
+                   "parentMessageId": "m1"}),
+            json!({"type": "TOOL_CALL_ARGS", "toolCallId": "tc1",
+                   "delta": "{\"city\": \"P\"}"}),
+            json!({"type": "TOOL_CALL_END", "toolCallId": "tc1"}),
+            json!({"type": "MESSAGES_SNAPSHOT", "messages": [
+                {"id": "m1", "role": "assistant", "toolCalls": [
+                    {"id": "tc1", "type": "function",
+                     "function": {"name": "f", "arguments": snapshot_arguments}}]}]}),
+            run_finished(),
+        ]
+    };
+    let r = replay_with(Options::default(), &events("{\"city\":\"P\"}"));
+    let (diagnostic, drift) = the_drift(&r);
+    assert_eq!(diagnostic.code, Code::MessagesDriftUnstreamed);
+    assert_eq!(drift.paths(), ["/toolCalls/0/function/arguments"]);
+    assert!(
+        diagnostic.message.contains(
+            "(the arguments at /toolCalls/0/function/arguments are the JSON they streamed, encoded otherwise)"
+        ),
+        "{}",
+        diagnostic.message
+    );
+    let r = replay_with(Options::default(), &events("{\"city\":\"Q\"}"));
+    let (diagnostic, drift) = the_drift(&r);
+    assert_eq!(diagnostic.code, Code::MessagesDrift);
+    assert_eq!(drift.kind, DriftKind::Unexplained);
+    assert_eq!(drift.paths(), ["/toolCalls/0/function/arguments"]);
+}
+
+#[test]
 fn a_message_streamed_empty_and_given_a_text_by_a_snapshot_changed_without_a_delta() {
     // Issue 39: a start sets the role, not the content: the text the
     // snapshot brings was never streamed.
