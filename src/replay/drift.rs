@@ -308,11 +308,7 @@ pub(super) fn touch_streamed(
                 touched.touch("/content");
             }
         }
-        B::ReasoningMessageChunk { delta, .. } => {
-            if delta.is_some() {
-                touched.touch("/content");
-            }
-        }
+        B::ReasoningMessageChunk { delta: Some(_), .. } => touched.touch("/content"),
         B::ReasoningEncryptedValue { .. } => {
             touched.touch("/encryptedValue");
             touched.touch("/encryptedValueType");
