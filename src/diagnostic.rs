@@ -290,20 +290,48 @@ codes! {
     /// holds other messages than the recorded run input (activity messages
     /// aside, which are R50's).
     ServeInputDiffers = "serve.input.differs", Warning;
-    // Snapshot drift (issue 17.1; E20).
+    // Snapshot drift (issue 17.1; E20). Each subject has two codes (issue
+    // 39): a drift at paths the deltas since the baseline set, and one at
+    // paths none of them set.
     /// Ours (E20, R8, R44): a replacing `ACTIVITY_SNAPSHOT` for an activity
     /// amended by deltas since its last snapshot says other than what the
-    /// consumer held; carries the patch from held to snapshot.
+    /// consumer held at paths those deltas set (a repair, or applied
+    /// differently); carries the patch from held to snapshot at them.
     ActivityDrift = "activity.drift", Info;
+    /// Ours (E20, issue 39): a replacing `ACTIVITY_SNAPSHOT` changes the
+    /// activity at paths no delta since its last snapshot set: changed
+    /// without a delta; carries the patch at those paths.
+    ActivityDriftUnstreamed = "activity.drift.unstreamed", Info;
     /// Ours (E20, E1): a `STATE_SNAPSHOT` after `STATE_DELTA`s says other
-    /// than the state the consumer held.
+    /// than the state the consumer held, at paths those deltas set.
     StateDrift = "state.drift", Info;
+    /// Ours (E20, issue 39): a `STATE_SNAPSHOT` after `STATE_DELTA`s
+    /// changes the state at paths none of them set.
+    StateDriftUnstreamed = "state.drift.unstreamed", Info;
     /// Ours (E20, R51): a `MESSAGES_SNAPSHOT` replaces a message the
-    /// consumer built from streamed events with another one.
+    /// consumer built from streamed events with another one, differing at
+    /// paths those events set.
     MessagesDrift = "messages.drift", Info;
+    /// Ours (E20, issue 39): a `MESSAGES_SNAPSHOT` changes a streamed
+    /// message at paths no streamed event since its baseline set.
+    MessagesDriftUnstreamed = "messages.drift.unstreamed", Info;
 }
 
 impl Code {
+    /// Whether this is one of the drift codes (E20), which carry a
+    /// [`Drift`].
+    pub fn is_drift(self) -> bool {
+        matches!(
+            self,
+            Self::ActivityDrift
+                | Self::ActivityDriftUnstreamed
+                | Self::StateDrift
+                | Self::StateDriftUnstreamed
+                | Self::MessagesDrift
+                | Self::MessagesDriftUnstreamed
+        )
+    }
+
     /// Whether a diagnostic of this code means the replay removed the
     /// member at its path before delivering the event (R17, R42): what a
     /// consumer strips, which the corpus's `eventAbsentPaths` observes.
@@ -354,24 +382,31 @@ pub struct Diagnostic {
     pub drift: Option<Box<Drift>>,
 }
 
-/// Which of the two a drift is (E20).
+/// Which of the three a drift is (E20).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DriftKind {
-    /// A delta since the last baseline failed or was skipped (R44): the
-    /// snapshot is the producer's normal repair (R8).
+    /// At paths the deltas since the last baseline set, one of which
+    /// failed or was skipped (R44): the snapshot is the producer's normal
+    /// repair (R8).
     Repair,
-    /// No delta since the last baseline failed: the producer and the
-    /// consumer applied the same deltas and came out different.
+    /// At paths the deltas since the last baseline set, none of which
+    /// failed: the producer and the consumer applied the same deltas and
+    /// came out different ("applied differently").
     Unexplained,
+    /// At paths no delta since the last baseline set: the producer changed
+    /// them without streaming the change ("changed without a delta", issue
+    /// 39); the `*.drift.unstreamed` codes.
+    Unstreamed,
 }
 
 impl DriftKind {
-    /// `repair` or `unexplained`, as in JSON output.
+    /// `repair`, `unexplained` or `unstreamed`, as in JSON output.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Repair => "repair",
             Self::Unexplained => "unexplained",
+            Self::Unstreamed => "unstreamed",
         }
     }
 }
@@ -381,7 +416,8 @@ impl DriftKind {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Drift {
-    /// A repair after a failure, or a drift with none before it.
+    /// A repair after a failure, a drift with none before it, or a change
+    /// at paths no delta set.
     pub kind: DriftKind,
     /// The step of the first change since the last baseline.
     pub since: Seq,
@@ -391,8 +427,10 @@ pub struct Drift {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failed_at: Option<Seq>,
     /// The RFC 6902 operations from what the consumer held to the
-    /// snapshot, with pointers into the message (`/content/…`) or into the
-    /// state, as `find` and `blame` take them.
+    /// snapshot at the paths of this kind (those the deltas set, or those
+    /// none set: issue 39), in the order of the whole patch, with pointers
+    /// into the message (`/content/…`) or into the state, as `find` and
+    /// `blame` take them.
     pub patch: DriftPatch,
 }
 

@@ -46,6 +46,7 @@ impl Replayer {
                 DriftCheck {
                     seq: self.seq,
                     code: Code::ActivityDrift,
+                    unstreamed: Code::ActivityDriftUnstreamed,
                     message_id: Some(message_id),
                     subject: format!("activity {message_id:?}"),
                     event: "ACTIVITY_SNAPSHOT",
@@ -58,7 +59,7 @@ impl Replayer {
                     &activity_part(activity_type, &content),
                 )
             }
-            _ => None,
+            _ => Vec::new(),
         };
         let effect = self.activity_snapshot_apply(
             envelope,
@@ -72,10 +73,10 @@ impl Replayer {
         if effect.effect == Effect::Applied {
             self.drift.message_baseline(message_id);
         }
-        if let Some(diagnostic) = drift
-            && effect.activity == Some(ActivityChange::Replaced)
-        {
-            self.report(diagnostic);
+        if effect.activity == Some(ActivityChange::Replaced) {
+            for diagnostic in drift {
+                self.report(diagnostic);
+            }
         }
         effect
     }
@@ -454,6 +455,7 @@ impl Replayer {
             let check = DriftCheck {
                 seq: self.seq,
                 code: Code::MessagesDrift,
+                unstreamed: Code::MessagesDriftUnstreamed,
                 message_id: Some(id),
                 subject: format!("message {id:?}"),
                 event: "MESSAGES_SNAPSHOT",
@@ -461,9 +463,7 @@ impl Replayer {
                 event_prefix: format!("/messages/{index}"),
                 since,
             };
-            if let Some(diagnostic) = check.diagnose(&held.to_json(), &message.to_json()) {
-                found.push(diagnostic);
-            }
+            found.extend(check.diagnose(&held.to_json(), &message.to_json()));
         }
         for message in incoming {
             self.drift.message_baseline(message.id());

@@ -576,6 +576,7 @@ pub fn encode_diagnostic(e: &mut Encoder, diagnostic: &Diagnostic) {
             e.u8(match drift.kind {
                 DriftKind::Repair => 1,
                 DriftKind::Unexplained => 2,
+                DriftKind::Unstreamed => 3,
             });
             e.u64(drift.since.get());
             e.u64(drift.deltas);
@@ -619,6 +620,7 @@ pub fn decode_diagnostic(d: &mut Decoder<'_>) -> Decoded<Diagnostic> {
         0 => None,
         1 => Some(DriftKind::Repair),
         2 => Some(DriftKind::Unexplained),
+        3 => Some(DriftKind::Unstreamed),
         _ => return bad("a drift in the index is of an unknown kind"),
     };
     if let Some(kind) = kind {

@@ -8,7 +8,7 @@ use rustc_hash::FxHashMap;
 use serde_json::{Map, Value};
 
 use super::conversation::{Conversation, Message};
-use super::drift::{DriftCheck, DriftWatch};
+use super::drift::{DriftCheck, DriftWatch, touch_streamed};
 use super::limits::document_bytes;
 use super::patch::apply_patch_taking;
 use super::patch_client::apply_patch_client;
@@ -657,6 +657,7 @@ impl Replayer {
                     let check = DriftCheck {
                         seq: self.seq,
                         code: Code::StateDrift,
+                        unstreamed: Code::StateDriftUnstreamed,
                         message_id: None,
                         subject: "the state".to_owned(),
                         event: "STATE_SNAPSHOT",
@@ -664,7 +665,7 @@ impl Replayer {
                         event_prefix: "/snapshot".to_owned(),
                         since,
                     };
-                    if let Some(diagnostic) = check.diagnose(&self.state, snapshot) {
+                    for diagnostic in check.diagnose(&self.state, snapshot) {
                         self.report(diagnostic);
                     }
                 }
@@ -680,7 +681,7 @@ impl Replayer {
                     || self.diagnostics[reported..]
                         .iter()
                         .any(|d| d.code == Code::StatePatchFailed);
-                self.drift.state_changed(self.seq, failed);
+                self.drift.state_changed(self.seq, failed, delta);
                 effect
             }
             B::MessagesSnapshot { messages } => {
@@ -704,15 +705,20 @@ impl Replayer {
                 patch,
             } => {
                 let effect = self.activity_delta(envelope, message_id, activity_type, patch);
-                // E20: what the next snapshot of this activity compares.
-                match effect.activity {
-                    Some(ActivityChange::DeltaApplied | ActivityChange::Retyped) => {
-                        self.drift.message_changed(message_id, self.seq, false);
+                // E20: what the next snapshot of this activity compares,
+                // and the paths the delta set or would have (issue 39).
+                let failed = match effect.activity {
+                    Some(ActivityChange::DeltaApplied | ActivityChange::Retyped) => Some(false),
+                    Some(ActivityChange::PatchFailed) => Some(true),
+                    _ => None,
+                };
+                if let Some(failed) = failed {
+                    let touched = self.drift.message_changed(message_id, self.seq, failed);
+                    touched.touch_patch("/content", patch);
+                    touched.touch_metadata("", envelope.metadata.as_ref());
+                    if effect.activity == Some(ActivityChange::Retyped) {
+                        touched.touch("/activityType");
                     }
-                    Some(ActivityChange::PatchFailed) => {
-                        self.drift.message_changed(message_id, self.seq, true);
-                    }
-                    _ => {}
                 }
                 effect
             }
@@ -722,7 +728,8 @@ impl Replayer {
                 // E20: a streamed message a later MESSAGES_SNAPSHOT compares.
                 if let Some(id) = streamed_message(&self.tool_call_messages, body) {
                     let failed = effect.effect != Effect::Applied;
-                    self.drift.message_changed(id, self.seq, failed);
+                    let touched = self.drift.message_changed(id, self.seq, failed);
+                    touch_streamed(touched, body, envelope, self.conversation.get(id));
                 }
                 effect
             }

@@ -993,9 +993,11 @@ mod tests {
         // Index format 7 (issue 39): one verdict per id collision, a chunk
         // lane per owner under the client; what is open stored so. Split
         // surrogates joined, nested members checked against the schema.
-        // Index format 8 (issue 38, engine 8 still unreleased: its
-        // fingerprint replaced): long texts being streamed as text logs.
-        (8, 0x9778_6680_b892_1980),
+        // Index format 8 (issue 38): long texts being streamed as text
+        // logs. Drift split by the paths the deltas set, which the
+        // tracking stores (issue 39). Engine 8 still unreleased: its
+        // fingerprint replaced, not appended.
+        (8, 0xb721_e5a3_b312_8cfd),
     ];
 
     /// The demo under both profiles, strict and best effort.

@@ -96,11 +96,13 @@ pub fn change_color(visuals: &egui::Visuals, change: ActivityChange) -> Color32 
 }
 
 /// The colour of a drift ring on a lane (E20, issue 17.1): an
-/// unexplained drift as loud as an error, a repair as a warning's.
+/// unexplained drift as loud as an error, a repair as a warning's, a
+/// change without a delta (issue 39) as an information's.
 pub fn drift_color(visuals: &egui::Visuals, kind: crate::diagnostic::DriftKind) -> Color32 {
     match kind {
         crate::diagnostic::DriftKind::Unexplained => visuals.error_fg_color,
         crate::diagnostic::DriftKind::Repair => visuals.warn_fg_color,
+        crate::diagnostic::DriftKind::Unstreamed => visuals.weak_text_color(),
     }
 }
 

@@ -162,3 +162,30 @@ fn the_inspector_names_an_unexplained_drift_and_its_paths() {
     harness.run();
     assert!(harness.query_by_label("Unexplained drift").is_none());
 }
+
+#[test]
+fn the_inspector_names_a_change_without_a_delta_apart_from_an_unexplained_drift() {
+    // Issue 39: the delta set `/n`; the snapshot also adds `/extra`, which
+    // no delta set: two boxes, each with its own paths.
+    let file = TempPath::jsonl(
+        "appblame",
+        "unstreamed.jsonl",
+        &[
+            json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r"}),
+            json!({"type": "ACTIVITY_SNAPSHOT", "messageId": "a1", "activityType": "plan",
+                   "content": {"n": 0}}),
+            json!({"type": "ACTIVITY_DELTA", "messageId": "a1", "activityType": "plan",
+                   "patch": [{"op": "replace", "path": "/n", "value": 1}]}),
+            json!({"type": "ACTIVITY_SNAPSHOT", "messageId": "a1", "activityType": "plan",
+                   "content": {"n": 9, "extra": true}}),
+            json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}),
+        ],
+    );
+    let mut harness = open_at(&file, 4);
+    harness.state_mut().right_tab = RightTab::Inspector;
+    harness.run();
+    harness.get_by_label("Unexplained drift");
+    harness.get_by_label("replace /content/n");
+    harness.get_by_label("Changed without a delta");
+    harness.get_by_label("add /content/extra");
+}

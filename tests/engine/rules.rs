@@ -859,8 +859,12 @@ fn client_profile_authoritative_null_drops_all_absent_activities() {
     // activity message in it.
     let r = replay_with(client(), &authoritative_stream(Value::Null));
     assert_eq!(r.outcome(), Outcome::Ok);
-    // E20 (issue 17): `u1` was streamed empty and the snapshot says "q".
-    assert_eq!(diags(&r), vec![(6, Code::MessagesDrift, Severity::Info)]);
+    // E20 (issue 17): `u1` was streamed empty and the snapshot says "q":
+    // changed without a delta (issue 39).
+    assert_eq!(
+        diags(&r),
+        vec![(6, Code::MessagesDriftUnstreamed, Severity::Info)]
+    );
     assert_eq!(ids(&r), ["u1"]);
     assert_eq!(
         messages(&r),
@@ -904,10 +908,11 @@ fn spec_profile_ignores_authoritative_activity_types() {
     // §10 + R30/R51: under `spec` snapshot metadata lands nowhere.
     for authoritative in [Value::Null, json!(["a"]), json!(["a", "b"])] {
         let r = replay_with(spec(), &authoritative_stream(authoritative.clone()));
-        // E20 (issue 17): `u1` was streamed empty and the snapshot says "q".
+        // E20 (issue 17): `u1` was streamed empty and the snapshot says "q":
+        // changed without a delta (issue 39).
         assert_eq!(
             diags(&r),
-            vec![(6, Code::MessagesDrift, Severity::Info)],
+            vec![(6, Code::MessagesDriftUnstreamed, Severity::Info)],
             "{authoritative}"
         );
         assert_eq!(ids(&r), ["u1", "act-a", "act-b"], "{authoritative}");

@@ -373,6 +373,7 @@ pub(crate) fn drift_ui(ui: &mut Ui, doc: &Doc, step: Seq, id: Option<&str>) {
                 let title = match drift.kind {
                     crate::diagnostic::DriftKind::Repair => "Drift repaired (R44, R8)",
                     crate::diagnostic::DriftKind::Unexplained => "Unexplained drift",
+                    crate::diagnostic::DriftKind::Unstreamed => "Changed without a delta",
                 };
                 let heading = ui.colored_label(color, RichText::new(title).strong());
                 rule_text::on_hover_cited(heading, diagnostic.code.as_str(), None);

@@ -82,6 +82,9 @@ impl Hover<'_> {
                     crate::diagnostic::DriftKind::Unexplained => {
                         "no delta failed before: producer and consumer applied the same deltas differently"
                     }
+                    crate::diagnostic::DriftKind::Unstreamed => {
+                        "changed without a delta: the producer changed what no delta set"
+                    }
                 };
                 ui.colored_label(
                     theme::drift_color(ui.visuals(), ring.kind),

@@ -185,7 +185,8 @@ pub struct DriftMark {
 }
 
 /// The drift rings of a lane in the visible bins: one per bin, an
-/// unexplained drift before a repair (the first of those).
+/// unexplained drift before a repair before a change without a delta
+/// (the first of the most telling kind).
 pub fn merge_drifts(
     drifts: &[(Seq, DriftKind)],
     bins: &RangeInclusive<u64>,
@@ -195,9 +196,9 @@ pub fn merge_drifts(
         .into_iter()
         .filter_map(|(_, group)| {
             let group = &drifts[group];
-            let &(seq, kind) = group
+            let &(seq, kind) = [DriftKind::Unexplained, DriftKind::Repair]
                 .iter()
-                .find(|(_, kind)| *kind == DriftKind::Unexplained)
+                .find_map(|telling| group.iter().find(|(_, kind)| kind == telling))
                 .or_else(|| group.first())?;
             Some(DriftMark {
                 seq,
@@ -262,11 +263,18 @@ type MarksKey = (
 pub type Drifts = FxHashMap<String, Arc<[(Seq, DriftKind)]>>;
 
 /// The drifts (E20, issue 17.1) of every activity: the steps of their
-/// `activity.drift` and `messages.drift` diagnostics, with their kinds.
+/// `activity.drift` and `messages.drift` diagnostics and their
+/// `*.unstreamed` kin (issue 39), with their kinds.
 pub fn drifts_of(diagnostics: &[crate::diagnostic::Diagnostic]) -> Drifts {
     let mut found: FxHashMap<String, Vec<(Seq, DriftKind)>> = FxHashMap::default();
     for diagnostic in diagnostics {
-        if !matches!(diagnostic.code, Code::ActivityDrift | Code::MessagesDrift) {
+        if !matches!(
+            diagnostic.code,
+            Code::ActivityDrift
+                | Code::ActivityDriftUnstreamed
+                | Code::MessagesDrift
+                | Code::MessagesDriftUnstreamed
+        ) {
             continue;
         }
         if let (Some(id), Some(drift)) = (&diagnostic.message_id, &diagnostic.drift) {
