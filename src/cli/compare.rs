@@ -151,7 +151,11 @@ fn text(c: &crate::compare::StreamComparison, out: &mut dyn Write) -> anyhow::Re
     if !c.state_spans.is_empty() {
         writeln!(out, "the states differ at:")?;
         for span in &c.state_spans {
-            let mut what: Vec<String> = span.messages.iter().cloned().collect();
+            let mut what: Vec<String> = span
+                .messages
+                .iter()
+                .map(|id| crate::protocol::surrogate::display(id).into_owned())
+                .collect();
             if span.state {
                 what.push("the state".to_owned());
             }
