@@ -386,7 +386,15 @@ impl Keys {
 /// An event as compared: its JSON without `timestamp` (`None`: not a JSON
 /// object), and its key.
 fn comparable(raw: &[u8]) -> (Option<Value>, EventKey) {
-    match serde_json::from_slice::<Value>(raw) {
+    // Issue 39: an event holding a lone UTF-16 surrogate escape is read as
+    // the replay reads it (each lone half as its stand-in).
+    let read = serde_json::from_slice::<Value>(raw).or_else(|error| {
+        std::str::from_utf8(raw)
+            .ok()
+            .and_then(crate::protocol::surrogate::rewrite)
+            .map_or(Err(error), |text| serde_json::from_str::<Value>(&text))
+    });
+    match read {
         Ok(Value::Object(mut object)) => {
             object.remove(IGNORED_MEMBER);
             let member = |name: &str| object.get(name).and_then(Value::as_str).map(str::to_owned);

@@ -529,15 +529,21 @@ impl Drift {
 }
 
 impl Diagnostic {
-    /// A diagnostic with the code's own severity.
+    /// A diagnostic with the code's own severity. A lone UTF-16 surrogate
+    /// the message quotes (an id, a pointer, a value) is shown as such,
+    /// `�⟨\ud83d⟩` (issue 39): the message is for people.
     pub fn new(seq: Seq, code: Code, message: impl Into<String>) -> Self {
+        let mut message = message.into();
+        if let std::borrow::Cow::Owned(shown) = crate::protocol::surrogate::display(&message) {
+            message = shown;
+        }
         Self {
             seq,
             severity: code.severity(),
             code,
             message_id: None,
             path: None,
-            message: message.into(),
+            message,
             drift: None,
         }
     }

@@ -94,8 +94,13 @@ pub(super) fn run(args: &BlameArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
     })
 }
 
+/// A value as JSON, a lone UTF-16 surrogate written as its escape (issue
+/// 39), as `find` writes it.
 fn shown(value: Option<&Value>) -> String {
-    value.map_or_else(|| "(absent)".to_owned(), Value::to_string)
+    value.map_or_else(
+        || "(absent)".to_owned(),
+        |value| crate::protocol::surrogate::escape_json(value.to_string()),
+    )
 }
 
 fn write_text(out: &mut dyn Write, found: &Blame) -> std::io::Result<()> {

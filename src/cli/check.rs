@@ -74,7 +74,8 @@ fn write_text(report: &CheckReport, name: &str, out: &mut dyn Write) -> std::io:
             d.seq,
             d.severity,
             d.code,
-            d.message_id.as_deref().unwrap_or("-"),
+            // Issue 39: an id holding a lone UTF-16 surrogate shows it as such.
+            crate::protocol::surrogate::display(d.message_id.as_deref().unwrap_or("-")),
             d.message
         )?;
     }

@@ -151,7 +151,11 @@ fn text(c: &crate::compare::StreamComparison, out: &mut dyn Write) -> anyhow::Re
     if !c.state_spans.is_empty() {
         writeln!(out, "the states differ at:")?;
         for span in &c.state_spans {
-            let mut what: Vec<String> = span.messages.iter().cloned().collect();
+            let mut what: Vec<String> = span
+                .messages
+                .iter()
+                .map(|id| crate::protocol::surrogate::display(id).into_owned())
+                .collect();
             if span.state {
                 what.push("the state".to_owned());
             }
@@ -185,7 +189,13 @@ fn text(c: &crate::compare::StreamComparison, out: &mut dyn Write) -> anyhow::Re
     Ok(())
 }
 
+/// One difference in words; an id or a path holding a lone UTF-16
+/// surrogate shows it as such (issue 39).
 fn difference_line(d: &EventDifference) -> String {
+    crate::protocol::surrogate::display(&difference_words(d)).into_owned()
+}
+
+fn difference_words(d: &EventDifference) -> String {
     let label = d.key.label();
     match d.kind {
         DifferenceKind::Changed => {
@@ -214,7 +224,7 @@ fn state_line(d: &StateDifference) -> String {
     let mut what: Vec<String> = d
         .messages
         .iter()
-        .map(|id| format!("message {id}"))
+        .map(|id| format!("message {}", crate::protocol::surrogate::display(id)))
         .collect();
     if d.state {
         what.push("the state".to_owned());
@@ -222,7 +232,9 @@ fn state_line(d: &StateDifference) -> String {
     if d.message_order {
         what.push("the order of the messages".to_owned());
     }
-    let patch = serde_json::to_string(&d.patch).unwrap_or_default();
+    let patch = crate::protocol::surrogate::escape_json(
+        serde_json::to_string(&d.patch).unwrap_or_default(),
+    );
     format!(
         "A {} / B {}: {} differ; patch A→B {}",
         d.a,

@@ -33,8 +33,31 @@ impl<'a> EventKeys<'a> {
     /// Reads the keys of the event in `raw` (any other member is skipped).
     /// An object that names one of them twice has none: which one a
     /// consumer takes is the precise reader's to say.
+    ///
+    /// An event holding a lone UTF-16 surrogate escape anywhere (issue 39:
+    /// an emoji cut in two), which `serde_json` refuses, is read as the
+    /// replay reads it: each lone half as its stand-in
+    /// ([`surrogate::rewrite`](crate::protocol::surrogate::rewrite)).
     pub fn of(raw: &'a [u8]) -> Self {
-        serde_json::from_slice(raw).unwrap_or_default()
+        match serde_json::from_slice(raw) {
+            Ok(keys) => keys,
+            Err(_) => std::str::from_utf8(raw)
+                .ok()
+                .and_then(crate::protocol::surrogate::rewrite)
+                .and_then(|text| serde_json::from_str::<EventKeys<'_>>(&text).ok().map(owned))
+                .unwrap_or_default(),
+        }
+    }
+}
+
+/// Keys that borrow nothing.
+fn owned(keys: EventKeys<'_>) -> EventKeys<'static> {
+    let own = |key: Option<Cow<'_, str>>| key.map(|k| Cow::Owned(k.into_owned()));
+    EventKeys {
+        event_type: own(keys.event_type),
+        message_id: own(keys.message_id),
+        run_id: own(keys.run_id),
+        timestamp: keys.timestamp,
     }
 }
 
@@ -104,6 +127,24 @@ fn integer<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<i64>, D:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 39: an event holding a lone UTF-16 surrogate escape (valid
+    /// JSON that `serde_json` refuses) had no keys at all: `compare` said
+    /// "(no type)", `timing` "(no RUN_STARTED)", the store indexed nothing.
+    #[test]
+    fn an_event_with_a_lone_surrogate_escape_keeps_its_keys() {
+        let keys = EventKeys::of(
+            br#"{"type":"RUN_ERROR","runId":"r\ud83d","message":"bad \ude42","timestamp":5}"#,
+        );
+        assert_eq!(keys.event_type.as_deref(), Some("RUN_ERROR"));
+        assert_eq!(keys.timestamp, Some(5));
+        let run_id = keys.run_id.expect("a run id");
+        assert_eq!(
+            crate::protocol::surrogate::display(&run_id),
+            "r\u{FFFD}⟨\\ud83d⟩"
+        );
+        assert_eq!(EventKeys::of(br#"{"type":"\ud83d"#), EventKeys::default());
+    }
 
     #[test]
     fn keys_are_read_one_by_one_whatever_the_others_hold() {

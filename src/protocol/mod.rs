@@ -31,3 +31,4 @@ pub use shapes::{Field, Object, Shape, Union};
 pub use version::{Declared, ProtocolVersion};
 
 pub(crate) use parse::json_kind;
+pub(crate) use shapes::strip_run_input;

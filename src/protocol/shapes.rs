@@ -660,6 +660,24 @@ pub(crate) fn message_is_clean(message: &Map<String, Value>) -> bool {
     }
 }
 
+/// A recorded run input (a request body, step 0) without what its shape
+/// does not define, and the issues saying so, with pointers from the
+/// body's root (issue 39: as `RUN_STARTED.input` is read); `None` when
+/// there is nothing to strip.
+pub(crate) fn strip_run_input(input: &Value) -> Option<(Value, Vec<Issue>)> {
+    let shape = Shape::Object(&RUN_INPUT);
+    if shape.is_clean(input) {
+        return None;
+    }
+    let mut input = input.clone();
+    let mut issues = Vec::new();
+    // A run input is an object: it is never an unknown variant as a whole.
+    if let Err(issue) = strip(shape, &mut input, "", &mut issues) {
+        issues.push(issue);
+    }
+    Some((input, issues))
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;

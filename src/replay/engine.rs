@@ -224,6 +224,25 @@ impl Replayer {
     /// and reported (R50).
     pub fn with_run_input(options: Options, input: &Value) -> Self {
         let mut replayer = Self::new(options);
+        // Issue 39: a member the run input's shape does not define, at any
+        // depth, is stripped and reported with its pointer, and an unknown
+        // element of a message's list dropped, as in `RUN_STARTED.input`.
+        let stripped = crate::protocol::strip_run_input(input);
+        let input = match &stripped {
+            Some((kept, issues)) => {
+                for issue in issues {
+                    let mut issue = issue.clone();
+                    issue.message = format!("in the recorded run input: {}", issue.message);
+                    let message_id = issue
+                        .path
+                        .as_deref()
+                        .and_then(|path| input_message_id(kept, path));
+                    replayer.report_issue(&issue, message_id);
+                }
+                kept
+            }
+            None => input,
+        };
         if let Some(Value::Array(messages)) = input.get("messages") {
             let mut list = Vec::with_capacity(messages.len());
             for message in messages.iter().filter_map(Value::as_object) {
@@ -1066,6 +1085,17 @@ impl Replayer {
             }
         }
     }
+}
+
+/// The id of the run input's message a pointer (`/messages/N/…`) is in.
+fn input_message_id<'a>(input: &'a Value, path: &str) -> Option<&'a str> {
+    let index: usize = path
+        .strip_prefix("/messages/")?
+        .split('/')
+        .next()?
+        .parse()
+        .ok()?;
+    input.get("messages")?.get(index)?.get("id")?.as_str()
 }
 
 /// The first interrupt of an interrupt outcome whose `id` an earlier one

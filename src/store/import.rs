@@ -133,9 +133,12 @@ fn write_planned(
     let mut events_done = 0u64;
     let mut imported = Vec::with_capacity(planned.len());
     let num_planned = planned.len();
-    for (i, planned) in planned.into_iter().enumerate() {
+    for (i, mut planned) in planned.into_iter().enumerate() {
         let is_last = i + 1 == num_planned;
         let id = writer.begin_session(planned.session.clone())?;
+        // What `record` hides of the events, an import hides too (issue
+        // 38), before the timeline index is built from them.
+        planned.events = writer.stored_events(id, std::mem::take(&mut planned.events))?;
         // A vector's profile stays with its session (issue 12).
         if let Some(profile) = &planned.declared_profile {
             writer.set_declared_profile(id, profile)?;

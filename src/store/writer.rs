@@ -701,6 +701,59 @@ impl RecordingWriter {
         session: SessionId,
         raw: &'a [u8],
     ) -> Result<std::borrow::Cow<'a, [u8]>, StoreError> {
+        let (stored, pointers) = self.redacted_event(session, raw);
+        self.note_hidden(session, pointers)?;
+        Ok(stored)
+    }
+
+    /// The events of an imported file as they are to be stored: each as
+    /// [`Self::stored_event`] stores an event of a live session, so that an
+    /// import hides what `record` hides (issue 38: the run input an agent
+    /// echoes in `RUN_STARTED.input`, any copy of a value the request body
+    /// hid), and the session's list of what was hidden saying so. The log
+    /// is returned as it came when nothing is hidden.
+    pub fn stored_events(
+        &mut self,
+        session: SessionId,
+        events: EventLog,
+    ) -> Result<EventLog, StoreError> {
+        let mut redacted: Option<EventLog> = None;
+        let mut all_pointers: Vec<String> = Vec::new();
+        for (index, (_, raw)) in events.iter().enumerate() {
+            let (stored, pointers) = self.redacted_event(session, raw);
+            match (&mut redacted, stored) {
+                (Some(log), stored) => {
+                    log.push(&stored);
+                }
+                (None, std::borrow::Cow::Borrowed(_)) => {}
+                (None, std::borrow::Cow::Owned(stored)) => {
+                    // The first event that changes: the ones before it are
+                    // copied as they are, and every one after it pushed.
+                    let mut log = EventLog::with_capacity(events.num_bytes(), events.len());
+                    for (_, before) in events.iter().take(index) {
+                        log.push(before);
+                    }
+                    log.push(&stored);
+                    redacted = Some(log);
+                }
+            }
+            for pointer in pointers {
+                if !all_pointers.contains(&pointer) {
+                    all_pointers.push(pointer);
+                }
+            }
+        }
+        self.note_hidden(session, all_pointers)?;
+        Ok(redacted.unwrap_or(events))
+    }
+
+    /// An event with what the session hides hidden, and the pointers (or
+    /// words) of what was.
+    fn redacted_event<'a>(
+        &self,
+        session: SessionId,
+        raw: &'a [u8],
+    ) -> (std::borrow::Cow<'a, [u8]>, Vec<String>) {
         let (mut stored, mut pointers) = match self.redaction.event(raw) {
             Some((redacted, pointers)) => (std::borrow::Cow::Owned(redacted), pointers),
             None => (std::borrow::Cow::Borrowed(raw), Vec::new()),
@@ -711,8 +764,14 @@ impl RecordingWriter {
             stored = std::borrow::Cow::Owned(hidden);
             pointers.push("(a value the request body hid)".to_owned());
         }
+        (stored, pointers)
+    }
+
+    /// Adds `pointers` (as `event POINTER`) to the session's list of what
+    /// was hidden.
+    fn note_hidden(&mut self, session: SessionId, pointers: Vec<String>) -> Result<(), StoreError> {
         if pointers.is_empty() {
-            return Ok(stored);
+            return Ok(());
         }
         let key = super::redacted_key(session);
         let listed: Option<String> = self
@@ -742,7 +801,7 @@ impl RecordingWriter {
                 .map_err(|e| self.sqlite("cannot note what an event hid", e))?;
             self.uncheckpointed = true;
         }
-        Ok(stored)
+        Ok(())
     }
 
     /// Appends one event to a session with a given arrival time. Commits if

@@ -230,6 +230,50 @@ fn the_protocol_version_is_a_setting_of_the_spec_profile() {
 }
 
 #[test]
+fn the_protocol_menu_offers_the_draft_and_replays_by_it() {
+    // Issue 39, item 6: the app's Protocol choice lists the working draft,
+    // as `--protocol draft`; under it a truncated stream fails the run
+    // (R62 fatal), where 1.1 warns.
+    let dir = std::env::temp_dir().join(format!("agui-replay-app-draft-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("truncated.jsonl");
+    std::fs::write(
+        &file,
+        "{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\
+         {\"type\":\"STATE_SNAPSHOT\",\"snapshot\":{\"n\":1}}\n",
+    )
+    .unwrap();
+    let mut harness = harness(ReplayApp::with_file(&file));
+    wait_for_loading(&mut harness);
+    let severities = |harness: &Harness<'static, ReplayApp>| -> Vec<(Code, Severity)> {
+        let doc = harness.state().state.doc().expect("doc");
+        doc.timeline
+            .diagnostics()
+            .iter()
+            .map(|d| (d.code, d.severity))
+            .collect()
+    };
+    assert_eq!(
+        severities(&harness),
+        [(Code::StreamTruncated, Severity::Warning)]
+    );
+    harness.get_by_label("Protocol").click();
+    harness.run();
+    harness.get_by_label("AG-UI draft").click();
+    harness.step();
+    wait_for_loading(&mut harness);
+    assert_eq!(
+        harness.state().state.options().protocol,
+        agui_replay::protocol::ProtocolVersion::Draft
+    );
+    assert_eq!(
+        severities(&harness),
+        [(Code::StreamTruncated, Severity::Error)]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_vector_opens_under_the_profile_it_declares() {
     // Issue 12, item 12: a vector's declared profile decides its replay in
     // the app as on the command line.

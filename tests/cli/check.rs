@@ -535,6 +535,76 @@ fn check_protocol_draft_fails_a_run_on_another_thread() {
     assert_eq!(code(&output), 0, "stderr: {}", stderr(&output));
 }
 
+#[test]
+fn every_command_that_takes_protocol_takes_draft_and_replays_by_it() {
+    // Issue 39, item 6: `--protocol draft` is accepted wherever `--protocol`
+    // is, and the replay each command makes follows it (R62 fatal under the
+    // draft: a truncated stream fails the run at its last event).
+    let events = [
+        run_started(),
+        json!({"type": "STATE_SNAPSHOT", "snapshot": {"n": 1}}),
+    ];
+    let file = TempPath::jsonl("draft-everywhere", "s.jsonl", &events);
+    let f = file.s();
+    let commands: [&[&str]; 7] = [
+        &["check", f],
+        &["state", f, "--at", "2"],
+        &["diff", f, "--from", "1", "--to", "2"],
+        &["find", f, "--state", "--pointer", "/n"],
+        &["blame", f, "--state", "--pointer", "/n"],
+        &["timing", f],
+        &["compare", f, f],
+    ];
+    for command in commands {
+        let mut args = command.to_vec();
+        args.extend(["--protocol", "draft"]);
+        let output = run(&args);
+        assert_ne!(code(&output), 2, "{args:?}: {}", stderr(&output));
+        assert!(!stderr(&output).contains("invalid value"), "{args:?}");
+    }
+    // Where the outcome shows, it is the draft's.
+    let output = run(&["state", f, "--at", "2", "--protocol", "draft"]);
+    assert!(
+        stderr(&output).contains("stream.truncated"),
+        "{}",
+        stderr(&output)
+    );
+    let output = run(&["compare", f, f, "--protocol", "draft"]);
+    assert!(
+        stdout(&output).contains("failed at step 2"),
+        "{}",
+        stdout(&output)
+    );
+    let output = run(&["compare", f, f, "--protocol", "1.1"]);
+    assert!(
+        !stdout(&output).contains("failed at step 2"),
+        "{}",
+        stdout(&output)
+    );
+    let vector = TempPath::new("draft-everywhere", "v.json");
+    run_ok(&[
+        "export",
+        f,
+        "--format",
+        "vector",
+        "--out",
+        vector.s(),
+        "--protocol",
+        "draft",
+    ]);
+    let document: serde_json::Value =
+        serde_json::from_slice(&vector.read()).expect("a vector is JSON");
+    assert_eq!(document["expect"]["outcome"], json!("failed"));
+    let output = run(&[
+        "conformance",
+        &format!("{}/tests/conformance/draft", env!("CARGO_MANIFEST_DIR")),
+        "--protocol",
+        "draft",
+    ]);
+    assert_ne!(code(&output), 2, "{}", stderr(&output));
+    assert!(stdout(&output).contains("draft"), "{}", stdout(&output));
+}
+
 // ---------------------------------------------------------------------------
 
 // ---------------------------------------------------------------- snapshots

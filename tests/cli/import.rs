@@ -121,3 +121,125 @@ fn import_outputs_are_the_snapshots() {
         transcript(&["check", rec.s(), "--session", "3"])
     );
 }
+
+// ------------------------------------------------ secrets (issue 38)
+
+/// A secret an agent echoes: never to be stored by an import.
+const ECHOED_SECRET: &str = "sk-import-echo-0123456789";
+/// A secret a stream file carries in its `RUN_STARTED.input` alone.
+const FILE_SECRET: &str = "sk-import-file-9876543210";
+
+/// A HAR file of one exchange: a request body with a secret in
+/// `forwardedProps`, and an agent that echoes the run input in
+/// `RUN_STARTED.input` and the secret's value in a `CUSTOM` event.
+fn har_with_an_echoed_secret() -> String {
+    let input = json!({"threadId": "t", "runId": "r", "messages": [], "state": {},
+        "forwardedProps": {"apiKey": ECHOED_SECRET, "model": "m"}});
+    let events = [
+        json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r", "input": input}),
+        json!({"type": "CUSTOM", "name": "echo", "value": {"key": ECHOED_SECRET}}),
+        json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}),
+    ];
+    json!({"log": {"version": "1.2", "creator": {"name": "test", "version": "1"},
+    "entries": [{
+        "startedDateTime": "2026-03-14T09:26:50.001Z",
+        "request": {"method": "POST", "url": "https://agent.example/run",
+            "httpVersion": "HTTP/1.1",
+            "headers": [{"name": "Content-Type", "value": "application/json"},
+                        {"name": "Authorization", "value": "Bearer header-secret-1"}],
+            "queryString": [], "cookies": [], "headersSize": -1, "bodySize": -1,
+            "postData": {"mimeType": "application/json", "text": input.to_string()}},
+        "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1",
+            "headers": [{"name": "Content-Type", "value": "text/event-stream"}],
+            "cookies": [], "redirectURL": "", "headersSize": -1, "bodySize": -1,
+            "content": {"size": -1, "mimeType": "text/event-stream", "text": sse(&events)}},
+        "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 1}
+    }]}})
+    .to_string()
+}
+
+fn holds(bytes: &[u8], secret: &str) -> bool {
+    bytes.windows(secret.len()).any(|w| w == secret.as_bytes())
+}
+
+/// Issue 38: `import` hides what `record` hides. The run input an agent
+/// echoes in `RUN_STARTED.input` (of a HAR exchange, or of a stream file
+/// with no request at all) and any copy of a value the request body hid
+/// are stored `[redacted]`, the recording says what was hidden, and no
+/// export of it (nor a recording imported again) holds the secret.
+#[test]
+fn import_hides_the_secrets_of_an_echoed_run_input_as_record_does() {
+    let har = TempPath::with_bytes(
+        "importsecret",
+        "echo.har",
+        har_with_an_echoed_secret().as_bytes(),
+    );
+    let file = TempPath::jsonl(
+        "importsecret",
+        "echo.jsonl",
+        &[
+            json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r", "input": {
+                "threadId": "t", "runId": "r", "messages": [],
+                "forwardedProps": {"nested": {"access_token": FILE_SECRET}, "model": "m"}}}),
+            run_finished(),
+        ],
+    );
+    let rec = import_rec("importsecret", &[har.s(), file.s()]);
+    let bytes = rec.read();
+    assert!(
+        !holds(&bytes, ECHOED_SECRET),
+        "the .rec holds the echoed secret"
+    );
+    assert!(
+        !holds(&bytes, FILE_SECRET),
+        "the .rec holds the stream file's secret"
+    );
+    assert!(
+        !holds(&bytes, "header-secret-1"),
+        "the .rec holds the header"
+    );
+
+    let recording = agui_replay::store::Recording::open(rec.path()).expect("opens");
+    let sessions = recording.sessions();
+    assert_eq!(sessions.len(), 2);
+    for (session, hidden) in [
+        (&sessions[0], "event /input/forwardedProps/apiKey"),
+        (&sessions[0], "event (a value the request body hid)"),
+        (
+            &sessions[1],
+            "event /input/forwardedProps/nested/access_token",
+        ),
+    ] {
+        assert!(
+            session.redacted.iter().any(|h| h == hidden),
+            "{hidden} in {:?}",
+            session.redacted
+        );
+    }
+    let events = crate::common::store::raw_events(&recording, &sessions[0]);
+    let started: serde_json::Value = serde_json::from_slice(&events[0]).expect("JSON");
+    assert_eq!(started["input"]["forwardedProps"]["apiKey"], "[redacted]");
+    assert_eq!(
+        started["input"]["forwardedProps"]["model"], "m",
+        "the rest is kept"
+    );
+    let custom: serde_json::Value = serde_json::from_slice(&events[1]).expect("JSON");
+    assert_eq!(custom["value"]["key"], "[redacted]");
+    drop(recording);
+
+    // What a reader sees of it: the stored index and the exports.
+    for session in ["1", "2"] {
+        let (output, report) = check_json(&[rec.s(), "--session", session]);
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+        assert!(!holds(&output.stdout, ECHOED_SECRET) && !holds(&output.stdout, FILE_SECRET));
+        assert_eq!(report["outcome"], "ok");
+        let jsonl = TempPath::new("importsecret", &format!("out{session}.jsonl"));
+        run_ok(&["export", rec.s(), "--session", session, "--out", jsonl.s()]);
+        let exported = jsonl.read();
+        assert!(!holds(&exported, ECHOED_SECRET) && !holds(&exported, FILE_SECRET));
+    }
+    // Imported again, the recording stays without them.
+    let again = import_rec("importsecret-again", &[rec.s()]);
+    let bytes = again.read();
+    assert!(!holds(&bytes, ECHOED_SECRET) && !holds(&bytes, FILE_SECRET));
+}

@@ -90,3 +90,87 @@ fn protobuf_export_refuses_a_lone_half_naming_the_event() {
     assert!(error.contains("lone UTF-16 surrogate"), "{error}");
     assert!(!out.path().exists(), "nothing is written");
 }
+
+/// A stream whose ids, keys and values hold lone halves.
+const IDS: &str = concat!(
+    r#"{"type":"RUN_STARTED","threadId":"t","runId":"r\ud83d"}"#,
+    "\n",
+    r#"{"type":"TEXT_MESSAGE_START","messageId":"m\udc00","role":"assistant"}"#,
+    "\n",
+    r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m\udc00","delta":"hi"}"#,
+    "\n",
+    r#"{"type":"STATE_SNAPSHOT","snapshot":{"k\udc00":"v\ud83d","n":1}}"#,
+    "\n",
+    r#"{"type":"STATE_DELTA","delta":[{"op":"replace","path":"/n","value":"x\ud83d"}]}"#,
+    "\n",
+    r#"{"type":"RUN_ERROR","message":"bad \ud83d"}"#,
+    "\n",
+);
+
+/// Whether `text` holds a stand-in the engine keeps a lone half as (the
+/// last 2,048 code points of plane 16), or its code written by `{:?}`.
+fn holds_stand_in(text: &str) -> bool {
+    text.chars()
+        .any(|c| ('\u{10F800}'..='\u{10FFFF}').contains(&c))
+        || text.contains("\\u{10f")
+}
+
+/// Issue 39: in the text every command prints (diagnostics, values, ids,
+/// run and key labels), a half that never met its pair is shown as such:
+/// `�⟨\ud83d⟩` in words, the escape `\ud83d` in a JSON value; never as the
+/// private-use character the engine holds it as. Events holding one keep
+/// their keys (`compare` said "(no type)", `timing` "(no RUN_STARTED)").
+#[test]
+fn text_output_shows_an_unpaired_half_as_such() {
+    let file = TempPath::with_bytes("surrogates", "ids.jsonl", IDS.as_bytes());
+    let other = IDS.replace("bad ", "worse ").replace("\"hi\"", "\"ho\"");
+    let second = TempPath::with_bytes("surrogates", "ids2.jsonl", other.as_bytes());
+    let f = file.s();
+    let outputs = [
+        run(&["check", f]),
+        run(&["check", f, "--format", "json"]),
+        run(&["state", f, "--at", "6"]),
+        run(&["diff", f, "--from", "1", "--to", "6"]),
+        run(&["find", f, "--state", "--pointer", "/n"]),
+        run(&["blame", f, "--state", "--pointer", "/n"]),
+        run(&["blame", f, "--state", "--pointer", "/n", "--format", "json"]),
+        run(&[
+            "blame",
+            f,
+            "--message",
+            "m\u{10FC00}",
+            "--pointer",
+            "/content",
+        ]),
+        run(&["timing", f]),
+        run(&["compare", f, second.s()]),
+        run(&["compare", f, second.s(), "--format", "json"]),
+    ];
+    for output in &outputs {
+        let text = stdout(output);
+        assert!(!holds_stand_in(&text), "{text}");
+        assert!(!holds_stand_in(&stderr(output)), "{}", stderr(output));
+    }
+    let check = stdout(&outputs[0]);
+    assert!(
+        check.contains("m\u{FFFD}⟨\\udc00⟩"),
+        "the message id: {check}"
+    );
+    assert!(check.contains("/snapshot/k\u{FFFD}⟨\\udc00⟩"), "{check}");
+    let blame = stdout(&outputs[5]);
+    assert!(blame.contains(r#"1 -> "x\ud83d""#), "{blame}");
+    let timing = stdout(&outputs[8]);
+    assert!(
+        timing.contains("run 1 r\u{FFFD}⟨\\ud83d⟩: seq 1-6"),
+        "{timing}"
+    );
+    let compare = stdout(&outputs[9]);
+    assert!(
+        compare.contains("RUN_ERROR changed (/message)"),
+        "{compare}"
+    );
+    assert!(
+        compare.contains("TEXT_MESSAGE_CONTENT m\u{FFFD}⟨\\udc00⟩ changed"),
+        "{compare}"
+    );
+}

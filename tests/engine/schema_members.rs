@@ -345,3 +345,72 @@ fn an_unknown_content_part_of_a_user_message_is_dropped_and_the_list_survives() 
         [(2, Code::EventMalformed, "/messages/0/content/0".to_owned())]
     );
 }
+
+// Issue 39, item 2: the recorded request body (step 0, the run input) is
+// read with the same nested-shape walker as `RUN_STARTED.input`: an
+// unknown member inside a message is stripped and reported with its
+// pointer, an unknown element of a message's list dropped, and what is
+// defined kept, under every consumer.
+#[test]
+fn an_unknown_member_nested_in_a_recorded_run_input_is_stripped_with_its_pointer() {
+    let input = json!({
+        "threadId": "t1", "runId": "r1",
+        "messages": [
+            {"id": "u1", "role": "user", "mood": "curious", "content": [
+                {"type": "text", "text": "look"},
+                {"type": "hologram", "frames": 3}
+            ]},
+            {"id": "a1", "role": "assistant", "content": "calling",
+             "toolCalls": [{"id": "c1", "type": "function",
+                            "function": {"name": "f", "arguments": "{}", "strict": true}}]}
+        ],
+        "tools": [], "context": [], "state": {"n": 1}, "forwardedProps": {"x": 1}
+    });
+    for options in every_consumer() {
+        let mut r = Replayer::with_run_input(options, &input);
+        for event in [run_started(), run_finished()] {
+            r.apply_bytes(event.to_string().as_bytes());
+        }
+        r.finish();
+        assert_eq!(
+            found(&r),
+            [
+                (
+                    0,
+                    Code::EventUnknownVariant,
+                    "/messages/0/content/1".to_owned()
+                ),
+                (0, Code::EventUnknownProperty, "/messages/0/mood".to_owned()),
+                (
+                    0,
+                    Code::EventUnknownProperty,
+                    "/messages/1/toolCalls/0/function/strict".to_owned()
+                ),
+            ],
+            "{options:?}"
+        );
+        let first = &r.diagnostics()[0];
+        assert_eq!(first.message_id.as_deref(), Some("u1"));
+        assert!(first.message.contains("recorded run input"), "{first:?}");
+        assert_eq!(
+            r.conversation().to_json(),
+            json!([
+                {"id": "u1", "role": "user", "content": [{"type": "text", "text": "look"}]},
+                {"id": "a1", "role": "assistant", "content": "calling",
+                 "toolCalls": [{"id": "c1", "type": "function",
+                                "function": {"name": "f", "arguments": "{}"}}]}
+            ]),
+            "{options:?}"
+        );
+        assert_eq!(r.state(), &json!({"n": 1}));
+    }
+    // A clean run input is quiet.
+    let clean = json!({"threadId": "t1", "runId": "r1",
+                       "messages": [{"id": "u1", "role": "user", "content": "hi"}]});
+    let mut r = Replayer::with_run_input(Options::default(), &clean);
+    for event in [run_started(), run_finished()] {
+        r.apply_bytes(event.to_string().as_bytes());
+    }
+    r.finish();
+    assert_eq!(found(&r), []);
+}

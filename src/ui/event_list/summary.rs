@@ -5,7 +5,7 @@
 use crate::ui::words::thousands;
 use std::borrow::Cow;
 
-use crate::protocol::{EventBody, ParseOutcome, Patch, op_name};
+use crate::protocol::{EventBody, ParseOutcome, Patch, op_name, surrogate};
 
 /// Summaries longer than this (in characters) are cut with `…`.
 const MAX_SUMMARY_CHARS: usize = 160;
@@ -121,7 +121,10 @@ pub fn summary(parsed: &ParseOutcome, raw: &[u8]) -> String {
             text
         }
     };
-    one_line(text)
+    // Issue 39: a lone UTF-16 surrogate in an id, a name or a message
+    // shows as `�⟨\ud83d⟩`, not as the private-use stand-in the replay
+    // holds it as.
+    one_line(surrogate::display(&text).into_owned())
 }
 
 /// Bytes as text, each byte that is not UTF-8 written `\xff`: the bytes
@@ -167,13 +170,39 @@ fn plural(n: usize, noun: &str) -> String {
 }
 
 /// A string in quotes with its escapes shown, cut to the summary's length
-/// first (a delta can be megabytes).
+/// first (a delta can be megabytes). A lone UTF-16 surrogate shows as
+/// `�⟨\ud83d⟩` (issue 39), where `{:?}` would write its stand-in's code.
 fn quoted(text: &str) -> String {
-    format!("{:?}", cut(text, MAX_SUMMARY_CHARS))
+    let text = cut(text, MAX_SUMMARY_CHARS);
+    if !surrogate::may_hold_stand_in(&text) {
+        return format!("{text:?}");
+    }
+    let mut out = String::from("\"");
+    let mut rest: &str = &text;
+    while let Some((at, half)) = rest
+        .char_indices()
+        .find(|(_, c)| surrogate::unit_of(*c).is_some())
+    {
+        push_escaped(&mut out, &rest[..at]);
+        let end = at + half.len_utf8();
+        out.push_str(&surrogate::display(&rest[at..end]));
+        rest = &rest[end..];
+    }
+    push_escaped(&mut out, rest);
+    out.push('"');
+    out
 }
 
+/// `text` with its escapes shown as `{:?}` shows them, without the quotes.
+fn push_escaped(out: &mut String, text: &str) {
+    let debug = format!("{text:?}");
+    out.push_str(&debug[1..debug.len() - 1]);
+}
+
+/// A value as one line of JSON, a lone UTF-16 surrogate written as its
+/// escape (issue 39), as the JSON tree writes it.
 fn compact_json(value: &serde_json::Value) -> String {
-    let text = value.to_string();
+    let text = surrogate::escape_json(value.to_string());
     cut(&text, MAX_SUMMARY_CHARS).into_owned()
 }
 
@@ -251,6 +280,36 @@ mod tests {
         assert!(text.starts_with("not json xxx"), "{text}");
         assert!(text.ends_with('…'), "{text}");
         assert_eq!(text.chars().count(), UNPARSEABLE_PREFIX_BYTES + 1);
+    }
+
+    /// Issue 39: a lone UTF-16 surrogate (held as a private-use stand-in)
+    /// is shown as such in every kind of summary, never as the stand-in
+    /// nor as its code point (`\u{10f83d}`); halves that are a pair are
+    /// the character.
+    #[test]
+    fn a_lone_surrogate_is_shown_as_such() {
+        let delta = r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"ok \ud83d \"\n"}"#;
+        assert_eq!(summary_of(delta), "\"ok \u{FFFD}⟨\\ud83d⟩ \\\"\\n\"");
+        let pair = r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"\ud83d\ude42"}"#;
+        assert_eq!(summary_of(pair), "\"🙂\"");
+        let error = r#"{"type":"RUN_ERROR","message":"bad \ude42","code":"c"}"#;
+        assert_eq!(summary_of(error), "c: bad \u{FFFD}⟨\\ude42⟩");
+        let run = r#"{"type":"RUN_STARTED","threadId":"t","runId":"r\ud83d"}"#;
+        assert_eq!(summary_of(run), "run r\u{FFFD}⟨\\ud83d⟩");
+        let state = r#"{"type":"STATE_SNAPSHOT","snapshot":{"k":"v\ud83d"}}"#;
+        assert_eq!(summary_of(state), r#"{"k":"v\ud83d"}"#);
+        let tool = r#"{"type":"TOOL_CALL_START","toolCallId":"c\udc00","toolCallName":"f"}"#;
+        assert_eq!(summary_of(tool), "f (c\u{FFFD}⟨\\udc00⟩)");
+        for line in [delta, error, run, state, tool] {
+            let text = summary_of(line);
+            assert!(
+                !text
+                    .chars()
+                    .any(|c| crate::protocol::surrogate::unit_of(c).is_some())
+                    && !text.contains("\\u{10f"),
+                "{text}"
+            );
+        }
     }
 
     #[test]

@@ -120,15 +120,17 @@ impl LaneRow<'_> {
             rect.y_range(),
         );
         let id = &self.activity.message_id;
+        // Issue 39: a lone UTF-16 surrogate in the id shows as such.
+        let shown = crate::protocol::surrogate::display(id);
         let response = left_aligned_ui(ui, label_rect, |ui| {
             ui.spacing_mut().button_padding.y = 0.0;
             ui.spacing_mut().interact_size.y = rect.height();
-            let text = RichText::new(id).monospace().size(11.0);
+            let text = RichText::new(shown.as_ref()).monospace().size(11.0);
             ui.add(egui::Button::selectable(self.selected, text).truncate())
         });
         let response = response.on_hover_text(format!(
-            "{id}\nactivityType {} · {} events\nClick to select",
-            self.activity.activity_type,
+            "{shown}\nactivityType {} · {} events\nClick to select",
+            crate::protocol::surrogate::display(&self.activity.activity_type),
             self.activity.events.len()
         ));
         if response.clicked() && !self.selected {
