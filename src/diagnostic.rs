@@ -301,6 +301,15 @@ codes! {
     /// Ours (E20, R51): a `MESSAGES_SNAPSHOT` replaces a message the
     /// consumer built from streamed events with another one.
     MessagesDrift = "messages.drift", Info;
+    // Content schemas (issue 42; `schemas`): only with a schema folder.
+    /// Ours (S1): after a snapshot or delta, an activity's content breaks
+    /// its type's schema (`DIR/<activityType>.schema.json`) at a path and
+    /// keyword where it did not at its last validation; names the path,
+    /// the keyword and what was expected.
+    ActivityContentSchema = "activity.content.schema", Warning;
+    /// Ours (S1): the shared state breaks `DIR/_state.schema.json`, as
+    /// `activity.content.schema` says of a content.
+    StateContentSchema = "state.content.schema", Warning;
 }
 
 impl Code {
