@@ -151,7 +151,7 @@ fn diagnostic(seq: Seq, target: Target<'_>, schema: &Schema, violation: &Violati
         ),
         Target::State => (
             Code::StateContentSchema,
-            "state".to_owned(),
+            "the state".to_owned(),
             violation.pointer.clone(),
         ),
     };

@@ -154,3 +154,80 @@ fn an_unreadable_schema_is_an_error_naming_the_file() {
     assert_eq!(code(&output), 2);
     assert!(stderr(&output).contains("nowhere"), "{}", stderr(&output));
 }
+
+// Issue 42: a vector's or fixture's expectation holds the schema warnings
+// only with `export --schemas`, so that an exported case replays without
+// the folder.
+#[test]
+fn export_keeps_schema_warnings_out_of_expectations_unless_asked() {
+    let dir = TempDir::new("s42-cli-export");
+    dir.write(
+        "web%2Fsearch.schema.json",
+        json!({"properties": {"found": {"type": "string"}}}).to_string(),
+    );
+    let stream = search_stream("s42-cli-export-stream");
+    let expected_codes = |path: &std::path::Path, list: &str| -> Vec<String> {
+        let document = load(path);
+        match list {
+            "vector" => document["expect"]["diagnostics"]
+                .as_array()
+                .expect("diagnostics")
+                .iter()
+                .map(|d| d["code"].as_str().unwrap_or_default().to_owned())
+                .collect(),
+            // A fixture without warnings has no `warnings` member.
+            _ => document["expect"]["warnings"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|w| w.as_str().unwrap_or_default().to_owned())
+                .collect(),
+        }
+    };
+    let plain = dir.path().join("plain.json");
+    run_ok(&["export", stream.s(), "--out", p(&plain)]);
+    assert!(expected_codes(&plain, "vector").is_empty());
+
+    let with = dir.path().join("with.json");
+    run_ok(&[
+        "export",
+        stream.s(),
+        "--out",
+        p(&with),
+        "--schemas",
+        dir.s(),
+    ]);
+    assert_eq!(
+        expected_codes(&with, "vector"),
+        ["activity.content.schema"],
+        "the snapshot's found is a number"
+    );
+
+    let fixture = dir.path().join("fixture.json");
+    run_ok(&[
+        "export",
+        stream.s(),
+        "--format",
+        "conformance",
+        "--out",
+        p(&fixture),
+        "--schemas",
+        dir.s(),
+    ]);
+    let warnings = expected_codes(&fixture, "fixture");
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains("web%2Fsearch.schema.json"),
+        "{warnings:?}"
+    );
+    let plain_fixture = dir.path().join("plain-fixture.json");
+    run_ok(&[
+        "export",
+        stream.s(),
+        "--format",
+        "conformance",
+        "--out",
+        p(&plain_fixture),
+    ]);
+    assert!(expected_codes(&plain_fixture, "fixture").is_empty());
+}
