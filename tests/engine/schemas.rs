@@ -362,3 +362,29 @@ fn two_activities_of_one_type_are_tracked_apart() {
     }
     assert_eq!(watch.diagnostics().len(), 2);
 }
+
+// Issue 42: a `MESSAGES_SNAPSHOT` that brings an activity, and a run input
+// holding one (step 0), are validated too.
+#[test]
+fn activities_from_a_messages_snapshot_and_the_run_input_are_checked() {
+    let (_dir, set) = folder("s42-list", &[("search.schema.json", search_schema())]);
+    let activity = |id: &str, found: Value| {
+        json!({"id": id, "role": "activity", "activityType": "search",
+               "content": {"query": "q", "found": found}})
+    };
+    let input =
+        json!({"threadId": "t1", "runId": "r1", "messages": [activity("in-1", json!("x"))]});
+    let events = log(&[
+        run_started(),
+        json!({"type": "MESSAGES_SNAPSHOT", "messages": [activity("in-1", json!("x")), activity("m-2", json!(true))]}),
+        run_finished(),
+    ]);
+    let start = Replayer::with_run_input(Options::default(), &input);
+    let found = check_stream(&set, start, Some(&input), &events);
+    let at: Vec<(u64, Option<&str>)> = found
+        .iter()
+        .map(|d| (d.seq.get(), d.message_id.as_deref()))
+        .collect();
+    // in-1 stays broken across the snapshot: reported once, at step 0.
+    assert_eq!(at, [(0, Some("in-1")), (2, Some("m-2"))], "{found:#?}");
+}
