@@ -315,6 +315,15 @@ codes! {
     /// Ours (E20, issue 39): a `MESSAGES_SNAPSHOT` changes a streamed
     /// message at paths no streamed event since its baseline set.
     MessagesDriftUnstreamed = "messages.drift.unstreamed", Info;
+    // Content schemas (issue 42; `schemas`): only with a schema folder.
+    /// Ours (S1): after a snapshot or delta, an activity's content breaks
+    /// its type's schema (`DIR/<activityType>.schema.json`) at a path and
+    /// keyword where it did not at its last validation; names the path,
+    /// the keyword and what was expected.
+    ActivityContentSchema = "activity.content.schema", Warning;
+    /// Ours (S1): the shared state breaks `DIR/_state.schema.json`, as
+    /// `activity.content.schema` says of a content.
+    StateContentSchema = "state.content.schema", Warning;
 }
 
 impl Code {

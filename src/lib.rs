@@ -15,6 +15,9 @@
 //! [`rules`] is the rules reference (`docs/RULES.md`) built into the binary:
 //! what each rule id and diagnostic code means.
 //!
+//! [`schemas`] checks activity contents and the state against JSON Schemas
+//! of the user's (`check --schemas`) and infers them from recordings.
+//!
 //! [`compare`] aligns two streams (two runs of the same agent) and finds
 //! where their events and their states part.
 //!
@@ -36,6 +39,7 @@ pub mod protocol;
 pub mod record;
 pub mod replay;
 pub mod rules;
+pub mod schemas;
 pub mod search;
 pub mod serve;
 pub mod store;

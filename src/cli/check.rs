@@ -29,6 +29,12 @@ pub struct CheckReport {
 }
 
 pub(super) fn run(args: &CheckArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
+    // S1: a schema folder that cannot be used fails before the replay.
+    let schemas = args
+        .schemas
+        .as_deref()
+        .map(crate::schemas::SchemaSet::load)
+        .transpose()?;
     let (source, options) = open_stream(&args.stream)?;
     // P13: the other profile replays in lockstep; where the two part, an
     // `info` `profile.divergence` follows the event's own diagnostics.
@@ -41,7 +47,18 @@ pub(super) fn run(args: &CheckArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
     diagnostics.extend(merge_divergences(replayer.diagnostics(), &divergences));
     // T1: the stalls, from the stream's own times only.
     let stalls = Clock::of_source(&source).stalls(args.stall_after);
-    let diagnostics = merge_stalls(diagnostics, &stalls, args.stall_after);
+    let mut diagnostics = merge_stalls(diagnostics, &stalls, args.stall_after);
+    // S1: the contents, observed step by step in a replay of their own
+    // (the engine is not changed for it); each finding after its event's.
+    if let Some(schemas) = &schemas {
+        let found = crate::schemas::check_stream(
+            schemas,
+            source.start(options),
+            source.run_input.as_ref(),
+            &source.events,
+        );
+        diagnostics = merge_divergences(&diagnostics, &found);
+    }
     let outcome = replayer.outcome();
     let report = CheckReport {
         events: source.events.len(),

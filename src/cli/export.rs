@@ -12,7 +12,7 @@ use super::{EXIT_OK, StreamArgs, open_stream};
 use crate::diagnostic::Seq;
 use crate::export::{
     ExportContext, ExportFormat, ExportRequest, REDACTED_VALUE, Redaction, Scope, export_name,
-    fixture_name, parse_pointer, render,
+    fixture_name, parse_pointer, render_with_schemas,
 };
 
 /// `export --format` values.
@@ -84,6 +84,11 @@ pub struct ExportArgs {
     /// Replace `--out` if it exists.
     #[arg(long)]
     pub force: bool,
+    /// Put the schema warnings of this folder (S1, as `check --schemas`)
+    /// into a vector's or fixture's expectation; without it they are left
+    /// out, so that the exported case replays without the folder.
+    #[arg(long, value_name = "DIR")]
+    pub schemas: Option<PathBuf>,
 }
 
 /// `--redact POINTER[=JSON]`.
@@ -145,6 +150,11 @@ pub(super) fn run(args: &ExportArgs, out: &mut dyn Write) -> anyhow::Result<u8> 
             path.display()
         );
     }
+    let schemas = args
+        .schemas
+        .as_deref()
+        .map(crate::schemas::SchemaSet::load)
+        .transpose()?;
     let (source, options) = open_stream(&args.stream)?;
     let last = Seq::new(source.events.len() as u64);
     let to = args.to.map_or(last, Seq::new);
@@ -183,7 +193,8 @@ pub(super) fn run(args: &ExportArgs, out: &mut dyn Write) -> anyhow::Result<u8> 
     let start = source.start(options);
     // One rendering for both: the preview is the start of what `export`
     // writes.
-    let rendered = render(&source.events, &start, &request, &context)?;
+    let rendered =
+        render_with_schemas(&source.events, &start, &request, &context, schemas.as_ref())?;
     let Some(path) = destination else {
         let preview = rendered.preview(args.preview_bytes);
         out.write_all(preview.text.as_bytes())?;

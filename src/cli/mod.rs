@@ -13,6 +13,7 @@ mod find;
 mod import;
 mod record;
 mod rules;
+mod schemas;
 mod serve;
 mod state;
 mod timing;
@@ -162,6 +163,11 @@ pub enum Command {
     /// Exit code 0 if every fixture passed, 1 if some failed, 2 on bad usage
     /// or unreadable fixtures.
     Conformance(conformance::ConformanceArgs),
+    /// Activity content schemas: `schemas infer FILE… --out DIR` writes
+    /// one JSON Schema per activity type (and `_state.schema.json` for the
+    /// state) from every content of the recordings, for `check --schemas
+    /// DIR` (S1).
+    Schemas(schemas::SchemasArgs),
     /// The replay rules (built in): one rule by its id (`R14`) or by a
     /// diagnostic code (`activity.patch.failed`), a section (`§11`), or all.
     Rules(rules::RulesArgs),
@@ -253,6 +259,12 @@ pub struct CheckArgs {
     #[arg(long, value_name = "DURATION", default_value = "2s",
           value_parser = crate::timing::parse_duration_nanos)]
     pub stall_after: u64,
+    /// Validate each activity's content after every snapshot or delta
+    /// against `DIR/<activityType>.schema.json`, and the state against
+    /// `DIR/_state.schema.json` (S1): `activity.content.schema` and
+    /// `state.content.schema` warnings where a violation appears.
+    #[arg(long, value_name = "DIR")]
+    pub schemas: Option<PathBuf>,
 }
 
 /// `check --format` values.
@@ -346,6 +358,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Some(Command::Serve(args)) => serve::run(&args, &mut stdout)?,
         Some(Command::Conformance(args)) => conformance::run(&args, &mut stdout)?,
         Some(Command::Rules(args)) => rules::run(&args, &mut stdout)?,
+        Some(Command::Schemas(args)) => schemas::run(&args, &mut stdout)?,
         Some(Command::Open(args)) => open_app(&args)?,
         None => open_app(&cli.open)?,
     };

@@ -85,6 +85,16 @@ pub fn fixture_document(
     selection: &Selection,
     context: &ExportContext<'_>,
 ) -> Result<Vec<u8>, ExportError> {
+    fixture_document_with(selection, context, None)
+}
+
+/// [`fixture_document`] whose expected warnings hold those of `schemas`
+/// too (S1, `export --schemas`); the area and the kill stay the replay's.
+pub fn fixture_document_with(
+    selection: &Selection,
+    context: &ExportContext<'_>,
+    schemas: Option<&crate::schemas::SchemaSet>,
+) -> Result<Vec<u8>, ExportError> {
     let mut stream = Vec::with_capacity(selection.events.len());
     let mut types = Vec::with_capacity(selection.events.len());
     for ((position, raw), origin) in selection.events.iter().zip(&selection.origins) {
@@ -103,11 +113,19 @@ pub fn fixture_document(
         Some(input) => Replayer::with_run_input(options, input),
         None => Replayer::new(options),
     };
+    let found = schemas.map(|schemas| {
+        crate::schemas::check_stream(schemas, start.clone(), context.run_input, &selection.events)
+    });
     let replayer = replay_from(start, &selection.events);
     let diagnostics = replayer.diagnostics();
     let fatal = replayer.fatal();
     let mut warnings: Vec<String> = Vec::new();
-    for diagnostic in diagnostics
+    let merged = found
+        .as_deref()
+        .map(|found| crate::replay::merge_divergences(diagnostics, found));
+    for diagnostic in merged
+        .as_deref()
+        .unwrap_or(diagnostics)
         .iter()
         .filter(|d| d.severity == Severity::Warning)
     {

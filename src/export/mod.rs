@@ -17,11 +17,11 @@ use serde::Serialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-pub use fixture::{fixture_document, fixture_name};
+pub use fixture::{fixture_document, fixture_document_with, fixture_name};
 pub use redact::{REDACTED_VALUE, Redaction, RedactionReport, parse_pointer};
 pub use render::{
     Content, ExportRequest, ExportSummary, Preview, RecordingContent, Rendered, export, preview,
-    render,
+    render, render_with_schemas,
 };
 pub use repro::minimal_repro;
 
@@ -324,11 +324,28 @@ struct ExpectedDiagnostic {
 /// what replaying the selection gives: a ready test case. An event that is
 /// not JSON is kept as a JSON string holding its text (it stays unparseable).
 pub fn vector_document(selection: &Selection, context: &ExportContext<'_>) -> Vec<u8> {
+    vector_document_with(selection, context, None)
+}
+
+/// [`vector_document`] whose expectation holds the schema warnings of
+/// `schemas` too (S1, `export --schemas`), each after its event's own.
+pub fn vector_document_with(
+    selection: &Selection,
+    context: &ExportContext<'_>,
+    schemas: Option<&crate::schemas::SchemaSet>,
+) -> Vec<u8> {
     let start = match context.run_input {
         Some(input) => Replayer::with_run_input(context.options, input),
         None => Replayer::new(context.options),
     };
+    let found = schemas.map(|schemas| {
+        crate::schemas::check_stream(schemas, start.clone(), context.run_input, &selection.events)
+    });
     let replayer = replay_from(start, &selection.events);
+    let all = match &found {
+        Some(found) => crate::replay::merge_divergences(replayer.diagnostics(), found),
+        None => replayer.diagnostics().to_vec(),
+    };
     let events = selection
         .events
         .iter()
@@ -344,8 +361,7 @@ pub fn vector_document(selection: &Selection, context: &ExportContext<'_>) -> Ve
                 })
         })
         .collect();
-    let diagnostics = replayer
-        .diagnostics()
+    let diagnostics = all
         .iter()
         .map(|d: &Diagnostic| ExpectedDiagnostic {
             seq: d.seq,

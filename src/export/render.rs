@@ -7,8 +7,8 @@ use std::path::Path;
 
 use super::redact::{Redaction, RedactionReport, Redactor};
 use super::{
-    ExportContext, ExportError, ExportFormat, Scope, Selection, fixture_document, select, sse_body,
-    vector_document,
+    ExportContext, ExportError, ExportFormat, Scope, Selection, fixture_document_with, select,
+    sse_body, vector_document_with,
 };
 use crate::diagnostic::Seq;
 use crate::input::{EventLog, HttpRequest, HttpResponse};
@@ -105,6 +105,19 @@ pub fn render(
     request: &ExportRequest,
     context: &ExportContext<'_>,
 ) -> Result<Rendered, ExportError> {
+    render_with_schemas(events, start, request, context, None)
+}
+
+/// [`render`], a vector's or fixture's expectation holding the schema
+/// warnings of `schemas` too (S1, `export --schemas`): without it they are
+/// left out, so that the exported case replays without the folder.
+pub fn render_with_schemas(
+    events: &EventLog,
+    start: &Replayer,
+    request: &ExportRequest,
+    context: &ExportContext<'_>,
+    schemas: Option<&crate::schemas::SchemaSet>,
+) -> Result<Rendered, ExportError> {
     // Pointers are checked before any work.
     let mut redactor = Redactor::new(&request.redaction)?;
     let selection = redact_selection(&mut redactor, select(events, start, &request.scope)?)?;
@@ -122,11 +135,11 @@ pub fn render(
                 ..context.clone()
             };
             Content::Bytes(if request.format == ExportFormat::Vector {
-                let mut bytes = vector_document(&selection, &context);
+                let mut bytes = vector_document_with(&selection, &context, schemas);
                 bytes.push(b'\n');
                 bytes
             } else {
-                fixture_document(&selection, &context)?
+                fixture_document_with(&selection, &context, schemas)?
             })
         }
         ExportFormat::Recording => Content::Recording(Box::new(recording_content(

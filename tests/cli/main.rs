@@ -26,6 +26,7 @@ mod proto;
 mod record;
 mod record_faults;
 mod rules;
+mod schemas;
 mod serve;
 mod state;
 mod stdin;

@@ -20,6 +20,7 @@ mod properties;
 mod proto;
 mod rules;
 mod schema_members;
+mod schemas;
 mod store;
 mod stored_index;
 mod surrogates;
