@@ -16,7 +16,7 @@ mod drift;
 mod engine;
 mod frozen;
 mod layered;
-mod limits;
+use crate::limits;
 mod patch;
 mod patch_client;
 mod streams;
@@ -33,8 +33,8 @@ pub use engine::{
     replay_log, replay_to,
 };
 pub use frozen::{FreezeCache, FrozenReplay};
-pub(crate) use limits::value_weight;
-pub use limits::{Limit, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_PATCH_OPS, document_bytes};
+pub(crate) use crate::limits::value_weight;
+pub use crate::limits::{Limit, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_PATCH_OPS, document_bytes};
 pub use patch::{PatchFailure, apply_patch, apply_patch_weighed};
 
 /// Which consumer the replay imitates (`REPLAY-RULES.md` §10).
