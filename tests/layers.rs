@@ -67,8 +67,8 @@ fn lex(src: &str) -> Vec<Token> {
                 i += 1;
             }
             let text: String = s[start..i].iter().collect();
-            let doc = (text.starts_with("///") && !text.starts_with("////"))
-                || text.starts_with("//!");
+            let doc =
+                (text.starts_with("///") && !text.starts_with("////")) || text.starts_with("//!");
             if doc {
                 out.push(Token {
                     tok: Tok::Doc(text[3..].to_string()),
@@ -357,8 +357,8 @@ fn library_files(src: &Path) -> Vec<SourceFile> {
     let mut files = Vec::new();
     let mut todo = vec![(src.join("lib.rs"), Vec::<String>::new(), src.to_path_buf())];
     while let Some((path, module, dir)) = todo.pop() {
-        let text = fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+        let text =
+            fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
         let tokens = strip_test_items(&lex(&text));
         let mut k = 0;
         while k + 2 < tokens.len() {
@@ -511,8 +511,8 @@ fn climbs_out(file: &SourceFile) -> Vec<(usize, String)> {
     let mut found = Vec::new();
     let mut k = 0;
     while k < t.len() {
-        let starts = ident(t.get(k)) == Some("super")
-            && !(is_punct(t.get(k.wrapping_sub(1)), ':') && k > 0);
+        let starts =
+            ident(t.get(k)) == Some("super") && !(is_punct(t.get(k.wrapping_sub(1)), ':') && k > 0);
         if !starts {
             k += 1;
             continue;
@@ -756,14 +756,17 @@ fn life<'a>(x: &'a str) -> &'a str { crate::theta::t(x) }
     let found: Vec<String> = crate_paths(&file).into_iter().map(|r| r.first).collect();
     assert_eq!(
         found,
-        ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"]
+        [
+            "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"
+        ]
     );
 }
 
 #[test]
 fn scanner_finds_super_climbing_into_another_module() {
     // Issue 44: `super::super::other` is an import of `other` in disguise.
-    let src = "use super::super::other::X; use super::sibling::Y; fn f() { super::super::own::g() }";
+    let src =
+        "use super::super::other::X; use super::sibling::Y; fn f() { super::super::own::g() }";
     let file = SourceFile {
         path: PathBuf::from("src/own/inner.rs"),
         module: vec!["own".to_string(), "inner".to_string()],

@@ -128,7 +128,7 @@ pub(super) fn run(args: &ExportArgs, out: &mut dyn Write) -> anyhow::Result<u8> 
         }
     };
     if let Some(path) = destination
-        && crate::export::is_same_file(path, &args.stream.file)
+        && crate::file_identity::is_same_file(path, &args.stream.file)
     {
         anyhow::bail!(
             "the output is the input: export to another file: {}",

@@ -353,17 +353,6 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
     Ok(code)
 }
 
-/// The bundled demo recording: `recordings/demo.rec` from the working
-/// directory (a checkout), or from where the crate was built.
-pub fn demo_recording() -> PathBuf {
-    let local = PathBuf::from("recordings/demo.rec");
-    if local.exists() {
-        local
-    } else {
-        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/recordings/demo.rec"))
-    }
-}
-
 fn open_app(args: &OpenArgs) -> anyhow::Result<u8> {
     let exit_after = args
         .exit_after
@@ -393,7 +382,7 @@ fn run_app(
     anyhow::bail!(
         "this build has no desktop app (built without the `app` feature); \
          the subcommands work, e.g. `agui-replay check {}`",
-        file.unwrap_or_else(demo_recording).display()
+        file.unwrap_or_else(crate::open::demo_recording).display()
     )
 }
 

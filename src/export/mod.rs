@@ -217,15 +217,6 @@ pub fn select(
     Ok(selection)
 }
 
-/// Whether two paths name one existing file: an export must not replace
-/// the stream it reads.
-pub fn is_same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    }
-}
-
 /// The name an export carries (a vector's `name`): what it holds and where
 /// it comes from.
 pub fn export_name(source_name: &str, scope: &Scope) -> String {

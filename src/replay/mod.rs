@@ -26,6 +26,9 @@ use std::str::FromStr;
 
 use crate::protocol::ProtocolVersion;
 
+pub use crate::limits::{
+    Limit, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_PATCH_OPS, document_bytes,
+};
 pub use conversation::{ActivityMessage, Conversation, Message, OtherMessage, Role};
 pub use divergence::{Lockstep, merge_divergences, replay_comparing};
 pub use engine::{
@@ -33,8 +36,6 @@ pub use engine::{
     replay_log, replay_to,
 };
 pub use frozen::{FreezeCache, FrozenReplay};
-pub(crate) use crate::limits::value_weight;
-pub use crate::limits::{Limit, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_PATCH_OPS, document_bytes};
 pub use patch::{PatchFailure, apply_patch, apply_patch_weighed};
 
 /// Which consumer the replay imitates (`REPLAY-RULES.md` §10).
