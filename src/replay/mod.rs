@@ -53,6 +53,14 @@ impl Profile {
     /// Every profile.
     pub const ALL: [Self; 2] = [Self::Spec, Self::AgUiClient10];
 
+    /// Its name for a person (the app's profile switch).
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Spec => "spec",
+            Self::AgUiClient10 => "@ag-ui/client 1.0",
+        }
+    }
+
     /// The name used on the command line and in vectors.
     pub fn as_str(self) -> &'static str {
         match self {

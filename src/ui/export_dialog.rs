@@ -172,14 +172,7 @@ impl Format {
     }
 
     fn label(self) -> &'static str {
-        match self {
-            Self::Vector => "Vector (a test case)",
-            Self::Jsonl => "JSON lines",
-            Self::Sse => "SSE body",
-            Self::Proto => "Protobuf body",
-            Self::Recording => "Recording",
-            Self::Conformance => "Conformance fixture",
-        }
+        self.engine().label()
     }
 
     fn hover_text(self) -> &'static str {
