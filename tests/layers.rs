@@ -414,10 +414,8 @@ fn root_reexports(lib: &SourceFile) -> BTreeMap<String, String> {
                 let last_segment = ident(t.get(j)).is_some()
                     && !is_punct(t.get(j + 1), ':')
                     && ident(t.get(j - 1)) != Some("as");
-                if last_segment {
-                    if let Some(name) = ident(t.get(j)) {
-                        names.insert(name.to_string(), module.clone());
-                    }
+                if last_segment && let Some(name) = ident(t.get(j)) {
+                    names.insert(name.to_string(), module.clone());
                 }
                 j += 1;
             }
@@ -526,12 +524,12 @@ fn climbs_out(file: &SourceFile) -> Vec<(usize, String)> {
             supers += 1;
             j += 3;
         }
-        if supers >= depth && depth > 0 {
-            if let Some(next) = ident(t.get(j)) {
-                if next != file.module[0] {
-                    found.push((t[k].line, next.to_string()));
-                }
-            }
+        if supers >= depth
+            && depth > 0
+            && let Some(next) = ident(t.get(j))
+            && next != file.module[0]
+        {
+            found.push((t[k].line, next.to_string()));
         }
         k = j.max(k + 1);
     }
