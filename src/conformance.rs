@@ -334,7 +334,7 @@ fn pointer_tokens(pointer: &str) -> Vec<String> {
     pointer
         .split('/')
         .skip(1)
-        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+        .map(|t| crate::pointer::unescape(t).into_owned())
         .collect()
 }
 

@@ -21,6 +21,20 @@
 //! [`compare`] aligns two streams (two runs of the same agent) and finds
 //! where their events and their states part.
 //!
+//! The top-level modules import one another one way (issue 44; the test
+//! `tests/layers.rs` fails on a cycle), from the leaves up:
+//!
+//! - leaves: [`diagnostic`], [`error`], [`event_log`] (the raw events),
+//!   [`limits`] (what a patch may build, a value's weight), [`pointer`]
+//!   (JSON pointers), [`file_identity`], [`rules`];
+//! - [`protocol`] (parsing events), then [`input`] (reading streams) and
+//!   [`replay`] (the rules);
+//! - [`timeline`] (seeking), then [`search`], [`diff`], [`compare`],
+//!   [`conformance`];
+//! - [`store`] (recordings), then [`export`], [`open`], [`record`],
+//!   [`timing`], [`serve`];
+//! - [`cli`] and `ui` on top (the CLI opens the app, never the reverse).
+//!
 //! The engine modules (`protocol`, `input`, `replay`, `timeline`, `store`,
 //! `record`, `export`, `rules`, `compare`) know nothing of the UI; `ui` is the desktop
 //! app that reads them, built with the default `app` feature (without it, the
@@ -32,9 +46,13 @@ pub mod conformance;
 pub mod diagnostic;
 pub mod diff;
 pub mod error;
+pub mod event_log;
 pub mod export;
+pub mod file_identity;
 pub mod input;
+pub mod limits;
 pub mod open;
+pub mod pointer;
 pub mod protocol;
 pub mod record;
 pub mod replay;

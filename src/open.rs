@@ -118,6 +118,18 @@ pub enum SourceError {
     },
 }
 
+/// The bundled demo recording: `recordings/demo.rec` from the working
+/// directory (a checkout), or from where the crate was built. What the app
+/// opens, and the command line names, when no file is given.
+pub fn demo_recording() -> PathBuf {
+    let local = PathBuf::from("recordings/demo.rec");
+    if local.exists() {
+        local
+    } else {
+        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/recordings/demo.rec"))
+    }
+}
+
 /// Opens `path` (or standard input for `-`) as one stream; `session` picks
 /// one of several sessions (1-based), as `--session N` does.
 pub fn open_source(path: &Path, session: Option<i64>) -> Result<Source, SourceError> {

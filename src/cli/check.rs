@@ -81,20 +81,27 @@ pub(super) fn run(args: &CheckArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
     })
 }
 
+/// One diagnostic as a line of text: `seq`, severity, code, messageId (`-`
+/// without one), message, in columns. What `check` prints for each
+/// diagnostic, and `serve` for each request's.
+pub(super) fn write_diagnostic_line(d: &Diagnostic, out: &mut dyn Write) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{:>6}  {:<7}  {}  {}  {}",
+        d.seq,
+        d.severity,
+        d.code,
+        // Issue 39: an id holding a lone UTF-16 surrogate shows it as such.
+        crate::protocol::surrogate::display(d.message_id.as_deref().unwrap_or("-")),
+        d.message
+    )
+}
+
 /// One line per diagnostic (`seq`, severity, code, messageId, message) and a
 /// summary line with the counts per severity.
 fn write_text(report: &CheckReport, name: &str, out: &mut dyn Write) -> std::io::Result<()> {
     for d in &report.diagnostics {
-        writeln!(
-            out,
-            "{:>6}  {:<7}  {}  {}  {}",
-            d.seq,
-            d.severity,
-            d.code,
-            // Issue 39: an id holding a lone UTF-16 surrogate shows it as such.
-            crate::protocol::surrogate::display(d.message_id.as_deref().unwrap_or("-")),
-            d.message
-        )?;
+        write_diagnostic_line(d, out)?;
     }
     let counts = SeverityCounts::of(&report.diagnostics);
     let plural = |n: usize, word: &str| {

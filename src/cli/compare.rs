@@ -9,10 +9,9 @@ use anyhow::bail;
 use clap::Args;
 use serde_json::json;
 
-use super::{
-    EXIT_OK, EXIT_RUN_FAILED, OutputFormat, ProfileArg, ProtocolArg, StreamArgs, open_stream,
-};
+use super::{EXIT_OK, EXIT_RUN_FAILED, OutputFormat, ProtocolArg, StreamArgs, open_stream};
 use crate::compare::{DifferenceKind, EventDifference, Side, StateDifference, compare};
+use crate::replay::Profile;
 
 /// How many differences the text output lists (the JSON lists them all).
 const TEXT_DIFFERENCES: usize = 50;
@@ -36,7 +35,7 @@ pub struct CompareArgs {
     /// The consumer to imitate (default: spec, or the profile each stream
     /// declares).
     #[arg(long, value_enum)]
-    pub profile: Option<ProfileArg>,
+    pub profile: Option<Profile>,
     /// Keep applying events after a fatal error (R43).
     #[arg(long)]
     pub best_effort: bool,

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use clap::Args;
 use serde::Serialize;
 
-use super::{EXIT_OK, EXIT_RUN_FAILED, OutputFormat, ProfileArg, ProtocolArg};
+use super::{EXIT_OK, EXIT_RUN_FAILED, OutputFormat, ProtocolArg};
 use crate::conformance::{FolderResult, Verdict, folder_version, read_dir, run_folder};
 use crate::replay::{Options, Profile};
 
@@ -20,7 +20,7 @@ pub struct ConformanceArgs {
     pub dirs: Vec<PathBuf>,
     /// One profile (default: both, spec and ag-ui-client-1.0).
     #[arg(long, value_enum)]
-    pub profile: Option<ProfileArg>,
+    pub profile: Option<Profile>,
     /// The version the consumer implements (default: the folder's name
     /// when it is a version, `1.0`, `1.1` or `draft`, else 1.1). The
     /// ag-ui-client-1.0 profile is a 1.0 consumer whatever this says.
@@ -42,7 +42,7 @@ struct Report<'a> {
 
 pub(super) fn run(args: &ConformanceArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
     let profiles: Vec<Profile> = match args.profile {
-        Some(profile) => vec![profile.into()],
+        Some(profile) => vec![profile],
         None => Profile::ALL.to_vec(),
     };
     let mut results = Vec::new();

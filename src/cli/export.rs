@@ -5,6 +5,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use clap::builder::PossibleValue;
 use clap::{Args, ValueEnum};
 use serde_json::Value;
 
@@ -15,24 +16,31 @@ use crate::export::{
     fixture_name, parse_pointer, render_with_schemas,
 };
 
-/// `export --format` values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum FormatArg {
-    /// One event per line.
-    Jsonl,
-    /// `data: <json>` frames.
-    Sse,
-    /// AG-UI's protobuf encoding (application/vnd.ag-ui.event+proto): a
-    /// 4-byte length and a protobuf `Event` per event.
-    Proto,
-    /// A conformance vector with the observed outcome as expectation.
-    Vector,
-    /// A new recording file.
-    Recording,
-    /// A fixture of the AG-UI conformance corpus (name, area, description,
-    /// kill, input, stream, expect), its expectation being what the replay
-    /// saw; never chosen by the extension (.json stays a vector).
-    Conformance,
+/// `export --format` values: the engine's formats, by their names
+/// ([`ExportFormat::name`]), with what `--help` says of each.
+impl ValueEnum for ExportFormat {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Self::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        let help = match self {
+            Self::Jsonl => "One event per line",
+            Self::Sse => "`data: <json>` frames",
+            Self::Proto => {
+                "AG-UI's protobuf encoding (application/vnd.ag-ui.event+proto): a 4-byte length \
+                 and a protobuf `Event` per event"
+            }
+            Self::Vector => "A conformance vector with the observed outcome as expectation",
+            Self::Recording => "A new recording file",
+            Self::Conformance => {
+                "A fixture of the AG-UI conformance corpus (name, area, description, kill, \
+                 input, stream, expect), its expectation being what the replay saw; never \
+                 chosen by the extension (.json stays a vector)"
+            }
+        };
+        Some(PossibleValue::new(self.name()).help(help))
+    }
 }
 
 /// `export` options.
@@ -49,7 +57,7 @@ pub struct ExportArgs {
     /// A conformance fixture is asked for by name; its `name` is the file
     /// name of `--out` without `.json`.
     #[arg(long, value_enum)]
-    pub format: Option<FormatArg>,
+    pub format: Option<ExportFormat>,
     /// The first step of a range (with `--to`).
     #[arg(long, value_name = "A", conflicts_with = "message")]
     pub from: Option<u64>,
@@ -109,19 +117,9 @@ fn parse_redact(arg: &str) -> Result<(String, Value), String> {
 }
 
 fn format_of(args: &ExportArgs) -> ExportFormat {
-    match args.format {
-        Some(FormatArg::Jsonl) => ExportFormat::Jsonl,
-        Some(FormatArg::Sse) => ExportFormat::Sse,
-        Some(FormatArg::Proto) => ExportFormat::Proto,
-        Some(FormatArg::Vector) => ExportFormat::Vector,
-        Some(FormatArg::Recording) => ExportFormat::Recording,
-        Some(FormatArg::Conformance) => ExportFormat::Conformance,
-        None => args
-            .out
-            .as_deref()
-            .and_then(ExportFormat::from_extension)
-            .unwrap_or(ExportFormat::Jsonl),
-    }
+    args.format
+        .or_else(|| args.out.as_deref().and_then(ExportFormat::from_extension))
+        .unwrap_or(ExportFormat::Jsonl)
 }
 
 pub(super) fn run(args: &ExportArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
@@ -133,7 +131,7 @@ pub(super) fn run(args: &ExportArgs, out: &mut dyn Write) -> anyhow::Result<u8> 
         }
     };
     if let Some(path) = destination
-        && crate::export::is_same_file(path, &args.stream.file)
+        && crate::file_identity::is_same_file(path, &args.stream.file)
     {
         anyhow::bail!(
             "the output is the input: export to another file: {}",

@@ -24,6 +24,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
+use clap::builder::PossibleValue;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::open::{Source, open_source};
@@ -183,7 +184,7 @@ pub struct StreamArgs {
     /// The consumer to imitate (default: spec, or the profile a vector
     /// document declares).
     #[arg(long, value_enum)]
-    pub profile: Option<ProfileArg>,
+    pub profile: Option<Profile>,
     /// Keep applying events after a fatal error (R43).
     #[arg(long)]
     pub best_effort: bool,
@@ -200,15 +201,20 @@ pub struct StreamArgs {
     pub session: Option<i64>,
 }
 
-/// `--profile` values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ProfileArg {
-    /// The rules as written.
-    #[value(name = "spec")]
-    Spec,
-    /// What the reference client `@ag-ui/client` 1.0.0 does.
-    #[value(name = "ag-ui-client-1.0")]
-    AgUiClient10,
+/// `--profile` values: the replay's profiles, by their names
+/// ([`Profile::as_str`]), with what `--help` says of each.
+impl ValueEnum for Profile {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Self::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        let help = match self {
+            Self::Spec => "The rules as written",
+            Self::AgUiClient10 => "What the reference client `@ag-ui/client` 1.0.0 does",
+        };
+        Some(PossibleValue::new(self.as_str()).help(help))
+    }
 }
 
 /// `--protocol` values.
@@ -231,15 +237,6 @@ impl From<ProtocolArg> for ProtocolVersion {
             ProtocolArg::V1_0 => ProtocolVersion::V1_0,
             ProtocolArg::V1_1 => ProtocolVersion::V1_1,
             ProtocolArg::Draft => ProtocolVersion::Draft,
-        }
-    }
-}
-
-impl From<ProfileArg> for Profile {
-    fn from(arg: ProfileArg) -> Self {
-        match arg {
-            ProfileArg::Spec => Profile::Spec,
-            ProfileArg::AgUiClient10 => Profile::AgUiClient10,
         }
     }
 }
@@ -366,17 +363,6 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
     Ok(code)
 }
 
-/// The bundled demo recording: `recordings/demo.rec` from the working
-/// directory (a checkout), or from where the crate was built.
-pub fn demo_recording() -> PathBuf {
-    let local = PathBuf::from("recordings/demo.rec");
-    if local.exists() {
-        local
-    } else {
-        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/recordings/demo.rec"))
-    }
-}
-
 fn open_app(args: &OpenArgs) -> anyhow::Result<u8> {
     let exit_after = args
         .exit_after
@@ -406,7 +392,7 @@ fn run_app(
     anyhow::bail!(
         "this build has no desktop app (built without the `app` feature); \
          the subcommands work, e.g. `agui-replay check {}`",
-        file.unwrap_or_else(demo_recording).display()
+        file.unwrap_or_else(crate::open::demo_recording).display()
     )
 }
 
@@ -431,7 +417,7 @@ fn write_json(
 fn open_stream(args: &StreamArgs) -> anyhow::Result<(Source, Options)> {
     let source = open_source(&args.file, args.session)?;
     let profile = match (args.profile, &source.declared_profile) {
-        (Some(arg), _) => arg.into(),
+        (Some(profile), _) => profile,
         (None, Some(declared)) => declared.parse::<Profile>().map_err(|e| {
             let by = match &source.session {
                 Some(session) => format!("session {} of the recording", session.id),

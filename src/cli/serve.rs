@@ -8,6 +8,7 @@ use anyhow::{Context, bail};
 use clap::Args;
 
 use super::EXIT_OK;
+use super::check::write_diagnostic_line;
 use super::record::checked_listen;
 use crate::serve::{Pace, ServeConfig, ServeEvent, ServedFile, Server};
 
@@ -161,15 +162,7 @@ fn print_event(event: &ServeEvent, number: u64, out: &mut dyn Write) -> std::io:
                 request.client, request.method, request.path, request.session
             )?;
             for d in &request.diagnostics {
-                writeln!(
-                    out,
-                    "{:>6}  {:<7}  {}  {}  {}",
-                    d.seq,
-                    d.severity,
-                    d.code,
-                    d.message_id.as_deref().unwrap_or("-"),
-                    d.message
-                )?;
+                write_diagnostic_line(d, out)?;
             }
         }
         ServeEvent::Ended(end) => writeln!(

@@ -69,6 +69,40 @@ pub enum ExportFormat {
 }
 
 impl ExportFormat {
+    /// Every format, in the order the command line lists them.
+    pub const ALL: [Self; 6] = [
+        Self::Jsonl,
+        Self::Sse,
+        Self::Proto,
+        Self::Vector,
+        Self::Recording,
+        Self::Conformance,
+    ];
+
+    /// Its name on the command line (`export --format jsonl`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Jsonl => "jsonl",
+            Self::Sse => "sse",
+            Self::Proto => "proto",
+            Self::Vector => "vector",
+            Self::Recording => "recording",
+            Self::Conformance => "conformance",
+        }
+    }
+
+    /// Its name for a person (the app's export dialog).
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Vector => "Vector (a test case)",
+            Self::Jsonl => "JSON lines",
+            Self::Sse => "SSE body",
+            Self::Proto => "Protobuf body",
+            Self::Recording => "Recording",
+            Self::Conformance => "Conformance fixture",
+        }
+    }
+
     /// The format a file name's extension names (case aside), if it names
     /// one: what the `export` command and the app's export dialog both go
     /// by (issue 16.6). `.json` is a vector (a fixture is chosen by name).
@@ -215,15 +249,6 @@ pub fn select(
         }
     }
     Ok(selection)
-}
-
-/// Whether two paths name one existing file: an export must not replace
-/// the stream it reads.
-pub fn is_same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    }
 }
 
 /// The name an export carries (a vector's `name`): what it holds and where

@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use super::ExportError;
 use crate::diagnostic::Seq;
+use crate::pointer::PointerError;
 use crate::store::raw_json::{self, array_index};
 
 /// What an export hides. The default hides nothing.
@@ -108,33 +109,14 @@ pub fn parse_pointer(pointer: &str) -> Result<Vec<String>, ExportError> {
             "the empty pointer names the whole event; name a member, such as /delta",
         ));
     }
-    let Some(rest) = pointer.strip_prefix('/') else {
-        return Err(invalid(
-            "a JSON pointer starts with `/`, such as /delta/0/value",
-        ));
-    };
-    rest.split('/')
-        .map(|token| {
-            let mut unescaped = String::with_capacity(token.len());
-            let mut chars = token.chars();
-            while let Some(c) = chars.next() {
-                if c != '~' {
-                    unescaped.push(c);
-                    continue;
-                }
-                match chars.next() {
-                    Some('0') => unescaped.push('~'),
-                    Some('1') => unescaped.push('/'),
-                    _ => {
-                        return Err(invalid(
-                            "`~` must be followed by 0 or 1 (`~0` is `~`, `~1` is `/`)",
-                        ));
-                    }
-                }
-            }
-            Ok(unescaped)
-        })
-        .collect()
+    crate::pointer::tokens(pointer).map_err(|error| match error {
+        PointerError::NoLeadingSlash => {
+            invalid("a JSON pointer starts with `/`, such as /delta/0/value")
+        }
+        PointerError::BadEscape => {
+            invalid("`~` must be followed by 0 or 1 (`~0` is `~`, `~1` is `/`)")
+        }
+    })
 }
 
 /// A redaction ready to apply: parsed pointers, serialized replacements,

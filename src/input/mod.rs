@@ -12,7 +12,6 @@ mod http;
 mod json;
 pub use json::without_whitespace;
 mod keys;
-mod log;
 mod peer;
 mod sniff;
 mod sse;
@@ -20,11 +19,11 @@ mod sse;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+pub use crate::event_log::{EventLog, RawEvents};
 pub use arrival::{Arrivals, UNTIMED_STEP_NANOS};
 pub use har::{HarExchange, is_har, read_har};
 pub use http::{HttpRequest, HttpResponse};
 pub use keys::EventKeys;
-pub use log::{EventLog, RawEvents};
 pub use peer::{PeerFile, PeerFormat, PeerSession, detect_peer, is_redaction_mark, read_peer};
 pub use sse::SseFramer;
 

@@ -58,11 +58,7 @@ pub(crate) fn unreadable(name: &str, error: &serde_json::Error) -> String {
 
 /// Escapes a member name as one JSON pointer token.
 pub(crate) fn pointer_token(name: &str) -> Cow<'_, str> {
-    if name.contains(['~', '/']) {
-        Cow::Owned(name.replace('~', "~0").replace('/', "~1"))
-    } else {
-        Cow::Borrowed(name)
-    }
+    crate::pointer::escape(name)
 }
 
 /// The members of one JSON object, in order, with their raw text.

@@ -16,6 +16,7 @@ mod shapes;
 pub mod surrogate;
 mod version;
 
+pub(crate) use crate::limits::ValueWeight;
 pub use event::{EncryptedSubtype, Envelope, Event, EventBody, EventType, MessageRole, TextRole};
 pub use fields::Malformed;
 pub use id::MessageId;
@@ -23,8 +24,8 @@ pub use parse::{
     Issue, MESSAGE_ROLES, ParseOutcome, parse_event, parse_event_str, parse_fast_only,
     parse_precisely,
 };
+pub(crate) use patch::weight_in;
 pub use patch::{DroppedOp, OpMeta, Patch, op_name};
-pub(crate) use patch::{ValueWeight, weight_in};
 pub use pipeline::{for_each_parsed, for_each_parsed_in};
 pub use schema::{ENVELOPE, EventSchema, Kind, Member, SCHEMA, known_member_paths};
 pub use shapes::{Field, Object, Shape, Union};

@@ -11,6 +11,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::fields::{Fields, Malformed, kind_of};
+use crate::limits::ValueWeight;
 
 /// What RFC 6902 does not carry of one operation: its position in the patch
 /// as sent, and the members the RFC does not define.
@@ -64,18 +65,6 @@ pub struct Patch {
     pub(crate) weights: Vec<Option<ValueWeight>>,
 }
 
-/// What an operation's value weighs and how deeply it nests, as the limits
-/// of what a patch may build count them (`crate::replay::MAX_DOCUMENT_BYTES`,
-/// `crate::replay::MAX_DOCUMENT_DEPTH`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct ValueWeight {
-    /// `crate::replay::document_bytes` of the value.
-    pub bytes: usize,
-    /// The arrays and objects it nests (0 for a scalar, one more than the
-    /// deepest element for an array or object).
-    pub depth: usize,
-}
-
 impl PartialEq for Patch {
     fn eq(&self, other: &Self) -> bool {
         self.ops == other.ops && self.meta == other.meta && self.dropped == other.dropped
@@ -114,7 +103,7 @@ impl Patch {
             .map(|op| match op {
                 PatchOperation::Add(AddOperation { value, .. })
                 | PatchOperation::Replace(ReplaceOperation { value, .. }) => {
-                    crate::replay::value_weight(value)
+                    crate::limits::value_weight(value)
                 }
                 _ => None,
             })

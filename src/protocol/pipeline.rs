@@ -16,8 +16,8 @@ use super::EventBody;
 use super::parse::{ParseOutcome, parse_event};
 use crate::diagnostic::Seq;
 #[cfg(test)]
-use crate::input::EventLog;
-use crate::input::RawEvents;
+use crate::event_log::EventLog;
+use crate::event_log::RawEvents;
 
 /// Events per batch.
 const BATCH_EVENTS: usize = 512;

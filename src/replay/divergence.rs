@@ -19,7 +19,7 @@ use super::conversation::{Message, OtherMessage};
 use super::engine::Replayer;
 use super::{Options, Profile};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::input::RawEvents;
+use crate::event_log::RawEvents;
 use crate::protocol::{EventBody, ParseOutcome, for_each_parsed};
 
 /// What two replays may disagree on.
@@ -505,7 +505,7 @@ pub fn merge_divergences(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::EventLog;
+    use crate::event_log::EventLog;
 
     fn log(events: &[String]) -> EventLog {
         let mut log = EventLog::default();

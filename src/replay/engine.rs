@@ -15,7 +15,7 @@ use super::patch_client::apply_patch_client;
 use super::streams::Streams;
 use super::{Options, Profile};
 use crate::diagnostic::{Code, Diagnostic, Seq, Severity};
-use crate::input::RawEvents;
+use crate::event_log::RawEvents;
 use crate::protocol::{
     Declared, Event, EventBody, EventType, Issue, ParseOutcome, for_each_parsed,
     for_each_parsed_in, parse_event,
@@ -302,7 +302,7 @@ impl Replayer {
 
     /// The shared state at the current step, as the shared allocation it
     /// is: a step that leaves the state as it was keeps the same one
-    /// (comparing two replays step by step relies on it, [`crate::compare`]).
+    /// (comparing two replays step by step relies on it: the `compare` module).
     pub fn shared_state(&self) -> &Arc<Value> {
         &self.state
     }

@@ -16,7 +16,7 @@ mod drift;
 mod engine;
 mod frozen;
 mod layered;
-mod limits;
+use crate::limits;
 mod patch;
 mod patch_client;
 mod streams;
@@ -26,6 +26,9 @@ use std::str::FromStr;
 
 use crate::protocol::ProtocolVersion;
 
+pub use crate::limits::{
+    Limit, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_PATCH_OPS, document_bytes,
+};
 pub use conversation::{ActivityMessage, Conversation, Message, OtherMessage, Role};
 pub use divergence::{Lockstep, merge_divergences, replay_comparing};
 pub use engine::{
@@ -33,8 +36,6 @@ pub use engine::{
     replay_log, replay_to,
 };
 pub use frozen::{FreezeCache, FrozenReplay};
-pub(crate) use limits::value_weight;
-pub use limits::{Limit, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_PATCH_OPS, document_bytes};
 pub use patch::{PatchFailure, apply_patch, apply_patch_weighed};
 
 /// Which consumer the replay imitates (`REPLAY-RULES.md` §10).
@@ -51,6 +52,14 @@ pub enum Profile {
 impl Profile {
     /// Every profile.
     pub const ALL: [Self; 2] = [Self::Spec, Self::AgUiClient10];
+
+    /// Its name for a person (the app's profile switch).
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Spec => "spec",
+            Self::AgUiClient10 => "@ag-ui/client 1.0",
+        }
+    }
 
     /// The name used on the command line and in vectors.
     pub fn as_str(self) -> &'static str {

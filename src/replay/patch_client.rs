@@ -482,11 +482,7 @@ fn to_int32(key: &str) -> i64 {
 
 /// `unescapePathComponent`.
 fn unescape(token: &str) -> Cow<'_, str> {
-    if token.contains('~') {
-        Cow::Owned(token.replace("~1", "/").replace("~0", "~"))
-    } else {
-        Cow::Borrowed(token)
-    }
+    crate::pointer::unescape(token)
 }
 
 /// The `__proto__` / `constructor/prototype` ban (`banPrototypeModifications`).

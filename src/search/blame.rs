@@ -230,7 +230,7 @@ fn replay(
                 .get(next_checkpoint)
                 .is_some_and(|&c| c.get() < seq.get())
             {
-                agrees &= timeline.target_at_checkpoint(next_checkpoint, &query.target)
+                agrees &= target_at_checkpoint(timeline, next_checkpoint, &query.target)
                     == target_json(&replayer, &query.target);
                 next_checkpoint += 1;
             }
@@ -264,7 +264,7 @@ fn replay(
                 .get(next_checkpoint)
                 .is_some_and(|&c| c.get() <= end.get())
         {
-            agrees &= timeline.target_at_checkpoint(next_checkpoint, &query.target)
+            agrees &= target_at_checkpoint(timeline, next_checkpoint, &query.target)
                 == target_json(&replayer, &query.target);
             next_checkpoint += 1;
         }
@@ -280,6 +280,15 @@ fn replay(
         events_replayed: replayed,
         replayed: filter.is_none(),
     })
+}
+
+/// The whole target's JSON at the `i`th checkpoint of `timeline`, thawing
+/// only the target (`None`: no such message or checkpoint).
+fn target_at_checkpoint(timeline: &Timeline, i: usize, target: &Target) -> Option<Value> {
+    match target {
+        Target::State => timeline.state_at_checkpoint(i),
+        Target::Message(id) => timeline.message_at_checkpoint(i, id),
+    }
 }
 
 /// The whole target's JSON (`None`: no such message).

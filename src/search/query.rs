@@ -6,6 +6,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
+use crate::pointer::PointerError;
 use crate::replay::{Message, Replayer};
 
 /// What a query looks at.
@@ -131,16 +132,10 @@ impl Query {
 /// Checks RFC 6901 syntax: empty, or `/`-separated tokens in which `~` is
 /// only ever `~0` or `~1`.
 fn check_pointer(pointer: &str) -> Result<(), &'static str> {
-    if !pointer.is_empty() && !pointer.starts_with('/') {
-        return Err("must start with '/' (or be empty, for the whole value)");
-    }
-    let mut chars = pointer.chars();
-    while let Some(c) = chars.next() {
-        if c == '~' && !matches!(chars.next(), Some('0' | '1')) {
-            return Err("'~' must be followed by 0 or 1 (~0 is '~', ~1 is '/')");
-        }
-    }
-    Ok(())
+    crate::pointer::check(pointer).map_err(|error| match error {
+        PointerError::NoLeadingSlash => "must start with '/' (or be empty, for the whole value)",
+        PointerError::BadEscape => "'~' must be followed by 0 or 1 (~0 is '~', ~1 is '/')",
+    })
 }
 
 /// The first token of a pointer, unescaped, and the rest of the pointer
@@ -148,12 +143,7 @@ fn check_pointer(pointer: &str) -> Result<(), &'static str> {
 pub(super) fn split_pointer(pointer: &str) -> Option<(Cow<'_, str>, &str)> {
     let body = pointer.strip_prefix('/')?;
     let (token, rest) = body.split_at(body.find('/').unwrap_or(body.len()));
-    let token = if token.contains('~') {
-        Cow::Owned(token.replace("~1", "/").replace("~0", "~"))
-    } else {
-        Cow::Borrowed(token)
-    };
-    Some((token, rest))
+    Some((crate::pointer::unescape(token), rest))
 }
 
 /// The value at `pointer` in `message.to_json()`, without building it unless

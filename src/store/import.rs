@@ -91,7 +91,7 @@ pub fn import_files_with(
 ) -> Result<Vec<ImportedSession>, ImportError> {
     if let Some(input) = inputs
         .iter()
-        .find(|input| crate::export::is_same_file(input, out))
+        .find(|input| crate::file_identity::is_same_file(input, out))
     {
         return Err(ImportError::SameFile {
             path: input.clone(),

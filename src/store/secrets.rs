@@ -287,7 +287,12 @@ impl StoreRedaction {
             }
         }
         for pointer in &self.fields {
-            let Ok(tokens) = crate::export::parse_pointer(pointer) else {
+            // The empty pointer (the whole event) is refused, as the
+            // export's redaction refuses it.
+            let Some(tokens) = crate::pointer::tokens(pointer)
+                .ok()
+                .filter(|_| !pointer.is_empty())
+            else {
                 continue;
             };
             let tokens: Vec<String> = at.iter().cloned().chain(tokens).collect();

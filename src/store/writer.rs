@@ -1309,11 +1309,7 @@ mod tests {
             .expect("reads")
             .expect("the front is whole");
         let undecodable = (0..stored.num_checkpoints())
-            .filter(|&i| {
-                stored
-                    .target_at_checkpoint(i, &crate::search::Target::State)
-                    .is_none()
-            })
+            .filter(|&i| stored.state_at_checkpoint(i).is_none())
             .count();
         assert!(undecodable > 0, "a swapped checkpoint piece is refused");
         seeks_agree(&stored, &mut (0..=log.len() as u64).step_by(17));

@@ -14,7 +14,7 @@ use std::ops::{Deref, Range};
 use std::sync::{Arc, Mutex};
 
 use crate::diagnostic::Seq;
-use crate::input::{EventLog, RawEvents};
+use crate::event_log::{EventLog, RawEvents};
 
 /// Events per block read from a file.
 pub const BLOCK_EVENTS: usize = 1024;

@@ -27,7 +27,7 @@ pub use stored::{
 };
 
 use crate::diagnostic::{Diagnostic, Seq};
-use crate::input::{EventLog, RawEvents};
+use crate::event_log::{EventLog, RawEvents};
 use crate::protocol::{EventBody, ParseOutcome, for_each_parsed, for_each_parsed_in, parse_event};
 use crate::replay::{EventEffect, FreezeCache, FrozenReplay, Options, Replayer};
 
@@ -306,19 +306,18 @@ impl Timeline {
         (0..self.checkpoints.len()).map(|i| self.checkpoints.step(i))
     }
 
-    /// The JSON of a search target (a message, or the state) at the
-    /// `i`th checkpoint ([`Self::checkpoint_steps`]), thawing only what it
-    /// needs; `None` when there is no such message or checkpoint.
-    pub fn target_at_checkpoint(
-        &self,
-        i: usize,
-        target: &crate::search::Target,
-    ) -> Option<serde_json::Value> {
-        let checkpoint = self.checkpoints.get(i)?;
-        match target {
-            crate::search::Target::State => Some(checkpoint.state_json()),
-            crate::search::Target::Message(id) => checkpoint.message_json(id),
-        }
+    /// The JSON of the shared state at the `i`th checkpoint
+    /// ([`Self::checkpoint_steps`]), thawing only the state; `None` when
+    /// there is no such checkpoint.
+    pub fn state_at_checkpoint(&self, i: usize) -> Option<serde_json::Value> {
+        Some(self.checkpoints.get(i)?.state_json())
+    }
+
+    /// The JSON of the message `id` at the `i`th checkpoint
+    /// ([`Self::checkpoint_steps`]), thawing only that message; `None` when
+    /// there is no such message or checkpoint.
+    pub fn message_at_checkpoint(&self, i: usize, id: &str) -> Option<serde_json::Value> {
+        self.checkpoints.get(i)?.message_json(id)
     }
 
     /// The replay state at `step` (clamped to the last step): from the
@@ -562,7 +561,7 @@ fn num_ops(parsed: &ParseOutcome) -> u64 {
 /// Streams the tests of the timeline and of the store share.
 #[cfg(test)]
 pub(crate) mod test_streams {
-    use crate::input::EventLog;
+    use crate::event_log::EventLog;
 
     /// A stream long enough for several checkpoints under the default
     /// policy: state deltas of many operations, messages and an activity.

@@ -34,7 +34,7 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use super::{CheckpointPolicy, Checkpoints, Events, StreamIndex, Timeline};
 use crate::diagnostic::Seq;
-use crate::input::EventLog;
+use crate::event_log::EventLog;
 use crate::protocol::for_each_parsed;
 use crate::replay::codec::{
     DecodeError, Decoded, Decoder, Encoder, LazyMessages, MessageTable, Shared,

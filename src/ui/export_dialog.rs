@@ -172,14 +172,7 @@ impl Format {
     }
 
     fn label(self) -> &'static str {
-        match self {
-            Self::Vector => "Vector (a test case)",
-            Self::Jsonl => "JSON lines",
-            Self::Sse => "SSE body",
-            Self::Proto => "Protobuf body",
-            Self::Recording => "Recording",
-            Self::Conformance => "Conformance fixture",
-        }
+        self.engine().label()
     }
 
     fn hover_text(self) -> &'static str {
@@ -800,7 +793,7 @@ fn fields_ui(
 /// The engine writes beside `path` and renames: a failed export leaves a
 /// file there as it was.
 fn write(doc: &Doc, request: &ExportRequest, path: &std::path::Path) -> Result<String, String> {
-    if export::is_same_file(path, &doc.path) {
+    if crate::file_identity::is_same_file(path, &doc.path) {
         return Err(format!(
             "{} is the open file: export to another file",
             path.display()

@@ -796,7 +796,7 @@ pub fn run_app(
     let mut app = match path {
         Some(path) => ReplayApp::new(Some(path)),
         None => ReplayApp::with_demo(
-            &crate::cli::demo_recording(),
+            &crate::open::demo_recording(),
             demo::user_data_dir().as_deref(),
         ),
     };

@@ -922,8 +922,5 @@ impl AppState {
 
 /// The name of a profile for the switch.
 pub fn profile_label(profile: Profile) -> &'static str {
-    match profile {
-        Profile::Spec => "spec",
-        Profile::AgUiClient10 => "@ag-ui/client 1.0",
-    }
+    profile.label()
 }

@@ -262,23 +262,13 @@ pub fn child_pointer(parent: &str, key: &str) -> String {
     let mut pointer = String::with_capacity(parent.len() + key.len() + 1);
     pointer.push_str(parent);
     pointer.push('/');
-    for c in key.chars() {
-        match c {
-            '~' => pointer.push_str("~0"),
-            '/' => pointer.push_str("~1"),
-            c => pointer.push(c),
-        }
-    }
+    pointer.push_str(&crate::pointer::escape(key));
     pointer
 }
 
 /// A pointer token, unescaped.
 fn decode_token(token: &str) -> Cow<'_, str> {
-    if token.contains('~') {
-        Cow::Owned(token.replace("~1", "/").replace("~0", "~"))
-    } else {
-        Cow::Borrowed(token)
-    }
+    crate::pointer::unescape(token)
 }
 
 fn is_scalar(value: &Value) -> bool {

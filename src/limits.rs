@@ -15,7 +15,6 @@
 use serde_json::Value;
 
 use crate::diagnostic::Code;
-use crate::protocol::ValueWeight;
 
 /// The deepest a document may nest arrays and objects: `serde_json`'s own
 /// parse limit (127 levels in an event, so a snapshot's content has at most
@@ -41,6 +40,18 @@ const VALUE_BYTES: usize = std::mem::size_of::<Value>();
 
 /// What it counts for an object member, besides its value and its name.
 pub(super) const MEMBER_BYTES: usize = 32;
+
+/// What an operation's value weighs and how deeply it nests, as the limits
+/// of what a patch may build count them ([`MAX_DOCUMENT_BYTES`],
+/// [`MAX_DOCUMENT_DEPTH`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ValueWeight {
+    /// [`document_bytes`] of the value.
+    pub bytes: usize,
+    /// The arrays and objects it nests (0 for a scalar, one more than the
+    /// deepest element for an array or object).
+    pub depth: usize,
+}
 
 /// The limit a patch would have passed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -5,8 +5,8 @@ use std::ops::Range;
 use crate::diagnostic::Seq;
 
 /// Events read by position, wherever their bytes are: in memory
-/// ([`EventLog`]) or in a recording read block by block
-/// ([`crate::timeline::Events`]). What a replay reads from (shared between
+/// ([`EventLog`]) or in a recording read block by block (the timeline's
+/// `Events`). What a replay reads from (shared between
 /// the threads that parse).
 pub trait RawEvents: Sync {
     /// The number of events.
@@ -57,7 +57,7 @@ impl EventLog {
     /// The log of events packed in `bytes`, each ending at its offset in
     /// `ends` (in order, within `bytes`; the last may leave bytes after it,
     /// which belong to no event and are dropped).
-    pub(super) fn from_packed(mut bytes: Vec<u8>, ends: Vec<usize>) -> Self {
+    pub(crate) fn from_packed(mut bytes: Vec<u8>, ends: Vec<usize>) -> Self {
         debug_assert!(ends.is_sorted(), "the ends are in order");
         bytes.truncate(ends.last().copied().unwrap_or(0));
         Self { bytes, ends }
