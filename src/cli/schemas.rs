@@ -8,7 +8,8 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Args, Subcommand};
 
-use super::{EXIT_OK, ProfileArg, ProtocolArg, StreamArgs, open_stream};
+use super::{EXIT_OK, ProtocolArg, StreamArgs, open_stream};
+use crate::replay::Profile;
 use crate::schemas::Inference;
 
 /// `schemas` options.
@@ -52,7 +53,7 @@ pub struct InferArgs {
     /// The consumer to imitate (default: spec, or the profile a vector
     /// document declares).
     #[arg(long, value_enum)]
-    pub profile: Option<ProfileArg>,
+    pub profile: Option<Profile>,
     /// The AG-UI version the consumer implements.
     #[arg(long, value_enum, default_value_t = ProtocolArg::V1_1)]
     pub protocol: ProtocolArg,
