@@ -23,6 +23,7 @@
 //! app that reads them, built with the default `app` feature (without it, the
 //! crate and the binary have no UI crate in their dependency graph).
 
+pub mod app_model;
 pub mod cli;
 pub mod compare;
 pub mod conformance;

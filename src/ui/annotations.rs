@@ -4,15 +4,15 @@
 //! renames or deletes one); for other files they last until the file is
 //! closed, and the panel says so.
 
+use crate::app_model::command::NoteCommand;
+use crate::app_model::words::thousands;
 use crate::ui::TimeCommand;
-use crate::ui::command::NoteCommand;
-use crate::ui::words::thousands;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use egui::{RichText, Ui};
 
-use super::state::{AppState, Command, Doc};
+use crate::app_model::state::{AppState, Command, Doc};
 use crate::diagnostic::Seq;
 use crate::protocol::ParseOutcome;
 use crate::store::{self, Bookmark, Note, SessionId};

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-use super::state::LoadOptions;
 use super::{Command, ReplayApp};
+use crate::app_model::state::LoadOptions;
 use crate::diagnostic::Seq;
 
 /// What `agui-replay bench ui` measures in the app; the binary's bench
@@ -196,7 +196,7 @@ pub fn ui_timings(
 
     let started = Instant::now();
     app.state.apply(vec![Command::Search(
-        crate::ui::command::SearchCommand::All(query),
+        crate::app_model::command::SearchCommand::All(query),
     )]);
     loop {
         frame(&mut app);

@@ -6,15 +6,15 @@
 //! The comparison itself is the engine's ([`Comparison`]), the one the
 //! `diff` command prints.
 
+use crate::app_model::command::{MarkCommand, SearchCommand};
 use crate::ui::TimeCommand;
-use crate::ui::command::{MarkCommand, SearchCommand};
 use std::sync::Arc;
 
 use egui::{RichText, Ui};
 
 use super::json_tree::{Highlights, JsonTree, side_by_side};
 use super::memo::Memo;
-use super::state::{AppState, CentralTab, Command, DiffScopeChoice, MarkSlot};
+use crate::app_model::state::{AppState, CentralTab, Command, DiffScopeChoice, MarkSlot};
 use crate::diagnostic::Seq;
 use crate::diff::{Comparison, DiffScope};
 use crate::timeline::Timeline;

@@ -8,8 +8,8 @@
 //! rows on screen are laid out, so a group of a million costs no more than
 //! one of fifty.
 
+use crate::app_model::words::thousands;
 use crate::ui::TimeCommand;
-use crate::ui::words::thousands;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -18,8 +18,8 @@ use egui::{Align2, RichText, Sense, TextWrapMode, WidgetText, vec2};
 
 use super::event_list::contains_ignore_ascii_case;
 use super::rule_text;
-use super::state::{AppState, Command, Doc};
 use super::theme;
+use crate::app_model::state::{AppState, Command, Doc};
 use crate::diagnostic::{Code, Diagnostic, Seq, Severity, SeverityCounts};
 use crate::replay::Options;
 

@@ -4,7 +4,7 @@
 //! redactions, and a preview of the bytes that will be written. It calls the engine's export, the code the
 //! `export` command runs.
 
-use crate::ui::words::thousands;
+use crate::app_model::words::thousands;
 use std::path::PathBuf;
 
 use super::file_dialog::FilePicker;
@@ -12,7 +12,7 @@ use super::memo::Memo;
 use egui::{RichText, Ui};
 use serde_json::Value;
 
-use super::state::{AppState, Doc};
+use crate::app_model::state::{AppState, Doc};
 use crate::diagnostic::Seq;
 use crate::export::{
     self, ExportContext, ExportFormat, ExportRequest, Preview, Redaction, Scope, export_name,
@@ -929,8 +929,8 @@ mod tests {
     // The export dialog's state machine, with no egui context (issue 16,
     // point 3).
     use super::*;
+    use crate::app_model::state::{Command, TimeCommand};
     use crate::ui::event_list::tests::{STREAM, state_of};
-    use crate::ui::state::{Command, TimeCommand};
     use clap::Parser;
 
     /// A fresh folder under the system's temporary one.

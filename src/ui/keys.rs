@@ -4,8 +4,8 @@
 
 use egui::{Key, RichText, Ui};
 
-use super::command::{MarkCommand, NoteCommand};
-use super::state::{Command, MarkSlot, TimeCommand};
+use crate::app_model::command::{MarkCommand, NoteCommand};
+use crate::app_model::state::{Command, MarkSlot, TimeCommand};
 
 /// What a key does.
 #[derive(Clone, Copy)]

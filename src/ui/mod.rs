@@ -8,42 +8,35 @@
 pub mod annotations;
 pub mod bench;
 pub mod blame;
-pub mod command;
 pub mod compare;
 pub mod compare_with;
 pub mod conversation;
 pub mod demo;
 pub mod diagnostics;
-pub mod document;
 pub mod event_list;
 pub mod export_dialog;
 pub mod file_dialog;
-pub mod follow;
-pub mod indexing;
 pub mod inspector;
 pub mod json_tree;
 pub mod keys;
 pub mod layout;
-pub mod live;
 pub mod memo;
 pub mod rule_text;
 pub mod search;
 pub mod serve;
-pub mod state;
 pub mod state_view;
 pub mod status_bar;
 pub mod step_axis;
 pub mod theme;
-pub mod time_control;
 pub mod timeline;
 pub mod timing_view;
-pub mod words;
 
-use crate::ui::command::NoteCommand;
+use crate::app_model::command::NoteCommand;
+use crate::app_model::{document, state, words};
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use state::{AppState, Command, Doc, EventFilter, TimeCommand};
+pub use crate::app_model::state::{AppState, Command, Doc, EventFilter, TimeCommand};
 
 use crate::protocol::ProtocolVersion;
 use crate::replay::Profile;

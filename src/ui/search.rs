@@ -9,8 +9,8 @@
 //! read the list once it is complete; before that, the engine's [`Search`]
 //! runs a slice per frame from the nearest checkpoint.
 
-use crate::ui::command::SearchCommand;
-use crate::ui::words::thousands;
+use crate::app_model::command::SearchCommand;
+use crate::app_model::words::thousands;
 use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -22,7 +22,7 @@ use serde_json::Value;
 
 use super::TimeCommand;
 use super::json_tree::compact_json;
-use super::state::{AppState, Command, SearchFrom};
+use crate::app_model::state::{AppState, Command, SearchFrom};
 use crate::diagnostic::Seq;
 use crate::search::{
     Match, Predicate, Query, Search, SearchStatus, Target, find_in_log_with_progress,

@@ -4,15 +4,15 @@
 //! highlights an activity's patch. Redux DevTools' "State" tab, at the
 //! step.
 
-use crate::ui::words::thousands;
+use crate::app_model::words::thousands;
 use std::sync::Arc;
 
 use egui::{Id, Ui};
 
-use super::command::SearchCommand;
 use super::json_tree::{Highlights, JsonTree, highlights_between};
 use super::memo::memoized;
-use super::state::{AppState, Command, CursorView};
+use crate::app_model::command::SearchCommand;
+use crate::app_model::state::{AppState, Command, CursorView};
 use crate::protocol::{EventBody, ParseOutcome};
 use crate::replay::Effect;
 
@@ -133,8 +133,8 @@ fn what_the_event_did(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app_model::state::TimeCommand;
     use crate::diagnostic::Seq;
-    use crate::ui::state::TimeCommand;
 
     fn demo_at(step: u64) -> AppState {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("recordings/demo.jsonl");

@@ -11,7 +11,7 @@
 use egui::{Color32, RichText, Ui};
 use egui_plot::{Bar, BarChart, Plot, PlotPoint, PlotTransform, VLine};
 
-use super::state::{AppState, Command, Doc, TimeCommand};
+use crate::app_model::state::{AppState, Command, Doc, TimeCommand};
 use crate::diagnostic::Seq;
 use crate::timing::{
     Clock, DEFAULT_STALL_AFTER_NANOS, RunFigures, SpanKind, TimingReport, format_nanos,

@@ -4,9 +4,9 @@
 //! the inspector.
 
 use agui_replay::Seq;
+use agui_replay::app_model::command::MarkCommand;
+use agui_replay::app_model::state::CentralTab;
 use agui_replay::diff::DiffScope;
-use agui_replay::ui::command::MarkCommand;
-use agui_replay::ui::state::CentralTab;
 use agui_replay::ui::{Command, ReplayApp, RightTab, TimeCommand};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;

@@ -3,18 +3,18 @@
 //! and notes, search over time, and following a recording that is still
 //! being written.
 
+use agui_replay::app_model::command::{MarkCommand, NoteCommand};
 use agui_replay::ui::annotations::AnnotationId;
-use agui_replay::ui::command::{MarkCommand, NoteCommand};
 use agui_replay::ui::export_dialog::{ExportCommand, Format, ScopeChoice};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use agui_replay::app_model::state::{CentralTab, DiffScopeChoice};
 use agui_replay::diagnostic::Seq;
 use agui_replay::diff::DiffScope;
 use agui_replay::store::{NewSession, Recording, RecordingWriter, SessionId, SessionStatus};
 use agui_replay::ui::search::Condition;
-use agui_replay::ui::state::{CentralTab, DiffScopeChoice};
 use agui_replay::ui::{Command, ReplayApp, TimeCommand};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;

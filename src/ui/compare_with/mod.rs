@@ -19,9 +19,9 @@ use std::sync::Arc;
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
 
 use super::compare::CompareView;
-use super::document::{Doc, LoadOptions, load_with};
 use super::json_tree::side_by_side;
 use super::memo::Memo;
+use crate::app_model::document::{Doc, LoadOptions, load_with};
 use crate::compare::{Side, StreamComparison, compare};
 use crate::diagnostic::Seq;
 use crate::diff::{Comparison, DiffScope};

@@ -6,14 +6,14 @@
 use egui::{RichText, Ui};
 
 use super::{CompareCommand, Compared, strips};
+use crate::app_model::document::Doc;
+use crate::app_model::state::{AppState, Command};
+use crate::app_model::time_control::TimeCommand;
+use crate::app_model::words;
 use crate::compare::{DifferenceKind, EventMatch, StreamComparison};
 use crate::diagnostic::Seq;
 use crate::diff::DiffScope;
 use crate::ui::compare::{counts, patch_ui, side_ui};
-use crate::ui::document::Doc;
-use crate::ui::state::{AppState, Command};
-use crate::ui::time_control::TimeCommand;
-use crate::ui::words;
 
 /// The compare tab.
 pub fn compare_view_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) {

@@ -2,7 +2,7 @@
 //! preview of its content (click to inspect it), and a text, tool or
 //! reasoning message with its text ("Show more" when long) and tool calls.
 
-use crate::ui::words::thousands;
+use crate::app_model::words::thousands;
 use std::borrow::Cow;
 
 use egui::text::{LayoutJob, TextWrapping};
@@ -10,10 +10,10 @@ use egui::{Align, Id, Layout, RichText, Sense, TextFormat, Ui};
 use serde_json::{Map, Value};
 
 use super::Change;
+use crate::app_model::state::Command;
 use crate::diagnostic::Seq;
 use crate::replay::{ActivityMessage, OtherMessage, Role};
 use crate::ui::json_tree::compact_json;
-use crate::ui::state::Command;
 use crate::ui::theme;
 
 /// The most characters of an activity's content its card's tooltip shows.

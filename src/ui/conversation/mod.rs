@@ -17,13 +17,13 @@ mod cards;
 mod rows;
 mod virtual_rows;
 
-use crate::ui::words::thousands;
+use crate::app_model::words::thousands;
 use egui::{RichText, Ui};
 
 use self::cards::{activity_card_ui, other_message_ui};
 use self::rows::{Row, change_of, removal_rows, touched_row};
 use self::virtual_rows::virtual_rows_ui;
-use super::state::{AppState, Command};
+use crate::app_model::state::{AppState, Command};
 use crate::diagnostic::Seq;
 use crate::protocol::{EventBody, ParseOutcome, parse_event};
 use crate::replay::Message;

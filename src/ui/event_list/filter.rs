@@ -2,14 +2,14 @@
 //! types, severity), and [`filter_rows`], which runs the filter over the
 //! whole stream when it changes.
 
-use crate::ui::words::thousands;
+use crate::app_model::words::thousands;
 use std::collections::BTreeSet;
 
 use egui::{Label, RichText};
 
+use crate::app_model::state::{AppState, Command, Doc, EventFilter};
 use crate::diagnostic::{Seq, Severity};
 use crate::timeline::{EventKind, NUM_KINDS};
-use crate::ui::state::{AppState, Command, Doc, EventFilter};
 
 /// From this many events, the text fields apply on Enter (or when left)
 /// rather than on every key: filtering a million events by text takes a few

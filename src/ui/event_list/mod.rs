@@ -18,8 +18,8 @@ use egui::{Align, Label, Layout, RichText};
 use egui_extras::{Column, TableBuilder};
 
 use self::filter::filter_bar_ui;
-use super::state::{AppState, Command, Doc};
 use super::theme;
+use crate::app_model::state::{AppState, Command, Doc};
 use crate::diagnostic::{Diagnostic, Seq};
 use crate::protocol::{ParseOutcome, parse_event};
 use crate::replay::Effect;
@@ -258,9 +258,9 @@ pub(crate) mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 
     use super::*;
+    use crate::app_model::state::load;
     use crate::diagnostic::Severity;
     use crate::replay::Options;
-    use crate::ui::state::load;
 
     /// A document replaying `lines` (one event each), opened as the app
     /// opens a JSON lines file.

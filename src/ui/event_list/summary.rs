@@ -2,7 +2,7 @@
 //! reader wants to see in a list (patch operations, the text of a delta, the
 //! replace flag of a snapshot…).
 
-use crate::ui::words::thousands;
+use crate::app_model::words::thousands;
 use std::borrow::Cow;
 
 use crate::protocol::{EventBody, ParseOutcome, Patch, op_name};

@@ -1,5 +1,5 @@
 //! The inspector (the right panel's first tab): the activity (or message)
-//! the current event names, or the one pinned ([`super::follow`]), at the
+//! the current event names, or the one pinned ([`crate::app_model::follow`]), at the
 //! cursor — its content and metadata with what the current event changed —
 //! then the current event itself: its raw JSON, its patch operation by
 //! operation, and the diagnostics of the step.
@@ -11,9 +11,9 @@ mod event;
 mod patch;
 mod raw;
 
+use crate::app_model::command::SearchCommand;
+use crate::app_model::words::thousands;
 use crate::ui::TimeCommand;
-use crate::ui::command::SearchCommand;
-use crate::ui::words::thousands;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -22,12 +22,12 @@ use serde_json::{Map, Value};
 
 use self::event::current_event_ui;
 use super::blame;
-use super::follow::Inspected;
 use super::json_tree::{Highlights, JsonTree, highlights_between};
 use super::memo::memoized;
 use super::rule_text;
-use super::state::{AppState, Command, CursorView, Doc};
 use super::theme;
+use crate::app_model::follow::Inspected;
+use crate::app_model::state::{AppState, Command, CursorView, Doc};
 use crate::diagnostic::Seq;
 use crate::protocol::{ParseOutcome, parse_event};
 use crate::replay::{ActivityChange, ActivityMessage, Message, Profile};
@@ -439,7 +439,11 @@ fn lane_navigation_ui(
     let previous = first_here.checked_sub(1).map(|i| events[i].0);
     let next = events.get(first_after).map(|(seq, _)| *seq);
     ui.horizontal(|ui| {
-        ui.weak(super::words::count(events.len() as u64, "event", "events"));
+        ui.weak(crate::app_model::words::count(
+            events.len() as u64,
+            "event",
+            "events",
+        ));
         if let Some(seq) = previous
             && ui
                 .small_button(format!("‹ step {}", thousands(seq.get())))

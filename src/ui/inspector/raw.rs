@@ -3,15 +3,15 @@
 //! characters are the bug: re-indenting would alter them), and as hex for
 //! bytes that are not text, or on request (issue 13, point 10).
 
-use crate::ui::words::thousands;
+use crate::app_model::words::thousands;
 use std::sync::Arc;
 
 use egui::{Id, RichText, Ui};
 
 use super::event::pretty_raw;
+use crate::app_model::state::{CursorView, Doc};
 use crate::protocol::ParseOutcome;
 use crate::ui::memo::memoized;
-use crate::ui::state::{CursorView, Doc};
 
 /// Characters of the raw event shown (the rest can be copied).
 const MAX_RAW_CHARS: usize = 20_000;

@@ -16,7 +16,7 @@ pub use highlights::{
 };
 pub use text::{compact_json, inline_text, truncate_chars};
 
-use crate::ui::words::thousands;
+use crate::app_model::words::thousands;
 use std::collections::BTreeMap;
 
 use egui::{AsIdSalt, Id, IdSalt, RichText, Ui};

@@ -1,7 +1,7 @@
 //! Values as short text: cut to a number of characters, as one bounded line
 //! of JSON, or as the inline summary a tree row shows.
 
-use crate::ui::words::thousands;
+use crate::app_model::words::thousands;
 use std::borrow::Cow;
 use std::io;
 

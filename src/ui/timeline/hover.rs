@@ -2,17 +2,17 @@
 //! pointer is over, the nearest mark of a lane, a diagnostic tick, a bin of
 //! the density strip, or else a step.
 
-use crate::ui::words::{count, thousands};
+use crate::app_model::words::{count, thousands};
 use egui::Rect;
 
 use super::density::{Density, KindGroup};
 use super::lanes::{LanesView, change_label};
 use super::range::{bin_of, bin_seqs, step_at};
 use super::strips::{Tick, tick_at};
+use crate::app_model::state::Doc;
 use crate::diagnostic::Seq;
 use crate::timeline::StreamIndex;
 use crate::ui::rule_text;
-use crate::ui::state::Doc;
 use crate::ui::step_axis::StepAxis;
 use crate::ui::theme;
 

@@ -2,13 +2,13 @@
 //! header, or an activity's name with its lifetime and its marks, each
 //! mark's shape and colour telling what the event did.
 
-use crate::ui::words::thousands;
+use crate::app_model::words::thousands;
 use egui::{Align, Layout, Pos2, Rangef, Rect, RichText, Shape, Stroke, UiBuilder, pos2};
 
 use super::lanes::{DriftMark, LaneGroup, LaneMark};
+use crate::app_model::state::Command;
 use crate::replay::ActivityChange;
 use crate::timeline::ActivityLane;
-use crate::ui::state::Command;
 use crate::ui::step_axis::StepAxis;
 use crate::ui::theme;
 

@@ -42,7 +42,7 @@ pub use self::range::{
     visible_bins, zoom_range,
 };
 use self::toolbar::toolbar_ui;
-use super::state::{AppState, Command};
+use crate::app_model::state::{AppState, Command};
 
 /// How near the pointer must be to a mark or a tick to hover or click it.
 pub(super) const HIT_RADIUS: f32 = 5.0;
@@ -77,8 +77,8 @@ mod tests {
     use egui_kittest::kittest::Queryable;
 
     use super::timeline_ui;
+    use crate::app_model::state::{AppState, Command, TimelineRange};
     use crate::diagnostic::Seq;
-    use crate::ui::state::{AppState, Command, TimelineRange};
 
     /// The timeline alone, on the bundled demo; its commands applied
     /// each frame as the app does.

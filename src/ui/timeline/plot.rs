@@ -14,8 +14,8 @@ use super::lanes::{content_height, lanes_ui};
 use super::marks;
 use super::range::{bin_steps, follow_playhead, pan_range, step_at, visible_bins, zoom_range};
 use super::strips::{paint_ruler, paint_ticks, strip_labels_ui, tick_at};
+use crate::app_model::state::{AppState, Command, Doc, TimelineRange};
 use crate::diagnostic::Seq;
-use crate::ui::state::{AppState, Command, Doc, TimelineRange};
 use crate::ui::step_axis::StepAxis;
 use crate::ui::theme;
 

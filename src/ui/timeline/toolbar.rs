@@ -2,10 +2,10 @@
 //! step, the previous and next diagnostic, and zoom.
 
 use super::range::{MIN_SPAN_STEPS, full_range, zoom_range};
+use crate::app_model::state::{AppState, Command, Doc, SPEEDS, TimelineRange};
+use crate::app_model::words::thousands;
 use crate::diagnostic::Seq;
 use crate::ui::TimeCommand;
-use crate::ui::state::{AppState, Command, Doc, SPEEDS, TimelineRange};
-use crate::ui::words::thousands;
 
 /// Playback, speed, the step, navigation and zoom.
 pub(super) fn toolbar_ui(

@@ -152,7 +152,7 @@ fn first_from_input(at: &Conversation, step: Seq) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ui::state::{AppState, Command, TimeCommand};
+    use crate::app_model::state::{AppState, Command, TimeCommand};
 
     fn demo_at(step: u64) -> AppState {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("recordings/demo.jsonl");
