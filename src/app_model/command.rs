@@ -106,7 +106,7 @@ pub enum Command {
     /// indexed so far (issue 13, point 9).
     CancelIndexing,
     /// The comparison with a second stream (File › Compare with…).
-    Compare(crate::ui::compare_with::CompareCommand),
+    Compare(crate::app_model::compare_with::CompareCommand),
 }
 
 /// What the marks A and B (the diff's two points) are asked.

@@ -6,9 +6,12 @@
 //! without the `app` feature.
 
 pub mod command;
+pub mod compare_with;
 pub mod document;
 pub mod follow;
+pub mod highlights;
 pub mod indexing;
+pub mod json_text;
 pub mod live;
 pub mod state;
 pub mod time_control;

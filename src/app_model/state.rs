@@ -131,7 +131,7 @@ pub struct AppState {
     /// index).
     load_options: LoadOptions,
     /// The stream compared with this one (File › Compare with…).
-    compare_with: crate::ui::compare_with::CompareWith,
+    compare_with: crate::app_model::compare_with::CompareWith,
 }
 
 /// When to draw the next frame, as the logic step of a frame says.
@@ -284,7 +284,7 @@ impl AppState {
     }
 
     /// The stream compared with this one (File › Compare with…).
-    pub fn compare_with(&self) -> &crate::ui::compare_with::CompareWith {
+    pub fn compare_with(&self) -> &crate::app_model::compare_with::CompareWith {
         &self.compare_with
     }
 
@@ -296,7 +296,7 @@ impl AppState {
         }
     }
 
-    fn compare_response(&mut self, response: crate::ui::compare_with::CompareResponse) {
+    fn compare_response(&mut self, response: crate::app_model::compare_with::CompareResponse) {
         if let Some(error) = response.error {
             self.error = Some(error);
         }

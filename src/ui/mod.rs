@@ -284,9 +284,9 @@ impl ReplayApp {
         );
         match self.file_picker.ui(&ctx) {
             Some((file_dialog::Purpose::Open, path)) => commands.push(Command::Open(path)),
-            Some((file_dialog::Purpose::Compare, path)) => {
-                commands.push(Command::Compare(compare_with::CompareCommand::Open(path)))
-            }
+            Some((file_dialog::Purpose::Compare, path)) => commands.push(Command::Compare(
+                crate::app_model::compare_with::CompareCommand::Open(path),
+            )),
             Some((file_dialog::Purpose::Export, path)) => {
                 self.export_dialog.apply(
                     export_dialog::ExportCommand::SetPath(path.display().to_string()),
@@ -351,7 +351,9 @@ impl ReplayApp {
             .and_then(|doc| std::path::absolute(&doc.path).ok())
             .and_then(|path| path.parent().map(std::path::Path::to_owned));
         if let Some(path) = self.file_picker.compare_file(start_dir.as_deref()) {
-            commands.push(Command::Compare(compare_with::CompareCommand::Open(path)));
+            commands.push(Command::Compare(
+                crate::app_model::compare_with::CompareCommand::Open(path),
+            ));
         }
     }
 

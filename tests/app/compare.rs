@@ -3,10 +3,10 @@
 //! beside B's at the aligned step. The pairs are those of the `compare`
 //! command's tests (`tests/fixtures/compare/`).
 
+use agui_replay::app_model::compare_with::CompareCommand;
 use agui_replay::app_model::state::CentralTab;
 use agui_replay::diagnostic::Seq;
 use agui_replay::diff::DiffScope;
-use agui_replay::ui::compare_with::CompareCommand;
 use agui_replay::ui::compare_with::strips::{LABEL, StripsLayout, axis};
 use agui_replay::ui::file_dialog::{FilePicker, Purpose};
 use agui_replay::ui::{Command, ReplayApp, TimeCommand};

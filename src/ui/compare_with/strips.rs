@@ -13,7 +13,7 @@
 
 use egui::{Color32, Pos2, Rect, Sense, Stroke, Ui, pos2, vec2};
 
-use super::CompareCommand;
+use crate::app_model::compare_with::CompareCommand;
 use crate::app_model::state::Command;
 use crate::app_model::time_control::TimeCommand;
 use crate::compare::{DifferenceKind, EventMatch, StreamComparison};

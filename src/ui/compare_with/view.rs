@@ -5,7 +5,8 @@
 
 use egui::{RichText, Ui};
 
-use super::{CompareCommand, Compared, strips};
+use super::strips;
+use crate::app_model::compare_with::{CompareCommand, Compared};
 use crate::app_model::document::Doc;
 use crate::app_model::state::{AppState, Command};
 use crate::app_model::time_control::TimeCommand;

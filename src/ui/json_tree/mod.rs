@@ -8,13 +8,10 @@
 //! [`MAX_CHILDREN`] children at first, so that a value with thousands of
 //! members costs no more per frame than one with a few hundred.
 
-mod highlights;
-mod text;
-
-pub use highlights::{
+pub use crate::app_model::highlights::{
     Highlights, Mark, RemovedMember, child_pointer, highlights_between, side_by_side,
 };
-pub use text::{compact_json, inline_text, truncate_chars};
+pub use crate::app_model::json_text::{compact_json, inline_text, truncate_chars};
 
 use crate::app_model::words::thousands;
 use std::collections::BTreeMap;

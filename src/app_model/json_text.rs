@@ -7,7 +7,7 @@ use std::io;
 
 use serde_json::Value;
 
-use super::MAX_INLINE_CHARS;
+use crate::ui::json_tree::MAX_INLINE_CHARS;
 
 /// `text` cut to `max_chars` characters, with `…` when cut.
 pub fn truncate_chars(text: &str, max_chars: usize) -> Cow<'_, str> {
