@@ -5,11 +5,11 @@ use std::path::PathBuf;
 
 use super::state::{EventFilter, TimelineRange};
 use super::time_control::TimeCommand;
+use crate::app_model::notes::AnnotationId;
 use crate::diagnostic::Seq;
 use crate::protocol::ProtocolVersion;
 use crate::replay::Profile;
 use crate::search::Query;
-use crate::ui::annotations::AnnotationId;
 
 /// Which mark a command sets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

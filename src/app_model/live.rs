@@ -182,7 +182,7 @@ impl Live {
 mod tests {
     // Live follow's state machine, with no egui context (issue 16, point 3).
     use super::*;
-    use crate::ui::event_list::tests::{STREAM, doc_of};
+    use crate::app_model::test_support::{STREAM, doc_of};
 
     #[test]
     fn a_file_that_is_not_a_recording_is_never_read_again() {

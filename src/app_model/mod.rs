@@ -13,6 +13,9 @@ pub mod highlights;
 pub mod indexing;
 pub mod json_text;
 pub mod live;
+pub mod notes;
 pub mod state;
+#[cfg(test)]
+pub mod test_support;
 pub mod time_control;
 pub mod words;

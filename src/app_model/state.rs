@@ -19,11 +19,11 @@ use super::follow::Inspected;
 use super::indexing::IndexUpdate;
 use super::live::{Live, LiveResponse};
 pub use super::time_control::{SPEEDS, TimeCommand, TimeContext, TimeControl, TimeResponse};
+use crate::app_model::notes::{Annotations, NoteContext, Notes};
 use crate::diagnostic::{Seq, Severity};
 use crate::protocol::{ParseOutcome, parse_event};
 use crate::replay::{Options, Profile, Replayer};
 use crate::timeline::EventKind;
-use crate::ui::annotations::{Annotations, NoteContext, Notes};
 use crate::ui::compare::{CompareView, Marks};
 use crate::ui::search::{SearchProgress, SearchRun};
 

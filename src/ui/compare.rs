@@ -475,7 +475,7 @@ pub fn central_tabs_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command
 mod tests {
     // The marks' state machine, with no egui context (issue 16, point 3).
     use super::*;
-    use crate::ui::event_list::tests::{STREAM, doc_of};
+    use crate::app_model::test_support::{STREAM, doc_of};
 
     #[test]
     fn marks_at_the_cursor_show_the_diff_once_both_are_set() {

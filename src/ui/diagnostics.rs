@@ -362,7 +362,7 @@ mod tests {
     use egui_kittest::kittest::Queryable;
 
     use super::*;
-    use crate::ui::event_list::tests::{doc_of, state_of};
+    use crate::app_model::test_support::{doc_of, state_of};
 
     const STREAM: &[&str] = &[
         r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#,

@@ -930,7 +930,7 @@ mod tests {
     // point 3).
     use super::*;
     use crate::app_model::state::{Command, TimeCommand};
-    use crate::ui::event_list::tests::{STREAM, state_of};
+    use crate::app_model::test_support::{STREAM, state_of};
     use clap::Parser;
 
     /// A fresh folder under the system's temporary one.

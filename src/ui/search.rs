@@ -844,7 +844,7 @@ fn match_list_ui(ui: &mut Ui, state: &AppState, list: &MatchList, commands: &mut
 mod tests {
     // The search's state machine, with no egui context (issue 16, point 3).
     use super::*;
-    use crate::ui::event_list::tests::{STREAM, doc_of};
+    use crate::app_model::test_support::{STREAM, doc_of};
 
     fn found_query() -> Query {
         Query::new(

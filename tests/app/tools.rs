@@ -4,7 +4,7 @@
 //! being written.
 
 use agui_replay::app_model::command::{MarkCommand, NoteCommand};
-use agui_replay::ui::annotations::AnnotationId;
+use agui_replay::app_model::notes::AnnotationId;
 use agui_replay::ui::export_dialog::{ExportCommand, Format, ScopeChoice};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;

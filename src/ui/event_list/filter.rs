@@ -260,8 +260,9 @@ mod tests {
     use egui_kittest::kittest::Queryable;
 
     use super::*;
+    use crate::app_model::test_support::{STREAM, doc_of, seqs, state_of};
     use crate::protocol::EventType;
-    use crate::ui::event_list::tests::{STREAM, doc_of, harness, seqs, state_of};
+    use crate::ui::event_list::tests::harness;
 
     #[test]
     fn typing_in_the_filter_narrows_the_rows() {

@@ -197,8 +197,8 @@ fn one_line(text: String) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app_model::test_support::STREAM;
     use crate::protocol::parse_event;
-    use crate::ui::event_list::tests::STREAM;
 
     fn summary_of(line: &str) -> String {
         summary(&parse_event(line.as_bytes()), line.as_bytes())

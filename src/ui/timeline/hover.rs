@@ -25,7 +25,7 @@ pub(super) struct Hover<'a> {
     pub(super) ticks: &'a [Tick],
     pub(super) ticks_rect: Rect,
     pub(super) lanes: &'a LanesView,
-    pub(super) bookmarks: &'a [crate::ui::annotations::Kept<crate::store::Bookmark>],
+    pub(super) bookmarks: &'a [crate::app_model::notes::Kept<crate::store::Bookmark>],
 }
 
 impl Hover<'_> {
