@@ -14,6 +14,7 @@ pub mod indexing;
 pub mod json_text;
 pub mod live;
 pub mod notes;
+pub mod search;
 pub mod state;
 #[cfg(test)]
 pub mod test_support;

@@ -20,12 +20,12 @@ use super::indexing::IndexUpdate;
 use super::live::{Live, LiveResponse};
 pub use super::time_control::{SPEEDS, TimeCommand, TimeContext, TimeControl, TimeResponse};
 use crate::app_model::notes::{Annotations, NoteContext, Notes};
+use crate::app_model::search::{SearchProgress, SearchRun};
 use crate::diagnostic::{Seq, Severity};
 use crate::protocol::{ParseOutcome, parse_event};
 use crate::replay::{Options, Profile, Replayer};
 use crate::timeline::EventKind;
 use crate::ui::compare::{CompareView, Marks};
-use crate::ui::search::{SearchProgress, SearchRun};
 
 /// The state at the cursor: what every panel shows.
 pub struct CursorView {
@@ -811,10 +811,10 @@ impl AppState {
             repaint.within(LOADING_POLL);
         }
         repaint.now |= self.tick_playback(dt_seconds);
-        repaint.now |= self.advance_search(crate::ui::search::EVENTS_PER_FRAME);
+        repaint.now |= self.advance_search(crate::app_model::search::EVENTS_PER_FRAME);
         if self.search.poll_list() {
             // A "find all" on its thread: its progress, now and then.
-            repaint.within(crate::ui::search::LIST_POLL);
+            repaint.within(crate::app_model::search::LIST_POLL);
         }
         repaint.now |= self.poll_live();
         if let Some(interval) = self.live_poll_interval() {

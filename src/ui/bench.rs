@@ -51,7 +51,7 @@ pub struct UiTimings {
     /// The same search run by the app's "Find all" (issue 13, point 4):
     /// from the command to the frame that shows the list complete, the
     /// frames drawn as the app draws them while it runs (one each
-    /// [`crate::ui::search::LIST_POLL`]).
+    /// [`crate::app_model::search::LIST_POLL`]).
     pub app_search_all_ms: f64,
 }
 
@@ -201,7 +201,9 @@ pub fn ui_timings(
     loop {
         frame(&mut app);
         match app.state.search().list() {
-            Some(list) if list.is_running() => std::thread::sleep(crate::ui::search::LIST_POLL),
+            Some(list) if list.is_running() => {
+                std::thread::sleep(crate::app_model::search::LIST_POLL)
+            }
             Some(list) if list.is_complete() => break,
             _ => anyhow::bail!("the app's search did not run to the end"),
         }

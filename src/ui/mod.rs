@@ -67,7 +67,7 @@ pub struct ReplayApp {
     /// The bookmarks tab's fields.
     pub notes_form: annotations::NotesForm,
     /// The search tab's fields.
-    pub search_form: search::SearchForm,
+    pub search_form: crate::app_model::search::SearchForm,
     /// The Timing tab's threshold and report (issue 17.3).
     pub timing_view: timing_view::TimingView,
     /// File › Export repro….
@@ -97,7 +97,7 @@ impl ReplayApp {
             right_tab: RightTab::Inspector,
             exit_after: None,
             notes_form: annotations::NotesForm::default(),
-            search_form: search::SearchForm::default(),
+            search_form: crate::app_model::search::SearchForm::default(),
             timing_view: timing_view::TimingView::default(),
             export_dialog: export_dialog::ExportDialog::default(),
             layout: layout::PanelLayout::default(),

@@ -6,9 +6,9 @@
 
 use std::time::{Duration, Instant};
 
+use agui_replay::app_model::search::{Condition, EMPTY_VALUE_MEANS};
 use agui_replay::diagnostic::Seq;
 use agui_replay::search::{Predicate, Query, Target, find_all};
-use agui_replay::ui::search::{Condition, EMPTY_VALUE_MEANS};
 use agui_replay::ui::{Command, ReplayApp, RightTab, TimeCommand};
 use egui::accesskit::Role;
 use egui_kittest::Harness;

@@ -10,11 +10,11 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use agui_replay::app_model::search::Condition;
 use agui_replay::app_model::state::{CentralTab, DiffScopeChoice};
 use agui_replay::diagnostic::Seq;
 use agui_replay::diff::DiffScope;
 use agui_replay::store::{NewSession, Recording, RecordingWriter, SessionId, SessionStatus};
-use agui_replay::ui::search::Condition;
 use agui_replay::ui::{Command, ReplayApp, TimeCommand};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
