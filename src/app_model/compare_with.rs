@@ -16,14 +16,20 @@ use std::sync::Arc;
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
 
 use crate::app_model::document::{Doc, LoadOptions, load_with};
+use crate::app_model::highlights::side_by_side;
+use crate::app_model::marks::CompareView;
+use crate::app_model::memo::Memo;
 use crate::compare::{Side, StreamComparison, compare};
 use crate::diagnostic::Seq;
 use crate::diff::{Comparison, DiffScope};
 use crate::replay::{Options, Replayer};
 use crate::timeline::Timeline;
-use crate::ui::compare::CompareView;
-use crate::ui::json_tree::side_by_side;
-use crate::ui::memo::Memo;
+
+/// The scope the compare tab compares: the diff's, or everything when the
+/// activity scope has nothing selected.
+pub fn scope_of(state_scope: Option<DiffScope>) -> DiffScope {
+    state_scope.unwrap_or(DiffScope::Everything)
+}
 
 /// What the compare tab is asked.
 #[derive(Clone, Debug, PartialEq)]

@@ -7,7 +7,8 @@ use std::io;
 
 use serde_json::Value;
 
-use crate::ui::json_tree::MAX_INLINE_CHARS;
+/// Characters of a scalar shown inline (the rest on hover).
+pub const MAX_INLINE_CHARS: usize = 120;
 
 /// `text` cut to `max_chars` characters, with `…` when cut.
 pub fn truncate_chars(text: &str, max_chars: usize) -> Cow<'_, str> {

@@ -8,11 +8,14 @@
 pub mod command;
 pub mod compare_with;
 pub mod document;
+pub mod event_filter;
 pub mod follow;
 pub mod highlights;
 pub mod indexing;
 pub mod json_text;
 pub mod live;
+pub mod marks;
+pub mod memo;
 pub mod notes;
 pub mod search;
 pub mod state;

@@ -19,13 +19,13 @@ use super::follow::Inspected;
 use super::indexing::IndexUpdate;
 use super::live::{Live, LiveResponse};
 pub use super::time_control::{SPEEDS, TimeCommand, TimeContext, TimeControl, TimeResponse};
+use crate::app_model::marks::{CompareView, Marks};
 use crate::app_model::notes::{Annotations, NoteContext, Notes};
 use crate::app_model::search::{SearchProgress, SearchRun};
 use crate::diagnostic::{Seq, Severity};
 use crate::protocol::{ParseOutcome, parse_event};
 use crate::replay::{Options, Profile, Replayer};
 use crate::timeline::EventKind;
-use crate::ui::compare::{CompareView, Marks};
 
 /// The state at the cursor: what every panel shows.
 pub struct CursorView {
@@ -39,7 +39,7 @@ pub struct CursorView {
     /// The current event, read (none at step 0).
     pub event: Option<ParseOutcome>,
     /// The document generation it was computed in: with the step, what
-    /// panels memoize by ([`crate::ui::memo::Memo`]).
+    /// panels memoize by ([`crate::app_model::memo::Memo`]).
     pub generation: u64,
 }
 
@@ -88,7 +88,7 @@ pub struct AppState {
     view: Option<CursorView>,
     /// Counts every change to the document: another one installed (a
     /// replay again counts), events a live recording appends. What is
-    /// derived from it is kept in a [`crate::ui::memo::Memo`] by it.
+    /// derived from it is kept in a [`crate::app_model::memo::Memo`] by it.
     generation: u64,
     /// The cursor and playback.
     time: TimeControl,
@@ -540,7 +540,7 @@ impl AppState {
     /// Recomputes the rows of the event list for the current filter.
     pub fn refresh_rows(&mut self) {
         self.event_rows = match &self.doc {
-            Some(doc) => crate::ui::event_list::filter_rows(doc, &self.event_filter),
+            Some(doc) => crate::app_model::event_filter::filter_rows(doc, &self.event_filter),
             None => Vec::new(),
         };
     }
@@ -559,8 +559,7 @@ impl AppState {
         if self.central_tab == CentralTab::Compare
             && let Some(view) = &self.view
         {
-            let scope =
-                crate::ui::compare_with::view::scope_of(self.marks.scope(self.inspected.shown()));
+            let scope = super::compare_with::scope_of(self.marks.scope(self.inspected.shown()));
             self.compare_with
                 .refresh(self.generation, view.step, &view.at, scope);
         }
@@ -709,8 +708,11 @@ impl AppState {
                 {
                     doc.counts.add(diagnostic.severity);
                 }
-                let new_rows =
-                    crate::ui::event_list::filter_rows_after(doc, &self.event_filter, last_before);
+                let new_rows = crate::app_model::event_filter::filter_rows_after(
+                    doc,
+                    &self.event_filter,
+                    last_before,
+                );
                 self.event_rows.extend(new_rows);
                 if doc.indexing.as_ref().is_some_and(|i| i.comparing) {
                     // The end-of-stream checks may mark events listed already.
@@ -894,7 +896,7 @@ impl AppState {
                 self.refresh_rows();
             } else if let Some(doc) = &self.doc {
                 // Only the new events: earlier ones did not change.
-                let new_rows = crate::ui::event_list::filter_rows_after(
+                let new_rows = crate::app_model::event_filter::filter_rows_after(
                     doc,
                     &self.event_filter,
                     growth.last_before,

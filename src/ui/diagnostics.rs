@@ -16,9 +16,9 @@ use std::sync::Arc;
 
 use egui::{Align2, RichText, Sense, TextWrapMode, WidgetText, vec2};
 
-use super::event_list::contains_ignore_ascii_case;
 use super::rule_text;
 use super::theme;
+use crate::app_model::event_filter::contains_ignore_ascii_case;
 use crate::app_model::state::{AppState, Command, Doc};
 use crate::diagnostic::{Code, Diagnostic, Seq, Severity, SeverityCounts};
 use crate::replay::Options;

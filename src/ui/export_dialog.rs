@@ -8,7 +8,7 @@ use crate::app_model::words::thousands;
 use std::path::PathBuf;
 
 use super::file_dialog::FilePicker;
-use super::memo::Memo;
+use crate::app_model::memo::Memo;
 use egui::{RichText, Ui};
 use serde_json::Value;
 

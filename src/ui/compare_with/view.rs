@@ -13,7 +13,6 @@ use crate::app_model::time_control::TimeCommand;
 use crate::app_model::words;
 use crate::compare::{DifferenceKind, EventMatch, StreamComparison};
 use crate::diagnostic::Seq;
-use crate::diff::DiffScope;
 use crate::ui::compare::{counts, patch_ui, side_ui};
 
 /// The compare tab.
@@ -288,12 +287,6 @@ fn scope_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) {
         );
         ui.weak("of A at the cursor with B at the aligned step");
     });
-}
-
-/// The scope the compare tab compares: the diff's, or everything when the
-/// activity scope has nothing selected.
-pub fn scope_of(state_scope: Option<DiffScope>) -> DiffScope {
-    state_scope.unwrap_or(DiffScope::Everything)
 }
 
 fn diff_ui(

@@ -5,10 +5,9 @@
 //! A frame only touches the rows on screen: the table is virtualized, and
 //! each visible row is parsed, summarized and looked up in the sorted
 //! diagnostics as it is drawn. The filter runs over the whole stream, but
-//! only when it changes ([`filter_rows`]).
+//! only when it changes ([`crate::app_model::event_filter::filter_rows`]).
 //!
-//! This file draws the table; the filter bar and the filtering are in
-//! [`self::filter`], the one-line summaries in [`self::summary`].
+//! This file draws the table; the filter bar is in [`self::filter`], the one-line summaries in [`self::summary`].
 
 mod filter;
 mod summary;
@@ -25,8 +24,6 @@ use crate::protocol::{ParseOutcome, parse_event};
 use crate::replay::Effect;
 use crate::timeline::EventKind;
 
-pub(super) use self::filter::contains_ignore_ascii_case;
-pub use self::filter::{filter_rows, filter_rows_after};
 pub use self::summary::summary;
 
 /// Draws the event list.

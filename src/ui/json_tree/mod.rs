@@ -11,7 +11,9 @@
 pub use crate::app_model::highlights::{
     Highlights, Mark, RemovedMember, child_pointer, highlights_between, side_by_side,
 };
-pub use crate::app_model::json_text::{compact_json, inline_text, truncate_chars};
+pub use crate::app_model::json_text::{
+    MAX_INLINE_CHARS, compact_json, inline_text, truncate_chars,
+};
 
 use crate::app_model::words::thousands;
 use std::collections::BTreeMap;
@@ -23,8 +25,6 @@ use super::theme;
 
 /// Children of a container shown before "… N more".
 pub const MAX_CHILDREN: usize = 200;
-/// Characters of a scalar shown inline (the rest on hover).
-pub const MAX_INLINE_CHARS: usize = 120;
 /// Characters of a value shown on hover.
 const MAX_HOVER_CHARS: usize = 4000;
 /// Characters of an old value shown after a changed one.
