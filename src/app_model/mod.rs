@@ -9,6 +9,7 @@ pub mod command;
 pub mod compare_with;
 pub mod document;
 pub mod event_filter;
+pub mod export_dialog;
 pub mod follow;
 pub mod highlights;
 pub mod indexing;

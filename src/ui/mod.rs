@@ -71,7 +71,7 @@ pub struct ReplayApp {
     /// The Timing tab's threshold and report (issue 17.3).
     pub timing_view: timing_view::TimingView,
     /// File › Export repro….
-    pub export_dialog: export_dialog::ExportDialog,
+    pub export_dialog: crate::app_model::export_dialog::ExportDialog,
     /// Which panels show, and their widths.
     pub layout: layout::PanelLayout,
     /// The keys overlay (`?`, F1, Help › Keys) shows.
@@ -99,7 +99,7 @@ impl ReplayApp {
             notes_form: annotations::NotesForm::default(),
             search_form: crate::app_model::search::SearchForm::default(),
             timing_view: timing_view::TimingView::default(),
-            export_dialog: export_dialog::ExportDialog::default(),
+            export_dialog: crate::app_model::export_dialog::ExportDialog::default(),
             layout: layout::PanelLayout::default(),
             show_keys: false,
             styled: false,
@@ -198,8 +198,10 @@ impl ReplayApp {
             self.show_keys = !self.show_keys;
         }
         if ctx.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::E)) {
-            self.export_dialog
-                .apply(export_dialog::ExportCommand::Open, &self.state);
+            self.export_dialog.apply(
+                crate::app_model::export_dialog::ExportCommand::Open,
+                &self.state,
+            );
         }
         if ctx.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::O)) {
             self.open_file_ui(&mut commands);
@@ -289,7 +291,9 @@ impl ReplayApp {
             )),
             Some((file_dialog::Purpose::Export, path)) => {
                 self.export_dialog.apply(
-                    export_dialog::ExportCommand::SetPath(path.display().to_string()),
+                    crate::app_model::export_dialog::ExportCommand::SetPath(
+                        path.display().to_string(),
+                    ),
                     &self.state,
                 );
             }
@@ -406,8 +410,10 @@ impl ReplayApp {
                     )
                     .clicked()
                 {
-                    self.export_dialog
-                        .apply(export_dialog::ExportCommand::Open, &self.state);
+                    self.export_dialog.apply(
+                        crate::app_model::export_dialog::ExportCommand::Open,
+                        &self.state,
+                    );
                     ui.close();
                 }
                 ui.separator();

@@ -4,8 +4,8 @@
 //! being written.
 
 use agui_replay::app_model::command::{MarkCommand, NoteCommand};
+use agui_replay::app_model::export_dialog::{ExportCommand, Format, ScopeChoice};
 use agui_replay::app_model::notes::AnnotationId;
-use agui_replay::ui::export_dialog::{ExportCommand, Format, ScopeChoice};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
