@@ -1,7 +1,9 @@
 //! The event list's filter, run: [`filter_rows`] runs an [`EventFilter`] over
 //! the whole stream when it changes (the list's bar sets it).
 
-use crate::app_model::state::{Doc, EventFilter};
+use crate::app_model::state::EventFilter;
+
+use crate::app_model::document::Doc;
 use crate::diagnostic::{Seq, Severity};
 use crate::timeline::NUM_KINDS;
 

@@ -9,8 +9,9 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
+use crate::app_model::document::Doc;
 use crate::app_model::memo::Memo;
-use crate::app_model::state::{AppState, Doc};
+use crate::app_model::state::AppState;
 use crate::diagnostic::Seq;
 use crate::export::{
     self, ExportContext, ExportFormat, ExportRequest, Preview, Redaction, Scope, export_name,
@@ -664,8 +665,9 @@ mod tests {
     // The export dialog's state machine, with no egui context (issue 16,
     // point 3).
     use super::*;
-    use crate::app_model::state::{Command, TimeCommand};
+    use crate::app_model::command::Command;
     use crate::app_model::test_support::{STREAM, state_of};
+    use crate::app_model::time_control::TimeCommand;
     use clap::Parser;
 
     /// A fresh folder under the system's temporary one.

@@ -8,7 +8,9 @@
 
 use std::time::{Duration, Instant};
 
-use super::state::{Doc, TimeCommand};
+use crate::app_model::document::Doc;
+
+use crate::app_model::time_control::TimeCommand;
 use crate::diagnostic::Seq;
 use crate::store::{SessionId, SessionInfo};
 

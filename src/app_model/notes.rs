@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crate::app_model::command::NoteCommand;
-use crate::app_model::state::{AppState, Doc};
+use crate::app_model::document::Doc;
+use crate::app_model::state::AppState;
 use crate::app_model::words::thousands;
 use crate::diagnostic::Seq;
 use crate::protocol::ParseOutcome;

@@ -9,16 +9,13 @@ use std::sync::Arc;
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
 use std::time::Instant;
 
-pub use super::command::{
-    CentralTab, Command, DiffScopeChoice, MarkCommand, MarkSlot, NoteCommand, SearchCommand,
-    SearchFrom,
-};
-pub use super::document::{Doc, LoadOptions, load, load_recent, load_with};
+use super::command::{CentralTab, Command, DiffScopeChoice};
+use super::document::{Doc, LoadOptions, load_with};
 use super::document::{MAX_RECENT, save_recent};
 use super::follow::Inspected;
 use super::indexing::IndexUpdate;
 use super::live::{Live, LiveResponse};
-pub use super::time_control::{SPEEDS, TimeCommand, TimeContext, TimeControl, TimeResponse};
+use super::time_control::{TimeCommand, TimeContext, TimeControl, TimeResponse};
 use crate::app_model::marks::{CompareView, Marks};
 use crate::app_model::notes::{Annotations, NoteContext, Notes};
 use crate::app_model::search::{SearchProgress, SearchRun};

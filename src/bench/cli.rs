@@ -268,7 +268,7 @@ fn ui_figures(args: &UiArgs) -> anyhow::Result<UiFigures> {
             }
         };
         let file_bytes = std::fs::metadata(&recording)?.len();
-        let load_options = agui_replay::app_model::state::LoadOptions {
+        let load_options = agui_replay::app_model::document::LoadOptions {
             stored_index: !args.no_stored_index,
             ..Default::default()
         };

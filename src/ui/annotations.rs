@@ -4,13 +4,14 @@
 //! until the file is closed, and the panel says so.
 
 use crate::app_model::command::NoteCommand;
+use crate::app_model::time_control::TimeCommand;
 use crate::app_model::words::thousands;
-use crate::ui::TimeCommand;
 
 use egui::{RichText, Ui};
 
+use crate::app_model::command::Command;
 use crate::app_model::notes::{AnnotationId, Kept};
-use crate::app_model::state::{AppState, Command};
+use crate::app_model::state::AppState;
 use crate::diagnostic::Seq;
 use crate::store::Bookmark;
 

@@ -2,15 +2,17 @@
 //! is usable on a large recording (issue 14, point 1), then frames of
 //! scrubbing.
 
-use crate::ui::TimeCommand;
+use crate::app_model::time_control::TimeCommand;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-use super::{Command, ReplayApp};
-use crate::app_model::state::LoadOptions;
+use super::ReplayApp;
+
+use crate::app_model::command::Command;
+use crate::app_model::document::LoadOptions;
 use crate::diagnostic::Seq;
 
 /// What `agui-replay bench ui` measures in the app; the binary's bench

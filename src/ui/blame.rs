@@ -6,8 +6,8 @@
 use egui::Id;
 
 use super::json_tree::BlameHook;
+use crate::app_model::command::Command;
 use crate::app_model::document::Doc;
-use crate::app_model::state::Command;
 use crate::app_model::time_control::TimeCommand;
 use crate::diagnostic::Seq;
 use crate::search::{Target, blame};

@@ -8,12 +8,15 @@
 
 use crate::app_model::command::{MarkCommand, SearchCommand};
 use crate::app_model::marks::CompareView;
-use crate::ui::TimeCommand;
+use crate::app_model::time_control::TimeCommand;
 
 use egui::{RichText, Ui};
 
-use super::json_tree::{Highlights, JsonTree};
-use crate::app_model::state::{AppState, CentralTab, Command, DiffScopeChoice, MarkSlot};
+use super::json_tree::JsonTree;
+
+use crate::app_model::command::{CentralTab, Command, DiffScopeChoice, MarkSlot};
+use crate::app_model::highlights::Highlights;
+use crate::app_model::state::AppState;
 use crate::diff::DiffScope;
 
 /// The diff tab.
@@ -138,7 +141,7 @@ pub fn diff_view_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) 
 }
 
 pub(super) fn counts(view: &CompareView) -> (usize, usize, usize) {
-    use super::json_tree::Mark;
+    use crate::app_model::highlights::Mark;
     let count = |h: &Highlights, wanted: Mark| h.iter().filter(|(_, m)| *m == wanted).count();
     (
         count(&view.right, Mark::Added),

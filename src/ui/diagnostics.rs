@@ -8,8 +8,8 @@
 //! rows on screen are laid out, so a group of a million costs no more than
 //! one of fifty.
 
+use crate::app_model::time_control::TimeCommand;
 use crate::app_model::words::thousands;
-use crate::ui::TimeCommand;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -18,8 +18,10 @@ use egui::{Align2, RichText, Sense, TextWrapMode, WidgetText, vec2};
 
 use super::rule_text;
 use super::theme;
+use crate::app_model::command::Command;
+use crate::app_model::document::Doc;
 use crate::app_model::event_filter::contains_ignore_ascii_case;
-use crate::app_model::state::{AppState, Command, Doc};
+use crate::app_model::state::AppState;
 use crate::diagnostic::{Code, Diagnostic, Seq, Severity, SeverityCounts};
 use crate::replay::Options;
 

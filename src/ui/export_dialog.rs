@@ -14,7 +14,9 @@ use crate::export::ExportRequest;
 use super::file_dialog::FilePicker;
 use egui::{RichText, Ui};
 
-use crate::app_model::state::{AppState, Doc};
+use crate::app_model::state::AppState;
+
+use crate::app_model::document::Doc;
 
 /// The dialog window: it draws the dialog's state and applies what the
 /// user does as [`ExportCommand`]s.

@@ -36,7 +36,9 @@ use crate::app_model::{document, state, words};
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use crate::app_model::state::{AppState, Command, Doc, EventFilter, TimeCommand};
+use crate::app_model::command::Command;
+use crate::app_model::document::Doc;
+use crate::app_model::state::AppState;
 
 use crate::protocol::ProtocolVersion;
 use crate::replay::Profile;
@@ -227,7 +229,8 @@ impl ReplayApp {
         let wide = self.state.wide_diff()
             && matches!(
                 self.state.central_tab(),
-                state::CentralTab::Diff | state::CentralTab::Compare
+                crate::app_model::command::CentralTab::Diff
+                    | crate::app_model::command::CentralTab::Compare
             );
         // The side panels give way to a full-width diff.
         if !wide && self.layout.show_events {
@@ -258,14 +261,16 @@ impl ReplayApp {
             }
             compare::central_tabs_ui(ui, &self.state, &mut commands);
             match self.state.central_tab() {
-                state::CentralTab::Conversation => {
+                crate::app_model::command::CentralTab::Conversation => {
                     conversation::conversation_ui(ui, &self.state, &mut commands)
                 }
-                state::CentralTab::Diff => compare::diff_view_ui(ui, &self.state, &mut commands),
-                state::CentralTab::Timing => {
+                crate::app_model::command::CentralTab::Diff => {
+                    compare::diff_view_ui(ui, &self.state, &mut commands)
+                }
+                crate::app_model::command::CentralTab::Timing => {
                     timing_view::timing_ui(ui, &self.state, &mut self.timing_view, &mut commands)
                 }
-                state::CentralTab::Compare => {
+                crate::app_model::command::CentralTab::Compare => {
                     compare_with::view::compare_view_ui(ui, &self.state, &mut commands)
                 }
             }
@@ -802,7 +807,8 @@ pub fn run_app(
         ),
     };
     app.exit_after = exit_after;
-    app.state.remember_recent(state::load_recent());
+    app.state
+        .remember_recent(crate::app_model::document::load_recent());
     let theme = theme
         .map(str::to_owned)
         .or_else(document::load_theme)

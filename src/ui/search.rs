@@ -13,8 +13,9 @@ use crate::app_model::words::thousands;
 
 use egui::{RichText, Ui};
 
-use super::TimeCommand;
-use crate::app_model::state::{AppState, Command, SearchFrom};
+use crate::app_model::command::{Command, SearchFrom};
+use crate::app_model::state::AppState;
+use crate::app_model::time_control::TimeCommand;
 
 /// The keys of search: F3 the next match, Shift+F3 the previous one (of
 /// the query the fields say).

@@ -8,7 +8,9 @@
 use egui::Ui;
 
 use super::{rule_text, theme};
-use crate::app_model::state::{AppState, Command, TimeCommand};
+use crate::app_model::command::Command;
+use crate::app_model::state::AppState;
+use crate::app_model::time_control::TimeCommand;
 use crate::app_model::words;
 use crate::diagnostic::{Severity, SeverityCounts};
 

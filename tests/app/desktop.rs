@@ -5,11 +5,13 @@
 
 use std::path::{Path, PathBuf};
 
+use agui_replay::app_model::command::Command;
 use agui_replay::app_model::document::Timing;
+use agui_replay::app_model::time_control::TimeCommand;
 use agui_replay::diagnostic::Seq;
 use agui_replay::store::Recording;
+use agui_replay::ui::ReplayApp;
 use agui_replay::ui::file_dialog::{FilePicker, NativeAnswer, NativeDialogs, Purpose};
-use agui_replay::ui::{Command, ReplayApp, TimeCommand};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 

@@ -6,8 +6,8 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
+use agui_replay::app_model::document::LoadOptions;
 use agui_replay::app_model::indexing::IndexPlan;
-use agui_replay::app_model::state::LoadOptions;
 use agui_replay::replay::{Lockstep, Replayer, replay_comparing};
 use agui_replay::timeline::Timeline;
 use agui_replay::ui::ReplayApp;
@@ -139,8 +139,8 @@ fn a_long_recording_shows_its_first_rows_while_it_is_indexed_and_cancel_keeps_th
     harness
         .state_mut()
         .state
-        .apply(vec![agui_replay::ui::Command::Time(
-            agui_replay::ui::TimeCommand::Set(Seq::new(kept)),
+        .apply(vec![agui_replay::app_model::command::Command::Time(
+            agui_replay::app_model::time_control::TimeCommand::Set(Seq::new(kept)),
         )]);
     harness.step();
     assert_eq!(

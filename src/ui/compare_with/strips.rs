@@ -13,8 +13,8 @@
 
 use egui::{Color32, Pos2, Rect, Sense, Stroke, Ui, pos2, vec2};
 
+use crate::app_model::command::Command;
 use crate::app_model::compare_with::CompareCommand;
-use crate::app_model::state::Command;
 use crate::app_model::time_control::TimeCommand;
 use crate::compare::{DifferenceKind, EventMatch, StreamComparison};
 use crate::diagnostic::Seq;

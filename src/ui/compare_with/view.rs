@@ -6,9 +6,10 @@
 use egui::{RichText, Ui};
 
 use super::strips;
+use crate::app_model::command::Command;
 use crate::app_model::compare_with::{CompareCommand, Compared};
 use crate::app_model::document::Doc;
-use crate::app_model::state::{AppState, Command};
+use crate::app_model::state::AppState;
 use crate::app_model::time_control::TimeCommand;
 use crate::app_model::words;
 use crate::compare::{DifferenceKind, EventMatch, StreamComparison};

@@ -10,10 +10,10 @@ use egui::{Align, Id, Layout, RichText, Sense, TextFormat, Ui};
 use serde_json::{Map, Value};
 
 use super::Change;
-use crate::app_model::state::Command;
+use crate::app_model::command::Command;
+use crate::app_model::json_text::compact_json;
 use crate::diagnostic::Seq;
 use crate::replay::{ActivityMessage, OtherMessage, Role};
-use crate::ui::json_tree::compact_json;
 use crate::ui::theme;
 
 /// The most characters of an activity's content its card's tooltip shows.

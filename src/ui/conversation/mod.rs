@@ -23,7 +23,8 @@ use egui::{RichText, Ui};
 use self::cards::{activity_card_ui, other_message_ui};
 use self::rows::{Row, change_of, removal_rows, touched_row};
 use self::virtual_rows::virtual_rows_ui;
-use crate::app_model::state::{AppState, Command};
+use crate::app_model::command::Command;
+use crate::app_model::state::AppState;
 use crate::diagnostic::Seq;
 use crate::protocol::{EventBody, ParseOutcome, parse_event};
 use crate::replay::Message;
@@ -185,7 +186,7 @@ fn empty_hint_ui(ui: &mut Ui, state: &AppState) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ui::TimeCommand;
+    use crate::app_model::time_control::TimeCommand;
     use egui_kittest::Harness;
     use egui_kittest::kittest::Queryable;
 

@@ -7,7 +7,11 @@ use std::collections::BTreeSet;
 
 use egui::{Label, RichText};
 
-use crate::app_model::state::{AppState, Command, Doc, EventFilter};
+use crate::app_model::state::{AppState, EventFilter};
+
+use crate::app_model::command::Command;
+
+use crate::app_model::document::Doc;
 use crate::diagnostic::{Seq, Severity};
 use crate::timeline::EventKind;
 

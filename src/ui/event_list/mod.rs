@@ -12,13 +12,15 @@
 mod filter;
 mod summary;
 
-use crate::ui::TimeCommand;
+use crate::app_model::time_control::TimeCommand;
 use egui::{Align, Label, Layout, RichText};
 use egui_extras::{Column, TableBuilder};
 
 use self::filter::filter_bar_ui;
 use super::theme;
-use crate::app_model::state::{AppState, Command, Doc};
+use crate::app_model::command::Command;
+use crate::app_model::document::Doc;
+use crate::app_model::state::AppState;
 use crate::diagnostic::{Diagnostic, Seq};
 use crate::protocol::{ParseOutcome, parse_event};
 use crate::replay::Effect;

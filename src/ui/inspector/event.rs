@@ -7,7 +7,8 @@ use egui::{RichText, Ui};
 
 use super::as_activity;
 use super::patch::patch_ui;
-use crate::app_model::state::{CursorView, Doc};
+use crate::app_model::document::Doc;
+use crate::app_model::state::CursorView;
 use crate::diagnostic::{Diagnostic, Seq};
 use crate::protocol::{EventBody, ParseOutcome};
 use crate::replay::{ActivityChange, Effect};

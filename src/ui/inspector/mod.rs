@@ -12,8 +12,8 @@ mod patch;
 mod raw;
 
 use crate::app_model::command::SearchCommand;
+use crate::app_model::time_control::TimeCommand;
 use crate::app_model::words::thousands;
-use crate::ui::TimeCommand;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -22,12 +22,15 @@ use serde_json::{Map, Value};
 
 use self::event::current_event_ui;
 use super::blame;
-use super::json_tree::{Highlights, JsonTree, highlights_between};
+use super::json_tree::JsonTree;
 use super::memo::memoized;
 use super::rule_text;
 use super::theme;
+use crate::app_model::command::Command;
+use crate::app_model::document::Doc;
 use crate::app_model::follow::Inspected;
-use crate::app_model::state::{AppState, Command, CursorView, Doc};
+use crate::app_model::highlights::{Highlights, highlights_between};
+use crate::app_model::state::{AppState, CursorView};
 use crate::diagnostic::Seq;
 use crate::protocol::{ParseOutcome, parse_event};
 use crate::replay::{ActivityChange, ActivityMessage, Message, Profile};
@@ -500,7 +503,7 @@ fn metadata_view(
                 Some(seq) => format!("set at step {seq}"),
                 None => "not set by an activity event".to_owned(),
             };
-            (super::json_tree::child_pointer("", key), note)
+            (crate::app_model::highlights::child_pointer("", key), note)
         })
         .collect();
     MetadataView {

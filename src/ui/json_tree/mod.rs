@@ -1,19 +1,15 @@
 //! A collapsible JSON tree with highlighted paths: what the current event
 //! added, changed or removed, with the ancestors of those paths opened.
 //!
-//! [`highlights_between`] turns two versions of a value into [`Highlights`]
+//! [`crate::app_model::highlights::highlights_between`] turns two versions of a value into [`Highlights`]
 //! (JSON pointers marked [`Mark::Added`], [`Mark::Changed`] or
 //! [`Mark::Removed`]); [`json_tree_ui`] draws a value with them. Objects and
 //! arrays collapse, keyed by their pointer; a container shows at most
 //! [`MAX_CHILDREN`] children at first, so that a value with thousands of
 //! members costs no more per frame than one with a few hundred.
 
-pub use crate::app_model::highlights::{
-    Highlights, Mark, RemovedMember, child_pointer, highlights_between, side_by_side,
-};
-pub use crate::app_model::json_text::{
-    MAX_INLINE_CHARS, compact_json, inline_text, truncate_chars,
-};
+use crate::app_model::highlights::{Highlights, Mark, RemovedMember, child_pointer};
+use crate::app_model::json_text::{MAX_INLINE_CHARS, compact_json, inline_text};
 
 use crate::app_model::words::thousands;
 use std::collections::BTreeMap;
@@ -496,6 +492,7 @@ fn whole_on_hover_if_cut(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app_model::highlights::highlights_between;
     use serde_json::json;
 
     #[test]

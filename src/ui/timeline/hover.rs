@@ -9,7 +9,7 @@ use super::density::{Density, KindGroup};
 use super::lanes::{LanesView, change_label};
 use super::range::{bin_of, bin_seqs, step_at};
 use super::strips::{Tick, tick_at};
-use crate::app_model::state::Doc;
+use crate::app_model::document::Doc;
 use crate::diagnostic::Seq;
 use crate::timeline::StreamIndex;
 use crate::ui::rule_text;

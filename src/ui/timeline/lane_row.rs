@@ -6,7 +6,7 @@ use crate::app_model::words::thousands;
 use egui::{Align, Layout, Pos2, Rangef, Rect, RichText, Shape, Stroke, UiBuilder, pos2};
 
 use super::lanes::{DriftMark, LaneGroup, LaneMark};
-use crate::app_model::state::Command;
+use crate::app_model::command::Command;
 use crate::replay::ActivityChange;
 use crate::timeline::ActivityLane;
 use crate::ui::step_axis::StepAxis;

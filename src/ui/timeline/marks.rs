@@ -8,7 +8,9 @@ use std::ops::RangeInclusive;
 
 use egui::{Align2, FontId, PointerButton, Rect, Response, Stroke};
 
-use crate::app_model::state::{AppState, Command};
+use crate::app_model::state::AppState;
+
+use crate::app_model::command::Command;
 use crate::diagnostic::Seq;
 use crate::ui::step_axis::StepAxis;
 

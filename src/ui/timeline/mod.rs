@@ -42,7 +42,8 @@ pub use self::range::{
     visible_bins, zoom_range,
 };
 use self::toolbar::toolbar_ui;
-use crate::app_model::state::{AppState, Command};
+use crate::app_model::command::Command;
+use crate::app_model::state::AppState;
 
 /// How near the pointer must be to a mark or a tick to hover or click it.
 pub(super) const HIT_RADIUS: f32 = 5.0;
@@ -72,12 +73,13 @@ pub fn timeline_ui(ui: &mut egui::Ui, state: &AppState, commands: &mut Vec<Comma
 
 #[cfg(test)]
 mod tests {
-    use crate::ui::TimeCommand;
+    use crate::app_model::time_control::TimeCommand;
     use egui_kittest::Harness;
     use egui_kittest::kittest::Queryable;
 
     use super::timeline_ui;
-    use crate::app_model::state::{AppState, Command, TimelineRange};
+    use crate::app_model::command::Command;
+    use crate::app_model::state::{AppState, TimelineRange};
     use crate::diagnostic::Seq;
 
     /// The timeline alone, on the bundled demo; its commands applied
