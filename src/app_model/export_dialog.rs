@@ -662,7 +662,7 @@ fn write(doc: &Doc, request: &ExportRequest, path: &std::path::Path) -> Result<S
 
 #[cfg(test)]
 mod tests {
-    // The export dialog's state machine, with no egui context (issue 16,
+    // The export dialog's state machine, with no UI context (issue 16,
     // point 3).
     use super::*;
     use crate::app_model::command::Command;

@@ -182,7 +182,7 @@ impl Live {
 
 #[cfg(test)]
 mod tests {
-    // Live follow's state machine, with no egui context (issue 16, point 3).
+    // Live follow's state machine, with no UI context (issue 16, point 3).
     use super::*;
     use crate::app_model::test_support::{STREAM, doc_of};
 

@@ -148,7 +148,7 @@ impl Marks {
 
 #[cfg(test)]
 mod tests {
-    // The marks' state machine, with no egui context (issue 16, point 3).
+    // The marks' state machine, with no UI context (issue 16, point 3).
     use super::*;
     use crate::app_model::command::MarkSlot;
     use crate::app_model::test_support::{STREAM, doc_of};

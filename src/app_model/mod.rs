@@ -1,9 +1,11 @@
 //! The app's model apart from its drawing: what the desktop app holds (the
-//! document, the cursor, one state per feature), the commands that change
-//! it, and how time moves. Panels (`crate::ui`) read it and push
-//! [`command::Command`]s; this module draws nothing and knows nothing of egui
-//! or of the panels (issue 44, point 3), so that it compiles and is tested
-//! without the `app` feature.
+//! document, the cursor, one state per feature: marks, bookmarks and notes,
+//! search, the export dialog, the comparison with a second stream, live
+//! follow), the commands that change it, and how time moves. The panels
+//! (the `ui` module, under the `app` feature) read it and push
+//! [`command::Command`]s; this module draws nothing, uses no UI toolkit and
+//! imports no panel (issue 44, point 3), so that it compiles and is tested
+//! without the `app` feature (`tests/engine/app_model.rs` keeps it so).
 
 pub mod command;
 pub mod compare_with;

@@ -425,7 +425,7 @@ fn capitalized(word: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    // The bookmarks' and notes' state machine, with no egui context
+    // The bookmarks' and notes' state machine, with no UI context
     // (issue 16, point 3). A JSON lines file keeps them in memory.
     use super::*;
     use crate::app_model::test_support::{STREAM, doc_of};

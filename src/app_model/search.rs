@@ -528,7 +528,7 @@ pub fn filter_ids<'a>(ids: impl IntoIterator<Item = &'a str>, filter: &str) -> V
 
 #[cfg(test)]
 mod tests {
-    // The search's state machine, with no egui context (issue 16, point 3).
+    // The search's state machine, with no UI context (issue 16, point 3).
     use super::*;
     use crate::app_model::test_support::{STREAM, doc_of};
 
