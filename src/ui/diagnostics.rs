@@ -361,6 +361,8 @@ fn text_width(ui: &egui::Ui, text: &str) -> f32 {
 #[cfg(test)]
 mod tests {
     use egui_kittest::Harness;
+
+    use crate::ui::test_harness::panel_harness;
     use egui_kittest::kittest::Queryable;
 
     use super::*;
@@ -426,16 +428,7 @@ mod tests {
     }
 
     fn harness(state: AppState) -> Harness<'static, AppState> {
-        Harness::builder()
-            .with_size(egui::vec2(420.0, 400.0))
-            .build_ui_state(
-                |ui, state: &mut AppState| {
-                    let mut commands = Vec::new();
-                    diagnostics_ui(ui, state, &mut commands);
-                    state.apply(commands);
-                },
-                state,
-            )
+        panel_harness(diagnostics_ui, egui::vec2(420.0, 400.0), state)
     }
 
     #[test]

@@ -27,6 +27,8 @@ pub mod serve;
 pub mod state_view;
 pub mod status_bar;
 pub mod step_axis;
+#[cfg(test)]
+mod test_harness;
 pub mod theme;
 pub mod timeline;
 pub mod timing_view;

@@ -188,6 +188,8 @@ mod tests {
     use super::*;
     use crate::app_model::time_control::TimeCommand;
     use egui_kittest::Harness;
+
+    use crate::ui::test_harness::panel_harness;
     use egui_kittest::kittest::Queryable;
 
     fn demo_state(step: u64) -> AppState {
@@ -199,16 +201,7 @@ mod tests {
     }
 
     fn harness(state: AppState) -> Harness<'static, AppState> {
-        Harness::builder()
-            .with_size(egui::vec2(700.0, 900.0))
-            .build_ui_state(
-                |ui, state: &mut AppState| {
-                    let mut commands = Vec::new();
-                    conversation_ui(ui, state, &mut commands);
-                    state.apply(commands);
-                },
-                state,
-            )
+        panel_harness(conversation_ui, egui::vec2(700.0, 900.0), state)
     }
 
     #[test]

@@ -252,6 +252,8 @@ fn message_id_of(parsed: &ParseOutcome) -> Option<&str> {
 #[cfg(test)]
 pub(crate) mod tests {
     use egui_kittest::Harness;
+
+    use crate::ui::test_harness::panel_harness;
     use egui_kittest::kittest::Queryable;
 
     use super::*;
@@ -260,16 +262,7 @@ pub(crate) mod tests {
 
     /// A harness drawing the event list over `state`, applying its commands.
     pub(crate) fn harness(state: AppState) -> Harness<'static, AppState> {
-        Harness::builder()
-            .with_size(egui::vec2(640.0, 400.0))
-            .build_ui_state(
-                |ui, state: &mut AppState| {
-                    let mut commands = Vec::new();
-                    event_list_ui(ui, state, &mut commands);
-                    state.apply(commands);
-                },
-                state,
-            )
+        panel_harness(event_list_ui, egui::vec2(640.0, 400.0), state)
     }
 
     #[test]

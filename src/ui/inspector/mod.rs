@@ -580,6 +580,8 @@ fn merges_metadata(change: ActivityChange, profile: Profile) -> bool {
 mod tests {
     use super::*;
     use egui_kittest::Harness;
+
+    use crate::ui::test_harness::panel_harness;
     use egui_kittest::kittest::Queryable;
 
     fn demo_state(step: u64, selected: &str) -> AppState {
@@ -594,16 +596,7 @@ mod tests {
     }
 
     fn harness(state: AppState) -> Harness<'static, AppState> {
-        Harness::builder()
-            .with_size(egui::vec2(420.0, 1400.0))
-            .build_ui_state(
-                |ui, state: &mut AppState| {
-                    let mut commands = Vec::new();
-                    inspector_ui(ui, state, &mut commands);
-                    state.apply(commands);
-                },
-                state,
-            )
+        panel_harness(inspector_ui, egui::vec2(420.0, 1400.0), state)
     }
 
     #[test]

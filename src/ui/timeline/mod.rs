@@ -75,6 +75,8 @@ pub fn timeline_ui(ui: &mut egui::Ui, state: &AppState, commands: &mut Vec<Comma
 mod tests {
     use crate::app_model::time_control::TimeCommand;
     use egui_kittest::Harness;
+
+    use crate::ui::test_harness::panel_harness;
     use egui_kittest::kittest::Queryable;
 
     use super::timeline_ui;
@@ -89,16 +91,7 @@ mod tests {
         let demo = concat!(env!("CARGO_MANIFEST_DIR"), "/recordings/demo.jsonl");
         state.open_now(std::path::Path::new(demo), None);
         assert!(state.doc().is_some(), "{:?}", state.error());
-        Harness::builder()
-            .with_size(egui::vec2(1200.0, 320.0))
-            .build_ui_state(
-                |ui, state: &mut AppState| {
-                    let mut commands: Vec<Command> = Vec::new();
-                    timeline_ui(ui, state, &mut commands);
-                    state.apply(commands);
-                },
-                state,
-            )
+        panel_harness(timeline_ui, egui::vec2(1200.0, 320.0), state)
     }
 
     #[test]
