@@ -391,7 +391,7 @@ fn comparable(raw: &[u8]) -> (Option<Value>, EventKey) {
     let read = serde_json::from_slice::<Value>(raw).or_else(|error| {
         std::str::from_utf8(raw)
             .ok()
-            .and_then(crate::protocol::surrogate::rewrite)
+            .and_then(crate::surrogate::rewrite)
             .map_or(Err(error), |text| serde_json::from_str::<Value>(&text))
     });
     match read {

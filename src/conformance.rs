@@ -85,7 +85,7 @@ impl Fixture {
     /// Reads a fixture from its JSON text.
     pub fn from_json(text: &str) -> Result<Self, String> {
         // Issue 39: lone surrogate escapes read as the replay reads them.
-        let rewritten = crate::protocol::surrogate::rewrite(text);
+        let rewritten = crate::surrogate::rewrite(text);
         let value: Value = serde_json::from_str(rewritten.as_deref().unwrap_or(text))
             .map_err(|e| format!("not JSON: {e}"))?;
         let Value::Object(mut object) = value else {

@@ -543,7 +543,7 @@ impl Diagnostic {
     /// `�⟨\ud83d⟩` (issue 39): the message is for people.
     pub fn new(seq: Seq, code: Code, message: impl Into<String>) -> Self {
         let mut message = message.into();
-        if let std::borrow::Cow::Owned(shown) = crate::protocol::surrogate::display(&message) {
+        if let std::borrow::Cow::Owned(shown) = crate::surrogate::display(&message) {
             message = shown;
         }
         Self {

@@ -26,7 +26,8 @@
 //!
 //! - leaves: [`diagnostic`], [`error`], [`event_log`] (the raw events),
 //!   [`limits`] (what a patch may build, a value's weight), [`pointer`]
-//!   (JSON pointers), [`file_identity`], [`rules`];
+//!   (JSON pointers), [`surrogate`] (lone UTF-16 halves),
+//!   [`file_identity`], [`rules`];
 //! - [`protocol`] (parsing events), then [`input`] (reading streams) and
 //!   [`replay`] (the rules);
 //! - [`timeline`] (seeking), then [`search`], [`diff`], [`compare`],
@@ -40,6 +41,7 @@
 //! app that reads them, built with the default `app` feature (without it, the
 //! crate and the binary have no UI crate in their dependency graph).
 
+pub mod app_model;
 pub mod cli;
 pub mod compare;
 pub mod conformance;
@@ -61,6 +63,7 @@ pub mod schemas;
 pub mod search;
 pub mod serve;
 pub mod store;
+pub mod surrogate;
 pub mod timeline;
 pub mod timing;
 #[cfg(feature = "app")]

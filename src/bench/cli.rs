@@ -299,7 +299,7 @@ fn ui_figures(args: &UiArgs) -> anyhow::Result<UiFigures> {
             }
         };
         let file_bytes = std::fs::metadata(&recording)?.len();
-        let load_options = agui_replay::ui::state::LoadOptions {
+        let load_options = agui_replay::app_model::document::LoadOptions {
             stored_index: !args.no_stored_index,
             ..Default::default()
         };

@@ -99,7 +99,7 @@ pub(super) fn run(args: &BlameArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
 fn shown(value: Option<&Value>) -> String {
     value.map_or_else(
         || "(absent)".to_owned(),
-        |value| crate::protocol::surrogate::escape_json(value.to_string()),
+        |value| crate::surrogate::escape_json(value.to_string()),
     )
 }
 

@@ -92,7 +92,7 @@ pub(super) fn write_diagnostic_line(d: &Diagnostic, out: &mut dyn Write) -> std:
         d.severity,
         d.code,
         // Issue 39: an id holding a lone UTF-16 surrogate shows it as such.
-        crate::protocol::surrogate::display(d.message_id.as_deref().unwrap_or("-")),
+        crate::surrogate::display(d.message_id.as_deref().unwrap_or("-")),
         d.message
     )
 }

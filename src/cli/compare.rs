@@ -153,7 +153,7 @@ fn text(c: &crate::compare::StreamComparison, out: &mut dyn Write) -> anyhow::Re
             let mut what: Vec<String> = span
                 .messages
                 .iter()
-                .map(|id| crate::protocol::surrogate::display(id).into_owned())
+                .map(|id| crate::surrogate::display(id).into_owned())
                 .collect();
             if span.state {
                 what.push("the state".to_owned());
@@ -191,7 +191,7 @@ fn text(c: &crate::compare::StreamComparison, out: &mut dyn Write) -> anyhow::Re
 /// One difference in words; an id or a path holding a lone UTF-16
 /// surrogate shows it as such (issue 39).
 fn difference_line(d: &EventDifference) -> String {
-    crate::protocol::surrogate::display(&difference_words(d)).into_owned()
+    crate::surrogate::display(&difference_words(d)).into_owned()
 }
 
 fn difference_words(d: &EventDifference) -> String {
@@ -223,7 +223,7 @@ fn state_line(d: &StateDifference) -> String {
     let mut what: Vec<String> = d
         .messages
         .iter()
-        .map(|id| format!("message {}", crate::protocol::surrogate::display(id)))
+        .map(|id| format!("message {}", crate::surrogate::display(id)))
         .collect();
     if d.state {
         what.push("the state".to_owned());
@@ -231,9 +231,7 @@ fn state_line(d: &StateDifference) -> String {
     if d.message_order {
         what.push("the order of the messages".to_owned());
     }
-    let patch = crate::protocol::surrogate::escape_json(
-        serde_json::to_string(&d.patch).unwrap_or_default(),
-    );
+    let patch = crate::surrogate::escape_json(serde_json::to_string(&d.patch).unwrap_or_default());
     format!(
         "A {} / B {}: {} differ; patch A→B {}",
         d.a,

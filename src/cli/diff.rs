@@ -81,7 +81,7 @@ pub(super) fn run(args: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
     writeln!(
         out,
         "{}",
-        crate::protocol::surrogate::escape_json(comparison.patch_json())
+        crate::surrogate::escape_json(comparison.patch_json())
     )?;
     Ok(EXIT_OK)
 }

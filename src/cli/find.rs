@@ -103,7 +103,7 @@ pub(super) fn run(args: &FindArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
             for found in &matches {
                 let value = found.value.as_ref().map_or_else(
                     || "(absent)".to_owned(),
-                    |value| crate::protocol::surrogate::escape_json(value.to_string()),
+                    |value| crate::surrogate::escape_json(value.to_string()),
                 );
                 writeln!(out, "step {}: {value}", found.step)?;
             }

@@ -410,7 +410,7 @@ fn write_json(
     } else {
         serde_json::to_string(value)?
     };
-    out.write_all(crate::protocol::surrogate::escape_json(text).as_bytes())?;
+    out.write_all(crate::surrogate::escape_json(text).as_bytes())?;
     Ok(())
 }
 

@@ -156,7 +156,7 @@ pub fn fixture_document_with(
     };
     // Issue 39: a lone surrogate the replay holds is written as its escape.
     let text = serde_json::to_string_pretty(&fixture).unwrap_or_default();
-    let mut bytes = crate::protocol::surrogate::escape_json(text).into_bytes();
+    let mut bytes = crate::surrogate::escape_json(text).into_bytes();
     bytes.push(b'\n');
     Ok(bytes)
 }
@@ -169,7 +169,7 @@ fn fixture_event(raw: &[u8]) -> Result<(Box<RawValue>, Option<String>), String> 
         .trim();
     // Issue 39: lone surrogate escapes read as the replay reads them (the
     // stream keeps the text verbatim).
-    let rewritten = crate::protocol::surrogate::rewrite(text);
+    let rewritten = crate::surrogate::rewrite(text);
     let value: Value = serde_json::from_str(rewritten.as_deref().unwrap_or(text))
         .map_err(|e| format!("it is not JSON ({e}), and a fixture's stream holds JSON objects"))?;
     let Value::Object(object) = &value else {

@@ -409,7 +409,7 @@ pub fn vector_document_with(
     // Issue 39: a lone surrogate the replay holds (in `expect`) is written
     // as its escape; the events are their text verbatim.
     let text = serde_json::to_string_pretty(&document).unwrap_or_default();
-    crate::protocol::surrogate::escape_json(text).into_bytes()
+    crate::surrogate::escape_json(text).into_bytes()
 }
 
 #[cfg(test)]

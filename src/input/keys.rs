@@ -37,13 +37,13 @@ impl<'a> EventKeys<'a> {
     /// An event holding a lone UTF-16 surrogate escape anywhere (issue 39:
     /// an emoji cut in two), which `serde_json` refuses, is read as the
     /// replay reads it: each lone half as its stand-in
-    /// ([`surrogate::rewrite`](crate::protocol::surrogate::rewrite)).
+    /// ([`surrogate::rewrite`](crate::surrogate::rewrite)).
     pub fn of(raw: &'a [u8]) -> Self {
         match serde_json::from_slice(raw) {
             Ok(keys) => keys,
             Err(_) => std::str::from_utf8(raw)
                 .ok()
-                .and_then(crate::protocol::surrogate::rewrite)
+                .and_then(crate::surrogate::rewrite)
                 .and_then(|text| serde_json::from_str::<EventKeys<'_>>(&text).ok().map(owned))
                 .unwrap_or_default(),
         }
@@ -139,10 +139,7 @@ mod tests {
         assert_eq!(keys.event_type.as_deref(), Some("RUN_ERROR"));
         assert_eq!(keys.timestamp, Some(5));
         let run_id = keys.run_id.expect("a run id");
-        assert_eq!(
-            crate::protocol::surrogate::display(&run_id),
-            "r\u{FFFD}⟨\\ud83d⟩"
-        );
+        assert_eq!(crate::surrogate::display(&run_id), "r\u{FFFD}⟨\\ud83d⟩");
         assert_eq!(EventKeys::of(br#"{"type":"\ud83d"#), EventKeys::default());
     }
 

@@ -13,7 +13,6 @@ mod pipeline;
 pub mod proto;
 pub mod schema;
 mod shapes;
-pub mod surrogate;
 mod version;
 
 pub(crate) use crate::limits::ValueWeight;

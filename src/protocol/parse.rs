@@ -117,14 +117,14 @@ pub fn parse_fast_only(bytes: &[u8]) -> Option<Event> {
 /// The precise reader: member by member, naming what is wrong and where.
 /// Every event the fast path accepts, this reader accepts identically.
 pub fn parse_precisely(text: &str) -> ParseOutcome {
-    match super::surrogate::rewrite(text) {
+    match crate::surrogate::rewrite(text) {
         Some(rewritten) => parse_with_stand_ins(&rewritten),
         None => read_precisely(text),
     }
 }
 
 /// Issue 39: an event that holds lone UTF-16 surrogate escapes, its text
-/// rewritten with stand-ins ([`super::surrogate`]): read as any other
+/// rewritten with stand-ins ([`crate::surrogate`]): read as any other
 /// event, and each string holding a half said (`text.split-surrogate`).
 fn parse_with_stand_ins(rewritten: &str) -> ParseOutcome {
     let mut outcome = match super::fast::parse_fast(rewritten) {
@@ -138,7 +138,7 @@ fn parse_with_stand_ins(rewritten: &str) -> ParseOutcome {
         && let Ok(value) = serde_json::from_str::<Value>(rewritten)
     {
         let event_type = event.event_type().as_str();
-        let splits = super::surrogate::splits(&value);
+        let splits = crate::surrogate::splits(&value);
         issues.splice(
             0..0,
             splits.into_iter().map(|split| Issue {

@@ -145,7 +145,7 @@ impl OtherMessage {
         match self.fields.get_mut("content") {
             Some(Value::String(text)) => {
                 // Issue 39: halves of a character cut in two join.
-                crate::protocol::surrogate::push_joined(text, delta).is_none()
+                crate::surrogate::push_joined(text, delta).is_none()
             }
             _ => {
                 self.fields

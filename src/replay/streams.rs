@@ -1567,7 +1567,7 @@ impl Replayer {
                 match function.get_mut("arguments") {
                     Some(Value::String(arguments)) => {
                         // Issue 39: halves of a character cut in two join.
-                        crate::protocol::surrogate::push_joined(arguments, delta);
+                        crate::surrogate::push_joined(arguments, delta);
                     }
                     _ => {
                         function.insert("arguments".into(), Value::String(delta.to_owned()));

@@ -160,7 +160,7 @@ impl Inferred {
     /// The file's text: pretty JSON, members sorted, ending with a newline.
     pub fn text(&self) -> String {
         let text = serde_json::to_string_pretty(&self.schema).unwrap_or_default();
-        let mut text = crate::protocol::surrogate::escape_json(text);
+        let mut text = crate::surrogate::escape_json(text);
         text.push('\n');
         text
     }

@@ -2,15 +2,17 @@
 //! is usable on a large recording (issue 14, point 1), then frames of
 //! scrubbing.
 
-use crate::ui::TimeCommand;
+use crate::app_model::time_control::TimeCommand;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-use super::state::LoadOptions;
-use super::{Command, ReplayApp};
+use super::ReplayApp;
+
+use crate::app_model::command::Command;
+use crate::app_model::document::LoadOptions;
 use crate::diagnostic::Seq;
 
 /// What `agui-replay bench ui` measures in the app; the binary's bench
@@ -51,7 +53,7 @@ pub struct UiTimings {
     /// The same search run by the app's "Find all" (issue 13, point 4):
     /// from the command to the frame that shows the list complete, the
     /// frames drawn as the app draws them while it runs (one each
-    /// [`crate::ui::search::LIST_POLL`]).
+    /// [`crate::app_model::search::LIST_POLL`]).
     pub app_search_all_ms: f64,
 }
 
@@ -196,12 +198,14 @@ pub fn ui_timings(
 
     let started = Instant::now();
     app.state.apply(vec![Command::Search(
-        crate::ui::command::SearchCommand::All(query),
+        crate::app_model::command::SearchCommand::All(query),
     )]);
     loop {
         frame(&mut app);
         match app.state.search().list() {
-            Some(list) if list.is_running() => std::thread::sleep(crate::ui::search::LIST_POLL),
+            Some(list) if list.is_running() => {
+                std::thread::sleep(crate::app_model::search::LIST_POLL)
+            }
             Some(list) if list.is_complete() => break,
             _ => anyhow::bail!("the app's search did not run to the end"),
         }

@@ -5,10 +5,10 @@
 
 use egui::Id;
 
-use super::document::Doc;
 use super::json_tree::BlameHook;
-use super::state::Command;
-use super::time_control::TimeCommand;
+use crate::app_model::command::Command;
+use crate::app_model::document::Doc;
+use crate::app_model::time_control::TimeCommand;
 use crate::diagnostic::Seq;
 use crate::search::{Target, blame};
 

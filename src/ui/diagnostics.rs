@@ -8,18 +8,20 @@
 //! rows on screen are laid out, so a group of a million costs no more than
 //! one of fifty.
 
-use crate::ui::TimeCommand;
-use crate::ui::words::thousands;
+use crate::app_model::time_control::TimeCommand;
+use crate::app_model::words::thousands;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use egui::{Align2, RichText, Sense, TextWrapMode, WidgetText, vec2};
 
-use super::event_list::contains_ignore_ascii_case;
 use super::rule_text;
-use super::state::{AppState, Command, Doc};
 use super::theme;
+use crate::app_model::command::Command;
+use crate::app_model::document::Doc;
+use crate::app_model::event_filter::contains_ignore_ascii_case;
+use crate::app_model::state::AppState;
 use crate::diagnostic::{Code, Diagnostic, Seq, Severity, SeverityCounts};
 use crate::replay::Options;
 
@@ -359,10 +361,12 @@ fn text_width(ui: &egui::Ui, text: &str) -> f32 {
 #[cfg(test)]
 mod tests {
     use egui_kittest::Harness;
+
+    use crate::ui::test_harness::panel_harness;
     use egui_kittest::kittest::Queryable;
 
     use super::*;
-    use crate::ui::event_list::tests::{doc_of, state_of};
+    use crate::app_model::test_support::{doc_of, state_of};
 
     const STREAM: &[&str] = &[
         r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#,
@@ -424,16 +428,7 @@ mod tests {
     }
 
     fn harness(state: AppState) -> Harness<'static, AppState> {
-        Harness::builder()
-            .with_size(egui::vec2(420.0, 400.0))
-            .build_ui_state(
-                |ui, state: &mut AppState| {
-                    let mut commands = Vec::new();
-                    diagnostics_ui(ui, state, &mut commands);
-                    state.apply(commands);
-                },
-                state,
-            )
+        panel_harness(diagnostics_ui, egui::vec2(420.0, 400.0), state)
     }
 
     #[test]

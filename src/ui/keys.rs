@@ -4,8 +4,9 @@
 
 use egui::{Key, RichText, Ui};
 
-use super::command::{MarkCommand, NoteCommand};
-use super::state::{Command, MarkSlot, TimeCommand};
+use crate::app_model::command::{Command, MarkSlot};
+use crate::app_model::command::{MarkCommand, NoteCommand};
+use crate::app_model::time_control::TimeCommand;
 
 /// What a key does.
 #[derive(Clone, Copy)]

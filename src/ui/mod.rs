@@ -8,42 +8,39 @@
 pub mod annotations;
 pub mod bench;
 pub mod blame;
-pub mod command;
 pub mod compare;
 pub mod compare_with;
 pub mod conversation;
 pub mod demo;
 pub mod diagnostics;
-pub mod document;
 pub mod event_list;
 pub mod export_dialog;
 pub mod file_dialog;
-pub mod follow;
-pub mod indexing;
 pub mod inspector;
 pub mod json_tree;
 pub mod keys;
 pub mod layout;
-pub mod live;
 pub mod memo;
 pub mod rule_text;
 pub mod search;
 pub mod serve;
-pub mod state;
 pub mod state_view;
 pub mod status_bar;
 pub mod step_axis;
+#[cfg(test)]
+mod test_harness;
 pub mod theme;
-pub mod time_control;
 pub mod timeline;
 pub mod timing_view;
-pub mod words;
 
-use crate::ui::command::NoteCommand;
+use crate::app_model::command::NoteCommand;
+use crate::app_model::{document, state, words};
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use state::{AppState, Command, Doc, EventFilter, TimeCommand};
+use crate::app_model::command::Command;
+use crate::app_model::document::Doc;
+use crate::app_model::state::AppState;
 
 use crate::protocol::ProtocolVersion;
 use crate::replay::Profile;
@@ -74,11 +71,11 @@ pub struct ReplayApp {
     /// The bookmarks tab's fields.
     pub notes_form: annotations::NotesForm,
     /// The search tab's fields.
-    pub search_form: search::SearchForm,
+    pub search_form: crate::app_model::search::SearchForm,
     /// The Timing tab's threshold and report (issue 17.3).
     pub timing_view: timing_view::TimingView,
     /// File › Export repro….
-    pub export_dialog: export_dialog::ExportDialog,
+    pub export_dialog: crate::app_model::export_dialog::ExportDialog,
     /// Which panels show, and their widths.
     pub layout: layout::PanelLayout,
     /// The keys overlay (`?`, F1, Help › Keys) shows.
@@ -104,9 +101,9 @@ impl ReplayApp {
             right_tab: RightTab::Inspector,
             exit_after: None,
             notes_form: annotations::NotesForm::default(),
-            search_form: search::SearchForm::default(),
+            search_form: crate::app_model::search::SearchForm::default(),
             timing_view: timing_view::TimingView::default(),
-            export_dialog: export_dialog::ExportDialog::default(),
+            export_dialog: crate::app_model::export_dialog::ExportDialog::default(),
             layout: layout::PanelLayout::default(),
             show_keys: false,
             styled: false,
@@ -205,8 +202,10 @@ impl ReplayApp {
             self.show_keys = !self.show_keys;
         }
         if ctx.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::E)) {
-            self.export_dialog
-                .apply(export_dialog::ExportCommand::Open, &self.state);
+            self.export_dialog.apply(
+                crate::app_model::export_dialog::ExportCommand::Open,
+                &self.state,
+            );
         }
         if ctx.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::O)) {
             self.open_file_ui(&mut commands);
@@ -232,7 +231,8 @@ impl ReplayApp {
         let wide = self.state.wide_diff()
             && matches!(
                 self.state.central_tab(),
-                state::CentralTab::Diff | state::CentralTab::Compare
+                crate::app_model::command::CentralTab::Diff
+                    | crate::app_model::command::CentralTab::Compare
             );
         // The side panels give way to a full-width diff.
         if !wide && self.layout.show_events {
@@ -263,14 +263,16 @@ impl ReplayApp {
             }
             compare::central_tabs_ui(ui, &self.state, &mut commands);
             match self.state.central_tab() {
-                state::CentralTab::Conversation => {
+                crate::app_model::command::CentralTab::Conversation => {
                     conversation::conversation_ui(ui, &self.state, &mut commands)
                 }
-                state::CentralTab::Diff => compare::diff_view_ui(ui, &self.state, &mut commands),
-                state::CentralTab::Timing => {
+                crate::app_model::command::CentralTab::Diff => {
+                    compare::diff_view_ui(ui, &self.state, &mut commands)
+                }
+                crate::app_model::command::CentralTab::Timing => {
                     timing_view::timing_ui(ui, &self.state, &mut self.timing_view, &mut commands)
                 }
-                state::CentralTab::Compare => {
+                crate::app_model::command::CentralTab::Compare => {
                     compare_with::view::compare_view_ui(ui, &self.state, &mut commands)
                 }
             }
@@ -291,12 +293,14 @@ impl ReplayApp {
         );
         match self.file_picker.ui(&ctx) {
             Some((file_dialog::Purpose::Open, path)) => commands.push(Command::Open(path)),
-            Some((file_dialog::Purpose::Compare, path)) => {
-                commands.push(Command::Compare(compare_with::CompareCommand::Open(path)))
-            }
+            Some((file_dialog::Purpose::Compare, path)) => commands.push(Command::Compare(
+                crate::app_model::compare_with::CompareCommand::Open(path),
+            )),
             Some((file_dialog::Purpose::Export, path)) => {
                 self.export_dialog.apply(
-                    export_dialog::ExportCommand::SetPath(path.display().to_string()),
+                    crate::app_model::export_dialog::ExportCommand::SetPath(
+                        path.display().to_string(),
+                    ),
                     &self.state,
                 );
             }
@@ -358,7 +362,9 @@ impl ReplayApp {
             .and_then(|doc| std::path::absolute(&doc.path).ok())
             .and_then(|path| path.parent().map(std::path::Path::to_owned));
         if let Some(path) = self.file_picker.compare_file(start_dir.as_deref()) {
-            commands.push(Command::Compare(compare_with::CompareCommand::Open(path)));
+            commands.push(Command::Compare(
+                crate::app_model::compare_with::CompareCommand::Open(path),
+            ));
         }
     }
 
@@ -411,8 +417,10 @@ impl ReplayApp {
                     )
                     .clicked()
                 {
-                    self.export_dialog
-                        .apply(export_dialog::ExportCommand::Open, &self.state);
+                    self.export_dialog.apply(
+                        crate::app_model::export_dialog::ExportCommand::Open,
+                        &self.state,
+                    );
                     ui.close();
                 }
                 ui.separator();
@@ -801,7 +809,8 @@ pub fn run_app(
         ),
     };
     app.exit_after = exit_after;
-    app.state.remember_recent(state::load_recent());
+    app.state
+        .remember_recent(crate::app_model::document::load_recent());
     let theme = theme
         .map(str::to_owned)
         .or_else(document::load_theme)

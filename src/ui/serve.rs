@@ -14,8 +14,9 @@ use std::time::Duration;
 
 use egui::Ui;
 
-use super::state::AppState;
-use super::{theme, words};
+use super::theme;
+use crate::app_model::state::AppState;
+use crate::app_model::words;
 use crate::serve::{Pace, ServeConfig, ServeHandle, ServedFile, Server};
 
 /// How often the window and the status bar look at the server.

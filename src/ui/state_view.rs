@@ -4,15 +4,18 @@
 //! highlights an activity's patch. Redux DevTools' "State" tab, at the
 //! step.
 
-use crate::ui::words::thousands;
+use crate::app_model::words::thousands;
 use std::sync::Arc;
 
 use egui::{Id, Ui};
 
-use super::command::SearchCommand;
-use super::json_tree::{Highlights, JsonTree, highlights_between};
+use super::json_tree::JsonTree;
+
 use super::memo::memoized;
-use super::state::{AppState, Command, CursorView};
+use crate::app_model::command::Command;
+use crate::app_model::command::SearchCommand;
+use crate::app_model::highlights::{Highlights, highlights_between};
+use crate::app_model::state::{AppState, CursorView};
 use crate::protocol::{EventBody, ParseOutcome};
 use crate::replay::Effect;
 
@@ -133,8 +136,8 @@ fn what_the_event_did(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app_model::time_control::TimeCommand;
     use crate::diagnostic::Seq;
-    use crate::ui::state::TimeCommand;
 
     fn demo_at(step: u64) -> AppState {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("recordings/demo.jsonl");
@@ -150,7 +153,7 @@ mod tests {
         let state = demo_at(20);
         let highlights = state_highlights(state.view().expect("a view"));
         let marks: Vec<_> = highlights.iter().collect();
-        use crate::ui::json_tree::Mark;
+        use crate::app_model::highlights::Mark;
         assert_eq!(
             marks,
             vec![("/budget", Mark::Changed), ("/steps/0", Mark::Added)]

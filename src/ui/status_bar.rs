@@ -7,8 +7,11 @@
 
 use egui::Ui;
 
-use super::state::{AppState, Command, TimeCommand};
-use super::{rule_text, theme, words};
+use super::{rule_text, theme};
+use crate::app_model::command::Command;
+use crate::app_model::state::AppState;
+use crate::app_model::time_control::TimeCommand;
+use crate::app_model::words;
 use crate::diagnostic::{Severity, SeverityCounts};
 
 /// The counts the status bar shows: one `(severity, "2 warnings")` per

@@ -11,7 +11,13 @@
 use egui::{Color32, RichText, Ui};
 use egui_plot::{Bar, BarChart, Plot, PlotPoint, PlotTransform, VLine};
 
-use super::state::{AppState, Command, Doc, TimeCommand};
+use crate::app_model::state::AppState;
+
+use crate::app_model::command::Command;
+
+use crate::app_model::document::Doc;
+
+use crate::app_model::time_control::TimeCommand;
 use crate::diagnostic::Seq;
 use crate::timing::{
     Clock, DEFAULT_STALL_AFTER_NANOS, RunFigures, SpanKind, TimingReport, format_nanos,

@@ -4,10 +4,12 @@
 //! the inspector.
 
 use agui_replay::Seq;
+use agui_replay::app_model::command::CentralTab;
+use agui_replay::app_model::command::Command;
+use agui_replay::app_model::command::MarkCommand;
+use agui_replay::app_model::time_control::TimeCommand;
 use agui_replay::diff::DiffScope;
-use agui_replay::ui::command::MarkCommand;
-use agui_replay::ui::state::CentralTab;
-use agui_replay::ui::{Command, ReplayApp, RightTab, TimeCommand};
+use agui_replay::ui::{ReplayApp, RightTab};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use serde_json::json;

@@ -3,13 +3,15 @@
 //! beside B's at the aligned step. The pairs are those of the `compare`
 //! command's tests (`tests/fixtures/compare/`).
 
+use agui_replay::app_model::command::CentralTab;
+use agui_replay::app_model::command::Command;
+use agui_replay::app_model::compare_with::CompareCommand;
+use agui_replay::app_model::time_control::TimeCommand;
 use agui_replay::diagnostic::Seq;
 use agui_replay::diff::DiffScope;
-use agui_replay::ui::compare_with::CompareCommand;
+use agui_replay::ui::ReplayApp;
 use agui_replay::ui::compare_with::strips::{LABEL, StripsLayout, axis};
 use agui_replay::ui::file_dialog::{FilePicker, Purpose};
-use agui_replay::ui::state::CentralTab;
-use agui_replay::ui::{Command, ReplayApp, TimeCommand};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 

@@ -4,7 +4,9 @@
 //! them.
 
 use agui_replay::Seq;
-use agui_replay::ui::{Command, ReplayApp, TimeCommand};
+use agui_replay::app_model::command::Command;
+use agui_replay::app_model::time_control::TimeCommand;
+use agui_replay::ui::ReplayApp;
 use egui_kittest::kittest::Queryable;
 
 use crate::common::TempPath;

@@ -5,11 +5,13 @@
 
 use std::path::{Path, PathBuf};
 
+use agui_replay::app_model::command::Command;
+use agui_replay::app_model::document::Timing;
+use agui_replay::app_model::time_control::TimeCommand;
 use agui_replay::diagnostic::Seq;
 use agui_replay::store::Recording;
-use agui_replay::ui::document::Timing;
+use agui_replay::ui::ReplayApp;
 use agui_replay::ui::file_dialog::{FilePicker, NativeAnswer, NativeDialogs, Purpose};
-use agui_replay::ui::{Command, ReplayApp, TimeCommand};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 
@@ -398,7 +400,7 @@ fn bookmarking_in_the_demo_opened_with_no_argument_leaves_the_bundled_file_uncha
     harness.key_press(egui::Key::ArrowRight);
     harness.run();
     harness.state_mut().state.apply(vec![Command::Note(
-        agui_replay::ui::command::NoteCommand::AddBookmark(None),
+        agui_replay::app_model::command::NoteCommand::AddBookmark(None),
     )]);
     harness.run();
     assert!(

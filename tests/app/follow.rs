@@ -5,9 +5,11 @@
 //! changes; the conversation scrolls to the message the event changed and
 //! heads each run input's messages.
 
+use agui_replay::app_model::command::Command;
+use agui_replay::app_model::time_control::TimeCommand;
 use agui_replay::diagnostic::Seq;
 use agui_replay::diff::DiffScope;
-use agui_replay::ui::{Command, ReplayApp, RightTab, TimeCommand};
+use agui_replay::ui::{ReplayApp, RightTab};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 

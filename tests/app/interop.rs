@@ -5,9 +5,9 @@
 
 use std::path::Path;
 
+use agui_replay::app_model::document::Timing;
 use agui_replay::diagnostic::Code;
 use agui_replay::ui::ReplayApp;
-use agui_replay::ui::document::Timing;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 

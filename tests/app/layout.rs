@@ -227,8 +227,8 @@ fn a_json_row_cut_by_the_inspector_edge_shows_whole_on_hover() {
     harness
         .state_mut()
         .state
-        .apply(vec![agui_replay::ui::Command::Time(
-            agui_replay::ui::TimeCommand::Set(agui_replay::Seq::new(16)),
+        .apply(vec![agui_replay::app_model::command::Command::Time(
+            agui_replay::app_model::time_control::TimeCommand::Set(agui_replay::Seq::new(16)),
         )]);
     harness.run();
     let whole = r#"{"price":129,"title":"TAP Air Portugal, Fri 18:05"}"#;
@@ -257,8 +257,8 @@ fn a_cards_cut_preview_shows_the_whole_content_on_hover() {
     harness
         .state_mut()
         .state
-        .apply(vec![agui_replay::ui::Command::Time(
-            agui_replay::ui::TimeCommand::Set(agui_replay::Seq::new(16)),
+        .apply(vec![agui_replay::app_model::command::Command::Time(
+            agui_replay::app_model::time_control::TimeCommand::Set(agui_replay::Seq::new(16)),
         )]);
     harness.run();
     let tail = r#"easyJet, Fri 20:40"}]"#;

@@ -6,11 +6,11 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
+use agui_replay::app_model::document::LoadOptions;
+use agui_replay::app_model::indexing::IndexPlan;
 use agui_replay::replay::{Lockstep, Replayer, replay_comparing};
 use agui_replay::timeline::Timeline;
 use agui_replay::ui::ReplayApp;
-use agui_replay::ui::indexing::IndexPlan;
-use agui_replay::ui::state::LoadOptions;
 use agui_replay::{EventLog, Options, Seq};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -103,7 +103,7 @@ fn a_long_recording_shows_its_first_rows_while_it_is_indexed_and_cancel_keeps_th
     let percent = shown * 100 / EVENTS as u64;
     harness.get_by_label(&format!(
         "Indexing {percent}% · {} of 50,000 events",
-        agui_replay::ui::words::thousands(shown)
+        agui_replay::app_model::words::thousands(shown)
     ));
     // Frames go on: more is shown, still not all (each chunk waits for the
     // app to take the last).
@@ -130,7 +130,7 @@ fn a_long_recording_shows_its_first_rows_while_it_is_indexed_and_cancel_keeps_th
     }
     harness.get_by_label(&format!(
         "Indexed {} of 50,000 events (cancelled)",
-        agui_replay::ui::words::thousands(kept)
+        agui_replay::app_model::words::thousands(kept)
     ));
     // Nothing more arrives, and the events kept still show.
     std::thread::sleep(Duration::from_millis(100));
@@ -139,8 +139,8 @@ fn a_long_recording_shows_its_first_rows_while_it_is_indexed_and_cancel_keeps_th
     harness
         .state_mut()
         .state
-        .apply(vec![agui_replay::ui::Command::Time(
-            agui_replay::ui::TimeCommand::Set(Seq::new(kept)),
+        .apply(vec![agui_replay::app_model::command::Command::Time(
+            agui_replay::app_model::time_control::TimeCommand::Set(Seq::new(kept)),
         )]);
     harness.step();
     assert_eq!(

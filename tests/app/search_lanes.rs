@@ -6,10 +6,12 @@
 
 use std::time::{Duration, Instant};
 
+use agui_replay::app_model::command::Command;
+use agui_replay::app_model::search::{Condition, EMPTY_VALUE_MEANS};
+use agui_replay::app_model::time_control::TimeCommand;
 use agui_replay::diagnostic::Seq;
 use agui_replay::search::{Predicate, Query, Target, find_all};
-use agui_replay::ui::search::{Condition, EMPTY_VALUE_MEANS};
-use agui_replay::ui::{Command, ReplayApp, RightTab, TimeCommand};
+use agui_replay::ui::{ReplayApp, RightTab};
 use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;

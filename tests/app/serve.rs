@@ -8,8 +8,10 @@
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use agui_replay::app_model::command::Command;
+use agui_replay::app_model::time_control::TimeCommand;
 use agui_replay::diagnostic::Seq;
-use agui_replay::ui::{Command, ReplayApp, TimeCommand};
+use agui_replay::ui::ReplayApp;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use serde_json::json;

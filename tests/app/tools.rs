@@ -3,19 +3,21 @@
 //! and notes, search over time, and following a recording that is still
 //! being written.
 
-use agui_replay::ui::annotations::AnnotationId;
-use agui_replay::ui::command::{MarkCommand, NoteCommand};
-use agui_replay::ui::export_dialog::{ExportCommand, Format, ScopeChoice};
+use agui_replay::app_model::command::{MarkCommand, NoteCommand};
+use agui_replay::app_model::export_dialog::{ExportCommand, Format, ScopeChoice};
+use agui_replay::app_model::notes::AnnotationId;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use agui_replay::app_model::command::Command;
+use agui_replay::app_model::command::{CentralTab, DiffScopeChoice};
+use agui_replay::app_model::search::Condition;
+use agui_replay::app_model::time_control::TimeCommand;
 use agui_replay::diagnostic::Seq;
 use agui_replay::diff::DiffScope;
 use agui_replay::store::{NewSession, Recording, RecordingWriter, SessionId, SessionStatus};
-use agui_replay::ui::search::Condition;
-use agui_replay::ui::state::{CentralTab, DiffScopeChoice};
-use agui_replay::ui::{Command, ReplayApp, TimeCommand};
+use agui_replay::ui::ReplayApp;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 
@@ -713,10 +715,12 @@ fn a_recording_being_written_grows_and_the_playhead_follows_it() {
     assert!(!harness.state().state.time().is_following());
     apply(
         &mut harness,
-        vec![Command::SetEventFilter(agui_replay::ui::EventFilter {
-            min_severity: Some(agui_replay::diagnostic::Severity::Warning),
-            ..Default::default()
-        })],
+        vec![Command::SetEventFilter(
+            agui_replay::app_model::state::EventFilter {
+                min_severity: Some(agui_replay::diagnostic::Severity::Warning),
+                ..Default::default()
+            },
+        )],
     );
     assert!(
         harness.state().state.event_rows().is_empty(),

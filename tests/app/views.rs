@@ -4,9 +4,11 @@
 
 use std::path::PathBuf;
 
+use agui_replay::app_model::command::Command;
+use agui_replay::app_model::time_control::TimeCommand;
 use agui_replay::diagnostic::{Code, Seq, Severity};
 use agui_replay::replay::Profile;
-use agui_replay::ui::{Command, ReplayApp, TimeCommand};
+use agui_replay::ui::ReplayApp;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 

@@ -8,6 +8,7 @@
 mod common;
 
 mod annotations;
+mod app_model;
 mod client_conversation;
 mod conformance;
 mod draft;

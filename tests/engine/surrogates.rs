@@ -3,7 +3,7 @@
 //! goes on under both profiles, halves that meet by concatenation join,
 //! content patches carry a lone half, `spec` notes each split (E24).
 
-use agui_replay::protocol::surrogate::escape_json;
+use agui_replay::surrogate::escape_json;
 use agui_replay::{Code, Options, Outcome, Profile, Replayer, Severity};
 use serde_json::{Value, json};
 
@@ -206,7 +206,7 @@ fn an_activity_content_patch_carries_a_lone_half_under_both_profiles() {
         );
         assert!(text.contains(r#""more":"\ude42""#), "{profile:?}: {text}");
         // The escapes read back (as `JSON.parse` would) into the same text.
-        let again = agui_replay::protocol::surrogate::rewrite(&text).expect("lone halves");
+        let again = agui_replay::surrogate::rewrite(&text).expect("lone halves");
         assert_eq!(
             serde_json::from_str::<Value>(&again).expect("JSON"),
             r.conversation().to_json()

@@ -57,10 +57,10 @@ pub fn encode_event(event: &Value) -> Result<Vec<u8>, ProtoError> {
 pub fn encode_event_text(raw: &[u8]) -> Result<Vec<u8>, ProtoError> {
     // Issue 39: a protobuf string is UTF-8, which has no lone surrogate.
     if let Ok(text) = std::str::from_utf8(raw)
-        && let Some(rewritten) = super::surrogate::rewrite(text)
+        && let Some(rewritten) = crate::surrogate::rewrite(text)
     {
         let splits = serde_json::from_str::<Value>(&rewritten)
-            .map(|value| super::surrogate::splits(&value))
+            .map(|value| crate::surrogate::splits(&value))
             .unwrap_or_default();
         let what = splits
             .iter()

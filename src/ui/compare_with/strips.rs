@@ -13,13 +13,13 @@
 
 use egui::{Color32, Pos2, Rect, Sense, Stroke, Ui, pos2, vec2};
 
-use super::CompareCommand;
+use crate::app_model::command::Command;
+use crate::app_model::compare_with::CompareCommand;
+use crate::app_model::time_control::TimeCommand;
 use crate::compare::{DifferenceKind, EventMatch, StreamComparison};
 use crate::diagnostic::Seq;
-use crate::ui::state::Command;
 use crate::ui::step_axis::StepAxis;
 use crate::ui::theme;
-use crate::ui::time_control::TimeCommand;
 
 /// The accessible name of the widget (tests find it by it).
 pub const LABEL: &str = "Timelines of A and B";

@@ -5,15 +5,16 @@
 
 use egui::{RichText, Ui};
 
-use super::{CompareCommand, Compared, strips};
+use super::strips;
+use crate::app_model::command::Command;
+use crate::app_model::compare_with::{CompareCommand, Compared};
+use crate::app_model::document::Doc;
+use crate::app_model::state::AppState;
+use crate::app_model::time_control::TimeCommand;
+use crate::app_model::words;
 use crate::compare::{DifferenceKind, EventMatch, StreamComparison};
 use crate::diagnostic::Seq;
-use crate::diff::DiffScope;
 use crate::ui::compare::{counts, patch_ui, side_ui};
-use crate::ui::document::Doc;
-use crate::ui::state::{AppState, Command};
-use crate::ui::time_control::TimeCommand;
-use crate::ui::words;
 
 /// The compare tab.
 pub fn compare_view_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) {
@@ -287,12 +288,6 @@ fn scope_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) {
         );
         ui.weak("of A at the cursor with B at the aligned step");
     });
-}
-
-/// The scope the compare tab compares: the diff's, or everything when the
-/// activity scope has nothing selected.
-pub fn scope_of(state_scope: Option<DiffScope>) -> DiffScope {
-    state_scope.unwrap_or(DiffScope::Everything)
 }
 
 fn diff_ui(

@@ -2,7 +2,7 @@
 //! preview of its content (click to inspect it), and a text, tool or
 //! reasoning message with its text ("Show more" when long) and tool calls.
 
-use crate::ui::words::thousands;
+use crate::app_model::words::thousands;
 use std::borrow::Cow;
 
 use egui::text::{LayoutJob, TextWrapping};
@@ -10,10 +10,10 @@ use egui::{Align, Id, Layout, RichText, Sense, TextFormat, Ui};
 use serde_json::{Map, Value};
 
 use super::Change;
+use crate::app_model::command::Command;
+use crate::app_model::json_text::compact_json;
 use crate::diagnostic::Seq;
 use crate::replay::{ActivityMessage, OtherMessage, Role};
-use crate::ui::json_tree::compact_json;
-use crate::ui::state::Command;
 use crate::ui::theme;
 
 /// The most characters of an activity's content its card's tooltip shows.
@@ -348,12 +348,12 @@ fn text_of(content: Option<&Value>) -> Cow<'_, str> {
     match content {
         None | Some(Value::Null) => Cow::Borrowed(""),
         // Issue 39: a lone UTF-16 surrogate shows as `�⟨\ud83d⟩`.
-        Some(Value::String(text)) => crate::protocol::surrogate::display(text),
+        Some(Value::String(text)) => crate::surrogate::display(text),
         Some(Value::Array(parts)) => Cow::Owned(
             parts
                 .iter()
                 .map(|part| match part.get("text").and_then(Value::as_str) {
-                    Some(text) => crate::protocol::surrogate::display(text).into_owned(),
+                    Some(text) => crate::surrogate::display(text).into_owned(),
                     None => {
                         let kind = part.get("type").and_then(Value::as_str).unwrap_or("part");
                         format!("[{kind}]")

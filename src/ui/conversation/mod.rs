@@ -17,13 +17,14 @@ mod cards;
 mod rows;
 mod virtual_rows;
 
-use crate::ui::words::thousands;
+use crate::app_model::words::thousands;
 use egui::{RichText, Ui};
 
 use self::cards::{activity_card_ui, other_message_ui};
 use self::rows::{Row, change_of, removal_rows, touched_row};
 use self::virtual_rows::virtual_rows_ui;
-use super::state::{AppState, Command};
+use crate::app_model::command::Command;
+use crate::app_model::state::AppState;
 use crate::diagnostic::Seq;
 use crate::protocol::{EventBody, ParseOutcome, parse_event};
 use crate::replay::Message;
@@ -185,8 +186,10 @@ fn empty_hint_ui(ui: &mut Ui, state: &AppState) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ui::TimeCommand;
+    use crate::app_model::time_control::TimeCommand;
     use egui_kittest::Harness;
+
+    use crate::ui::test_harness::panel_harness;
     use egui_kittest::kittest::Queryable;
 
     fn demo_state(step: u64) -> AppState {
@@ -198,16 +201,7 @@ mod tests {
     }
 
     fn harness(state: AppState) -> Harness<'static, AppState> {
-        Harness::builder()
-            .with_size(egui::vec2(700.0, 900.0))
-            .build_ui_state(
-                |ui, state: &mut AppState| {
-                    let mut commands = Vec::new();
-                    conversation_ui(ui, state, &mut commands);
-                    state.apply(commands);
-                },
-                state,
-            )
+        panel_harness(conversation_ui, egui::vec2(700.0, 900.0), state)
     }
 
     #[test]

@@ -7,11 +7,11 @@ use std::sync::Arc;
 use egui::Id;
 
 use super::Change;
+use crate::app_model::follow::named_message;
+use crate::app_model::state::CursorView;
 use crate::protocol::{EventType, ParseOutcome};
 use crate::replay::{Conversation, Message};
-use crate::ui::follow::named_message;
 use crate::ui::memo::memoized;
-use crate::ui::state::CursorView;
 
 /// One row of the list: a message at the cursor, or one the current event
 /// removed (by its position one step earlier).

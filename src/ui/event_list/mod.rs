@@ -5,28 +5,27 @@
 //! A frame only touches the rows on screen: the table is virtualized, and
 //! each visible row is parsed, summarized and looked up in the sorted
 //! diagnostics as it is drawn. The filter runs over the whole stream, but
-//! only when it changes ([`filter_rows`]).
+//! only when it changes ([`crate::app_model::event_filter::filter_rows`]).
 //!
-//! This file draws the table; the filter bar and the filtering are in
-//! [`self::filter`], the one-line summaries in [`self::summary`].
+//! This file draws the table; the filter bar is in [`self::filter`], the one-line summaries in [`self::summary`].
 
 mod filter;
 mod summary;
 
-use crate::ui::TimeCommand;
+use crate::app_model::time_control::TimeCommand;
 use egui::{Align, Label, Layout, RichText};
 use egui_extras::{Column, TableBuilder};
 
 use self::filter::filter_bar_ui;
-use super::state::{AppState, Command, Doc};
 use super::theme;
+use crate::app_model::command::Command;
+use crate::app_model::document::Doc;
+use crate::app_model::state::AppState;
 use crate::diagnostic::{Diagnostic, Seq};
 use crate::protocol::{ParseOutcome, parse_event};
 use crate::replay::Effect;
 use crate::timeline::EventKind;
 
-pub(super) use self::filter::contains_ignore_ascii_case;
-pub use self::filter::{filter_rows, filter_rows_after};
 pub use self::summary::summary;
 
 /// Draws the event list.
@@ -253,50 +252,17 @@ fn message_id_of(parsed: &ParseOutcome) -> Option<&str> {
 #[cfg(test)]
 pub(crate) mod tests {
     use egui_kittest::Harness;
+
+    use crate::ui::test_harness::panel_harness;
     use egui_kittest::kittest::Queryable;
 
-    use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
-
     use super::*;
+    use crate::app_model::test_support::{STREAM, state_of};
     use crate::diagnostic::Severity;
-    use crate::replay::Options;
-    use crate::ui::state::load;
-
-    /// A document replaying `lines` (one event each), opened as the app
-    /// opens a JSON lines file.
-    pub(crate) fn doc_of(lines: &[&str]) -> Doc {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let path = std::env::temp_dir().join(format!(
-            "agui-replay-event-list-{}-{}.jsonl",
-            std::process::id(),
-            NEXT.fetch_add(1, AtomicOrdering::Relaxed)
-        ));
-        std::fs::write(&path, lines.join("\n")).expect("write the test stream");
-        let doc = load(&path, None, Options::default()).expect("open the test stream");
-        let _ = std::fs::remove_file(&path);
-        *doc
-    }
-
-    /// An app state with `lines` open, at step 1.
-    pub(crate) fn state_of(lines: &[&str]) -> AppState {
-        let mut state = AppState::default();
-        state.install_doc(doc_of(lines));
-        state.apply(vec![Command::Time(TimeCommand::Set(Seq::new(1)))]);
-        state
-    }
 
     /// A harness drawing the event list over `state`, applying its commands.
     pub(crate) fn harness(state: AppState) -> Harness<'static, AppState> {
-        Harness::builder()
-            .with_size(egui::vec2(640.0, 400.0))
-            .build_ui_state(
-                |ui, state: &mut AppState| {
-                    let mut commands = Vec::new();
-                    event_list_ui(ui, state, &mut commands);
-                    state.apply(commands);
-                },
-                state,
-            )
+        panel_harness(event_list_ui, egui::vec2(640.0, 400.0), state)
     }
 
     #[test]
@@ -319,24 +285,6 @@ pub(crate) mod tests {
         harness.run();
         assert_eq!(harness.state().step(), Seq::new(6));
         assert_eq!(harness.state().selected_activity(), Some("a-1"));
-    }
-
-    /// A short stream: a run with activities (one of them unknown) and a text
-    /// message.
-    pub(crate) const STREAM: &[&str] = &[
-        r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#,
-        r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"a-1","activityType":"search","content":{"found":0,"results":[]}}"#,
-        r#"{"type":"ACTIVITY_DELTA","messageId":"a-1","activityType":"search","patch":[{"op":"replace","path":"/found","value":1},{"op":"add","path":"/results/-","value":"x"}]}"#,
-        r#"{"type":"ACTIVITY_DELTA","messageId":"ghost","activityType":"search","patch":[{"op":"add","path":"/a","value":1}]}"#,
-        r#"{"type":"TEXT_MESSAGE_START","messageId":"m-1","role":"assistant"}"#,
-        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m-1","delta":"Hello Lisbon"}"#,
-        r#"{"type":"TEXT_MESSAGE_END","messageId":"m-1"}"#,
-        r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#,
-    ];
-
-    /// The numbers of `rows`, to compare with literals.
-    pub(crate) fn seqs(rows: &[Seq]) -> Vec<u64> {
-        rows.iter().map(|s| s.get()).collect()
     }
 
     #[test]

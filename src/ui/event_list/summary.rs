@@ -2,10 +2,11 @@
 //! reader wants to see in a list (patch operations, the text of a delta, the
 //! replace flag of a snapshot…).
 
-use crate::ui::words::thousands;
+use crate::app_model::words::thousands;
 use std::borrow::Cow;
 
-use crate::protocol::{EventBody, ParseOutcome, Patch, op_name, surrogate};
+use crate::protocol::{EventBody, ParseOutcome, Patch, op_name};
+use crate::surrogate;
 
 /// Summaries longer than this (in characters) are cut with `…`.
 const MAX_SUMMARY_CHARS: usize = 160;
@@ -226,8 +227,8 @@ fn one_line(text: String) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app_model::test_support::STREAM;
     use crate::protocol::parse_event;
-    use crate::ui::event_list::tests::STREAM;
 
     fn summary_of(line: &str) -> String {
         summary(&parse_event(line.as_bytes()), line.as_bytes())
@@ -303,9 +304,7 @@ mod tests {
         for line in [delta, error, run, state, tool] {
             let text = summary_of(line);
             assert!(
-                !text
-                    .chars()
-                    .any(|c| crate::protocol::surrogate::unit_of(c).is_some())
+                !text.chars().any(|c| crate::surrogate::unit_of(c).is_some())
                     && !text.contains("\\u{10f"),
                 "{text}"
             );

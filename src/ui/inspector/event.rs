@@ -2,16 +2,17 @@
 //! the diagnostics of the step, its patch (see [`super::patch`]) and
 //! its raw bytes (see [`super::raw`]).
 
-use crate::ui::words::thousands;
+use crate::app_model::words::thousands;
 use egui::{RichText, Ui};
 
 use super::as_activity;
 use super::patch::patch_ui;
+use crate::app_model::document::Doc;
+use crate::app_model::state::CursorView;
 use crate::diagnostic::{Diagnostic, Seq};
 use crate::protocol::{EventBody, ParseOutcome};
 use crate::replay::{ActivityChange, Effect};
 use crate::ui::rule_text;
-use crate::ui::state::{CursorView, Doc};
 use crate::ui::theme;
 
 /// The current event: type, outcome, its patch, and its raw bytes.

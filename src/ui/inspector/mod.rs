@@ -1,5 +1,5 @@
 //! The inspector (the right panel's first tab): the activity (or message)
-//! the current event names, or the one pinned ([`super::follow`]), at the
+//! the current event names, or the one pinned ([`crate::app_model::follow`]), at the
 //! cursor — its content and metadata with what the current event changed —
 //! then the current event itself: its raw JSON, its patch operation by
 //! operation, and the diagnostics of the step.
@@ -11,9 +11,9 @@ mod event;
 mod patch;
 mod raw;
 
-use crate::ui::TimeCommand;
-use crate::ui::command::SearchCommand;
-use crate::ui::words::thousands;
+use crate::app_model::command::SearchCommand;
+use crate::app_model::time_control::TimeCommand;
+use crate::app_model::words::thousands;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -22,12 +22,15 @@ use serde_json::{Map, Value};
 
 use self::event::current_event_ui;
 use super::blame;
-use super::follow::Inspected;
-use super::json_tree::{Highlights, JsonTree, highlights_between};
+use super::json_tree::JsonTree;
 use super::memo::memoized;
 use super::rule_text;
-use super::state::{AppState, Command, CursorView, Doc};
 use super::theme;
+use crate::app_model::command::Command;
+use crate::app_model::document::Doc;
+use crate::app_model::follow::Inspected;
+use crate::app_model::highlights::{Highlights, highlights_between};
+use crate::app_model::state::{AppState, CursorView};
 use crate::diagnostic::Seq;
 use crate::protocol::{ParseOutcome, parse_event};
 use crate::replay::{ActivityChange, ActivityMessage, Message, Profile};
@@ -440,7 +443,11 @@ fn lane_navigation_ui(
     let previous = first_here.checked_sub(1).map(|i| events[i].0);
     let next = events.get(first_after).map(|(seq, _)| *seq);
     ui.horizontal(|ui| {
-        ui.weak(super::words::count(events.len() as u64, "event", "events"));
+        ui.weak(crate::app_model::words::count(
+            events.len() as u64,
+            "event",
+            "events",
+        ));
         if let Some(seq) = previous
             && ui
                 .small_button(format!("‹ step {}", thousands(seq.get())))
@@ -497,7 +504,7 @@ fn metadata_view(
                 Some(seq) => format!("set at step {seq}"),
                 None => "not set by an activity event".to_owned(),
             };
-            (super::json_tree::child_pointer("", key), note)
+            (crate::app_model::highlights::child_pointer("", key), note)
         })
         .collect();
     MetadataView {
@@ -574,6 +581,8 @@ fn merges_metadata(change: ActivityChange, profile: Profile) -> bool {
 mod tests {
     use super::*;
     use egui_kittest::Harness;
+
+    use crate::ui::test_harness::panel_harness;
     use egui_kittest::kittest::Queryable;
 
     fn demo_state(step: u64, selected: &str) -> AppState {
@@ -588,16 +597,7 @@ mod tests {
     }
 
     fn harness(state: AppState) -> Harness<'static, AppState> {
-        Harness::builder()
-            .with_size(egui::vec2(420.0, 1400.0))
-            .build_ui_state(
-                |ui, state: &mut AppState| {
-                    let mut commands = Vec::new();
-                    inspector_ui(ui, state, &mut commands);
-                    state.apply(commands);
-                },
-                state,
-            )
+        panel_harness(inspector_ui, egui::vec2(420.0, 1400.0), state)
     }
 
     #[test]

@@ -7,12 +7,12 @@ use std::sync::Arc;
 use egui::{Id, RichText, Ui};
 use serde_json::{Map, Value};
 
+use crate::app_model::json_text::compact_json;
+use crate::app_model::state::CursorView;
 use crate::protocol::{Patch, op_name};
 use crate::replay::apply_patch;
-use crate::ui::json_tree::compact_json;
 use crate::ui::memo::memoized;
 use crate::ui::rule_text;
-use crate::ui::state::CursorView;
 use crate::ui::theme;
 
 /// Characters of a patch value shown in the grid (the rest on hover).

@@ -3,15 +3,16 @@
 //! characters are the bug: re-indenting would alter them), and as hex for
 //! bytes that are not text, or on request (issue 13, point 10).
 
-use crate::ui::words::thousands;
+use crate::app_model::words::thousands;
 use std::sync::Arc;
 
 use egui::{Id, RichText, Ui};
 
 use super::event::pretty_raw;
+use crate::app_model::document::Doc;
+use crate::app_model::state::CursorView;
 use crate::protocol::ParseOutcome;
 use crate::ui::memo::memoized;
-use crate::ui::state::{CursorView, Doc};
 
 /// Characters of the raw event shown (the rest can be copied).
 const MAX_RAW_CHARS: usize = 20_000;
@@ -215,7 +216,7 @@ pub(super) fn raw_event_ui(ui: &mut Ui, doc: &Doc, view: &CursorView) {
 
 /// Text in monospace, wrapped and selectable, cut at [`MAX_RAW_CHARS`].
 fn long_text_ui(ui: &mut Ui, text: &str) {
-    let shown = crate::ui::json_tree::truncate_chars(text, MAX_RAW_CHARS);
+    let shown = crate::app_model::json_text::truncate_chars(text, MAX_RAW_CHARS);
     ui.add(
         egui::Label::new(RichText::new(shown.as_ref()).monospace())
             .wrap()

@@ -1,22 +1,17 @@
 //! A collapsible JSON tree with highlighted paths: what the current event
 //! added, changed or removed, with the ancestors of those paths opened.
 //!
-//! [`highlights_between`] turns two versions of a value into [`Highlights`]
+//! [`crate::app_model::highlights::highlights_between`] turns two versions of a value into [`Highlights`]
 //! (JSON pointers marked [`Mark::Added`], [`Mark::Changed`] or
 //! [`Mark::Removed`]); [`json_tree_ui`] draws a value with them. Objects and
 //! arrays collapse, keyed by their pointer; a container shows at most
 //! [`MAX_CHILDREN`] children at first, so that a value with thousands of
 //! members costs no more per frame than one with a few hundred.
 
-mod highlights;
-mod text;
+use crate::app_model::highlights::{Highlights, Mark, RemovedMember, child_pointer};
+use crate::app_model::json_text::{MAX_INLINE_CHARS, compact_json, inline_text};
 
-pub use highlights::{
-    Highlights, Mark, RemovedMember, child_pointer, highlights_between, side_by_side,
-};
-pub use text::{compact_json, inline_text, truncate_chars};
-
-use crate::ui::words::thousands;
+use crate::app_model::words::thousands;
 use std::collections::BTreeMap;
 
 use egui::{AsIdSalt, Id, IdSalt, RichText, Ui};
@@ -26,8 +21,6 @@ use super::theme;
 
 /// Children of a container shown before "… N more".
 pub const MAX_CHILDREN: usize = 200;
-/// Characters of a scalar shown inline (the rest on hover).
-pub const MAX_INLINE_CHARS: usize = 120;
 /// Characters of a value shown on hover.
 const MAX_HOVER_CHARS: usize = 4000;
 /// Characters of an old value shown after a changed one.
@@ -499,6 +492,7 @@ fn whole_on_hover_if_cut(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app_model::highlights::highlights_between;
     use serde_json::json;
 
     #[test]

@@ -9,9 +9,9 @@ use std::sync::Arc;
 use egui::{Mesh, Rect, Shape};
 
 use super::range::bin_seqs;
+use crate::app_model::document::Doc;
 use crate::protocol::EventType;
 use crate::timeline::{EventKind, KindCounts};
-use crate::ui::state::Doc;
 use crate::ui::step_axis::StepAxis;
 use crate::ui::theme;
 

@@ -2,17 +2,17 @@
 //! pointer is over, the nearest mark of a lane, a diagnostic tick, a bin of
 //! the density strip, or else a step.
 
-use crate::ui::words::{count, thousands};
+use crate::app_model::words::{count, thousands};
 use egui::Rect;
 
 use super::density::{Density, KindGroup};
 use super::lanes::{LanesView, change_label};
 use super::range::{bin_of, bin_seqs, step_at};
 use super::strips::{Tick, tick_at};
+use crate::app_model::document::Doc;
 use crate::diagnostic::Seq;
 use crate::timeline::StreamIndex;
 use crate::ui::rule_text;
-use crate::ui::state::Doc;
 use crate::ui::step_axis::StepAxis;
 use crate::ui::theme;
 
@@ -25,7 +25,7 @@ pub(super) struct Hover<'a> {
     pub(super) ticks: &'a [Tick],
     pub(super) ticks_rect: Rect,
     pub(super) lanes: &'a LanesView,
-    pub(super) bookmarks: &'a [crate::ui::annotations::Kept<crate::store::Bookmark>],
+    pub(super) bookmarks: &'a [crate::app_model::notes::Kept<crate::store::Bookmark>],
 }
 
 impl Hover<'_> {

@@ -2,13 +2,13 @@
 //! header, or an activity's name with its lifetime and its marks, each
 //! mark's shape and colour telling what the event did.
 
-use crate::ui::words::thousands;
+use crate::app_model::words::thousands;
 use egui::{Align, Layout, Pos2, Rangef, Rect, RichText, Shape, Stroke, UiBuilder, pos2};
 
 use super::lanes::{DriftMark, LaneGroup, LaneMark};
+use crate::app_model::command::Command;
 use crate::replay::ActivityChange;
 use crate::timeline::ActivityLane;
-use crate::ui::state::Command;
 use crate::ui::step_axis::StepAxis;
 use crate::ui::theme;
 
@@ -121,7 +121,7 @@ impl LaneRow<'_> {
         );
         let id = &self.activity.message_id;
         // Issue 39: a lone UTF-16 surrogate in the id shows as such.
-        let shown = crate::protocol::surrogate::display(id);
+        let shown = crate::surrogate::display(id);
         let response = left_aligned_ui(ui, label_rect, |ui| {
             ui.spacing_mut().button_padding.y = 0.0;
             ui.spacing_mut().interact_size.y = rect.height();
@@ -130,7 +130,7 @@ impl LaneRow<'_> {
         });
         let response = response.on_hover_text(format!(
             "{shown}\nactivityType {} · {} events\nClick to select",
-            crate::protocol::surrogate::display(&self.activity.activity_type),
+            crate::surrogate::display(&self.activity.activity_type),
             self.activity.events.len()
         ));
         if response.clicked() && !self.selected {

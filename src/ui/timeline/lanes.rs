@@ -22,10 +22,12 @@ use super::HIT_RADIUS;
 use super::lane_row::{LaneRow, group_row_ui};
 use super::mesh::Kept;
 use super::range::bin_groups;
+use crate::app_model::command::Command;
+use crate::app_model::document::Doc;
+use crate::app_model::state::AppState;
 use crate::diagnostic::{Code, DriftKind, Seq};
 use crate::replay::ActivityChange;
 use crate::timeline::ActivityLane;
-use crate::ui::state::{AppState, Command, Doc};
 use crate::ui::step_axis::StepAxis;
 use crate::ui::theme;
 

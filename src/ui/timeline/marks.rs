@@ -3,13 +3,15 @@
 //! bookmark; a drag with the secondary (right) button over the plot puts
 //! both marks.
 
-use crate::ui::command::MarkCommand;
+use crate::app_model::command::MarkCommand;
 use std::ops::RangeInclusive;
 
 use egui::{Align2, FontId, PointerButton, Rect, Response, Stroke};
 
+use crate::app_model::state::AppState;
+
+use crate::app_model::command::Command;
 use crate::diagnostic::Seq;
-use crate::ui::state::{AppState, Command};
 use crate::ui::step_axis::StepAxis;
 
 /// The marks' color.

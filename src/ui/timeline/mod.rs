@@ -42,7 +42,8 @@ pub use self::range::{
     visible_bins, zoom_range,
 };
 use self::toolbar::toolbar_ui;
-use super::state::{AppState, Command};
+use crate::app_model::command::Command;
+use crate::app_model::state::AppState;
 
 /// How near the pointer must be to a mark or a tick to hover or click it.
 pub(super) const HIT_RADIUS: f32 = 5.0;
@@ -72,13 +73,16 @@ pub fn timeline_ui(ui: &mut egui::Ui, state: &AppState, commands: &mut Vec<Comma
 
 #[cfg(test)]
 mod tests {
-    use crate::ui::TimeCommand;
+    use crate::app_model::time_control::TimeCommand;
     use egui_kittest::Harness;
+
+    use crate::ui::test_harness::panel_harness;
     use egui_kittest::kittest::Queryable;
 
     use super::timeline_ui;
+    use crate::app_model::command::Command;
+    use crate::app_model::state::{AppState, TimelineRange};
     use crate::diagnostic::Seq;
-    use crate::ui::state::{AppState, Command, TimelineRange};
 
     /// The timeline alone, on the bundled demo; its commands applied
     /// each frame as the app does.
@@ -87,16 +91,7 @@ mod tests {
         let demo = concat!(env!("CARGO_MANIFEST_DIR"), "/recordings/demo.jsonl");
         state.open_now(std::path::Path::new(demo), None);
         assert!(state.doc().is_some(), "{:?}", state.error());
-        Harness::builder()
-            .with_size(egui::vec2(1200.0, 320.0))
-            .build_ui_state(
-                |ui, state: &mut AppState| {
-                    let mut commands: Vec<Command> = Vec::new();
-                    timeline_ui(ui, state, &mut commands);
-                    state.apply(commands);
-                },
-                state,
-            )
+        panel_harness(timeline_ui, egui::vec2(1200.0, 320.0), state)
     }
 
     #[test]

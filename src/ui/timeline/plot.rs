@@ -3,7 +3,7 @@
 //! the marks over them. Click or drag to scrub; Ctrl + wheel zooms around
 //! the pointer; the wheel, Shift + drag or a middle drag pans.
 
-use crate::ui::TimeCommand;
+use crate::app_model::time_control::TimeCommand;
 use std::ops::RangeInclusive;
 
 use egui::{PointerButton, Rangef, Rect, Sense, Shape, Stroke};
@@ -14,8 +14,10 @@ use super::lanes::{content_height, lanes_ui};
 use super::marks;
 use super::range::{bin_steps, follow_playhead, pan_range, step_at, visible_bins, zoom_range};
 use super::strips::{paint_ruler, paint_ticks, strip_labels_ui, tick_at};
+use crate::app_model::command::Command;
+use crate::app_model::document::Doc;
+use crate::app_model::state::{AppState, TimelineRange};
 use crate::diagnostic::Seq;
-use crate::ui::state::{AppState, Command, Doc, TimelineRange};
 use crate::ui::step_axis::StepAxis;
 use crate::ui::theme;
 

@@ -5,8 +5,8 @@
 
 use std::ops::{Range, RangeInclusive};
 
+use crate::app_model::state::TimelineRange;
 use crate::diagnostic::Seq;
-use crate::ui::state::TimelineRange;
 use crate::ui::step_axis::StepAxis;
 
 /// The narrowest visible range, in steps.

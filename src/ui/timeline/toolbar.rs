@@ -2,10 +2,13 @@
 //! step, the previous and next diagnostic, and zoom.
 
 use super::range::{MIN_SPAN_STEPS, full_range, zoom_range};
+use crate::app_model::command::Command;
+use crate::app_model::document::Doc;
+use crate::app_model::state::{AppState, TimelineRange};
+use crate::app_model::time_control::SPEEDS;
+use crate::app_model::time_control::TimeCommand;
+use crate::app_model::words::thousands;
 use crate::diagnostic::Seq;
-use crate::ui::TimeCommand;
-use crate::ui::state::{AppState, Command, Doc, SPEEDS, TimelineRange};
-use crate::ui::words::thousands;
 
 /// Playback, speed, the step, navigation and zoom.
 pub(super) fn toolbar_ui(

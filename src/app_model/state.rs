@@ -9,19 +9,16 @@ use std::sync::Arc;
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
 use std::time::Instant;
 
-use super::annotations::{Annotations, NoteContext, Notes};
-pub use super::command::{
-    CentralTab, Command, DiffScopeChoice, MarkCommand, MarkSlot, NoteCommand, SearchCommand,
-    SearchFrom,
-};
-use super::compare::{CompareView, Marks};
-pub use super::document::{Doc, LoadOptions, load, load_recent, load_with};
+use super::command::{CentralTab, Command, DiffScopeChoice};
+use super::document::{Doc, LoadOptions, load_with};
 use super::document::{MAX_RECENT, save_recent};
 use super::follow::Inspected;
 use super::indexing::IndexUpdate;
 use super::live::{Live, LiveResponse};
-use super::search::{SearchProgress, SearchRun};
-pub use super::time_control::{SPEEDS, TimeCommand, TimeContext, TimeControl, TimeResponse};
+use super::time_control::{TimeCommand, TimeContext, TimeControl, TimeResponse};
+use crate::app_model::marks::{CompareView, Marks};
+use crate::app_model::notes::{Annotations, NoteContext, Notes};
+use crate::app_model::search::{SearchProgress, SearchRun};
 use crate::diagnostic::{Seq, Severity};
 use crate::protocol::{ParseOutcome, parse_event};
 use crate::replay::{Options, Profile, Replayer};
@@ -39,7 +36,7 @@ pub struct CursorView {
     /// The current event, read (none at step 0).
     pub event: Option<ParseOutcome>,
     /// The document generation it was computed in: with the step, what
-    /// panels memoize by ([`super::memo::Memo`]).
+    /// panels memoize by ([`crate::app_model::memo::Memo`]).
     pub generation: u64,
 }
 
@@ -88,7 +85,7 @@ pub struct AppState {
     view: Option<CursorView>,
     /// Counts every change to the document: another one installed (a
     /// replay again counts), events a live recording appends. What is
-    /// derived from it is kept in a [`super::memo::Memo`] by it.
+    /// derived from it is kept in a [`crate::app_model::memo::Memo`] by it.
     generation: u64,
     /// The cursor and playback.
     time: TimeControl,
@@ -131,7 +128,7 @@ pub struct AppState {
     /// index).
     load_options: LoadOptions,
     /// The stream compared with this one (File › Compare with…).
-    compare_with: super::compare_with::CompareWith,
+    compare_with: crate::app_model::compare_with::CompareWith,
 }
 
 /// When to draw the next frame, as the logic step of a frame says.
@@ -284,7 +281,7 @@ impl AppState {
     }
 
     /// The stream compared with this one (File › Compare with…).
-    pub fn compare_with(&self) -> &super::compare_with::CompareWith {
+    pub fn compare_with(&self) -> &crate::app_model::compare_with::CompareWith {
         &self.compare_with
     }
 
@@ -296,7 +293,7 @@ impl AppState {
         }
     }
 
-    fn compare_response(&mut self, response: super::compare_with::CompareResponse) {
+    fn compare_response(&mut self, response: crate::app_model::compare_with::CompareResponse) {
         if let Some(error) = response.error {
             self.error = Some(error);
         }
@@ -540,7 +537,7 @@ impl AppState {
     /// Recomputes the rows of the event list for the current filter.
     pub fn refresh_rows(&mut self) {
         self.event_rows = match &self.doc {
-            Some(doc) => super::event_list::filter_rows(doc, &self.event_filter),
+            Some(doc) => crate::app_model::event_filter::filter_rows(doc, &self.event_filter),
             None => Vec::new(),
         };
     }
@@ -559,8 +556,7 @@ impl AppState {
         if self.central_tab == CentralTab::Compare
             && let Some(view) = &self.view
         {
-            let scope =
-                super::compare_with::view::scope_of(self.marks.scope(self.inspected.shown()));
+            let scope = super::compare_with::scope_of(self.marks.scope(self.inspected.shown()));
             self.compare_with
                 .refresh(self.generation, view.step, &view.at, scope);
         }
@@ -709,8 +705,11 @@ impl AppState {
                 {
                     doc.counts.add(diagnostic.severity);
                 }
-                let new_rows =
-                    super::event_list::filter_rows_after(doc, &self.event_filter, last_before);
+                let new_rows = crate::app_model::event_filter::filter_rows_after(
+                    doc,
+                    &self.event_filter,
+                    last_before,
+                );
                 self.event_rows.extend(new_rows);
                 if doc.indexing.as_ref().is_some_and(|i| i.comparing) {
                     // The end-of-stream checks may mark events listed already.
@@ -811,10 +810,10 @@ impl AppState {
             repaint.within(LOADING_POLL);
         }
         repaint.now |= self.tick_playback(dt_seconds);
-        repaint.now |= self.advance_search(super::search::EVENTS_PER_FRAME);
+        repaint.now |= self.advance_search(crate::app_model::search::EVENTS_PER_FRAME);
         if self.search.poll_list() {
             // A "find all" on its thread: its progress, now and then.
-            repaint.within(super::search::LIST_POLL);
+            repaint.within(crate::app_model::search::LIST_POLL);
         }
         repaint.now |= self.poll_live();
         if let Some(interval) = self.live_poll_interval() {
@@ -894,7 +893,7 @@ impl AppState {
                 self.refresh_rows();
             } else if let Some(doc) = &self.doc {
                 // Only the new events: earlier ones did not change.
-                let new_rows = super::event_list::filter_rows_after(
+                let new_rows = crate::app_model::event_filter::filter_rows_after(
                     doc,
                     &self.event_filter,
                     growth.last_before,

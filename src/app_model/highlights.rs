@@ -37,7 +37,7 @@ pub struct RemovedMember {
 pub struct Highlights {
     marks: BTreeMap<String, Mark>,
     /// Proper ancestors of marked paths: open by default.
-    pub(super) open: BTreeSet<String>,
+    pub(crate) open: BTreeSet<String>,
     /// Removed members, by the pointer of their container.
     removed: BTreeMap<String, Vec<RemovedMember>>,
     /// The old value of changed scalars (shown after the new one).

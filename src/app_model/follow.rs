@@ -12,7 +12,9 @@ use crate::diagnostic::Seq;
 use crate::protocol::{EventBody, ParseOutcome, parse_event};
 use crate::replay::{Conversation, Message};
 
-use super::state::{CursorView, Doc};
+use super::state::CursorView;
+
+use crate::app_model::document::Doc;
 
 /// Events read backwards, at most, for the last one that names a message
 /// (a long stretch of state deltas costs no more than this per step).
@@ -152,7 +154,9 @@ fn first_from_input(at: &Conversation, step: Seq) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ui::state::{AppState, Command, TimeCommand};
+    use crate::app_model::command::Command;
+    use crate::app_model::state::AppState;
+    use crate::app_model::time_control::TimeCommand;
 
     fn demo_at(step: u64) -> AppState {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("recordings/demo.jsonl");

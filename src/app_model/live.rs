@@ -8,7 +8,9 @@
 
 use std::time::{Duration, Instant};
 
-use super::state::{Doc, TimeCommand};
+use crate::app_model::document::Doc;
+
+use crate::app_model::time_control::TimeCommand;
 use crate::diagnostic::Seq;
 use crate::store::{SessionId, SessionInfo};
 
@@ -180,9 +182,9 @@ impl Live {
 
 #[cfg(test)]
 mod tests {
-    // Live follow's state machine, with no egui context (issue 16, point 3).
+    // Live follow's state machine, with no UI context (issue 16, point 3).
     use super::*;
-    use crate::ui::event_list::tests::{STREAM, doc_of};
+    use crate::app_model::test_support::{STREAM, doc_of};
 
     #[test]
     fn a_file_that_is_not_a_recording_is_never_read_again() {

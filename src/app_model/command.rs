@@ -3,9 +3,9 @@
 
 use std::path::PathBuf;
 
-use super::annotations::AnnotationId;
 use super::state::{EventFilter, TimelineRange};
 use super::time_control::TimeCommand;
+use crate::app_model::notes::AnnotationId;
 use crate::diagnostic::Seq;
 use crate::protocol::ProtocolVersion;
 use crate::replay::Profile;
@@ -106,7 +106,7 @@ pub enum Command {
     /// indexed so far (issue 13, point 9).
     CancelIndexing,
     /// The comparison with a second stream (File › Compare with…).
-    Compare(super::compare_with::CompareCommand),
+    Compare(crate::app_model::compare_with::CompareCommand),
 }
 
 /// What the marks A and B (the diff's two points) are asked.

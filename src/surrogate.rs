@@ -27,7 +27,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use super::fields::pointer_token;
+use crate::pointer::escape as pointer_token;
 
 /// The stand-in of unit `0xD800`.
 const BASE: u32 = 0x10_F800;

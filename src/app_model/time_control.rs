@@ -1,7 +1,7 @@
 //! The time cursor and playback as one small state machine (after Rerun's
 //! `TimeControl`): the step shown, the number of steps, playing or paused,
 //! the speed, following the end of a live stream, and where playback is in
-//! recorded time. It knows nothing of egui: panels send it
+//! recorded time. It knows nothing of the UI toolkit: panels send it
 //! [`TimeCommand`]s, [`TimeControl::apply`] applies one and says what
 //! changed, and [`TimeControl::tick`] moves playback on by a frame's time.
 

@@ -1,13 +1,14 @@
 //! Values as short text: cut to a number of characters, as one bounded line
 //! of JSON, or as the inline summary a tree row shows.
 
-use crate::ui::words::thousands;
+use crate::app_model::words::thousands;
 use std::borrow::Cow;
 use std::io;
 
 use serde_json::Value;
 
-use super::MAX_INLINE_CHARS;
+/// Characters of a scalar shown inline (the rest on hover).
+pub const MAX_INLINE_CHARS: usize = 120;
 
 /// `text` cut to `max_chars` characters, with `…` when cut.
 pub fn truncate_chars(text: &str, max_chars: usize) -> Cow<'_, str> {
@@ -54,7 +55,7 @@ pub fn compact_json(value: &Value, max_chars: usize) -> String {
         Cow::Owned(cut) => cut,
     };
     // Issue 39: a lone UTF-16 surrogate shows as its JSON escape.
-    crate::protocol::surrogate::escape_json(text)
+    crate::surrogate::escape_json(text)
 }
 
 /// The inline text of a scalar (strings quoted and escaped), or a short
@@ -91,7 +92,7 @@ mod tests {
     /// shows as the escape it came as, not as a private-use character.
     #[test]
     fn a_lone_surrogate_shows_as_its_escape() {
-        let rewritten = crate::protocol::surrogate::rewrite(r#""ok \ud83d""#).expect("lone");
+        let rewritten = crate::surrogate::rewrite(r#""ok \ud83d""#).expect("lone");
         let value: Value = serde_json::from_str(&rewritten).expect("JSON");
         assert_eq!(compact_json(&value, 100), r#""ok \ud83d""#);
         assert_eq!(inline_text(&value), r#""ok \ud83d""#);
