@@ -26,6 +26,7 @@
 pub mod cli;
 pub mod compare;
 pub mod conformance;
+pub mod desktop;
 pub mod diagnostic;
 pub mod diff;
 pub mod error;
