@@ -17,9 +17,15 @@
 //! It also writes `json_impls.rs`: one `json_messages!` list naming every
 //! message's fields and their JSON names, so the JSON mapping
 //! (src/protocol/proto/typed.rs) follows the `.proto` and cannot drift.
+//!
+//! And it sets `AGUI_REPLAY_COMMIT`, which `--version` prints (issue 45):
+//! `commit` and the checkout's commit, or `unknown commit` outside a git
+//! checkout of this crate (a crates.io package, an unpacked source
+//! archive); the build runs again when the checkout's HEAD moves.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use prost_types::field_descriptor_proto::{Label, Type};
 use prost_types::{DescriptorProto, FileDescriptorSet};
@@ -27,6 +33,13 @@ use prost_types::{DescriptorProto, FileDescriptorSet};
 fn main() {
     println!("cargo:rerun-if-changed=proto/agui.proto");
     println!("cargo:rerun-if-changed=build.rs");
+    let manifest_dir =
+        PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR is set"));
+    let commit = match git_commit(&manifest_dir) {
+        Some(hash) => format!("commit {hash}"),
+        None => "unknown commit".to_owned(),
+    };
+    println!("cargo:rustc-env=AGUI_REPLAY_COMMIT={commit}");
     let mut fds = match protox::compile(["agui.proto"], ["proto"]) {
         Ok(fds) => fds,
         Err(e) => panic!("proto/agui.proto does not compile: {e:?}"),
@@ -39,6 +52,55 @@ fn main() {
     if let Err(e) = config.compile_fds(fds) {
         panic!("prost-build: {e}");
     }
+}
+
+/// `git` run in `dir` with `args`: its output's first line, if it ran and
+/// succeeded.
+fn git(dir: &Path, args: &[&str]) -> Option<String> {
+    let output = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .ok()?;
+    if !output.status.success() {
+        return None;
+    }
+    let text = String::from_utf8(output.stdout).ok()?;
+    let line = text.lines().next()?.trim();
+    (!line.is_empty()).then(|| line.to_owned())
+}
+
+/// The short hash of HEAD when `manifest_dir` is the top of a git checkout
+/// (not a crate unpacked somewhere inside another repository), after asking
+/// cargo to run this script again when HEAD, or the branch it names, moves.
+fn git_commit(manifest_dir: &Path) -> Option<String> {
+    let top = git(manifest_dir, &["rev-parse", "--show-toplevel"])?;
+    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if !same(Path::new(&top), manifest_dir) {
+        return None;
+    }
+    // A worktree has its own HEAD; the branches are in the common folder.
+    let git_dir = git(manifest_dir, &["rev-parse", "--absolute-git-dir"])?;
+    let common = git(
+        manifest_dir,
+        &["rev-parse", "--path-format=absolute", "--git-common-dir"],
+    )
+    .unwrap_or_else(|| git_dir.clone());
+    let mut watched = vec![Path::new(&git_dir).join("HEAD")];
+    if let Some(branch) = git(manifest_dir, &["symbolic-ref", "-q", "HEAD"]) {
+        watched.push(Path::new(&common).join(branch));
+    }
+    watched.push(Path::new(&common).join("packed-refs"));
+    // Only files that exist: cargo runs the script again every build for
+    // a watched path that is missing.
+    for path in watched.iter().filter(|path| path.is_file()) {
+        println!("cargo:rerun-if-changed={}", path.display());
+    }
+    git(manifest_dir, &["rev-parse", "--short=12", "HEAD"])
 }
 
 /// The wire-neutral adjustments the module docs list.

@@ -45,6 +45,7 @@ pub mod app_model;
 pub mod cli;
 pub mod compare;
 pub mod conformance;
+pub mod desktop;
 pub mod diagnostic;
 pub mod diff;
 pub mod error;

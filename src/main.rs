@@ -18,7 +18,7 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 /// Record/replay debugger for AG-UI agent event streams. Without a
 /// subcommand it opens the desktop app (on FILE, or on the bundled demo).
 #[derive(Debug, Parser)]
-#[command(name = "agui-replay", version, about, long_about = None)]
+#[command(name = "agui-replay", version = cli::VERSION, about, long_about = None)]
 #[command(args_conflicts_with_subcommands = true)]
 struct Cli {
     /// What to do.

@@ -7,6 +7,7 @@ mod blame;
 mod check;
 mod compare;
 mod conformance;
+mod desktop;
 mod diff;
 mod export;
 mod find;
@@ -38,10 +39,21 @@ pub const EXIT_RUN_FAILED: u8 = 1;
 /// Exit code: bad usage, or input that cannot be read.
 pub const EXIT_USAGE: u8 = 2;
 
+/// What `--version` prints after the name: the crate's version and the
+/// commit it was built from, `0.1.0 (commit 4b8d9de1a2b3)`, or `0.1.0
+/// (unknown commit)` for a build outside a git checkout (issue 45; build.rs
+/// finds the commit).
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("AGUI_REPLAY_COMMIT"),
+    ")"
+);
+
 /// Record/replay debugger for AG-UI agent event streams. Without a
 /// subcommand it opens the desktop app (on FILE, or on the bundled demo).
 #[derive(Debug, Parser)]
-#[command(name = "agui-replay", version, about, long_about = None)]
+#[command(name = "agui-replay", version = VERSION, about, long_about = None)]
 #[command(args_conflicts_with_subcommands = true)]
 pub struct Cli {
     /// What to do.
@@ -172,6 +184,9 @@ pub enum Command {
     /// The replay rules (built in): one rule by its id (`R14`) or by a
     /// diagnostic code (`activity.patch.failed`), a section (`§11`), or all.
     Rules(rules::RulesArgs),
+    /// Linux: put the app in the launcher and register the files it opens
+    /// (`desktop install`), or take it out (`desktop uninstall`).
+    Desktop(desktop::DesktopArgs),
 }
 
 /// What every command that reads a stream takes.
@@ -356,6 +371,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Some(Command::Conformance(args)) => conformance::run(&args, &mut stdout)?,
         Some(Command::Rules(args)) => rules::run(&args, &mut stdout)?,
         Some(Command::Schemas(args)) => schemas::run(&args, &mut stdout)?,
+        Some(Command::Desktop(args)) => desktop::run(&args, &mut stdout)?,
         Some(Command::Open(args)) => open_app(&args)?,
         None => open_app(&cli.open)?,
     };

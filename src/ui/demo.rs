@@ -69,9 +69,27 @@ pub fn demo_copy(bundled: &Path, data_dir: &Path) -> Result<PathBuf, String> {
         )
     };
     let bytes = std::fs::read(bundled).map_err(|e| cause("read the demo", bundled, e))?;
+    demo_copy_of(&bytes, data_dir)
+}
+
+/// The demo built into the binary (`recordings/demo.rec` when it was
+/// built), so that an installed binary (a wheel, `cargo install`) opens it
+/// with no checkout beside it (issue 45).
+pub const BUNDLED: &[u8] = include_bytes!("../../recordings/demo.rec");
+
+/// The user's copy in `data_dir` of the demo whose bytes are `bytes`,
+/// made (or made again) as [`demo_copy`] makes it.
+pub fn demo_copy_of(bytes: &[u8], data_dir: &Path) -> Result<PathBuf, String> {
+    let cause = |what: &str, path: &Path, e: std::io::Error| {
+        format!(
+            "cannot {what} ({}): {}",
+            crate::error::io_cause(&e),
+            path.display()
+        )
+    };
     let copy = demo_copy_path(data_dir);
     let stamp = stamp_path(&copy);
-    let made_from = fingerprint(&bytes);
+    let made_from = fingerprint(bytes);
     if copy.is_file() && std::fs::read_to_string(&stamp).is_ok_and(|s| s == made_from) {
         return Ok(copy);
     }
@@ -91,7 +109,7 @@ pub fn demo_copy(bundled: &Path, data_dir: &Path) -> Result<PathBuf, String> {
     }
     // Written beside and renamed: a copy cut short is never opened.
     let partial = copy.with_extension("rec.partial");
-    std::fs::write(&partial, &bytes).map_err(|e| cause("copy the demo", &partial, e))?;
+    std::fs::write(&partial, bytes).map_err(|e| cause("copy the demo", &partial, e))?;
     std::fs::rename(&partial, &copy).map_err(|e| cause("copy the demo", &copy, e))?;
     std::fs::write(&stamp, made_from).map_err(|e| cause("write", &stamp, e))?;
     Ok(copy)
@@ -152,6 +170,16 @@ mod tests {
             b"first, bookmarked"
         );
         assert_eq!(std::fs::read(&bundled).expect("read"), b"second");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_demo_built_into_the_binary_is_a_recording_that_opens() {
+        // Issue 45: an installed binary has no recordings/ beside it.
+        let dir = temp_dir("built-in");
+        let copy = demo_copy_of(BUNDLED, &dir).expect("copied");
+        let source = crate::open::open_source(&copy, None).expect("opens");
+        assert_eq!(source.events.len(), 45);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -118,13 +118,28 @@ impl ReplayApp {
     /// it cannot be written), so that bookmarks and notes are never written
     /// into the bundled file (issue 13, point 11).
     pub fn with_demo(bundled: &std::path::Path, data_dir: Option<&std::path::Path>) -> Self {
+        Self::with_demo_copied(data_dir, |dir| demo::demo_copy(bundled, dir))
+    }
+
+    /// [`Self::with_demo`] for the demo built into the binary
+    /// ([`demo::BUNDLED`]): what the app opens with no argument.
+    pub fn with_built_in_demo(data_dir: Option<&std::path::Path>) -> Self {
+        Self::with_demo_copied(data_dir, |dir| demo::demo_copy_of(demo::BUNDLED, dir))
+    }
+
+    /// An app opening the demo copied by `copy` into a folder: `data_dir`,
+    /// else a temporary folder.
+    fn with_demo_copied(
+        data_dir: Option<&std::path::Path>,
+        copy: impl Fn(&std::path::Path) -> Result<PathBuf, String>,
+    ) -> Self {
         let in_data_dir = match data_dir {
-            Some(dir) => demo::demo_copy(bundled, dir),
+            Some(dir) => copy(dir),
             None => Err("no data folder (neither XDG_DATA_HOME nor HOME is set)".to_owned()),
         };
         let (copy, notice) = match in_data_dir {
             Ok(copy) => (Ok(copy), None),
-            Err(why) => match demo::demo_copy(bundled, &std::env::temp_dir()) {
+            Err(why) => match copy(&std::env::temp_dir()) {
                 Ok(copy) => {
                     let notice = format!(
                         "The demo opens from a temporary copy, {}: {why}",
@@ -187,7 +202,16 @@ impl ReplayApp {
             ctx.request_repaint_after(after);
         }
         if let Some(limit) = self.exit_after {
-            if self.started.elapsed() >= limit {
+            // Smoke tests (tools/wheel-check, issue 45) wait for this line:
+            // frame 0 was drawn. The window closes no sooner.
+            let drawn = ctx.cumulative_frame_nr() >= 1;
+            if ctx.cumulative_frame_nr() == 1 {
+                eprintln!(
+                    "agui-replay: first frame drawn, {} ms after start",
+                    self.started.elapsed().as_millis()
+                );
+            }
+            if drawn && self.started.elapsed() >= limit {
                 ctx.send_viewport_cmd(egui::ViewportCommand::Close);
             }
             ctx.request_repaint_after(Duration::from_millis(200));
@@ -801,12 +825,18 @@ pub fn run_app(
             .with_drag_and_drop(true),
         ..Default::default()
     };
+    // The icon `desktop install` installs (issue 45); a window without one
+    // is no reason not to open.
+    let options = match eframe::icon_data::from_png_bytes(crate::desktop::ICON_PNG) {
+        Ok(icon) => eframe::NativeOptions {
+            viewport: options.viewport.with_icon(icon),
+            ..options
+        },
+        Err(_) => options,
+    };
     let mut app = match path {
         Some(path) => ReplayApp::new(Some(path)),
-        None => ReplayApp::with_demo(
-            &crate::open::demo_recording(),
-            demo::user_data_dir().as_deref(),
-        ),
+        None => ReplayApp::with_built_in_demo(demo::user_data_dir().as_deref()),
     };
     app.exit_after = exit_after;
     app.state
@@ -842,5 +872,12 @@ mod tests {
             assert_eq!(theme_of_name(theme_name(preference)), Some(preference));
         }
         assert_eq!(theme_of_name("sepia"), None);
+    }
+
+    #[test]
+    fn the_window_icon_decodes() {
+        // Issue 45: run_app opens the window without an icon if it does not.
+        let icon = eframe::icon_data::from_png_bytes(crate::desktop::ICON_PNG).expect("a PNG");
+        assert_eq!((icon.width, icon.height), (256, 256));
     }
 }

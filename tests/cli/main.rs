@@ -20,6 +20,7 @@ mod find;
 mod fuzz_corpus;
 mod hostile;
 mod import;
+mod install;
 mod interop;
 mod opening;
 mod proto;
