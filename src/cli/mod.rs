@@ -127,11 +127,13 @@ pub enum Command {
     /// unreadable input.
     Compare(compare::CompareArgs),
     /// What if an event were different: the stream replayed with events
-    /// dropped (`--drop N`), replaced (`--replace N=JSON`) or inserted
-    /// (`--insert N=JSON`, before step N), compared with the recording as
-    /// `compare` compares two streams, with the edited replay's outcome and
-    /// diagnostics; `--out` writes the edited stream. The input is never
-    /// modified.
+    /// dropped, replaced or inserted, compared with the recording.
+    ///
+    /// `--drop N`, `--replace N=JSON` and `--insert N=JSON` (before step N)
+    /// name steps as `check` numbers them (step 0 is the run input). The
+    /// output is what `compare` prints for the recording (A) and the edited
+    /// stream (B), then the edited replay's outcome and diagnostics;
+    /// `--out` writes the edited stream. The input is never modified.
     ///
     /// Exit code 0 if the edits change neither the outcome, the messages
     /// nor the state, 1 if they do, 2 on bad usage (a step that does not
