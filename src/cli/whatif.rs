@@ -14,7 +14,9 @@ use serde_json::{Value, json};
 use super::{EXIT_OK, EXIT_RUN_FAILED, OutputFormat, ProtocolArg, StreamArgs, open_stream};
 use crate::compare::{Side, compare};
 use crate::diagnostic::{Diagnostic, Seq, Severity, SeverityCounts};
-use crate::export::{ExportContext, ExportFormat, ExportRequest, Redaction, Scope, export_name};
+use crate::export::{
+    ExportContext, ExportFormat, ExportRequest, Redaction, Scope, export_name, fixture_name,
+};
 use crate::input::HttpRequest;
 use crate::open::Source;
 use crate::replay::{Lockstep, Options, Profile, Replayer, merge_divergences, replay_comparing};
@@ -61,10 +63,15 @@ pub struct WhatifArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub format: OutputFormat,
-    /// Write the edited stream here: a recording for .rec, .sqlite or .db,
-    /// SSE for .sse, a vector for .json, JSON lines otherwise.
+    /// Write the edited stream here, in the format `export` gives its
+    /// extension: a recording for .rec, .sqlite or .db, SSE for .sse, a
+    /// vector for .json, JSON lines otherwise (or as `--out-format` says).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// The format of `--out`, as `export --format` takes it (a conformance
+    /// fixture is asked for by name).
+    #[arg(long, value_enum, value_name = "FORMAT", requires = "out")]
+    pub out_format: Option<ExportFormat>,
     /// Replace `--out` if it exists.
     #[arg(long)]
     pub force: bool,
@@ -400,7 +407,10 @@ fn write_edited(
     edits: &Edits,
     options: Options,
 ) -> anyhow::Result<(PathBuf, usize)> {
-    let format = ExportFormat::from_extension(path).unwrap_or(ExportFormat::Jsonl);
+    let format = args
+        .out_format
+        .or_else(|| ExportFormat::from_extension(path))
+        .unwrap_or(ExportFormat::Jsonl);
     if matches!(
         format,
         ExportFormat::Jsonl | ExportFormat::Sse | ExportFormat::Proto
@@ -420,7 +430,12 @@ fn write_edited(
         session: session.as_ref(),
         run_input: edited.run_input.as_ref(),
         options,
-        name: export_name(&source_name, &scope),
+        // A fixture is named after its file, as in the corpus.
+        name: if format == ExportFormat::Conformance {
+            fixture_name(Some(path), &scope)
+        } else {
+            export_name(&source_name, &scope)
+        },
         arrival_nanos: edited.arrival_nanos.as_deref(),
     };
     let request = ExportRequest {

@@ -418,3 +418,29 @@ fn the_input_is_never_modified() {
         assert_eq!(temp.listing(), listing, "no file beside the input");
     }
 }
+
+#[test]
+fn an_edit_that_proves_a_fix_becomes_a_conformance_fixture() {
+    // Issue 41, point 2: the edited stream in every export format, a
+    // fixture of the conformance corpus included (`--out-format`).
+    let temp = TempDir::new("whatif-fixture");
+    let file = temp.write("removed.jsonl", removed_path());
+    let folder = temp.subdir("fixtures");
+    let fixture = folder.join("no-removal.json");
+    let output = run(&[
+        "whatif",
+        p(&file),
+        "--drop",
+        "3",
+        "--out",
+        p(&fixture),
+        "--out-format",
+        "conformance",
+    ]);
+    assert_eq!(code(&output), 1, "{}", stderr(&output));
+    let document = load(&fixture);
+    assert_eq!(document["name"], "no-removal");
+    assert_eq!(document["stream"].as_array().map(Vec::len), Some(4));
+    let output = run(&["conformance", p(&folder)]);
+    assert_eq!(code(&output), 0, "{}", stdout(&output));
+}
