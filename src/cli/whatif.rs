@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use clap::Args;
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::{EXIT_OK, EXIT_RUN_FAILED, OutputFormat, ProtocolArg, StreamArgs, open_stream};
@@ -131,6 +132,28 @@ fn edit_json(edit: &Edit) -> Value {
         map.insert("json".into(), parsed);
     }
     value
+}
+
+/// The `whatif --format json` object: what `compare` prints for the
+/// recording (A) and the edited stream (B), then the edits, whether they
+/// changed nothing, the edited replay and where it was written.
+#[derive(Serialize)]
+struct WhatifJson<'a> {
+    #[serde(flatten)]
+    comparison: Value,
+    edits: Vec<Value>,
+    unchanged: bool,
+    edited: EditedJson<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    out: Option<Value>,
+}
+
+/// The edited replay's members of `check --format json`, in its order.
+#[derive(Serialize)]
+struct EditedJson<'a> {
+    outcome: &'static str,
+    fatal: Option<&'a Diagnostic>,
+    diagnostics: &'a [Diagnostic],
 }
 
 /// The edited replay as `check --format json` has it: its outcome, fatal
@@ -299,28 +322,19 @@ pub(super) fn run(args: &WhatifArgs, out: &mut dyn Write) -> anyhow::Result<u8> 
                     "session": source.session.as_ref().map(|s| s.id.get()),
                 })
             };
-            let mut value = comparison.to_json(describe(&recorded), describe(&edited));
-            if let Value::Object(map) = &mut value {
-                map.insert(
-                    "edits".into(),
-                    edits.edits().iter().map(edit_json).collect(),
-                );
-                map.insert("unchanged".into(), json!(unchanged));
-                map.insert(
-                    "edited".into(),
-                    json!({
-                        "outcome": report.outcome.as_str(),
-                        "fatal": report.fatal,
-                        "diagnostics": report.diagnostics,
-                    }),
-                );
-                if let Some((path, num_events)) = &written {
-                    map.insert(
-                        "out".into(),
-                        json!({ "file": path.display().to_string(), "events": num_events }),
-                    );
-                }
-            }
+            let value = WhatifJson {
+                comparison: comparison.to_json(describe(&recorded), describe(&edited)),
+                edits: edits.edits().iter().map(edit_json).collect(),
+                unchanged,
+                edited: EditedJson {
+                    outcome: report.outcome.as_str(),
+                    fatal: report.fatal.as_ref(),
+                    diagnostics: &report.diagnostics,
+                },
+                out: written.as_ref().map(|(path, num_events)| {
+                    json!({ "file": path.display().to_string(), "events": num_events })
+                }),
+            };
             super::write_json(out, &value, true)?;
             writeln!(out)?;
         }
