@@ -266,14 +266,12 @@ impl Edits {
                     edit_is_insert: is_insert,
                 });
             }
-            if !is_insert {
-                if let Some(first) = changed.insert(step, edit) {
-                    return Err(EditError::Twice {
-                        step,
-                        first: first.label(),
-                        second: edit.label(),
-                    });
-                }
+            if !is_insert && let Some(first) = changed.insert(step, edit) {
+                return Err(EditError::Twice {
+                    step,
+                    first: first.label(),
+                    second: edit.label(),
+                });
             }
             let is_run_input = step == Seq::START;
             match edit {
