@@ -23,7 +23,7 @@ use crate::open::Source;
 use crate::replay::{Lockstep, Options, Profile, Replayer, merge_divergences, replay_comparing};
 use crate::store::{SessionId, SessionInfo, SessionStatus};
 use crate::timing::{Clock, merge_stalls};
-use crate::whatif::{Edit, Edits};
+use crate::whatif::{Edit, Edits, RunInputChange};
 
 /// `whatif` options.
 #[derive(Debug, Args)]
@@ -197,25 +197,33 @@ fn edited_report(
 }
 
 /// The recording session an export of the edited stream carries: the
-/// recorded one with the edited run input as its request body (a stream
-/// without a session gets one when it has a run input to keep).
-fn edited_session(
-    source: &Source,
-    run_input: Option<&Value>,
-    num_events: usize,
-) -> Option<SessionInfo> {
-    let body = run_input.map(|input| serde_json::to_vec(input).unwrap_or_default());
+/// recorded one (its request body, the run input, kept byte for byte
+/// unless an edit changed it), or, for a stream without a session, one
+/// when it has a run input to keep.
+fn edited_session(source: &Source, edits: &Edits, num_events: usize) -> Option<SessionInfo> {
+    // Written as the replay reads it: a lone surrogate as its escape.
+    let json = |input: &Value| {
+        serde_json::to_string(input)
+            .map(|text| crate::surrogate::escape_json(text).into_bytes())
+            .unwrap_or_default()
+    };
+    let body = match edits.run_input_change() {
+        None => None,
+        Some(RunInputChange::Dropped) => Some(None),
+        Some(RunInputChange::Replaced(input)) => Some(Some(json(input))),
+    };
     match &source.session {
         Some(session) => {
             let mut session = session.clone();
             match (&mut session.request, body) {
-                (Some(request), body) => request.body = body,
-                (None, Some(body)) => session.request = Some(synthetic_request(body)),
-                (None, None) => {}
+                (_, None) => {}
+                (Some(request), Some(body)) => request.body = body,
+                (None, Some(Some(body))) => session.request = Some(synthetic_request(body)),
+                (None, Some(None)) => {}
             }
             Some(session)
         }
-        None => body.map(|body| SessionInfo {
+        None => source.run_input.as_ref().map(json).map(|body| SessionInfo {
             id: SessionId::new(1),
             source: "whatif".to_owned(),
             format: "jsonl".to_owned(),
@@ -438,7 +446,7 @@ fn write_edited(
     }
     let source_name = format!("{} (edited)", args.file.display());
     let scope = Scope::UpTo(Seq::new(edited.events.len() as u64));
-    let session = edited_session(recorded, edited.run_input.as_ref(), edited.events.len());
+    let session = edited_session(edited, edits, edited.events.len());
     let context = ExportContext {
         source_name: &source_name,
         session: session.as_ref(),

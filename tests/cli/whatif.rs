@@ -444,3 +444,72 @@ fn an_edit_that_proves_a_fix_becomes_a_conformance_fixture() {
     let output = run(&["conformance", p(&folder)]);
     assert_eq!(code(&output), 0, "{}", stdout(&output));
 }
+
+#[test]
+fn a_recorded_request_body_is_kept_byte_for_byte_unless_step_0_is_edited() {
+    // Issue 41: the recording written carries the recorded run input as it
+    // was sent, and the edited one when `--replace 0` or `--drop 0` says so.
+    use agui_replay::input::HttpRequest;
+    use agui_replay::store::{NewSession, Recording, RecordingWriter, SessionStatus};
+    let temp = TempDir::new("whatif-body");
+    let rec = temp.path().join("spaced.rec");
+    let body = b"{ \"threadId\": \"t1\", \"runId\": \"r1\",\n  \"messages\": [] }".to_vec();
+    let mut writer = RecordingWriter::create(&rec, false).unwrap();
+    writer
+        .begin_session(NewSession {
+            source: "proxy".into(),
+            format: "sse".into(),
+            request: Some(HttpRequest {
+                method: "POST".into(),
+                url: "http://agent.test/agent".into(),
+                headers: Vec::new(),
+                body: Some(body.clone()),
+            }),
+            ..NewSession::default()
+        })
+        .unwrap();
+    for event in [
+        run_started(),
+        json!({"type": "CUSTOM", "name": "x"}),
+        run_finished(),
+    ] {
+        writer.append(event.to_string().as_bytes()).unwrap();
+    }
+    writer.end_session(SessionStatus::Complete).unwrap();
+    writer.finish().unwrap();
+    let body_of = |path: &Path| {
+        let recording = Recording::open(path).unwrap();
+        let session = recording.pick_session(None).unwrap();
+        session.request.as_ref().and_then(|r| r.body.clone())
+    };
+    let kept = temp.path().join("kept.rec");
+    let output = run(&["whatif", p(&rec), "--drop", "2", "--out", p(&kept)]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(body_of(&kept), Some(body.clone()));
+    let replaced = temp.path().join("replaced.rec");
+    let input = r#"{"threadId":"t1","runId":"r1","messages":[],"state":{"n":1}}"#;
+    let replace = format!("0={input}");
+    let output = run(&[
+        "whatif",
+        p(&rec),
+        "--replace",
+        &replace,
+        "--out",
+        p(&replaced),
+    ]);
+    assert_eq!(code(&output), 1, "{}", stderr(&output));
+    let written = body_of(&replaced).unwrap();
+    assert_eq!(
+        serde_json::from_slice::<Value>(&written).unwrap(),
+        serde_json::from_str::<Value>(input).unwrap()
+    );
+    let dropped = temp.path().join("dropped.rec");
+    let output = run(&["whatif", p(&rec), "--drop", "0", "--out", p(&dropped)]);
+    assert_eq!(
+        code(&output),
+        0,
+        "an empty run input holds nothing: {}",
+        stderr(&output)
+    );
+    assert_eq!(body_of(&dropped), None);
+}
