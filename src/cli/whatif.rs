@@ -316,9 +316,7 @@ pub(super) fn run(args: &WhatifArgs, out: &mut dyn Write) -> anyhow::Result<u8> 
         && comparison.first_state_divergence.is_none()
         && comparison.final_state.is_none();
     let written = match &args.out {
-        Some(path) => Some(write_edited(
-            args, path, &recorded, &edited, &edits, options,
-        )?),
+        Some(path) => Some(write_edited(args, path, &edited, &edits, options)?),
         None => None,
     };
     let labels: Vec<String> = edits.edits().iter().map(Edit::label).collect();
@@ -424,7 +422,6 @@ fn write_edited_text(report: &EditedReport, out: &mut dyn Write) -> anyhow::Resu
 fn write_edited(
     args: &WhatifArgs,
     path: &Path,
-    recorded: &Source,
     edited: &Source,
     edits: &Edits,
     options: Options,
