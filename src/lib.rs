@@ -21,6 +21,9 @@
 //! [`compare`] aligns two streams (two runs of the same agent) and finds
 //! where their events and their states part.
 //!
+//! [`whatif`] edits a stream (drop, replace or insert an event) into a new
+//! one, the recording untouched, for the replay and `compare` to read.
+//!
 //! The top-level modules import one another one way (issue 44; the test
 //! `tests/layers.rs` fails on a cycle), from the leaves up:
 //!
@@ -31,13 +34,13 @@
 //! - [`protocol`] (parsing events), then [`input`] (reading streams) and
 //!   [`replay`] (the rules);
 //! - [`timeline`] (seeking), then [`search`], [`diff`], [`compare`],
-//!   [`conformance`];
+//!   [`whatif`], [`conformance`];
 //! - [`store`] (recordings), then [`export`], [`open`], [`record`],
 //!   [`timing`], [`serve`];
 //! - [`cli`] and `ui` on top (the CLI opens the app, never the reverse).
 //!
 //! The engine modules (`protocol`, `input`, `replay`, `timeline`, `store`,
-//! `record`, `export`, `rules`, `compare`) know nothing of the UI; `ui` is the desktop
+//! `record`, `export`, `rules`, `compare`, `whatif`) know nothing of the UI; `ui` is the desktop
 //! app that reads them, built with the default `app` feature (without it, the
 //! crate and the binary have no UI crate in their dependency graph).
 
@@ -69,6 +72,7 @@ pub mod timeline;
 pub mod timing;
 #[cfg(feature = "app")]
 pub mod ui;
+pub mod whatif;
 
 pub use diagnostic::{Code, Diagnostic, Seq, Severity, SeverityCounts};
 pub use input::{EventLog, Format, ReadError, Stream, read_bytes, read_path};

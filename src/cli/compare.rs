@@ -118,7 +118,12 @@ pub(super) fn run(args: &CompareArgs, out: &mut dyn Write) -> anyhow::Result<u8>
     })
 }
 
-fn text(c: &crate::compare::StreamComparison, out: &mut dyn Write) -> anyhow::Result<()> {
+/// The comparison in words, after the lines naming A and B (what
+/// `whatif` prints too).
+pub(super) fn text(
+    c: &crate::compare::StreamComparison,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
     writeln!(
         out,
         "{} aligned ({} changed), {} only in A, {} only in B (timestamps ignored)",

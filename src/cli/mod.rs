@@ -19,6 +19,7 @@ mod serve;
 mod state;
 mod timing;
 mod upgrade;
+mod whatif;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -125,6 +126,19 @@ pub enum Command {
     /// Exit code 0 if the two agree, 1 if they differ, 2 on bad usage or
     /// unreadable input.
     Compare(compare::CompareArgs),
+    /// What if an event were different: the stream replayed with events
+    /// dropped, replaced or inserted, compared with the recording.
+    ///
+    /// `--drop N`, `--replace N=JSON` and `--insert N=JSON` (before step N)
+    /// name steps as `check` numbers them (step 0 is the run input). The
+    /// output is what `compare` prints for the recording (A) and the edited
+    /// stream (B), then the edited replay's outcome and diagnostics;
+    /// `--out` writes the edited stream. The input is never modified.
+    ///
+    /// Exit code 0 if the edits change neither the outcome, the messages
+    /// nor the state, 1 if they do, 2 on bad usage (a step that does not
+    /// exist, an invalid event) or unreadable input.
+    Whatif(whatif::WhatifArgs),
     /// The steps where a value in a message or in the state became what you
     /// look for, like grep over time: `--message ID` or `--state`, a JSON
     /// `--pointer`, and `--equals JSON`, `--contains JSON` or `--exists`.
@@ -359,6 +373,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Some(Command::State(args)) => state::run(&args, &mut stdout)?,
         Some(Command::Diff(args)) => diff::run(&args, &mut stdout)?,
         Some(Command::Compare(args)) => compare::run(&args, &mut stdout)?,
+        Some(Command::Whatif(args)) => whatif::run(&args, &mut stdout)?,
         Some(Command::Find(args)) => find::run(&args, &mut stdout)?,
         Some(Command::Blame(args)) => blame::run(&args, &mut stdout)?,
         Some(Command::Import(args)) => import::run(&args, &mut stdout)?,

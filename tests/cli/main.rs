@@ -34,3 +34,4 @@ mod stdin;
 mod surrogates;
 mod timing;
 mod upgrade;
+mod whatif;
