@@ -1,5 +1,5 @@
 //! Applying a patch atomically (R11), within the limits of what a patch may
-//! build ([`super::limits`]), and saying in plain words why an operation
+//! build ([`crate::limits`]), and saying in plain words why an operation
 //! did not apply (R14).
 
 use std::fmt;
@@ -9,7 +9,7 @@ use json_patch::jsonptr::{Pointer, Token};
 use json_patch::{AddOperation, PatchErrorKind, PatchOperation, ReplaceOperation};
 use serde_json::Value;
 
-use super::limits::{
+use crate::limits::{
     Limit, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_PATCH_OPS, MEMBER_BYTES, document_bytes,
     measure,
 };
@@ -55,7 +55,7 @@ pub fn apply_patch(doc: &mut Value, patch: &Patch) -> Result<(), PatchFailure> {
 /// `bytes`, kept up to date: what the replay calls, so that no operation
 /// walks the whole document to know its size.
 ///
-/// [`document_bytes`]: super::limits::document_bytes
+/// [`document_bytes`]: crate::limits::document_bytes
 pub fn apply_patch_weighed(
     doc: &mut Value,
     bytes: &mut usize,
@@ -1139,10 +1139,7 @@ mod tests {
             json!([{"op": "add", "path": "/x", "value": {"k": [1, "two"]}, "acme": 1}, {"op": "remove", "path": "/a"}]),
         ] {
             let read = delta_of(ops.clone());
-            let expected = [
-                super::super::limits::value_weight(&json!({"k": [1, "two"]})),
-                None,
-            ];
+            let expected = [crate::limits::value_weight(&json!({"k": [1, "two"]})), None];
             assert_eq!(read.weights, expected, "{ops}");
         }
         // The cases do reach both sides of each limit.

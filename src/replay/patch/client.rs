@@ -4,7 +4,7 @@
 //! `__proto__` banned), and that library departs from RFC 6902 in ways a
 //! deployed UI showed. This module reproduces them on JSON documents, so
 //! that the `ag-ui-client-1.0` profile shows what the user saw; the `spec`
-//! profile keeps [`super::patch`].
+//! profile keeps [`super::rfc`].
 //!
 //! What is reproduced (docs/RULES.md P7): a pointer token is looked up as a
 //! JavaScript property, so the names JavaScript objects inherit
@@ -23,28 +23,28 @@ use std::borrow::Cow;
 use json_patch::PatchOperation;
 use serde_json::{Map, Value};
 
-use super::limits::{
+use super::rfc::PatchFailure;
+use crate::limits::{
     Limit, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_PATCH_OPS, document_bytes, measure,
 };
-use super::patch::PatchFailure;
 use crate::protocol::{Patch, op_name};
 
 /// Why the client's applier rejected an operation.
 #[derive(Debug)]
-pub(super) enum ClientError {
+pub(in crate::replay) enum ClientError {
     /// The library threw: the client logs it and skips the delta.
     Thrown(String),
     /// The result holds a JavaScript function, which the client cannot
     /// clone (`structuredClone` throws). An activity delta is skipped; a
     /// state delta fails the run (the clone happens outside any `catch`).
     Uncloneable(&'static str),
-    /// A limit of [`super::limits`] (L1–L3).
+    /// A limit of [`crate::limits`] (L1–L3).
     Limit(Limit, String),
 }
 
 /// Why a patch failed under the client, with [`ClientError::Uncloneable`]
 /// told apart.
-pub(super) struct ClientFailure {
+pub(in crate::replay) struct ClientFailure {
     /// The failure in the form the diagnostics take.
     pub failure: PatchFailure,
     /// Whether the client could not clone the result (see [`ClientError`]).
@@ -53,7 +53,7 @@ pub(super) struct ClientFailure {
 
 /// What an applied patch left besides the document.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(super) struct Applied {
+pub(in crate::replay) struct Applied {
     /// The client's document is `undefined` (a `move` or `copy` to `""`
     /// from a path that does not resolve): `doc` is left as it was, for the
     /// caller to decide what the client shows.
@@ -64,7 +64,7 @@ pub(super) struct Applied {
 /// `@ag-ui/client` 1.0.0 calls it; on failure `doc` is unchanged (the
 /// client patched a clone). `bytes` is the document's weight, kept up to
 /// date.
-pub(super) fn apply_patch_client(
+pub(in crate::replay) fn apply_patch_client(
     doc: &mut Value,
     bytes: &mut usize,
     patch: &Patch,
@@ -1324,7 +1324,7 @@ mod tests {
             let mut taken = doc.clone();
             let mut moved = whole.clone();
             let mut bytes = document_bytes(&taken);
-            let outcome = super::super::patch::apply_patch_taking(&mut taken, &mut bytes, &mut moved);
+            let outcome = super::super::rfc::apply_patch_taking(&mut taken, &mut bytes, &mut moved);
             proptest::prop_assert_eq!(outcome.map(|()| taken), result.clone());
             if result.is_err() {
                 proptest::prop_assert!(moved.ops == whole.ops, "the values given back");
