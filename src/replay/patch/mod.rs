@@ -1,8 +1,9 @@
 //! Applying a patch: as RFC 6902 says ([`rfc`], the `spec` profile) or as
 //! the reference client's library does ([`client`], the
-//! `ag-ui-client-1.0` profile), both within the limits of what a patch may
-//! build ([`crate::limits`]).
+//! `ag-ui-client-1.0` profile), both within one budget of what a patch may
+//! build ([`budget`], on the limits of [`crate::limits`]).
 
+mod budget;
 mod client;
 mod rfc;
 
