@@ -34,8 +34,6 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use super::{CheckpointPolicy, Checkpoints, Events, StreamIndex, Timeline};
 use crate::diagnostic::Seq;
-use crate::event_log::EventLog;
-use crate::protocol::for_each_parsed;
 use crate::replay::codec::{
     DecodeError, Decoded, Decoder, Encoder, LazyMessages, MessageTable, Shared,
 };
@@ -624,20 +622,6 @@ fn decode_arrivals(bytes: &[u8], n: u64) -> Decoded<Option<Vec<u64>>> {
 }
 
 impl Timeline {
-    /// The timeline of `events` from `start`, with the end-of-stream checks,
-    /// holding no events itself: what a writer that keeps the events
-    /// elsewhere builds to store its index ([`Self::encode_index`]).
-    pub fn index_of(start: Replayer, events: &EventLog) -> Self {
-        let mut timeline = Self::starting_from(start, CheckpointPolicy::default());
-        timeline.head.reserve(events.len());
-        timeline.index.reserve(events.len());
-        for_each_parsed(events, |seq, num_bytes, parsed| {
-            timeline.apply_parsed(seq, num_bytes, parsed);
-        });
-        timeline.finish();
-        timeline
-    }
-
     /// The derived data of this timeline (everything but its events), as
     /// one blob; an error when a value is nested too deeply to be read back
     /// (or a stored checkpoint cannot be decoded).
@@ -735,23 +719,15 @@ impl Timeline {
         blob: impl Into<Vec<u8>>,
         options: Options,
     ) -> Decoded<Self> {
-        Self::from_stored_index_with_arrivals(events, blob, options).map(|(timeline, _)| timeline)
-    }
-
-    /// [`Self::from_stored_index`], with the events' arrival times when
-    /// the index holds them ([`Self::encode_index_with`]).
-    pub fn from_stored_index_with_arrivals(
-        events: impl Into<Events>,
-        blob: impl Into<Vec<u8>>,
-        options: Options,
-    ) -> Decoded<(Self, Option<Vec<u64>>)> {
         Self::from_stored_pieces(events, StoredPieces::whole(blob.into()), options)
+            .map(|(timeline, _)| timeline)
     }
 
-    /// [`Self::from_stored_index_with_arrivals`] from the index's pieces
-    /// (issue 14): the pieces of its front are read now, into one buffer,
-    /// the others in the background (or by the first seek that needs
-    /// one). A piece that is missing, of another size or out of order is
+    /// [`Self::from_stored_index`] from the index's pieces, with the
+    /// events' arrival times when the index holds them
+    /// ([`Self::encode_index_with`]). The pieces of its front are read
+    /// now, into one buffer, the others in the background (or by the
+    /// first seek that needs one). A piece that is missing, of another size or out of order is
     /// refused: in the front now, among the checkpoints when a seek
     /// first reads it (that seek then starts from an earlier checkpoint).
     pub fn from_stored_pieces(
@@ -964,6 +940,7 @@ impl Timeline {
 mod tests {
     use super::*;
     use crate::diagnostic::Seq;
+    use crate::event_log::EventLog;
     use crate::timeline::test_streams::long;
 
     fn demo() -> EventLog {
@@ -1188,7 +1165,9 @@ mod tests {
             max_cost: 256 * 1024,
             op_cost: 48,
         };
-        let spaced_before = Timeline::from_log_with_policy(log.clone(), options, earlier);
+        let spaced_before = Timeline::builder(options)
+            .policy(earlier)
+            .replay(log.clone());
         assert!(
             spaced_before.num_checkpoints() > replayed.num_checkpoints(),
             "{} checkpoints 256 KiB apart, {} 512 KiB apart",
@@ -1212,7 +1191,9 @@ mod tests {
             max_cost: 100 * 1024,
             op_cost: 48,
         };
-        let blob = Timeline::from_log_with_policy(log.clone(), options, unknown)
+        let blob = Timeline::builder(options)
+            .policy(unknown)
+            .replay(log.clone())
             .encode_index()
             .expect("encodes");
         assert!(Timeline::from_stored_index(log, &blob[..], options).is_err());
@@ -1363,14 +1344,14 @@ mod tests {
             .encode_index_with(Some(&arrivals))
             .expect("encodes");
         let (_, back) =
-            Timeline::from_stored_index_with_arrivals(long(), &blob[..], Options::default())
+            Timeline::from_stored_pieces(long(), StoredPieces::whole(blob), Options::default())
                 .expect("decodes");
         assert_eq!(back.as_deref(), Some(&arrivals[..]));
         // A writer's timeline (holding no events) stores them too (issue 14).
-        let written = Timeline::index_of(Replayer::new(Options::default()), &long());
+        let written = Timeline::builder(Options::default()).index_of(&long());
         let blob = written.encode_index_with(Some(&arrivals)).expect("encodes");
         let (_, back) =
-            Timeline::from_stored_index_with_arrivals(long(), &blob[..], Options::default())
+            Timeline::from_stored_pieces(long(), StoredPieces::whole(blob), Options::default())
                 .expect("decodes");
         assert_eq!(back.as_deref(), Some(&arrivals[..]));
         // Times of another count are left out.
@@ -1378,7 +1359,7 @@ mod tests {
             .encode_index_with(Some(&arrivals[1..]))
             .expect("encodes");
         let (_, back) =
-            Timeline::from_stored_index_with_arrivals(long(), &blob[..], Options::default())
+            Timeline::from_stored_pieces(long(), StoredPieces::whole(blob), Options::default())
                 .expect("decodes");
         assert_eq!(back, None);
     }
