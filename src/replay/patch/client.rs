@@ -114,8 +114,10 @@ pub(in crate::replay) fn apply_patch_client(
     while let Some(op) = patch.ops.get(index) {
         apply_op(&mut work, op, &mut run).map_err(|error| fail(index, error))?;
         index += 1;
-        // Issue 38: the adds at the same array position after it, at once.
+        // Issue 38: the adds at the same array position after it, at once
+        // (at the root, each replaces the document: no run).
         if let PatchOperation::Add(first) = op
+            && !first.path.as_str().is_empty()
             && matches!(patch.ops.get(index), Some(PatchOperation::Add(next)) if next.path == first.path)
         {
             index = insert_run(&mut work, &patch.ops, index, first.path.as_str(), &mut run)
@@ -1293,6 +1295,17 @@ mod tests {
             let result = client(&mut applied, &whole).map(|()| applied);
             proptest::prop_assert_eq!(&result, &op_by_op(&doc, &ops, client));
         }
+    }
+
+    #[test]
+    fn adds_at_the_root_one_after_another_replace_the_document_without_a_panic() {
+        // issue 38 (runs of inserts), found while running issue 44's tests:
+        // two `add`s at "" were taken for a run of array inserts, and the
+        // client's walk indexed past the pointer's tokens.
+        let ops = r#"[{"op":"add","path":"","value":[1]},{"op":"add","path":"","value":[2]}]"#;
+        let (spec, client) = both(r#"{"a":1}"#, ops);
+        assert_eq!(spec, Ok(json!([2])));
+        assert_eq!(client, Ok(json!([2])));
     }
 
     #[test]
