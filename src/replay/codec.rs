@@ -4,6 +4,17 @@
 //!
 //! Decoding never panics and never believes a length it cannot back with
 //! bytes: a damaged blob gives a [`DecodeError`], and the caller replays.
+//!
+//! Where the index's format is written (each part beside the type whose
+//! private fields it reads; the engine fingerprint test in
+//! `timeline/stored.rs` fails when any of them changes a byte):
+//! - the blob's layout, header, versions and what this build reads:
+//!   `timeline/stored.rs` (`INDEX_FORMAT_VERSION`, `REPLAY_ENGINE_VERSION`);
+//! - the primitives, messages, diagnostics, effects, options, a state and
+//!   a checkpoint: here;
+//! - what is open (chunk streams, reasoning phases…): `replay/streams.rs`;
+//! - the drift tracking and its layers: `replay/drift.rs`;
+//! - the lanes, diagnostic steps and event kinds: `timeline/index.rs`.
 
 use std::sync::Arc;
 
