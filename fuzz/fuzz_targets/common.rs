@@ -60,7 +60,9 @@ pub fn replay_checked(log: &EventLog, run_input: Option<&serde_json::Value>) {
                 max_cost: 64,
                 op_cost: 16,
             };
-            let timeline = Timeline::replaying(start(options, run_input), log.clone(), policy);
+            let timeline = Timeline::starting_from(start(options, run_input))
+                .policy(policy)
+                .replay(log.clone());
             assert_eq!(
                 timeline.head().document(),
                 whole.document(),

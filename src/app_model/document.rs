@@ -9,7 +9,7 @@ use crate::error::error_chain;
 use crate::open::{Source, SourceError, open_source};
 use crate::replay::Options;
 use crate::store::{Recording, SessionInfo, StoreError, file_is_sqlite};
-use crate::timeline::{CheckpointPolicy, RawEvent, Timeline};
+use crate::timeline::{RawEvent, Timeline};
 
 use super::indexing::{IndexPlan, Indexing, MemorySource};
 
@@ -353,7 +353,7 @@ pub fn load_with(
         options,
     };
     if live {
-        let timeline = Timeline::replaying_unfinished(start, events, CheckpointPolicy::default());
+        let timeline = Timeline::starting_from(start).replay_unfinished(events);
         return Ok(Box::new(opened.into_doc(timeline, arrival_nanos, None)));
     }
     if events.len() <= load_options.sync_events {
@@ -361,17 +361,14 @@ pub fn load_with(
         // the inspector (not for a live session, whose events keep coming).
         let (shown, other) = opened.comparison();
         let divergences = crate::replay::replay_comparing(shown, other, &events).1;
-        let timeline = Timeline::replaying(start, events, CheckpointPolicy::default());
+        let timeline = Timeline::starting_from(start).replay(events);
         let mut doc = opened.into_doc(timeline, arrival_nanos, None);
         doc.divergences = divergences;
         return Ok(Box::new(doc));
     }
     // Long: the first chunk now, the rest in the background.
-    let mut timeline = Timeline::replaying_unfinished(
-        start,
-        crate::input::EventLog::default(),
-        CheckpointPolicy::default(),
-    );
+    let mut timeline =
+        Timeline::starting_from(start).replay_unfinished(crate::input::EventLog::default());
     let total = events.len() as u64;
     timeline.extend_from(&events, load_options.plan.chunk_events);
     let shown = arrival_nanos[..timeline.len()].to_vec();
@@ -540,7 +537,7 @@ fn open_recording(
     let timing = Timing::of_recorded_prefix(&first_arrivals, last_arrival, total, imported);
     let opened = opened(recording, timing);
     let start = opened.source.start(options);
-    let mut timeline = Timeline::over_file(start, shown_events, CheckpointPolicy::default());
+    let mut timeline = Timeline::starting_from(start).over_file(shown_events);
     let first = if total <= load_options.sync_events {
         total
     } else {
@@ -628,12 +625,9 @@ fn waiting_for_a_session(path: &Path, recording: Recording, options: Options) ->
         path: path.to_owned(),
         sessions: Vec::new(),
         session: None,
-        timeline: Timeline::replaying_unfinished(
-            start,
-            crate::input::EventLog::default(),
-            CheckpointPolicy::default(),
-        )
-        .into(),
+        timeline: Timeline::starting_from(start)
+            .replay_unfinished(crate::input::EventLog::default())
+            .into(),
         source,
         arrival_nanos: Vec::new(),
         timing: Timing::Recorded,

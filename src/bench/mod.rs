@@ -444,7 +444,7 @@ pub fn replay_figures(config: GenConfig, num_seeks: usize) -> ReplayFigures {
 /// of each event's bytes.
 fn apply_only_secs(log: &EventLog) -> f64 {
     const CHUNK_EVENTS: usize = 65_536;
-    let mut timeline = Timeline::new(Options::default());
+    let mut timeline = Timeline::builder(Options::default()).empty();
     let mut secs = 0.0;
     let mut from = 0;
     while from < log.len() {
@@ -592,7 +592,9 @@ fn bytes_without_checkpoints(config: GenConfig) -> Option<usize> {
         op_cost: 0,
     };
     let before = allocated_bytes()?;
-    let timeline = Timeline::from_log_with_policy(log, Options::default(), never);
+    let timeline = Timeline::builder(Options::default())
+        .policy(never)
+        .replay(log);
     let after = allocated_bytes()?;
     drop(timeline);
     Some(after.saturating_sub(before))

@@ -11,7 +11,7 @@ use super::{EXIT_OK, OutputFormat, StreamArgs, open_stream};
 use crate::diagnostic::Seq;
 use crate::search::{Blame, Change, Target, blame};
 use crate::store::Recording;
-use crate::timeline::{CheckpointPolicy, Timeline};
+use crate::timeline::Timeline;
 
 /// Exit code: the pointer never resolved up to the step (nothing to blame).
 const EXIT_NEVER_SET: u8 = 1;
@@ -67,11 +67,7 @@ pub(super) fn run(args: &BlameArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
     });
     let timeline = match stored {
         Some(timeline) => timeline,
-        None => Timeline::replaying(
-            source.start(options),
-            source.events.clone(),
-            CheckpointPolicy::default(),
-        ),
+        None => Timeline::starting_from(source.start(options)).replay(source.events.clone()),
     };
     let found = blame(&timeline, &target, &args.pointer, Seq::new(at))?;
     if let Target::Message(id) = &target

@@ -8,7 +8,7 @@ use clap::Args;
 use super::{EXIT_OK, StreamArgs, open_stream};
 use crate::diagnostic::Seq;
 use crate::diff::{Comparison, DiffScope};
-use crate::timeline::{CheckpointPolicy, Timeline};
+use crate::timeline::Timeline;
 
 /// `diff` options.
 #[derive(Debug, Args)]
@@ -55,11 +55,7 @@ pub(super) fn run(args: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
             );
         }
     }
-    let timeline = Timeline::replaying(
-        source.start(options),
-        source.events,
-        CheckpointPolicy::default(),
-    );
+    let timeline = Timeline::starting_from(source.start(options)).replay(source.events);
     let scope = match (&args.message, args.scope) {
         (Some(id), _) => DiffScope::Message(id.clone()),
         (None, None | Some(ScopeArg::Everything)) => DiffScope::Everything,

@@ -379,7 +379,8 @@ fn write_recording(content: &RecordingContent, out: &Path) -> Result<(), ExportE
     let start = writer.index_start(session, content.declared_profile.as_deref())?;
     let (written, timeline) = std::thread::scope(|scope| {
         let events = &content.events;
-        let replay = start.map(|start| scope.spawn(move || Timeline::index_of(start, events)));
+        let replay =
+            start.map(|start| scope.spawn(move || Timeline::starting_from(start).index_of(events)));
         let written = (|| {
             for ((_, raw), arrival) in content.events.iter().zip(&content.arrival_nanos) {
                 writer.append_at(raw, *arrival)?;

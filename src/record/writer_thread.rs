@@ -17,7 +17,7 @@ use crate::replay::Replayer;
 use crate::store::{
     NewSession, RecordingWriter, SessionId, SessionStatus, StoreError, StoreRedaction,
 };
-use crate::timeline::{CheckpointPolicy, Timeline};
+use crate::timeline::Timeline;
 
 enum Command {
     Begin {
@@ -231,13 +231,7 @@ fn run(mut writer: RecordingWriter, commands: &Receiver<Command>) -> Result<(), 
                         Some(input) => Replayer::with_run_input(options, &input),
                         None => Replayer::new(options),
                     };
-                    timelines.insert(
-                        *id,
-                        (
-                            Timeline::starting_from(start, CheckpointPolicy::default()),
-                            Vec::new(),
-                        ),
-                    );
+                    timelines.insert(*id, (Timeline::starting_from(start).empty(), Vec::new()));
                 }
                 let _ = reply.send(begun);
             }

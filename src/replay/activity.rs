@@ -12,8 +12,7 @@ use super::conversation::{ActivityMessage, Message, Role};
 use super::drift::{DriftCheck, activity_part};
 use super::engine::{ActivityChange, Effect, EventEffect, Replayer};
 use super::limits::document_bytes;
-use super::patch::apply_patch_taking;
-use super::patch_client::apply_patch_client;
+use super::patch::{apply_patch_client, apply_patch_taking};
 use crate::diagnostic::{Code, Diagnostic, Severity};
 use crate::protocol::{Envelope, Patch};
 

@@ -4,6 +4,17 @@
 //!
 //! Decoding never panics and never believes a length it cannot back with
 //! bytes: a damaged blob gives a [`DecodeError`], and the caller replays.
+//!
+//! Where the index's format is written (each part beside the type whose
+//! private fields it reads; the engine fingerprint test in
+//! `timeline/stored.rs` fails when any of them changes a byte):
+//! - the blob's layout, header, versions and what this build reads:
+//!   `timeline/stored.rs` (`INDEX_FORMAT_VERSION`, `REPLAY_ENGINE_VERSION`);
+//! - the primitives, messages, diagnostics, effects, options, a state and
+//!   a checkpoint: here;
+//! - what is open (chunk streams, reasoning phases…): `replay/streams.rs`;
+//! - the drift tracking and its layers: `replay/drift.rs`;
+//! - the lanes, diagnostic steps and event kinds: `timeline/index.rs`.
 
 use std::sync::Arc;
 
@@ -18,22 +29,62 @@ use super::{Options, Profile};
 use crate::diagnostic::{Code, Diagnostic, Drift, DriftKind, DriftPatch, Seq, Severity};
 use crate::protocol::{EventType, ProtocolVersion};
 
-/// Why a blob could not be decoded (or a state encoded).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DecodeError(pub String);
-
-impl std::fmt::Display for DecodeError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
+/// Why a stored index could not be decoded (or a state encoded): the index
+/// is then not believed, and the caller replays. Its `Display` is the
+/// reason in plain words.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    /// The bytes end before what they hold does.
+    #[error("{0}")]
+    EndsEarly(&'static str),
+    /// The bytes are not what the format writes there: a number too long
+    /// or too large, a string that is not UTF-8, a value that is not JSON,
+    /// parts out of order or pointing past what they refer to, bytes after
+    /// an end.
+    #[error("{0}")]
+    Malformed(&'static str),
+    /// A tag this build does not know (a kind, role, code, profile…).
+    #[error("{0}")]
+    Unknown(&'static str),
+    /// A checksum differs: the bytes changed after they were written.
+    #[error("{0}")]
+    Damaged(&'static str),
+    /// Well formed, but written for something else: another format,
+    /// checkpoint policy, options or stream.
+    #[error("{0}")]
+    Mismatch(&'static str),
+    /// A part of the index that is not there: a piece, a range, a
+    /// checkpoint.
+    #[error("{0}")]
+    Missing(&'static str),
+    /// A piece could not be read from where the index is stored.
+    #[error("piece {piece} of the index: {reason}")]
+    Unreadable {
+        /// The piece (0-based).
+        piece: usize,
+        /// Why, as its source says.
+        reason: String,
+    },
+    /// A state names a shared part (a message, a text, a drift layer) the
+    /// index does not hold.
+    #[error("a state in the index names {0} the index does not hold")]
+    NoSuchPart(&'static str),
+    /// A shared part lies past the end of the index.
+    #[error("{0} in the index is past its end")]
+    PartPastEnd(&'static str),
+    /// A shared part has bytes after its end.
+    #[error("{0} in the index has bytes after its end")]
+    PartTooLong(&'static str),
+    /// Encoding: a value nested too deeply to be stored.
+    #[error("{0}")]
+    Unstorable(&'static str),
+    /// Encoding: a value JSON cannot write, as `serde_json` says.
+    #[error("{0}")]
+    NotWritable(String),
 }
 
 /// The result of decoding.
 pub type Decoded<T> = Result<T, DecodeError>;
-
-fn bad<T>(what: &str) -> Decoded<T> {
-    Err(DecodeError(what.to_owned()))
-}
 
 /// Appends encoded values to a byte buffer.
 #[derive(Debug, Default)]
@@ -97,9 +148,12 @@ impl Encoder {
     /// read back ([`MAX_DEPTH`]).
     pub fn json(&mut self, value: &Value) -> Decoded<()> {
         if depth(value) > MAX_DEPTH {
-            return bad("a value is nested too deeply to be stored");
+            return Err(DecodeError::Unstorable(
+                "a value is nested too deeply to be stored",
+            ));
         }
-        let text = serde_json::to_vec(value).map_err(|e| DecodeError(e.to_string()))?;
+        let text =
+            serde_json::to_vec(value).map_err(|e| DecodeError::NotWritable(e.to_string()))?;
         self.bytes(&text);
         Ok(())
     }
@@ -107,9 +161,11 @@ impl Encoder {
     /// A JSON object as compact text.
     pub fn object(&mut self, map: &Map<String, Value>) -> Decoded<()> {
         if map.values().map(depth).max().unwrap_or(0) + 1 > MAX_DEPTH {
-            return bad("a value is nested too deeply to be stored");
+            return Err(DecodeError::Unstorable(
+                "a value is nested too deeply to be stored",
+            ));
         }
-        let text = serde_json::to_vec(map).map_err(|e| DecodeError(e.to_string()))?;
+        let text = serde_json::to_vec(map).map_err(|e| DecodeError::NotWritable(e.to_string()))?;
         self.bytes(&text);
         Ok(())
     }
@@ -173,7 +229,9 @@ impl<'a> Decoder<'a> {
         let mut value = 0u64;
         for shift in (0..64).step_by(7) {
             let Some(&byte) = self.data.get(self.pos) else {
-                return bad("the index ends in the middle of a number");
+                return Err(DecodeError::EndsEarly(
+                    "the index ends in the middle of a number",
+                ));
             };
             self.pos += 1;
             value |= u64::from(byte & 0x7f) << shift;
@@ -181,7 +239,7 @@ impl<'a> Decoder<'a> {
                 return Ok(value);
             }
         }
-        bad("a number in the index is too long")
+        Err(DecodeError::Malformed("a number in the index is too long"))
     }
 
     /// A length or a count, which must not exceed the bytes left (each
@@ -190,19 +248,22 @@ impl<'a> Decoder<'a> {
         let n = self.u64()?;
         match usize::try_from(n) {
             Ok(n) if n <= self.remaining() => Ok(n),
-            _ => bad("a count in the index exceeds its size"),
+            _ => Err(DecodeError::Malformed(
+                "a count in the index exceeds its size",
+            )),
         }
     }
 
     /// A number that must fit a `usize`.
     pub fn usize(&mut self) -> Decoded<usize> {
-        usize::try_from(self.u64()?).or_else(|_| bad("a number in the index is too large"))
+        usize::try_from(self.u64()?)
+            .map_err(|_| DecodeError::Malformed("a number in the index is too large"))
     }
 
     /// The next `n` bytes, which must be there.
     pub fn take(&mut self, n: usize) -> Decoded<&'a [u8]> {
         let Some(bytes) = self.data.get(self.pos..self.pos.saturating_add(n)) else {
-            return bad("the index ends early");
+            return Err(DecodeError::EndsEarly("the index ends early"));
         };
         self.pos += n;
         Ok(bytes)
@@ -212,7 +273,7 @@ impl<'a> Decoder<'a> {
     #[inline]
     pub fn u8(&mut self) -> Decoded<u8> {
         let Some(&byte) = self.data.get(self.pos) else {
-            return bad("the index ends early");
+            return Err(DecodeError::EndsEarly("the index ends early"));
         };
         self.pos += 1;
         Ok(byte)
@@ -223,14 +284,16 @@ impl<'a> Decoder<'a> {
         match self.u8()? {
             0 => Ok(false),
             1 => Ok(true),
-            _ => bad("a flag in the index is neither 0 nor 1"),
+            _ => Err(DecodeError::Malformed(
+                "a flag in the index is neither 0 nor 1",
+            )),
         }
     }
 
     /// Skips `n` bytes, which must be there.
     pub fn skip(&mut self, n: usize) -> Decoded<()> {
         if n > self.remaining() {
-            return bad("the index ends early");
+            return Err(DecodeError::EndsEarly("the index ends early"));
         }
         self.pos += n;
         Ok(())
@@ -246,7 +309,8 @@ impl<'a> Decoder<'a> {
 
     /// A string.
     pub fn str(&mut self) -> Decoded<&'a str> {
-        std::str::from_utf8(self.bytes()?).or_else(|_| bad("a string in the index is not UTF-8"))
+        std::str::from_utf8(self.bytes()?)
+            .map_err(|_| DecodeError::Malformed("a string in the index is not UTF-8"))
     }
 
     /// An owned string.
@@ -265,13 +329,14 @@ impl<'a> Decoder<'a> {
 
     /// A JSON value.
     pub fn json(&mut self) -> Decoded<Value> {
-        serde_json::from_slice(self.bytes()?).or_else(|_| bad("a value in the index is not JSON"))
+        serde_json::from_slice(self.bytes()?)
+            .map_err(|_| DecodeError::Malformed("a value in the index is not JSON"))
     }
 
     /// A JSON object.
     pub fn object(&mut self) -> Decoded<Map<String, Value>> {
         serde_json::from_slice(self.bytes()?)
-            .or_else(|_| bad("an object in the index is not a JSON object"))
+            .map_err(|_| DecodeError::Malformed("an object in the index is not a JSON object"))
     }
 
     /// A step.
@@ -432,26 +497,22 @@ impl<T: ?Sized> LazyItems<T> {
         &self,
         blob: &[u8],
         n: usize,
-        what: &str,
+        what: &'static str,
         decode: impl FnOnce(&mut Decoder<'_>) -> Decoded<Arc<T>>,
     ) -> Decoded<Arc<T>> {
         let (Some(&(start, end)), Some(cell)) = (self.ranges.get(n), self.decoded.get(n)) else {
-            return Err(DecodeError(format!(
-                "a state in the index names {what} the index does not hold"
-            )));
+            return Err(DecodeError::NoSuchPart(what));
         };
         if let Some(item) = cell.get() {
             return Ok(Arc::clone(item));
         }
         let Some(bytes) = blob.get(start..end) else {
-            return Err(DecodeError(format!("{what} in the index is past its end")));
+            return Err(DecodeError::PartPastEnd(what));
         };
         let d = &mut Decoder::new(bytes);
         let item = decode(d)?;
         if !d.at_end() {
-            return Err(DecodeError(format!(
-                "{what} in the index has bytes after its end"
-            )));
+            return Err(DecodeError::PartTooLong(what));
         }
         Ok(Arc::clone(cell.get_or_init(|| item)))
     }
@@ -544,7 +605,9 @@ fn decode_message(d: &mut Decoder<'_>) -> Decoded<Message> {
         1 => {
             let id = d.string()?.into();
             let Some(role) = Role::from_name(d.str()?) else {
-                return bad("a message in the index has an unknown role");
+                return Err(DecodeError::Unknown(
+                    "a message in the index has an unknown role",
+                ));
             };
             Ok(Message::Other(OtherMessage {
                 id,
@@ -552,7 +615,9 @@ fn decode_message(d: &mut Decoder<'_>) -> Decoded<Message> {
                 fields: d.object()?,
             }))
         }
-        _ => bad("a message in the index has an unknown kind"),
+        _ => Err(DecodeError::Unknown(
+            "a message in the index has an unknown kind",
+        )),
     }
 }
 
@@ -601,14 +666,20 @@ pub fn encode_diagnostic(e: &mut Encoder, diagnostic: &Diagnostic) {
 pub fn decode_diagnostic(d: &mut Decoder<'_>) -> Decoded<Diagnostic> {
     let seq = d.seq()?;
     let Some(code) = Code::from_name(d.str()?) else {
-        return bad("a diagnostic in the index has an unknown code");
+        return Err(DecodeError::Unknown(
+            "a diagnostic in the index has an unknown code",
+        ));
     };
     let severity = match d.u8()? {
         0 => Severity::Error,
         1 => Severity::Warning,
         2 => Severity::Note,
         3 => Severity::Info,
-        _ => return bad("a diagnostic in the index has an unknown severity"),
+        _ => {
+            return Err(DecodeError::Unknown(
+                "a diagnostic in the index has an unknown severity",
+            ));
+        }
     };
     let message_id = d.opt_string()?;
     let path = d.opt_string()?;
@@ -621,7 +692,11 @@ pub fn decode_diagnostic(d: &mut Decoder<'_>) -> Decoded<Diagnostic> {
         1 => Some(DriftKind::Repair),
         2 => Some(DriftKind::Unexplained),
         3 => Some(DriftKind::Unstreamed),
-        _ => return bad("a drift in the index is of an unknown kind"),
+        _ => {
+            return Err(DecodeError::Unknown(
+                "a drift in the index is of an unknown kind",
+            ));
+        }
     };
     if let Some(kind) = kind {
         let since = d.seq()?;
@@ -629,7 +704,7 @@ pub fn decode_diagnostic(d: &mut Decoder<'_>) -> Decoded<Diagnostic> {
         let failed_at = Some(d.seq()?).filter(|s| s.get() > 0);
         // Parsed when first read (issue 14): most are never looked at.
         let Some(patch) = DriftPatch::from_json_text(d.bytes()?) else {
-            return bad("a value in the index is not JSON");
+            return Err(DecodeError::Malformed("a value in the index is not JSON"));
         };
         diagnostic.drift = Some(Box::new(Drift {
             kind,
@@ -671,10 +746,14 @@ pub fn change_byte(change: ActivityChange) -> u8 {
 
 /// The activity change of a stored byte.
 pub fn change_of(byte: u8) -> Decoded<ActivityChange> {
-    CHANGES
-        .get(usize::from(byte))
-        .copied()
-        .map_or_else(|| bad("an activity change in the index is unknown"), Ok)
+    CHANGES.get(usize::from(byte)).copied().map_or_else(
+        || {
+            Err(DecodeError::Unknown(
+                "an activity change in the index is unknown",
+            ))
+        },
+        Ok,
+    )
 }
 
 fn encode_effect(e: &mut Encoder, effect: EventEffect) {
@@ -694,7 +773,7 @@ fn decode_effects(d: &mut Decoder<'_>) -> Decoded<Vec<EventEffect>> {
     let mut effects = Vec::with_capacity(n);
     for pair in bytes.chunks_exact(2) {
         let Some(&effect) = EFFECTS.get(usize::from(pair[0])) else {
-            return bad("an effect in the index is unknown");
+            return Err(DecodeError::Unknown("an effect in the index is unknown"));
         };
         let activity = match pair[1] {
             0 => None,
@@ -708,7 +787,7 @@ fn decode_effects(d: &mut Decoder<'_>) -> Decoded<Vec<EventEffect>> {
 #[cfg(test)]
 fn decode_effect(d: &mut Decoder<'_>) -> Decoded<EventEffect> {
     let Some(&effect) = EFFECTS.get(usize::from(d.u8()?)) else {
-        return bad("an effect in the index is unknown");
+        return Err(DecodeError::Unknown("an effect in the index is unknown"));
     };
     let activity = match d.u8()? {
         0 => None,
@@ -729,13 +808,15 @@ pub fn decode_options(d: &mut Decoder<'_>) -> Decoded<Options> {
     let profile: Profile = d
         .str()?
         .parse()
-        .or_else(|_| bad("the index names an unknown profile"))?;
+        .map_err(|_| DecodeError::Unknown("the index names an unknown profile"))?;
     let protocol_name = d.str()?;
     let Some(protocol) = ProtocolVersion::ALL
         .into_iter()
         .find(|v| v.as_str() == protocol_name)
     else {
-        return bad("the index names an unknown protocol version");
+        return Err(DecodeError::Unknown(
+            "the index names an unknown protocol version",
+        ));
     };
     Ok(Options {
         profile,
@@ -778,7 +859,9 @@ impl Replayer {
                 let mut last = 0;
                 for i in changed {
                     let Some(message) = conversation.shared_at(i) else {
-                        return bad("a changed message is past the list's end");
+                        return Err(DecodeError::Malformed(
+                            "a changed message is past the list's end",
+                        ));
                     };
                     e.usize(i - last);
                     e.usize(table.number(message)?);
@@ -847,9 +930,12 @@ impl Replayer {
     /// message list whole.
     pub fn encode(&self, e: &mut Encoder, table: &mut MessageTable) -> Decoded<()> {
         if depth(&self.state) > MAX_DEPTH {
-            return bad("the state is nested too deeply to be stored");
+            return Err(DecodeError::Unstorable(
+                "the state is nested too deeply to be stored",
+            ));
         }
-        let state = serde_json::to_vec(&*self.state).map_err(|e| DecodeError(e.to_string()))?;
+        let state = serde_json::to_vec(&*self.state)
+            .map_err(|e| DecodeError::NotWritable(e.to_string()))?;
         self.encode_with(e, table, &state, None)
     }
 
@@ -858,7 +944,8 @@ impl Replayer {
     pub fn decode(d: &mut Decoder<'_>, shared: Shared<'_>) -> Decoded<Self> {
         let (mut replayer, state) = Self::decode_with(d, shared)?;
         replayer.state = Arc::new(
-            serde_json::from_slice(state).or_else(|_| bad("the stored state is not JSON"))?,
+            serde_json::from_slice(state)
+                .map_err(|_| DecodeError::Malformed("the stored state is not JSON"))?,
         );
         Ok(replayer)
     }
@@ -880,7 +967,9 @@ impl Replayer {
             }
             1 => {
                 let Some(head) = shared.head else {
-                    return bad("a state in the index is stored against the last one, not given");
+                    return Err(DecodeError::Malformed(
+                        "a state in the index is stored against the last one, not given",
+                    ));
                 };
                 let len = d.usize()?;
                 let n = d.count()?;
@@ -889,20 +978,28 @@ impl Replayer {
                 for _ in 0..n {
                     at = match at.checked_add(d.usize()?) {
                         Some(at) => at,
-                        None => return bad("a changed message in the index is out of range"),
+                        None => {
+                            return Err(DecodeError::Malformed(
+                                "a changed message in the index is out of range",
+                            ));
+                        }
                     };
                     changed.push((at, message(d.usize()?)?));
                 }
                 match Conversation::prefix_of(head, len, changed) {
                     Some(conversation) => conversation,
                     None => {
-                        return bad(
+                        return Err(DecodeError::Malformed(
                             "a checkpoint's messages in the index do not follow the last state's",
-                        );
+                        ));
                     }
                 }
             }
-            _ => return bad("a message list in the index is of an unknown kind"),
+            _ => {
+                return Err(DecodeError::Unknown(
+                    "a message list in the index is of an unknown kind",
+                ));
+            }
         };
         for _ in 0..d.count()? {
             let id = d.str()?;
@@ -916,12 +1013,16 @@ impl Replayer {
             0 => RunPhase::NotStarted,
             1 => RunPhase::Open,
             2 => RunPhase::Ended,
-            _ => return bad("a run phase in the index is unknown"),
+            _ => return Err(DecodeError::Unknown("a run phase in the index is unknown")),
         };
         replayer.ended_by = match d.opt_string()? {
             Some(name) => match EventType::from_name(&name) {
                 Some(t) => Some(t),
-                None => return bad("an event type in the index is unknown"),
+                None => {
+                    return Err(DecodeError::Unknown(
+                        "an event type in the index is unknown",
+                    ));
+                }
             },
             None => None,
         };
@@ -935,7 +1036,9 @@ impl Replayer {
         for _ in 0..d.count()? {
             let key = d.string()?;
             let Some(value) = d.opt_string()? else {
-                return bad("a tool call in the index has no message");
+                return Err(DecodeError::Malformed(
+                    "a tool call in the index has no message",
+                ));
             };
             calls.insert(key, value);
         }
@@ -973,13 +1076,17 @@ impl FrozenReplay {
         head: &Conversation,
     ) -> Decoded<()> {
         let Some(state) = self.state.text() else {
-            return bad("a checkpoint holds a value nested too deeply to be stored");
+            return Err(DecodeError::Unstorable(
+                "a checkpoint holds a value nested too deeply to be stored",
+            ));
         };
         self.base.encode_with(e, table, state, Some(head))?;
         e.usize(self.contents.len());
         for (i, content) in &self.contents {
             let Some(text) = content.text() else {
-                return bad("a checkpoint holds a value nested too deeply to be stored");
+                return Err(DecodeError::Unstorable(
+                    "a checkpoint holds a value nested too deeply to be stored",
+                ));
             };
             e.usize(*i);
             e.bytes(text);
@@ -1024,15 +1131,25 @@ impl FrozenReplay {
             let gap = d.usize()?;
             at = match at.checked_add(gap) {
                 Some(i) if gap > 0 || texts.is_empty() => i,
-                _ => return bad("the texts of a checkpoint in the index are out of order"),
+                _ => {
+                    return Err(DecodeError::Malformed(
+                        "the texts of a checkpoint in the index are out of order",
+                    ));
+                }
             };
             let log = shared.tables.text_log(shared.blob, d.usize()?)?;
             let Some(text) = FrozenText::of_log(log, d.usize()?) else {
-                return bad("a checkpoint in the index holds more of a text than it has");
+                return Err(DecodeError::Malformed(
+                    "a checkpoint in the index holds more of a text than it has",
+                ));
             };
             match base.conversation.at(at) {
                 Some(Message::Other(message)) if message.text() == Some("") => {}
-                _ => return bad("a text of a checkpoint in the index has no message to go to"),
+                _ => {
+                    return Err(DecodeError::Malformed(
+                        "a text of a checkpoint in the index has no message to go to",
+                    ));
+                }
             }
             texts.push((at, text));
         }

@@ -477,8 +477,8 @@ pub(super) fn decode_layer(d: &mut Decoder<'_>) -> Decoded<DriftLayer> {
     for _ in 0..n {
         let id = d.string()?;
         if entries.last().is_some_and(|(last, _)| *last >= id) {
-            return Err(super::codec::DecodeError(
-                "a drift layer in the index is out of order".into(),
+            return Err(super::codec::DecodeError::Malformed(
+                "a drift layer in the index is out of order",
             ));
         }
         entries.push((id, decode_entry(d)?));

@@ -64,8 +64,8 @@ impl Stored {
     pub(super) fn from_text(text: &[u8]) -> Result<Self, super::codec::DecodeError> {
         match serde_json::from_slice::<serde::de::IgnoredAny>(text) {
             Ok(_) => Ok(Self::Text(text.into())),
-            Err(_) => Err(super::codec::DecodeError(
-                "a checkpoint in the index holds a value that is not JSON".into(),
+            Err(_) => Err(super::codec::DecodeError::Malformed(
+                "a checkpoint in the index holds a value that is not JSON",
             )),
         }
     }

@@ -18,7 +18,6 @@ mod frozen;
 mod layered;
 use crate::limits;
 mod patch;
-mod patch_client;
 mod streams;
 
 use std::fmt;

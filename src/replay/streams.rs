@@ -57,8 +57,8 @@ impl Kind {
             1 => Self::Tool,
             2 => Self::Reasoning,
             _ => {
-                return Err(DecodeError(
-                    "a chunk stream in the index has an unknown kind".into(),
+                return Err(DecodeError::Unknown(
+                    "a chunk stream in the index has an unknown kind",
                 ));
             }
         })
@@ -220,8 +220,8 @@ impl Streams {
                 Some(name) => match Role::from_name(&name) {
                     Some(role) => Some(role.as_str()),
                     None => {
-                        return Err(DecodeError(
-                            "a chunk stream in the index has an unknown role".into(),
+                        return Err(DecodeError::Unknown(
+                            "a chunk stream in the index has an unknown role",
                         ));
                     }
                 },

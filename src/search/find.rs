@@ -373,8 +373,7 @@ mod tests {
         log.push(
             br#"{"type":"STATE_DELTA","delta":[{"op":"replace","path":"/mode","value":"final"}]}"#,
         );
-        let timeline =
-            Timeline::replaying(start, log, crate::timeline::CheckpointPolicy::default());
+        let timeline = Timeline::starting_from(start).replay(log);
         let query = Query::new(Target::State, "/mode", Predicate::Exists).expect("valid");
         let steps: Vec<u64> = find_all(&timeline, &query)
             .iter()

@@ -155,7 +155,7 @@ fn write_planned(
             let replay = start.map(|start| {
                 let events = &planned.events;
                 scope.spawn(move || {
-                    let timeline = Timeline::index_of(start, events);
+                    let timeline = Timeline::starting_from(start).index_of(events);
                     // No arrivals: the writing failed, and nothing is stored.
                     let arrivals = arrivals_receiver.recv().ok()?;
                     Some(EncodedIndex::of(&timeline, Some(&arrivals)))

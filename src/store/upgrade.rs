@@ -73,7 +73,7 @@ pub fn upgrade_with(path: &Path, sql_indexes: bool) -> Result<Upgraded, StoreErr
             None => Replayer::new(options),
         };
         let events = recording.load_events(session.id)?;
-        let timeline = Timeline::index_of(start, &events);
+        let timeline = Timeline::starting_from(start).index_of(&events);
         let arrivals = recording.arrival_nanos(session.id)?;
         if writer.store_timeline_with(session.id, &timeline, Some(&arrivals))? {
             indexed += 1;

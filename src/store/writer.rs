@@ -434,7 +434,8 @@ impl RecordingWriter {
     /// options `timeline` was replayed with, replacing one stored before.
     /// The timeline must be the session's whole stream, replayed from its
     /// [stored run input](Self::stored_run_input) with the end-of-stream
-    /// checks ([`Timeline::index_of`]). The index is stored in pieces of
+    /// checks ([`index_of`](crate::timeline::TimelineBuilder::index_of)).
+    /// The index is stored in pieces of
     /// [`INDEX_PIECE_BYTES`](super::INDEX_PIECE_BYTES) (or less, under a
     /// lower SQLite length limit), so that an index of any size fits
     /// (10,000,000 events make more than SQLite's largest value). Returns
@@ -1070,7 +1071,7 @@ impl Drop for RecordingWriter {
 mod tests {
     use super::*;
     use crate::input::EventLog;
-    use crate::replay::{Options, Replayer};
+    use crate::replay::Options;
 
     /// The pieces of an index in parts are the pieces of the parts joined,
     /// whatever the parts' lengths against the pieces' (a part shorter
@@ -1115,7 +1116,7 @@ mod tests {
         let mut log = EventLog::default();
         log.push(br#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#);
         log.push(br#"{"type":"STATE_SNAPSHOT","snapshot":{"k":"a value long enough"}}"#);
-        let timeline = Timeline::index_of(Replayer::new(Options::default()), &log);
+        let timeline = Timeline::builder(Options::default()).index_of(&log);
         let session = writer
             .begin_session(NewSession {
                 source: "test".into(),
@@ -1178,7 +1179,7 @@ mod tests {
         let arrivals = writer
             .import_events_at(&log, None, &mut |_| {})
             .expect("writes the events");
-        let timeline = Timeline::index_of(Replayer::new(Options::default()), &log);
+        let timeline = Timeline::builder(Options::default()).index_of(&log);
         writer
             .conn
             .set_limit(rusqlite::limits::Limit::SQLITE_LIMIT_LENGTH, 1024)

@@ -247,7 +247,7 @@ impl StreamIndex {
     /// Decodes what [`Self::encode`] wrote, checking that every step is at
     /// most `last_step` and every kind is one.
     pub(super) fn decode(d: &mut Decoder<'_>, last_step: u64) -> Decoded<Self> {
-        let out_of_range = || DecodeError("a step in the index is past the stream's end".into());
+        let out_of_range = || DecodeError::Mismatch("a step in the index is past the stream's end");
         let mut index = Self::default();
         for _ in 0..d.count()? {
             let message_id = d.string()?;
@@ -267,7 +267,7 @@ impl StreamIndex {
                 .insert(message_id.clone(), index.lanes.len())
                 .is_some()
             {
-                return Err(DecodeError("the index holds an activity twice".into()));
+                return Err(DecodeError::Malformed("the index holds an activity twice"));
             }
             index.lanes.push(ActivityLane {
                 message_id,
@@ -290,7 +290,9 @@ impl StreamIndex {
         }
         let kinds = d.bytes()?;
         if kinds.iter().any(|&k| usize::from(k) >= NUM_KINDS) {
-            return Err(DecodeError("an event kind in the index is unknown".into()));
+            return Err(DecodeError::Unknown(
+                "an event kind in the index is unknown",
+            ));
         }
         index.kinds = kinds.to_vec();
         index.buckets = index

@@ -13,11 +13,13 @@
 //! state (which change all the time) as compact JSON text
 //! ([`FrozenReplay`]).
 
+mod build;
 mod dropper;
 mod events;
 mod index;
 mod stored;
 
+pub use build::TimelineBuilder;
 pub use dropper::drop_in_background;
 pub use events::{BLOCK_EVENTS, BlockSource, Events, FileEvents, RawEvent};
 pub use index::{ActivityLane, EventKind, KindCounts, NUM_KINDS, Pending, StreamIndex};
@@ -28,7 +30,7 @@ pub use stored::{
 
 use crate::diagnostic::{Diagnostic, Seq};
 use crate::event_log::{EventLog, RawEvents};
-use crate::protocol::{EventBody, ParseOutcome, for_each_parsed, for_each_parsed_in, parse_event};
+use crate::protocol::{EventBody, ParseOutcome, for_each_parsed_in, parse_event};
 use crate::replay::{EventEffect, FreezeCache, FrozenReplay, Options, Replayer};
 
 /// When to take a checkpoint.
@@ -88,19 +90,26 @@ pub struct Timeline {
 }
 
 impl Timeline {
-    /// An empty timeline.
-    pub fn new(options: Options) -> Self {
-        Self::starting_from(Replayer::new(options), CheckpointPolicy::default())
+    /// A timeline to build, replayed with `options` (see [`TimelineBuilder`]
+    /// for its step 0, its checkpoint policy and what it starts with).
+    pub fn builder(options: Options) -> TimelineBuilder {
+        TimelineBuilder::new(options)
     }
 
-    /// An empty timeline with a given checkpoint policy.
-    pub fn with_policy(options: Options, policy: CheckpointPolicy) -> Self {
-        Self::starting_from(Replayer::new(options), policy)
+    /// Replays a whole stream (taking its events) and runs the
+    /// end-of-stream checks: `Timeline::builder(options).replay(events)`.
+    pub fn from_log(events: EventLog, options: Options) -> Self {
+        Self::builder(options).replay(events)
     }
 
-    /// An empty timeline whose step 0 is the given replayer's state (for
-    /// example [`Replayer::with_run_input`]).
-    pub fn starting_from(start: Replayer, policy: CheckpointPolicy) -> Self {
+    /// A timeline to build whose step 0 is `start`'s state (for example
+    /// [`Replayer::with_run_input`]: a recorded run input).
+    pub fn starting_from(start: Replayer) -> TimelineBuilder {
+        TimelineBuilder::starting_from(start)
+    }
+
+    /// An empty timeline whose step 0 is `start`'s state.
+    fn empty_from(start: Replayer, policy: CheckpointPolicy) -> Self {
         let mut index = StreamIndex::default();
         for diagnostic in start.diagnostics() {
             index.record_diagnostic(diagnostic);
@@ -118,47 +127,6 @@ impl Timeline {
         }
     }
 
-    /// Replays a whole stream (taking its events) and runs the
-    /// end-of-stream checks.
-    pub fn from_log(events: EventLog, options: Options) -> Self {
-        Self::from_log_with_policy(events, options, CheckpointPolicy::default())
-    }
-
-    /// [`Self::from_log`] with a given checkpoint policy.
-    pub fn from_log_with_policy(
-        events: EventLog,
-        options: Options,
-        policy: CheckpointPolicy,
-    ) -> Self {
-        Self::replaying(Replayer::new(options), events, policy)
-    }
-
-    /// Replays a whole stream from a given step 0 (a recorded run input).
-    pub fn replaying(start: Replayer, events: impl Into<Events>, policy: CheckpointPolicy) -> Self {
-        let mut timeline = Self::replaying_unfinished(start, events, policy);
-        timeline.finish();
-        timeline
-    }
-
-    /// Replays the events a stream has so far, without the end-of-stream
-    /// checks: a live recording, which [`Self::append`] extends and
-    /// [`Self::finish`] ends.
-    pub fn replaying_unfinished(
-        start: Replayer,
-        events: impl Into<Events>,
-        policy: CheckpointPolicy,
-    ) -> Self {
-        let events = events.into();
-        let mut timeline = Self::starting_from(start, policy);
-        timeline.head.reserve(events.len());
-        timeline.index.reserve(events.len());
-        for_each_parsed(&events, |seq, num_bytes, parsed| {
-            timeline.apply_parsed(seq, num_bytes, parsed);
-        });
-        timeline.events = events;
-        timeline
-    }
-
     /// Appends one event (its raw bytes), applies it, and updates the
     /// indices and checkpoints. Returns its seq.
     pub fn append(&mut self, raw: &[u8]) -> Seq {
@@ -172,15 +140,6 @@ impl Timeline {
         let seq = self.events.push(raw);
         self.apply_parsed(seq, raw.len(), &mut parsed);
         seq
-    }
-
-    /// An empty timeline over events read from a file, which
-    /// [`Self::extend_from`] replays (a recording opened without its index,
-    /// indexed as it is shown).
-    pub fn over_file(start: Replayer, events: FileEvents, policy: CheckpointPolicy) -> Self {
-        let mut timeline = Self::starting_from(start, policy);
-        timeline.events = Events::File(events.with_len(0));
-        timeline
     }
 
     /// Appends and applies the next `count` events of `source` (the same
@@ -630,7 +589,9 @@ mod tests {
             max_cost: 2_000,
             op_cost: 48,
         };
-        let timeline = Timeline::from_log_with_policy(log.clone(), Options::default(), policy);
+        let timeline = Timeline::builder(Options::default())
+            .policy(policy)
+            .replay(log.clone());
         let weights: Vec<u64> = (0..timeline.num_checkpoints())
             .map(|i| timeline.checkpoints.get(i).expect("a checkpoint").weight())
             .collect();
@@ -674,13 +635,12 @@ mod tests {
         let log = demo();
         let options = Options::default();
         // A tiny policy: a checkpoint every few events.
-        let mut timeline = Timeline::with_policy(
-            options,
-            CheckpointPolicy {
+        let mut timeline = Timeline::builder(options)
+            .policy(CheckpointPolicy {
                 max_cost: 600,
                 op_cost: 48,
-            },
-        );
+            })
+            .empty();
         for (_, raw) in log.iter() {
             timeline.append(raw);
         }
@@ -729,8 +689,12 @@ mod tests {
             max_cost,
             op_cost: 48,
         };
-        let short = Timeline::from_log_with_policy(log.clone(), Options::default(), policy(900));
-        let long = Timeline::from_log_with_policy(log.clone(), Options::default(), policy(1 << 40));
+        let short = Timeline::builder(Options::default())
+            .policy(policy(900))
+            .replay(log.clone());
+        let long = Timeline::builder(Options::default())
+            .policy(policy(1 << 40))
+            .replay(log.clone());
         assert_eq!(long.num_checkpoints(), 1, "one segment of every event");
         let blob = Timeline::from_log(log.clone(), Options::default())
             .encode_index()
@@ -755,14 +719,12 @@ mod tests {
     #[test]
     fn seeking_from_a_nearby_state_equals_seeking_from_a_checkpoint() {
         // Issue 14: scrubbing forward goes on from the state shown.
-        let timeline = Timeline::from_log_with_policy(
-            demo(),
-            Options::default(),
-            CheckpointPolicy {
+        let timeline = Timeline::builder(Options::default())
+            .policy(CheckpointPolicy {
                 max_cost: 600,
                 op_cost: 48,
-            },
-        );
+            })
+            .replay(demo());
         let last = timeline.len() as u64;
         for from in 0..=last {
             let near = timeline.seek(Seq::new(from));
@@ -791,14 +753,12 @@ mod tests {
         // (applying more events to it) must never show in a later seek.
         let log = test_streams::long();
         // Checkpoints close together: more of them than are kept.
-        let dense = Timeline::from_log_with_policy(
-            log.clone(),
-            Options::default(),
-            CheckpointPolicy {
+        let dense = Timeline::builder(Options::default())
+            .policy(CheckpointPolicy {
                 max_cost: 20_000,
                 op_cost: 48,
-            },
-        );
+            })
+            .replay(log.clone());
         assert!(
             dense.num_checkpoints() > THAWED_CHECKPOINTS + 2,
             "{}",
@@ -881,13 +841,12 @@ mod tests {
             log.push(event.as_bytes());
         }
         let options = Options::default();
-        let mut timeline = Timeline::with_policy(
-            options,
-            CheckpointPolicy {
+        let mut timeline = Timeline::builder(options)
+            .policy(CheckpointPolicy {
                 max_cost: 500,
                 op_cost: 48,
-            },
-        );
+            })
+            .empty();
         for (_, raw) in log.iter() {
             timeline.append(raw);
         }

@@ -34,8 +34,6 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use super::{CheckpointPolicy, Checkpoints, Events, StreamIndex, Timeline};
 use crate::diagnostic::Seq;
-use crate::event_log::EventLog;
-use crate::protocol::for_each_parsed;
 use crate::replay::codec::{
     DecodeError, Decoded, Decoder, Encoder, LazyMessages, MessageTable, Shared,
 };
@@ -283,7 +281,7 @@ impl IndexBytes {
                         let piece = first + i;
                         source
                             .read(piece, 0, out)
-                            .map_err(|e| DecodeError(format!("piece {piece} of the index: {e}")))?;
+                            .map_err(|reason| DecodeError::Unreadable { piece, reason })?;
                     }
                     Ok::<_, DecodeError>(())
                 };
@@ -296,9 +294,9 @@ impl IndexBytes {
                         std::thread::scope(|scope| {
                             let second = scope.spawn(|| read(&mut *other, half, end));
                             let first = read(&mut *source, 0, start);
-                            let second = second.join().unwrap_or_else(|_| {
-                                Err(DecodeError("the index's pieces could not be read".into()))
-                            });
+                            let second = second.join().unwrap_or(Err(DecodeError::Missing(
+                                "the index's pieces could not be read",
+                            )));
                             first.and(second)
                         })?;
                     }
@@ -308,7 +306,7 @@ impl IndexBytes {
             }
         };
         if front.len() != num_bytes.min(num_front.saturating_mul(piece_bytes)) {
-            return Err(DecodeError("the index is not of its size".into()));
+            return Err(DecodeError::Missing("the index is not of its size"));
         }
         let num_pieces = num_bytes.div_ceil(piece_bytes);
         Ok(Self {
@@ -327,7 +325,7 @@ impl IndexBytes {
             .checked_sub(self.num_front)
             .and_then(|i| self.later.get(i))
         else {
-            return Err(DecodeError("the index has no such piece".into()));
+            return Err(DecodeError::Missing("the index has no such piece"));
         };
         if let Some(bytes) = cell.get() {
             return Ok(bytes);
@@ -351,7 +349,7 @@ impl IndexBytes {
         let mut bytes = vec![0u8; self.piece_bytes.min(self.num_bytes - start)];
         source
             .read(piece, 0, &mut bytes)
-            .map_err(|e| DecodeError(format!("piece {piece} of the index: {e}")))?;
+            .map_err(|reason| DecodeError::Unreadable { piece, reason })?;
         Ok(cell.get_or_init(|| bytes))
     }
 
@@ -364,7 +362,7 @@ impl IndexBytes {
             .checked_sub(self.num_front)
             .and_then(|i| self.later.get(i))
         else {
-            return Err(DecodeError("the index has no such piece".into()));
+            return Err(DecodeError::Missing("the index has no such piece"));
         };
         if cell.get().is_none() {
             self.read_later_piece(piece, cell, source)?;
@@ -375,7 +373,7 @@ impl IndexBytes {
     /// Bytes `start..end` of the index, from whichever pieces hold them.
     fn range(&self, start: usize, end: usize) -> Decoded<Cow<'_, [u8]>> {
         if start > end || end > self.num_bytes {
-            return Err(DecodeError("a range past the index's end".into()));
+            return Err(DecodeError::Missing("a range past the index's end"));
         }
         if end <= self.front.len() {
             return Ok(Cow::Borrowed(&self.front[start..end]));
@@ -396,7 +394,7 @@ impl IndexBytes {
             return piece
                 .get(start - at..end - at)
                 .map(Cow::Borrowed)
-                .ok_or_else(|| DecodeError("a range past a piece's end".into()));
+                .ok_or(DecodeError::Missing("a range past a piece's end"));
         }
         let mut out = Vec::with_capacity(end - start);
         for piece in first..=last {
@@ -457,8 +455,8 @@ fn decode_checkpoint(
 ) -> Decoded<FrozenReplay> {
     let encoded = bytes.range(entry.start, entry.end)?;
     if checksum(&encoded) != entry.sum {
-        return Err(DecodeError(
-            "a checkpoint in the index is damaged (its checksum differs)".into(),
+        return Err(DecodeError::Damaged(
+            "a checkpoint in the index is damaged (its checksum differs)",
         ));
     }
     let d = &mut Decoder::new(&encoded);
@@ -469,8 +467,8 @@ fn decode_checkpoint(
     };
     let checkpoint = FrozenReplay::decode(d, shared)?;
     if !d.at_end() || checkpoint.step() != entry.step || checkpoint.options() != options {
-        return Err(DecodeError(
-            "a checkpoint in the index is not what its directory says".into(),
+        return Err(DecodeError::Malformed(
+            "a checkpoint in the index is not what its directory says",
         ));
     }
     Ok(checkpoint)
@@ -493,7 +491,7 @@ impl StoredCheckpoints {
     /// Decodes checkpoint `i`.
     fn decode(&self, i: usize) -> Decoded<FrozenReplay> {
         let Some(&entry) = self.entries.get(i) else {
-            return Err(DecodeError("no such checkpoint".into()));
+            return Err(DecodeError::Missing("no such checkpoint"));
         };
         decode_checkpoint(&self.bytes, &self.messages, &self.head, entry, self.options)
     }
@@ -570,11 +568,6 @@ impl StoredCheckpoints {
 /// The most bytes the header takes: the magic, six numbers, a checksum.
 const HEADER_BYTES: usize = 4 + 6 * 10 + 8;
 
-/// Refuses an index, saying why.
-fn refuse<T>(why: &str) -> Decoded<T> {
-    Err(DecodeError(why.to_owned()))
-}
-
 /// The arrival times as stored: a tag (0: none, 1: zigzag deltas).
 fn encode_arrivals(e: &mut Encoder, arrivals: Option<&[u64]>) {
     match arrivals {
@@ -600,7 +593,9 @@ fn decode_arrivals(bytes: &[u8], n: u64) -> Decoded<Option<Vec<u64>>> {
         1 => {
             let n = usize::try_from(n).unwrap_or(usize::MAX);
             if n > d.remaining() {
-                return refuse("the index's arrival times do not cover the stream");
+                return Err(DecodeError::Mismatch(
+                    "the index's arrival times do not cover the stream",
+                ));
             }
             let mut arrivals = Vec::with_capacity(n);
             let mut last = 0u64;
@@ -612,29 +607,21 @@ fn decode_arrivals(bytes: &[u8], n: u64) -> Decoded<Option<Vec<u64>>> {
             }
             Some(arrivals)
         }
-        _ => return refuse("the index's arrival times are of an unknown kind"),
+        _ => {
+            return Err(DecodeError::Unknown(
+                "the index's arrival times are of an unknown kind",
+            ));
+        }
     };
     if !d.at_end() {
-        return refuse("the index's arrival times have bytes after their end");
+        return Err(DecodeError::Malformed(
+            "the index's arrival times have bytes after their end",
+        ));
     }
     Ok(arrivals)
 }
 
 impl Timeline {
-    /// The timeline of `events` from `start`, with the end-of-stream checks,
-    /// holding no events itself: what a writer that keeps the events
-    /// elsewhere builds to store its index ([`Self::encode_index`]).
-    pub fn index_of(start: Replayer, events: &EventLog) -> Self {
-        let mut timeline = Self::starting_from(start, CheckpointPolicy::default());
-        timeline.head.reserve(events.len());
-        timeline.index.reserve(events.len());
-        for_each_parsed(events, |seq, num_bytes, parsed| {
-            timeline.apply_parsed(seq, num_bytes, parsed);
-        });
-        timeline.finish();
-        timeline
-    }
-
     /// The derived data of this timeline (everything but its events), as
     /// one blob; an error when a value is nested too deeply to be read back
     /// (or a stored checkpoint cannot be decoded).
@@ -662,7 +649,9 @@ impl Timeline {
         let mut head = Encoder::default();
         self.head.encode(&mut head, &mut table)?;
         let Some(checkpoints) = self.checkpoints.all() else {
-            return Err(DecodeError("a stored checkpoint cannot be decoded".into()));
+            return Err(DecodeError::Missing(
+                "a stored checkpoint cannot be decoded",
+            ));
         };
         // The checkpoints go after the front, each encoded in place; the
         // front says where each is, and its checksum.
@@ -730,23 +719,15 @@ impl Timeline {
         blob: impl Into<Vec<u8>>,
         options: Options,
     ) -> Decoded<Self> {
-        Self::from_stored_index_with_arrivals(events, blob, options).map(|(timeline, _)| timeline)
-    }
-
-    /// [`Self::from_stored_index`], with the events' arrival times when
-    /// the index holds them ([`Self::encode_index_with`]).
-    pub fn from_stored_index_with_arrivals(
-        events: impl Into<Events>,
-        blob: impl Into<Vec<u8>>,
-        options: Options,
-    ) -> Decoded<(Self, Option<Vec<u64>>)> {
         Self::from_stored_pieces(events, StoredPieces::whole(blob.into()), options)
+            .map(|(timeline, _)| timeline)
     }
 
-    /// [`Self::from_stored_index_with_arrivals`] from the index's pieces
-    /// (issue 14): the pieces of its front are read now, into one buffer,
-    /// the others in the background (or by the first seek that needs
-    /// one). A piece that is missing, of another size or out of order is
+    /// [`Self::from_stored_index`] from the index's pieces, with the
+    /// events' arrival times when the index holds them
+    /// ([`Self::encode_index_with`]). The pieces of its front are read
+    /// now, into one buffer, the others in the background (or by the
+    /// first seek that needs one). A piece that is missing, of another size or out of order is
     /// refused: in the front now, among the checkpoints when a seek
     /// first reads it (that seek then starts from an earlier checkpoint).
     pub fn from_stored_pieces(
@@ -758,9 +739,9 @@ impl Timeline {
         let mut pieces = pieces;
         let first_piece = pieces
             .read_start(HEADER_BYTES)
-            .map_err(|e| DecodeError(format!("piece 0 of the index: {e}")))?;
+            .map_err(|reason| DecodeError::Unreadable { piece: 0, reason })?;
         if first_piece.get(..MAGIC.len()) != Some(&MAGIC[..]) {
-            return refuse("the index does not start as one");
+            return Err(DecodeError::Mismatch("the index does not start as one"));
         }
         let d = &mut Decoder::new(&first_piece);
         d.skip(MAGIC.len())?;
@@ -769,19 +750,23 @@ impl Timeline {
             .iter()
             .any(|&(readable, _)| readable as u64 == format)
         {
-            return refuse("the index is of another format");
+            return Err(DecodeError::Mismatch("the index is of another format"));
         }
         let policy = CheckpointPolicy {
             max_cost: d.u64()?,
             op_cost: d.u64()?,
         };
         if !READABLE_POLICIES.contains(&policy) {
-            return refuse("the index was built with another checkpoint policy");
+            return Err(DecodeError::Mismatch(
+                "the index was built with another checkpoint policy",
+            ));
         }
         let cost_since_checkpoint = d.u64()?;
         let last_step = d.u64()?;
         if last_step != events.len() as u64 {
-            return refuse("the index covers another number of events");
+            return Err(DecodeError::Mismatch(
+                "the index covers another number of events",
+            ));
         }
         let front_len = d.usize()?;
         let mut sum = [0u8; 8];
@@ -793,13 +778,17 @@ impl Timeline {
             .checked_add(front_len)
             .filter(|&end| end <= pieces.num_bytes)
         else {
-            return refuse("the index ends before its front does");
+            return Err(DecodeError::EndsEarly(
+                "the index ends before its front does",
+            ));
         };
         let num_front = front_end.div_ceil(pieces.piece_bytes).max(1);
         let bytes = IndexBytes::read_front(pieces, num_front)?;
         let front = &bytes.front[..front_end];
         if u64::from_le_bytes(sum) != checksum(&front[front_start..]) {
-            return refuse("the index is damaged (its checksum differs)");
+            return Err(DecodeError::Damaged(
+                "the index is damaged (its checksum differs)",
+            ));
         }
         let d = &mut Decoder::new(front);
         d.skip(front_start)?;
@@ -822,10 +811,14 @@ impl Timeline {
                 None => step == Seq::START,
             };
             if !in_order || step.get() > last_step {
-                return refuse("the index's checkpoints are out of order");
+                return Err(DecodeError::Malformed(
+                    "the index's checkpoints are out of order",
+                ));
             }
             let Some(end) = at.checked_add(len).filter(|&end| end <= bytes.num_bytes) else {
-                return refuse("the index's checkpoints are past its end");
+                return Err(DecodeError::Malformed(
+                    "the index's checkpoints are past its end",
+                ));
             };
             entries.push(Entry {
                 step,
@@ -836,10 +829,10 @@ impl Timeline {
             at = end;
         }
         if !d.at_end() || at != bytes.num_bytes {
-            return refuse("the index has bytes after its end");
+            return Err(DecodeError::Malformed("the index has bytes after its end"));
         }
         let Some(&first_entry) = entries.first() else {
-            return refuse("the index holds no checkpoint");
+            return Err(DecodeError::Malformed("the index holds no checkpoint"));
         };
         // The state at the last event (every diagnostic and effect), the
         // lanes and kinds, and the times, each on a thread of its own (the
@@ -854,7 +847,9 @@ impl Timeline {
                 let index_d = &mut Decoder::new(index_bytes);
                 let index = StreamIndex::decode(index_d, last_step)?;
                 if !index_d.at_end() {
-                    return refuse("the index's lanes and kinds have bytes after their end");
+                    return Err(DecodeError::Malformed(
+                        "the index's lanes and kinds have bytes after their end",
+                    ));
                 }
                 Ok(index)
             });
@@ -864,37 +859,49 @@ impl Timeline {
                 if head_d.at_end() {
                     Ok(head)
                 } else {
-                    refuse("the index's last state has bytes after its end")
+                    Err(DecodeError::Malformed(
+                        "the index's last state has bytes after its end",
+                    ))
                 }
             });
-            let index = index
-                .join()
-                .unwrap_or_else(|_| refuse("the index's lanes could not be decoded"));
-            let arrivals = arrivals
-                .join()
-                .unwrap_or_else(|_| refuse("the index's times could not be decoded"));
+            let index = index.join().unwrap_or(Err(DecodeError::Malformed(
+                "the index's lanes could not be decoded",
+            )));
+            let arrivals = arrivals.join().unwrap_or(Err(DecodeError::Malformed(
+                "the index's times could not be decoded",
+            )));
             (head, index.and_then(|index| Ok((index, arrivals?))))
         });
         let (head, (index, arrivals)) = (head?, rest?);
         if head.options() != options {
-            return refuse("the index was built with other options");
+            return Err(DecodeError::Mismatch(
+                "the index was built with other options",
+            ));
         }
         if head.step().get() != last_step || head.effects().len() as u64 != last_step {
-            return refuse("the index's last state is not at the last event");
+            return Err(DecodeError::Mismatch(
+                "the index's last state is not at the last event",
+            ));
         }
         let diagnostics = head.diagnostics();
         if diagnostics.windows(2).any(|w| w[0].seq > w[1].seq)
             || diagnostics.last().is_some_and(|d| d.seq.get() > last_step)
         {
-            return refuse("the index's diagnostics are out of order");
+            return Err(DecodeError::Malformed(
+                "the index's diagnostics are out of order",
+            ));
         }
         if index.num_events() as u64 != last_step {
-            return refuse("the index's event kinds do not cover the stream");
+            return Err(DecodeError::Mismatch(
+                "the index's event kinds do not cover the stream",
+            ));
         }
         let first =
             decode_checkpoint(&bytes, &messages, head.conversation(), first_entry, options)?;
         if first.step() != Seq::START {
-            return refuse("the index's first checkpoint is not at step 0");
+            return Err(DecodeError::Malformed(
+                "the index's first checkpoint is not at step 0",
+            ));
         }
         let stored = Arc::new(StoredCheckpoints {
             bytes,
@@ -933,6 +940,7 @@ impl Timeline {
 mod tests {
     use super::*;
     use crate::diagnostic::Seq;
+    use crate::event_log::EventLog;
     use crate::timeline::test_streams::long;
 
     fn demo() -> EventLog {
@@ -1157,7 +1165,9 @@ mod tests {
             max_cost: 256 * 1024,
             op_cost: 48,
         };
-        let spaced_before = Timeline::from_log_with_policy(log.clone(), options, earlier);
+        let spaced_before = Timeline::builder(options)
+            .policy(earlier)
+            .replay(log.clone());
         assert!(
             spaced_before.num_checkpoints() > replayed.num_checkpoints(),
             "{} checkpoints 256 KiB apart, {} 512 KiB apart",
@@ -1181,7 +1191,9 @@ mod tests {
             max_cost: 100 * 1024,
             op_cost: 48,
         };
-        let blob = Timeline::from_log_with_policy(log.clone(), options, unknown)
+        let blob = Timeline::builder(options)
+            .policy(unknown)
+            .replay(log.clone())
             .encode_index()
             .expect("encodes");
         assert!(Timeline::from_stored_index(log, &blob[..], options).is_err());
@@ -1332,14 +1344,14 @@ mod tests {
             .encode_index_with(Some(&arrivals))
             .expect("encodes");
         let (_, back) =
-            Timeline::from_stored_index_with_arrivals(long(), &blob[..], Options::default())
+            Timeline::from_stored_pieces(long(), StoredPieces::whole(blob), Options::default())
                 .expect("decodes");
         assert_eq!(back.as_deref(), Some(&arrivals[..]));
         // A writer's timeline (holding no events) stores them too (issue 14).
-        let written = Timeline::index_of(Replayer::new(Options::default()), &long());
+        let written = Timeline::builder(Options::default()).index_of(&long());
         let blob = written.encode_index_with(Some(&arrivals)).expect("encodes");
         let (_, back) =
-            Timeline::from_stored_index_with_arrivals(long(), &blob[..], Options::default())
+            Timeline::from_stored_pieces(long(), StoredPieces::whole(blob), Options::default())
                 .expect("decodes");
         assert_eq!(back.as_deref(), Some(&arrivals[..]));
         // Times of another count are left out.
@@ -1347,7 +1359,7 @@ mod tests {
             .encode_index_with(Some(&arrivals[1..]))
             .expect("encodes");
         let (_, back) =
-            Timeline::from_stored_index_with_arrivals(long(), &blob[..], Options::default())
+            Timeline::from_stored_pieces(long(), StoredPieces::whole(blob), Options::default())
                 .expect("decodes");
         assert_eq!(back, None);
     }
@@ -1463,7 +1475,10 @@ mod tests {
             let pieces = in_pieces(&blob, piece_bytes, true, Some(broken));
             match Timeline::from_stored_pieces(long(), pieces, Options::default()) {
                 Err(why) => {
-                    assert!(why.0.contains(&format!("piece {broken}")), "{why:?}");
+                    assert!(
+                        why.to_string().contains(&format!("piece {broken}")),
+                        "{why:?}"
+                    );
                     refused += 1;
                 }
                 Ok((stored, _)) => {

@@ -283,7 +283,9 @@ fn blame_equals_the_oracle_on_a_generated_stream_with_small_checkpoints() {
         max_cost: 4_000,
         op_cost: 48,
     };
-    let timeline = Timeline::from_log_with_policy(log.clone(), Options::default(), policy);
+    let timeline = Timeline::builder(Options::default())
+        .policy(policy)
+        .replay(log.clone());
     assert!(timeline.num_checkpoints() > 10);
     for (target, pointer, at) in [
         (

@@ -160,14 +160,12 @@ mod diff_properties {
     /// A timeline that keeps a checkpoint every few events, so that seeks
     /// start from many different ones.
     fn timeline(events: &EventLog) -> Timeline {
-        Timeline::replaying(
-            Replayer::new(Options::default()),
-            events.clone(),
-            CheckpointPolicy {
+        Timeline::starting_from(Replayer::new(Options::default()))
+            .policy(CheckpointPolicy {
                 max_cost: 2_000,
                 op_cost: 48,
-            },
-        )
+            })
+            .replay(events.clone())
     }
 
     fn demo_events() -> EventLog {

@@ -589,7 +589,9 @@ fn find_all_equals_the_oracle_on_the_vectors() {
                 max_cost: 100,
                 op_cost: 48,
             };
-            let timeline = Timeline::replaying(start.clone(), stream.events.clone(), policy);
+            let timeline = Timeline::starting_from(start.clone())
+                .policy(policy)
+                .replay(stream.events.clone());
             for query in &queries {
                 assert_eq!(
                     find_all(&timeline, query),
@@ -666,14 +668,12 @@ fn next_and_previous_equal_the_neighbours_in_find_all() {
     let options = Options::default();
     let log = generated(1_500, 5, 9);
     // A checkpoint every few dozen events: many segments to cross.
-    let timeline = Timeline::from_log_with_policy(
-        log,
-        options,
-        CheckpointPolicy {
+    let timeline = Timeline::builder(options)
+        .policy(CheckpointPolicy {
             max_cost: 5_000,
             op_cost: 48,
-        },
-    );
+        })
+        .replay(log);
     assert!(timeline.num_checkpoints() > 30);
     let last = timeline.last_step().get();
     let checkpoints: Vec<u64> = timeline.checkpoint_steps().map(|s| s.get()).collect();
@@ -735,13 +735,12 @@ fn next_and_previous_equal_the_neighbours_in_find_all() {
 #[test]
 fn a_search_goes_on_as_the_timeline_grows() {
     let options = Options::default();
-    let mut timeline = Timeline::with_policy(
-        options,
-        CheckpointPolicy {
+    let mut timeline = Timeline::builder(options)
+        .policy(CheckpointPolicy {
             max_cost: 300,
             op_cost: 48,
-        },
-    );
+        })
+        .empty();
     timeline.append(br#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#);
     for i in 0..20 {
         let event = json!({"type": "CUSTOM", "name": "tick", "value": i}).to_string();

@@ -6,7 +6,7 @@
 //! of this changes: each test replays the same stream by 1.1 too.
 
 use agui_replay::protocol::ProtocolVersion;
-use agui_replay::timeline::{CheckpointPolicy, Timeline};
+use agui_replay::timeline::Timeline;
 use agui_replay::{Code, Effect, EventLog, Options, Outcome, Profile, Replayer, Severity};
 use serde_json::{Value, json};
 
@@ -314,11 +314,7 @@ fn the_draft_bookkeeping_survives_the_stored_index() {
     // are in the index under the draft.
     let mut log = EventLog::default();
     log.push(started("t", "r1").to_string().as_bytes());
-    let timeline = Timeline::replaying_unfinished(
-        Replayer::new(draft()),
-        log.clone(),
-        CheckpointPolicy::default(),
-    );
+    let timeline = Timeline::starting_from(Replayer::new(draft())).replay_unfinished(log.clone());
     let blob = timeline.encode_index().expect("encodes");
     let mut stored = Timeline::from_stored_index(log, blob, draft()).expect("the index is read");
     stored.append(finished("t", "r2").to_string().as_bytes());

@@ -612,7 +612,9 @@ fn assert_drifts_the_same_from_checkpoints(
         max_cost: 300,
         op_cost: 48,
     };
-    let timeline = Timeline::from_log_with_policy(log.clone(), Options::default(), policy);
+    let timeline = Timeline::builder(Options::default())
+        .policy(policy)
+        .replay(log.clone());
     assert!(timeline.num_checkpoints() > 10);
     for step in timeline.checkpoint_steps().collect::<Vec<_>>() {
         let mut replayer = timeline.seek(step);
@@ -625,7 +627,7 @@ fn assert_drifts_the_same_from_checkpoints(
         assert_eq!(got, after, "resumed at {step}");
     }
     // The stored index keeps each drift's patch and kind.
-    let indexed = Timeline::index_of(Replayer::new(Options::default()), &log);
+    let indexed = Timeline::builder(Options::default()).index_of(&log);
     let blob = indexed.encode_index().expect("encodes");
     let stored = Timeline::from_stored_index(log, blob, Options::default()).expect("decodes");
     let got: Vec<Diagnostic> = stored

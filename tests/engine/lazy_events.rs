@@ -94,7 +94,9 @@ fn a_timeline_over_the_file_seeks_as_one_in_memory() {
         max_cost: 64 * 1024,
         op_cost: 48,
     };
-    let memory = Timeline::from_log_with_policy(log.clone(), options, policy);
+    let memory = Timeline::builder(options)
+        .policy(policy)
+        .replay(log.clone());
     let recording = Recording::open(rec.path()).expect("opens");
     let session = recording.sessions()[0].id;
     let shown = recording.file_events(session).expect("a reader");
@@ -102,7 +104,9 @@ fn a_timeline_over_the_file_seeks_as_one_in_memory() {
         .file_events(session)
         .expect("a reader")
         .with_len(log.len());
-    let mut file = Timeline::over_file(Replayer::new(options), shown, policy);
+    let mut file = Timeline::starting_from(Replayer::new(options))
+        .policy(policy)
+        .over_file(shown);
     // In chunks, as the background indexing reads them.
     while file.len() < log.len() {
         assert!(file.extend_from(&reader, 5_000) > 0);

@@ -1247,7 +1247,7 @@ proptest! {
         let log = event_log(&events);
         let len = log.len() as u64;
         for options in OPTIONS {
-            let mut timeline = Timeline::with_policy(options, TINY_POLICY);
+            let mut timeline = Timeline::builder(options).policy(TINY_POLICY).empty();
             for (seq, raw) in log.iter() {
                 prop_assert_eq!(timeline.append(raw), seq);
             }
@@ -1322,7 +1322,9 @@ fn check_long_timeline(
     num_seeks: usize,
     seed: u64,
 ) {
-    let timeline = Timeline::from_log_with_policy(log.clone(), options, policy);
+    let timeline = Timeline::builder(options)
+        .policy(policy)
+        .replay(log.clone());
     // Each event read and applied whole here; the timeline reads on two
     // threads, applies each event in place and hands what is left of it
     // back to the thread that read it (issue 14).
@@ -1759,7 +1761,7 @@ proptest! {
         picks in vec((any::<proptest::sample::Index>(), any::<proptest::sample::Index>()), 4),
     ) {
         let log = event_log(&events);
-        let timeline = Timeline::from_log_with_policy(log.clone(), Options::default(), TINY_POLICY);
+        let timeline = Timeline::builder(Options::default()).policy(TINY_POLICY).replay(log.clone());
         let mut ids: Vec<String> = timeline
             .head()
             .conversation()

@@ -12,7 +12,7 @@ use agui_replay::replay::{Options, Profile, Replayer};
 use agui_replay::store::{
     IndexUnused, NewSession, Recording, SessionInfo, SessionStatus, import_files,
 };
-use agui_replay::timeline::{CheckpointPolicy, Timeline};
+use agui_replay::timeline::Timeline;
 use agui_replay::{EventLog, Severity};
 
 use crate::common::files::{demo, har, manifest_path};
@@ -38,7 +38,7 @@ fn replayed(recording: &Recording, session: &SessionInfo, options: Options) -> T
         None => Replayer::new(options),
     };
     let events = recording.load_events(session.id).expect("events");
-    Timeline::replaying(start, events, CheckpointPolicy::default())
+    Timeline::starting_from(start).replay(events)
 }
 
 /// Fails unless `stored` answers as `replayed` does at every step of

@@ -1,5 +1,5 @@
 //! Applying a patch atomically (R11), within the limits of what a patch may
-//! build ([`super::limits`]), and saying in plain words why an operation
+//! build ([`crate::limits`]), and saying in plain words why an operation
 //! did not apply (R14).
 
 use std::fmt;
@@ -9,10 +9,8 @@ use json_patch::jsonptr::{Pointer, Token};
 use json_patch::{AddOperation, PatchErrorKind, PatchOperation, ReplaceOperation};
 use serde_json::Value;
 
-use super::limits::{
-    Limit, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_PATCH_OPS, MEMBER_BYTES, document_bytes,
-    measure,
-};
+use super::budget::{self, Budget, Passed, check_ops, weigh_placed};
+use crate::limits::{Limit, MAX_PATCH_OPS, MEMBER_BYTES, document_bytes};
 use crate::protocol::{Patch, ValueWeight, json_kind, op_name, weight_in};
 
 /// Why a patch did not apply: the failing operation and the reason.
@@ -55,7 +53,7 @@ pub fn apply_patch(doc: &mut Value, patch: &Patch) -> Result<(), PatchFailure> {
 /// `bytes`, kept up to date: what the replay calls, so that no operation
 /// walks the whole document to know its size.
 ///
-/// [`document_bytes`]: super::limits::document_bytes
+/// [`document_bytes`]: crate::limits::document_bytes
 pub fn apply_patch_weighed(
     doc: &mut Value,
     bytes: &mut usize,
@@ -237,48 +235,9 @@ impl From<PatchErrorKind> for Failure {
     }
 }
 
-/// The document's weight as the operations change it, and what they copied.
-struct Budget {
-    bytes: usize,
-    copied: usize,
-}
-
-impl Budget {
-    /// Whether adding `most` bytes could pass the limit (an operation that
-    /// might then has to be able to take itself back).
-    fn is_tight(&self, most: usize) -> bool {
-        self.bytes.saturating_add(most) > MAX_DOCUMENT_BYTES
-    }
-
-    /// Records an operation that added `added` bytes and removed `removed`;
-    /// fails if it made the document heavier and heavier than the limit.
-    fn change(&mut self, added: usize, removed: usize) -> Result<(), Failure> {
-        let after = self.bytes.saturating_add(added).saturating_sub(removed);
-        if added > removed && after > MAX_DOCUMENT_BYTES {
-            return Err(Failure::Limit(
-                Limit::Bytes,
-                format!(
-                    "it would make the document weigh {after} bytes, more than the {MAX_DOCUMENT_BYTES} (64 MiB) a patch may build"
-                ),
-            ));
-        }
-        self.bytes = after;
-        Ok(())
-    }
-
-    /// Records a copy of `bytes`; fails once the patch has copied more than
-    /// the limit in all.
-    fn copy(&mut self, bytes: usize) -> Result<(), Failure> {
-        self.copied = self.copied.saturating_add(bytes);
-        if self.copied > MAX_DOCUMENT_BYTES {
-            return Err(Failure::Limit(
-                Limit::Bytes,
-                format!(
-                    "the patch copies more than the {MAX_DOCUMENT_BYTES} bytes (64 MiB) a patch may copy"
-                ),
-            ));
-        }
-        Ok(())
+impl From<Passed> for Failure {
+    fn from(passed: Passed) -> Self {
+        Self::Limit(passed.limit, passed.reason)
     }
 }
 
@@ -296,15 +255,7 @@ fn weigh_measured_at(
     measured: Option<ValueWeight>,
     path: &Pointer,
 ) -> Result<usize, Failure> {
-    let depth = depth(path);
-    let room = MAX_DOCUMENT_DEPTH.checked_sub(depth);
-    let weight = match measured {
-        Some(weight) => room
-            .filter(|room| weight.depth <= *room)
-            .map(|_| weight.bytes),
-        None => room.and_then(|room| measure(value, room)),
-    };
-    weight.ok_or_else(|| too_deep(path))
+    weigh_placed(value, measured, depth(path)).ok_or_else(|| too_deep(path))
 }
 
 /// The number of tokens of `path`: its slashes, since a token writes a
@@ -326,13 +277,7 @@ fn split_last(path: &Pointer) -> Option<(&Pointer, Token<'_>)> {
 }
 
 fn too_deep(path: &Pointer) -> Failure {
-    Failure::Limit(
-        Limit::Depth,
-        format!(
-            "the value at {} would nest the document deeper than the {MAX_DOCUMENT_DEPTH} arrays and objects a document may have",
-            display_pointer(path)
-        ),
-    )
+    budget::too_deep(Some(&display_pointer(path))).into()
 }
 
 /// R11: the operations apply in place, each recording how to take it back;
@@ -348,25 +293,17 @@ fn apply_atomically<'a>(
     ops: impl ExactSizeIterator<Item = Op<'a>>,
 ) -> Result<(), OpError> {
     let num_ops = ops.len();
-    if num_ops > MAX_PATCH_OPS {
+    if let Err(passed) = check_ops(num_ops) {
         return Err(OpError {
             operation: MAX_PATCH_OPS,
             explained: None,
-            kind: Failure::Limit(
-                Limit::Ops,
-                format!(
-                    "the patch has {num_ops} operations, more than the {MAX_PATCH_OPS} a patch may apply"
-                ),
-            ),
+            kind: passed.into(),
         });
     }
     // A single operation that fails has changed nothing: it needs no undo.
     let keep_undo = num_ops > 1;
     let mut undo: Vec<(Undo<'a>, Op<'a>)> = Vec::new();
-    let mut budget = Budget {
-        bytes: *bytes,
-        copied: 0,
-    };
+    let mut budget = Budget::new(*bytes);
     let mut ops = ops.enumerate().peekable();
     while let Some((operation, mut op)) = ops.next() {
         let failed = match apply_op(doc, &mut op, keep_undo, &mut budget) {
@@ -400,7 +337,7 @@ fn apply_atomically<'a>(
             });
         }
     }
-    *bytes = budget.bytes;
+    *bytes = budget.bytes();
     Ok(())
 }
 
@@ -448,7 +385,7 @@ fn insert_run<'a, I: Iterator<Item = (usize, Op<'a>)>>(
         // What `apply_op` checks: the value's depth and weight there, the
         // document's weight once it is in (an element adds no member).
         let checked = weigh_measured_at(source.get(), *measured, path)
-            .and_then(|bytes| budget.change(bytes, 0));
+            .and_then(|bytes| budget.change(bytes, 0).map_err(Failure::from));
         if let Err(kind) = checked {
             failed = Some((operation, op, kind));
             break;
@@ -654,7 +591,7 @@ fn settle<'a>(
             if let (Some(source), Some(value)) = (source, placed) {
                 source.give_back(value);
             }
-            Err(failure)
+            Err(failure.into())
         }
     }
 }
@@ -987,6 +924,7 @@ fn abbreviated(value: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::limits::{MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH};
     use serde_json::json;
 
     proptest::proptest! {
@@ -1139,10 +1077,7 @@ mod tests {
             json!([{"op": "add", "path": "/x", "value": {"k": [1, "two"]}, "acme": 1}, {"op": "remove", "path": "/a"}]),
         ] {
             let read = delta_of(ops.clone());
-            let expected = [
-                super::super::limits::value_weight(&json!({"k": [1, "two"]})),
-                None,
-            ];
+            let expected = [crate::limits::value_weight(&json!({"k": [1, "two"]})), None];
             assert_eq!(read.weights, expected, "{ops}");
         }
         // The cases do reach both sides of each limit.

@@ -4,7 +4,7 @@
 //! `__proto__` banned), and that library departs from RFC 6902 in ways a
 //! deployed UI showed. This module reproduces them on JSON documents, so
 //! that the `ag-ui-client-1.0` profile shows what the user saw; the `spec`
-//! profile keeps [`super::patch`].
+//! profile keeps [`super::rfc`].
 //!
 //! What is reproduced (docs/RULES.md P7): a pointer token is looked up as a
 //! JavaScript property, so the names JavaScript objects inherit
@@ -23,28 +23,33 @@ use std::borrow::Cow;
 use json_patch::PatchOperation;
 use serde_json::{Map, Value};
 
-use super::limits::{
-    Limit, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_PATCH_OPS, document_bytes, measure,
-};
-use super::patch::PatchFailure;
+use super::budget::{Budget, Passed, check_ops, too_deep, weigh_placed};
+use super::rfc::PatchFailure;
+use crate::limits::{Limit, MAX_PATCH_OPS, document_bytes};
 use crate::protocol::{Patch, op_name};
+
+impl From<Passed> for ClientError {
+    fn from(passed: Passed) -> Self {
+        Self::Limit(passed.limit, passed.reason)
+    }
+}
 
 /// Why the client's applier rejected an operation.
 #[derive(Debug)]
-pub(super) enum ClientError {
+pub(in crate::replay) enum ClientError {
     /// The library threw: the client logs it and skips the delta.
     Thrown(String),
     /// The result holds a JavaScript function, which the client cannot
     /// clone (`structuredClone` throws). An activity delta is skipped; a
     /// state delta fails the run (the clone happens outside any `catch`).
     Uncloneable(&'static str),
-    /// A limit of [`super::limits`] (L1–L3).
+    /// A limit of [`crate::limits`] (L1–L3).
     Limit(Limit, String),
 }
 
 /// Why a patch failed under the client, with [`ClientError::Uncloneable`]
 /// told apart.
-pub(super) struct ClientFailure {
+pub(in crate::replay) struct ClientFailure {
     /// The failure in the form the diagnostics take.
     pub failure: PatchFailure,
     /// Whether the client could not clone the result (see [`ClientError`]).
@@ -53,7 +58,7 @@ pub(super) struct ClientFailure {
 
 /// What an applied patch left besides the document.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(super) struct Applied {
+pub(in crate::replay) struct Applied {
     /// The client's document is `undefined` (a `move` or `copy` to `""`
     /// from a path that does not resolve): `doc` is left as it was, for the
     /// caller to decide what the client shows.
@@ -64,7 +69,7 @@ pub(super) struct Applied {
 /// `@ag-ui/client` 1.0.0 calls it; on failure `doc` is unchanged (the
 /// client patched a clone). `bytes` is the document's weight, kept up to
 /// date.
-pub(super) fn apply_patch_client(
+pub(in crate::replay) fn apply_patch_client(
     doc: &mut Value,
     bytes: &mut usize,
     patch: &Patch,
@@ -96,45 +101,36 @@ pub(super) fn apply_patch_client(
             uncloneable,
         }
     };
-    if patch.ops.len() > MAX_PATCH_OPS {
-        let reason = format!(
-            "the patch has {} operations, more than the {MAX_PATCH_OPS} a patch may apply",
-            patch.ops.len()
-        );
-        return Err(fail(MAX_PATCH_OPS, ClientError::Limit(Limit::Ops, reason)));
+    if let Err(passed) = check_ops(patch.ops.len()) {
+        return Err(fail(MAX_PATCH_OPS, passed.into()));
     }
     let mut work = doc.clone();
-    let mut budget = Budget {
-        bound: *bytes,
-        copied: 0,
+    let mut run = Run {
+        budget: Budget::new(*bytes),
         functions: false,
         undefined: false,
     };
     let mut index = 0;
     while let Some(op) = patch.ops.get(index) {
-        apply_op(&mut work, op, &mut budget).map_err(|error| fail(index, error))?;
+        apply_op(&mut work, op, &mut run).map_err(|error| fail(index, error))?;
         index += 1;
-        // Issue 38: the adds at the same array position after it, at once.
+        // Issue 38: the adds at the same array position after it, at once
+        // (at the root, each replaces the document: no run).
         if let PatchOperation::Add(first) = op
+            && !first.path.as_str().is_empty()
             && matches!(patch.ops.get(index), Some(PatchOperation::Add(next)) if next.path == first.path)
         {
-            index = insert_run(
-                &mut work,
-                &patch.ops,
-                index,
-                first.path.as_str(),
-                &mut budget,
-            )
-            .map_err(|(at, error)| fail(at, error))?;
+            index = insert_run(&mut work, &patch.ops, index, first.path.as_str(), &mut run)
+                .map_err(|(at, error)| fail(at, error))?;
         }
     }
     // The client clones the result: a function left in it cannot be.
-    if budget.functions
+    if run.functions
         && let Some(name) = find_function(&work)
     {
         return Err(fail(patch.ops.len() - 1, ClientError::Uncloneable(name)));
     }
-    if budget.undefined {
+    if run.undefined {
         // Left to the caller: the client holds `undefined`, not `null`.
         return Ok(Applied { undefined: true });
     }
@@ -143,71 +139,34 @@ pub(super) fn apply_patch_client(
     Ok(Applied { undefined: false })
 }
 
-/// An upper bound of the document's weight, made exact when it passes the
-/// limit, and what the patch copied.
-struct Budget {
-    bound: usize,
-    copied: usize,
+/// A patch being applied: its budget ([`Budget`], the document's weight
+/// kept as an upper bound), and what the client's document holds besides
+/// JSON.
+struct Run {
+    budget: Budget,
     /// Whether an operation put a function in the document.
     functions: bool,
     /// Whether the document is `undefined` (held as `null`).
     undefined: bool,
 }
 
-impl Budget {
+impl Run {
+    /// Counts `value` inserted `depth` deep into `doc`.
     fn insert(&mut self, doc: &Value, value: &Value, depth: usize) -> Result<(), ClientError> {
-        let weight = Self::weigh(value, depth)?;
-        self.add(doc, weight)
+        let weight = weigh(value, depth)?;
+        Ok(self.budget.add_bounded(doc, weight)?)
     }
 
-    /// The weight of `value` placed `depth` deep, if it keeps the document
-    /// within its depth.
-    fn weigh(value: &Value, depth: usize) -> Result<usize, ClientError> {
-        let room = MAX_DOCUMENT_DEPTH.checked_sub(depth);
-        room.and_then(|room| measure(value, room)).ok_or_else(|| {
-            ClientError::Limit(
-                Limit::Depth,
-                format!(
-                    "the value would nest the document deeper than the {MAX_DOCUMENT_DEPTH} arrays and objects a document may have"
-                ),
-            )
-        })
-    }
-
-    /// Whether adding a value of `weight` weighs the document exactly.
-    fn weighs_exactly(&self, weight: usize) -> bool {
-        self.bound.saturating_add(weight + 64) > MAX_DOCUMENT_BYTES
-    }
-
-    /// Counts a value of `weight` added to `doc`.
-    fn add(&mut self, doc: &Value, weight: usize) -> Result<(), ClientError> {
-        self.bound = self.bound.saturating_add(weight + 64);
-        if self.bound > MAX_DOCUMENT_BYTES {
-            self.bound = document_bytes(doc).saturating_add(weight + 64);
-            if self.bound > MAX_DOCUMENT_BYTES {
-                return Err(ClientError::Limit(
-                    Limit::Bytes,
-                    format!(
-                        "it would make the document weigh more than the {MAX_DOCUMENT_BYTES} bytes (64 MiB) a patch may build"
-                    ),
-                ));
-            }
-        }
-        Ok(())
-    }
-
+    /// Counts a copy of `value`.
     fn copy(&mut self, value: &Value) -> Result<(), ClientError> {
-        self.copied = self.copied.saturating_add(document_bytes(value));
-        if self.copied > MAX_DOCUMENT_BYTES {
-            return Err(ClientError::Limit(
-                Limit::Bytes,
-                format!(
-                    "the patch copies more than the {MAX_DOCUMENT_BYTES} bytes (64 MiB) a patch may copy"
-                ),
-            ));
-        }
-        Ok(())
+        Ok(self.budget.copy(document_bytes(value))?)
     }
+}
+
+/// The weight of `value` placed `depth` deep, if it keeps the document
+/// within its depth.
+fn weigh(value: &Value, depth: usize) -> Result<usize, ClientError> {
+    weigh_placed(value, None, depth).ok_or_else(|| too_deep(None).into())
 }
 
 /// The names every JavaScript object inherits (`Object.prototype`).
@@ -363,14 +322,14 @@ fn find_function(value: &Value) -> Option<&'static str> {
 }
 
 /// A value moved or copied into the document.
-fn placed(found: Js<'_>, budget: &mut Budget) -> Value {
+fn placed(found: Js<'_>, run: &mut Run) -> Value {
     match found {
         Js::Json(value) => value.into_owned(),
         // `_deepClone(undefined)` is `null`; a moved `undefined` is shown
         // as `null` too.
         Js::Undefined => Value::Null,
         Js::Function(name) => {
-            budget.functions = true;
+            run.functions = true;
             function_value(name)
         }
     }
@@ -784,7 +743,7 @@ fn splice_start_of(number: f64, len: usize) -> usize {
     }
 }
 
-fn apply_op(doc: &mut Value, op: &PatchOperation, budget: &mut Budget) -> Result<(), ClientError> {
+fn apply_op(doc: &mut Value, op: &PatchOperation, run: &mut Run) -> Result<(), ClientError> {
     let path = op.path().as_str();
     let kind = kind(op);
     let from = match op {
@@ -794,29 +753,29 @@ fn apply_op(doc: &mut Value, op: &PatchOperation, budget: &mut Budget) -> Result
     };
     if path.is_empty() {
         // The library's root operations.
-        let was_undefined = std::mem::take(&mut budget.undefined);
+        let was_undefined = std::mem::take(&mut run.undefined);
         match op {
             PatchOperation::Add(a) => {
-                budget.insert(doc, &a.value, 0)?;
+                run.insert(doc, &a.value, 0)?;
                 *doc = a.value.clone();
             }
             PatchOperation::Replace(r) => {
-                budget.insert(doc, &r.value, 0)?;
+                run.insert(doc, &r.value, 0)?;
                 *doc = r.value.clone();
             }
             PatchOperation::Move(_) | PatchOperation::Copy(_) => {
                 // No check that `from` resolves: a missing one leaves the
                 // client `undefined`, which it later treats as `null`.
                 let found = get_by_pointer(doc, from.unwrap_or_default())?;
-                budget.undefined = found.is_undefined();
-                let value = placed(found, budget);
+                run.undefined = found.is_undefined();
+                let value = placed(found, run);
                 if kind == Kind::Copy {
-                    budget.copy(&value)?;
+                    run.copy(&value)?;
                 }
                 *doc = value;
             }
             PatchOperation::Test(test) => {
-                budget.undefined = was_undefined;
+                run.undefined = was_undefined;
                 let found = if was_undefined {
                     Js::Undefined
                 } else {
@@ -841,11 +800,11 @@ fn apply_op(doc: &mut Value, op: &PatchOperation, budget: &mut Budget) -> Result
     let depth = path.split('/').count() - 1;
     match op {
         PatchOperation::Add(a) => {
-            budget.insert(doc, &a.value, depth)?;
+            run.insert(doc, &a.value, depth)?;
             add(doc, &target, a.value.clone())
         }
         PatchOperation::Replace(r) => {
-            budget.insert(doc, &r.value, depth)?;
+            run.insert(doc, &r.value, depth)?;
             replace(doc, &target, r.value.clone());
             Ok(())
         }
@@ -874,17 +833,17 @@ fn apply_op(doc: &mut Value, op: &PatchOperation, budget: &mut Budget) -> Result
             // before the source is removed; the removal and the insertion
             // are not checked at all.
             let found = remove_unchecked(doc, m.from.as_str())?;
-            let value = placed(found, budget);
+            let value = placed(found, run);
             if depth > m.from.as_str().split('/').count() - 1 {
-                budget.insert(doc, &value, depth)?;
+                run.insert(doc, &value, depth)?;
             }
             add_unchecked(doc, path, value)
         }
         PatchOperation::Copy(c) => {
             let found = get_by_pointer(doc, c.from.as_str())?;
-            let value = placed(found, budget);
-            budget.copy(&value)?;
-            budget.insert(doc, &value, depth)?;
+            let value = placed(found, run);
+            run.copy(&value)?;
+            run.insert(doc, &value, depth)?;
             add_unchecked(doc, path, value)
         }
     }
@@ -902,7 +861,7 @@ fn insert_run(
     ops: &[PatchOperation],
     start: usize,
     path: &str,
-    budget: &mut Budget,
+    run: &mut Run,
 ) -> Result<usize, (usize, ClientError)> {
     // Where the one before inserted: a position within the array, which
     // it keeps however many are inserted there.
@@ -924,11 +883,13 @@ fn insert_run(
         && add.path.as_str() == path
     {
         // What `apply_op` checks, with the document as it would be.
-        let checked = Budget::weigh(&add.value, depth).and_then(|weight| {
-            if budget.weighs_exactly(weight) {
+        let checked = weigh(&add.value, depth).and_then(|weight| {
+            if run.budget.weighs_exactly(weight) {
                 place(doc, &target.steps, at, &mut values);
             }
-            budget.add(doc, weight)
+            run.budget
+                .add_bounded(doc, weight)
+                .map_err(ClientError::from)
         });
         if let Err(error) = checked {
             failed = Some((next, error));
@@ -1206,6 +1167,7 @@ mod tests {
 
     use super::*;
     use crate::diagnostic::{Code, Severity};
+    use crate::limits::MAX_DOCUMENT_DEPTH;
     use crate::replay::patch::apply_patch;
     use crate::replay::{Message, Options, Profile, Replayer};
 
@@ -1324,7 +1286,7 @@ mod tests {
             let mut taken = doc.clone();
             let mut moved = whole.clone();
             let mut bytes = document_bytes(&taken);
-            let outcome = super::super::patch::apply_patch_taking(&mut taken, &mut bytes, &mut moved);
+            let outcome = super::super::rfc::apply_patch_taking(&mut taken, &mut bytes, &mut moved);
             proptest::prop_assert_eq!(outcome.map(|()| taken), result.clone());
             if result.is_err() {
                 proptest::prop_assert!(moved.ops == whole.ops, "the values given back");
@@ -1333,6 +1295,17 @@ mod tests {
             let result = client(&mut applied, &whole).map(|()| applied);
             proptest::prop_assert_eq!(&result, &op_by_op(&doc, &ops, client));
         }
+    }
+
+    #[test]
+    fn adds_at_the_root_one_after_another_replace_the_document_without_a_panic() {
+        // issue 38 (runs of inserts), found while running issue 44's tests:
+        // two `add`s at "" were taken for a run of array inserts, and the
+        // client's walk indexed past the pointer's tokens.
+        let ops = r#"[{"op":"add","path":"","value":[1]},{"op":"add","path":"","value":[2]}]"#;
+        let (spec, client) = both(r#"{"a":1}"#, ops);
+        assert_eq!(spec, Ok(json!([2])));
+        assert_eq!(client, Ok(json!([2])));
     }
 
     #[test]
