@@ -18,7 +18,7 @@ use egui_kittest::kittest::Queryable;
 
 use crate::common::demo_rec as demo;
 use crate::common::generator::{GenConfig, generate_each};
-use crate::panel::{harness, step};
+use crate::panel::{harness, settle, step};
 
 fn demo_harness() -> Harness<'static, ReplayApp> {
     harness(ReplayApp::with_file(&demo()))
@@ -398,5 +398,5 @@ fn the_diagnostics_row_of_a_long_stream_is_a_density() {
 
 fn apply(harness: &mut Harness<'static, ReplayApp>, command: Command) {
     harness.state_mut().state.apply(vec![command]);
-    harness.run();
+    settle(harness);
 }

@@ -22,7 +22,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 
 use crate::common::{TempDir, manifest_path as fixture};
-use crate::panel::{harness, step, wait_for_loading};
+use crate::panel::{harness, settle, step, wait_for_loading};
 
 fn open(path: &Path) -> Harness<'static, ReplayApp> {
     let harness = harness(ReplayApp::with_file(path));
@@ -34,14 +34,18 @@ fn open(path: &Path) -> Harness<'static, ReplayApp> {
     harness
 }
 
+/// Applies `commands` and runs frames until the app is idle: a command
+/// that opens in the background (another session, another profile) keeps
+/// a spinner turning, so a bare `Harness::run` fails or not by the
+/// machine's speed (it failed so in CI).
 fn apply(harness: &mut Harness<'static, ReplayApp>, commands: Vec<Command>) {
     harness.state_mut().state.apply(commands);
-    harness.run();
+    settle(harness);
 }
 
 fn press(harness: &mut Harness<'static, ReplayApp>, key: egui::Key) {
     harness.key_press(key);
-    harness.run();
+    settle(harness);
 }
 
 // ------------------------------------------------------------------- diff
