@@ -728,6 +728,69 @@ fn top_level_modules_import_one_another_without_a_cycle() {
         "the top-level modules of src/ import one another in a cycle:\n{}",
         describe(&graph, &components)
     );
+    // The layers, for docs/architecture.md (`cargo test --test layers --
+    // --nocapture`): a module's layer is one above the highest it imports.
+    for (layer, modules) in layers(&graph).iter().enumerate() {
+        eprintln!("layer {layer}: {}", modules.join(", "));
+    }
+}
+
+/// The modules of an acyclic graph by layer: a leaf is in layer 0, any
+/// other module one above the highest module it imports.
+fn layers(graph: &Graph) -> Vec<Vec<String>> {
+    fn layer_of(graph: &Graph, module: &str, known: &mut BTreeMap<String, usize>) -> usize {
+        if let Some(&layer) = known.get(module) {
+            return layer;
+        }
+        let layer = graph.get(module).map_or(0, |imports| {
+            imports
+                .keys()
+                .map(|m| layer_of(graph, m, known) + 1)
+                .max()
+                .unwrap_or(0)
+        });
+        known.insert(module.to_owned(), layer);
+        layer
+    }
+    let mut known = BTreeMap::new();
+    let mut out: Vec<Vec<String>> = Vec::new();
+    for module in graph.keys() {
+        let layer = layer_of(graph, module, &mut known);
+        if out.len() <= layer {
+            out.resize(layer + 1, Vec::new());
+        }
+        out[layer].push(module.clone());
+    }
+    out
+}
+
+#[test]
+fn layers_put_each_module_above_what_it_imports() {
+    let mut graph = Graph::new();
+    let edge = |graph: &mut Graph, from: &str, to: &str| {
+        let reference = Reference {
+            file: PathBuf::from(format!("src/{from}.rs")),
+            line: 1,
+            first: to.to_owned(),
+        };
+        graph
+            .entry(from.to_owned())
+            .or_default()
+            .insert(to.to_owned(), reference);
+        graph.entry(to.to_owned()).or_default();
+    };
+    edge(&mut graph, "cli", "replay");
+    edge(&mut graph, "replay", "diagnostic");
+    edge(&mut graph, "cli", "diagnostic");
+    edge(&mut graph, "pointer", "diagnostic");
+    assert_eq!(
+        layers(&graph),
+        [
+            vec!["diagnostic".to_owned()],
+            vec!["pointer".to_owned(), "replay".to_owned()],
+            vec!["cli".to_owned()],
+        ]
+    );
 }
 
 /// The scanner's own cases: what counts as a path and what does not.

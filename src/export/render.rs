@@ -13,7 +13,7 @@ use super::{
 use crate::diagnostic::Seq;
 use crate::input::{EventLog, HttpRequest, HttpResponse};
 use crate::replay::Replayer;
-use crate::store::{NewSession, RecordingWriter, SessionStatus};
+use crate::store::{Arrival, NewSession, RecordingWriter, SessionStatus};
 use crate::timeline::Timeline;
 
 /// What to export, how, and what to hide.
@@ -383,7 +383,7 @@ fn write_recording(content: &RecordingContent, out: &Path) -> Result<(), ExportE
             start.map(|start| scope.spawn(move || Timeline::starting_from(start).index_of(events)));
         let written = (|| {
             for ((_, raw), arrival) in content.events.iter().zip(&content.arrival_nanos) {
-                writer.append_at(raw, *arrival)?;
+                writer.append(raw, Arrival::at(*arrival))?;
             }
             Ok::<(), crate::store::StoreError>(())
         })();

@@ -15,7 +15,7 @@ use tokio::sync::oneshot;
 use crate::input::HttpResponse;
 use crate::replay::Replayer;
 use crate::store::{
-    NewSession, RecordingWriter, SessionId, SessionStatus, StoreError, StoreRedaction,
+    Arrival, NewSession, RecordingWriter, SessionId, SessionStatus, StoreError, StoreRedaction,
 };
 use crate::timeline::Timeline;
 
@@ -246,7 +246,7 @@ fn run(mut writer: RecordingWriter, commands: &Receiver<Command>) -> Result<(), 
                 // What is stored, and indexed, hides the secrets of the run
                 // input the agent echoes (issue 38).
                 let raw = writer.stored_event(session, &raw)?;
-                writer.append_to(session, &raw, arrival_nanos)?;
+                writer.append(&raw, Arrival::at(arrival_nanos).in_session(session))?;
                 if let Some((timeline, arrivals)) = timelines.get_mut(&session) {
                     timeline.append(&raw);
                     arrivals.push(arrival_nanos);

@@ -162,7 +162,7 @@ fn write_planned(
                 })
             });
             let mut written = writer
-                .import_events_at(
+                .import_events(
                     &planned.events,
                     planned.arrivals.as_deref(),
                     &mut |written| {

@@ -58,7 +58,9 @@ pub use secrets::{
     MIN_HIDDEN_VALUE_BYTES, SECRET_FIELD_NAMES, SECRET_QUERY_PARAMS, StoreRedaction, hide_values,
 };
 pub use upgrade::{Upgraded, upgrade, upgrade_with};
-pub use writer::{CHECKPOINT_INTERVAL, COMMIT_INTERVAL, EncodedIndex, NewSession, RecordingWriter};
+pub use writer::{
+    Arrival, CHECKPOINT_INTERVAL, COMMIT_INTERVAL, EncodedIndex, NewSession, RecordingWriter,
+};
 
 use crate::diagnostic::Diagnostic;
 use crate::input::{HttpRequest, HttpResponse};

@@ -310,7 +310,9 @@ impl Recording {
         options: Options,
     ) -> Result<Result<Vec<u8>, IndexUnused>, StoreError> {
         Ok(match self.stored_pieces(session, options)? {
-            Ok(pieces) => pieces.read_all().map_err(IndexUnused::Damaged),
+            Ok(pieces) => pieces
+                .read_all()
+                .map_err(|e| IndexUnused::Damaged(e.to_string())),
             Err(why) => Err(why),
         })
     }

@@ -64,21 +64,18 @@ struct Pending {
     keys: Keys,
 }
 
-/// The indexed columns of an event (`type`, `messageId`, `runId`), and its
-/// `timestamp`.
+/// The indexed columns of an event (`type`, `messageId`, `runId`).
 #[derive(Default)]
 struct Keys {
     event_type: Option<String>,
     message_id: Option<String>,
     run_id: Option<String>,
-    timestamp: Option<i64>,
 }
 
 impl Keys {
     fn of(raw: &[u8]) -> Self {
         let keys = EventKeys::of(raw);
         Self {
-            timestamp: keys.timestamp,
             event_type: keys.event_type.map(|s| s.into_owned()),
             message_id: keys.message_id.map(|s| s.into_owned()),
             run_id: keys.run_id.map(|s| s.into_owned()),
@@ -106,6 +103,38 @@ impl EncodedIndex {
             options: timeline.options(),
             num_events: timeline.last_step().get(),
             parts: timeline.encode_index_parts(arrivals).ok(),
+        }
+    }
+}
+
+/// When an appended event arrived, and in which session
+/// ([`RecordingWriter::append`]): by default now, in the current session.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Arrival {
+    session: Option<SessionId>,
+    nanos: Option<u64>,
+}
+
+impl Arrival {
+    /// Now (the time since its session started), in the current session.
+    pub fn now() -> Self {
+        Self::default()
+    }
+
+    /// `nanos` nanoseconds after its session started, in the current
+    /// session.
+    pub fn at(nanos: u64) -> Self {
+        Self {
+            session: None,
+            nanos: Some(nanos),
+        }
+    }
+
+    /// The same arrival in `session` rather than the current one.
+    pub fn in_session(self, session: SessionId) -> Self {
+        Self {
+            session: Some(session),
+            ..self
         }
     }
 }
@@ -578,49 +607,35 @@ impl RecordingWriter {
         Ok(())
     }
 
-    /// Appends one event to the current session, arriving now.
-    pub fn append(&mut self, raw: &[u8]) -> Result<Seq, StoreError> {
-        let session = self.current()?;
-        let arrival = self
-            .sessions
-            .get(&session)
-            .map_or(0, |s| s.started.elapsed().as_nanos());
-        self.append_to(session, raw, u64::try_from(arrival).unwrap_or(u64::MAX))
+    /// Appends one event, arriving when and in the session `arrival` says
+    /// ([`Arrival::now`] in the current session unless told otherwise).
+    /// Commits if the last commit is older than [`COMMIT_INTERVAL`].
+    pub fn append(&mut self, raw: &[u8], arrival: Arrival) -> Result<Seq, StoreError> {
+        let session = match arrival.session {
+            Some(session) => session,
+            None => self.current()?,
+        };
+        let nanos = match arrival.nanos {
+            Some(nanos) => nanos,
+            None => self.sessions.get(&session).map_or(0, |s| {
+                u64::try_from(s.started.elapsed().as_nanos()).unwrap_or(u64::MAX)
+            }),
+        };
+        self.push(session, raw, nanos, Keys::of(raw))
     }
 
-    /// Appends one event of an imported file to the current session, whose
-    /// arrival time is not known: it is taken from the event's `timestamp`
+    /// Appends every event of an imported file to the current session, in
+    /// transactions of many events straight from the file's bytes.
+    /// `arrivals[i]` is the arrival time of the event at index `i` when it
+    /// is known (as a recording holds them); without them, or past their
+    /// end, an event's arrival is taken from its `timestamp`
     /// (milliseconds), relative to the session's first one, and never goes
     /// backwards; events without one are 100 ms apart before the first
     /// timestamp and arrive with the one before after it ([`Arrivals`]).
-    pub fn append_imported(&mut self, raw: &[u8]) -> Result<Seq, StoreError> {
-        let id = self.current()?;
-        let keys = Keys::of(raw);
-        let session = self
-            .sessions
-            .get_mut(&id)
-            .ok_or_else(|| no_session(&self.path))?;
-        let arrival = session.arrivals.next(keys.timestamp);
-        self.push(id, raw, arrival, keys)
-    }
-
-    /// Appends every event of an imported file to the current session, as
-    /// [`Self::append_imported`] does one by one, in transactions of many
-    /// events straight from the file's bytes. `progress` is called after
-    /// each transaction with the number of events written so far.
+    /// `progress` is called after each transaction with the number of
+    /// events written so far. Returns the arrival times stored, one per
+    /// event.
     pub fn import_events(
-        &mut self,
-        events: &EventLog,
-        progress: &mut dyn FnMut(u64),
-    ) -> Result<(), StoreError> {
-        self.import_events_at(events, None, progress).map(drop)
-    }
-
-    /// [`Self::import_events`] with known arrival times (`arrivals[i]` is
-    /// the one of the event at index `i`, as a recording holds them);
-    /// without them, or past their end, arrivals come from the events'
-    /// `timestamp`s. Returns the arrival times stored, one per event.
-    pub fn import_events_at(
         &mut self,
         events: &EventLog,
         arrivals: Option<&[u64]>,
@@ -680,13 +695,6 @@ impl RecordingWriter {
         self.last_commit = Instant::now();
         self.uncheckpointed = true;
         Ok(stored_arrivals)
-    }
-
-    /// Appends one event to the current session with a given arrival time
-    /// (nanoseconds from the session's start).
-    pub fn append_at(&mut self, raw: &[u8], arrival_nanos: u64) -> Result<Seq, StoreError> {
-        let session = self.current()?;
-        self.append_to(session, raw, arrival_nanos)
     }
 
     /// An event of a live session as it is to be stored: with the run
@@ -803,17 +811,6 @@ impl RecordingWriter {
             self.uncheckpointed = true;
         }
         Ok(())
-    }
-
-    /// Appends one event to a session with a given arrival time. Commits if
-    /// the last commit is older than [`COMMIT_INTERVAL`].
-    pub fn append_to(
-        &mut self,
-        session: SessionId,
-        raw: &[u8],
-        arrival_nanos: u64,
-    ) -> Result<Seq, StoreError> {
-        self.push(session, raw, arrival_nanos, Keys::of(raw))
     }
 
     fn push(
@@ -1177,7 +1174,7 @@ mod tests {
             })
             .expect("begins");
         let arrivals = writer
-            .import_events_at(&log, None, &mut |_| {})
+            .import_events(&log, None, &mut |_| {})
             .expect("writes the events");
         let timeline = Timeline::builder(Options::default()).index_of(&log);
         writer

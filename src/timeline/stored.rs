@@ -225,21 +225,25 @@ impl StoredPieces {
     }
 
     /// Reads every piece into one buffer: the whole index.
-    pub fn read_all(mut self) -> Result<Vec<u8>, String> {
+    pub fn read_all(mut self) -> Decoded<Vec<u8>> {
         if let Some(whole) = self.source.take_whole() {
             return Ok(whole);
         }
         let mut all = vec![0u8; self.num_bytes];
         for (piece, out) in all.chunks_mut(self.piece_bytes).enumerate() {
-            self.source.read(piece, 0, out)?;
+            self.source
+                .read(piece, 0, out)
+                .map_err(|reason| DecodeError::Unreadable { piece, reason })?;
         }
         Ok(all)
     }
 
     /// The first bytes of the index, up to `n`.
-    fn read_start(&mut self, n: usize) -> Result<Vec<u8>, String> {
+    fn read_start(&mut self, n: usize) -> Decoded<Vec<u8>> {
         let mut start = vec![0u8; n.min(self.len_of(0))];
-        self.source.read(0, 0, &mut start)?;
+        self.source
+            .read(0, 0, &mut start)
+            .map_err(|reason| DecodeError::Unreadable { piece: 0, reason })?;
         Ok(start)
     }
 
@@ -737,9 +741,7 @@ impl Timeline {
     ) -> Decoded<(Self, Option<Vec<u64>>)> {
         let events: Events = events.into();
         let mut pieces = pieces;
-        let first_piece = pieces
-            .read_start(HEADER_BYTES)
-            .map_err(|reason| DecodeError::Unreadable { piece: 0, reason })?;
+        let first_piece = pieces.read_start(HEADER_BYTES)?;
         if first_piece.get(..MAGIC.len()) != Some(&MAGIC[..]) {
             return Err(DecodeError::Mismatch("the index does not start as one"));
         }

@@ -16,7 +16,9 @@ use agui_replay::app_model::search::Condition;
 use agui_replay::app_model::time_control::TimeCommand;
 use agui_replay::diagnostic::Seq;
 use agui_replay::diff::DiffScope;
-use agui_replay::store::{NewSession, Recording, RecordingWriter, SessionId, SessionStatus};
+use agui_replay::store::{
+    Arrival, NewSession, Recording, RecordingWriter, SessionId, SessionStatus,
+};
 use agui_replay::ui::ReplayApp;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -646,7 +648,7 @@ fn a_recording_being_written_grows_and_the_playhead_follows_it() {
             })
             .expect("begins");
         for i in 1..=3 {
-            writer.append(&event(i)).expect("appends");
+            writer.append(&event(i), Arrival::now()).expect("appends");
         }
         writer.flush().expect("flushes");
         to_test.send(()).expect("told");
@@ -654,7 +656,7 @@ fn a_recording_being_written_grows_and_the_playhead_follows_it() {
         assert_eq!(writer_inbox.recv(), Ok("more"));
         for i in 4..=10 {
             writer
-                .append_to(first, &event(i), i * 1_000_000)
+                .append(&event(i), Arrival::at(i * 1_000_000).in_session(first))
                 .expect("appends");
         }
         writer.flush().expect("flushes");
@@ -934,7 +936,7 @@ fn silent_for_an_hour(path: &Path) -> RecordingWriter {
         })
         .expect("begins");
     for i in 1..=3 {
-        writer.append(&event(i)).expect("appends");
+        writer.append(&event(i), Arrival::now()).expect("appends");
     }
     writer.flush().expect("flushes");
     writer
@@ -1036,7 +1038,7 @@ fn a_session_taken_for_dead_that_grows_again_is_followed() {
     // The writer was only slow.
     for i in 4..=5 {
         writer
-            .append_at(&event(i), 3_600_000_000_000)
+            .append(&event(i), Arrival::at(3_600_000_000_000))
             .expect("appends");
     }
     writer.flush().expect("flushes");
@@ -1117,7 +1119,7 @@ fn a_recording_opened_before_its_first_session_follows_that_session() {
         })
         .expect("begins");
     for i in 1..=2 {
-        writer.append(&event(i)).expect("appends");
+        writer.append(&event(i), Arrival::now()).expect("appends");
     }
     writer.flush().expect("flushes");
     harness.state_mut().state.poll_live_now();

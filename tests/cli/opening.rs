@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use agui_replay::store::{NewSession, Recording, RecordingWriter};
+use agui_replay::store::{Arrival, NewSession, Recording, RecordingWriter};
 
 use crate::common::bin::{BIN, KillOnDrop, run};
 use crate::common::{TempDir, p};
@@ -73,7 +73,9 @@ fn writer_with_events_in_its_log(path: &Path) -> RecordingWriter {
         })
         .expect("a session");
     for event in EVENTS {
-        writer.append(event.as_bytes()).expect("an event");
+        writer
+            .append(event.as_bytes(), Arrival::now())
+            .expect("an event");
     }
     writer.flush().expect("committed, into the log");
     writer
@@ -305,7 +307,9 @@ fn an_empty_recording_says_it_holds_no_session_and_several_ask_for_one() {
                 ..Default::default()
             })
             .expect("a session");
-        writer.append(EVENTS[0].as_bytes()).expect("an event");
+        writer
+            .append(EVENTS[0].as_bytes(), Arrival::now())
+            .expect("an event");
     }
     writer.finish().expect("finished");
     let output = run(&["check", p(&two)]);

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use agui_replay::store::{NewSession, RecordingWriter, SessionStatus};
+use agui_replay::store::{Arrival, NewSession, RecordingWriter, SessionStatus};
 use serde_json::{Value, json};
 
 use crate::common::events::diagnostics_with_code;
@@ -211,7 +211,7 @@ fn live_recording(path: &Path, arrivals_ms: &[u64]) {
     for (event, ms) in events.iter_mut().zip(arrivals_ms) {
         event.as_object_mut().expect("object").remove("timestamp");
         let raw = serde_json::to_vec(event).expect("serializes");
-        writer.append_at(&raw, ms * MS).expect("appends");
+        writer.append(&raw, Arrival::at(ms * MS)).expect("appends");
     }
     writer.end_session(SessionStatus::Complete).expect("ends");
     writer.finish().expect("finishes");

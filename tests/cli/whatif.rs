@@ -450,7 +450,7 @@ fn a_recorded_request_body_is_kept_byte_for_byte_unless_step_0_is_edited() {
     // Issue 41: the recording written carries the recorded run input as it
     // was sent, and the edited one when `--replace 0` or `--drop 0` says so.
     use agui_replay::input::HttpRequest;
-    use agui_replay::store::{NewSession, Recording, RecordingWriter, SessionStatus};
+    use agui_replay::store::{Arrival, NewSession, Recording, RecordingWriter, SessionStatus};
     let temp = TempDir::new("whatif-body");
     let rec = temp.path().join("spaced.rec");
     let body = b"{ \"threadId\": \"t1\", \"runId\": \"r1\",\n  \"messages\": [] }".to_vec();
@@ -473,7 +473,9 @@ fn a_recorded_request_body_is_kept_byte_for_byte_unless_step_0_is_edited() {
         json!({"type": "CUSTOM", "name": "x"}),
         run_finished(),
     ] {
-        writer.append(event.to_string().as_bytes()).unwrap();
+        writer
+            .append(event.to_string().as_bytes(), Arrival::now())
+            .unwrap();
     }
     writer.end_session(SessionStatus::Complete).unwrap();
     writer.finish().unwrap();

@@ -10,7 +10,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use agui_replay::input::{HttpRequest, SseFramer};
-use agui_replay::store::{NewSession, RecordingWriter, SessionStatus};
+use agui_replay::store::{Arrival, NewSession, RecordingWriter, SessionStatus};
 use serde_json::{Value, json};
 
 /// One session to record: its run input and its events, each with its
@@ -66,7 +66,7 @@ pub fn write_recording(path: &Path, sessions: &[SessionSpec]) {
             .expect("begins");
         for (ms, event) in &spec.events {
             writer
-                .append_at(event.to_string().as_bytes(), ms * 1_000_000)
+                .append(event.to_string().as_bytes(), Arrival::at(ms * 1_000_000))
                 .expect("appends");
         }
         writer.end_session(SessionStatus::Complete).expect("ends");

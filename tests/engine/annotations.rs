@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use agui_replay::Seq;
 use agui_replay::store::{
-    Bookmark, NewSession, Recording, RecordingWriter, SessionId, SessionStatus, StoreError,
-    add_bookmark, add_note, delete_bookmark, delete_note, edit_note, rename_bookmark,
+    Arrival, Bookmark, NewSession, Recording, RecordingWriter, SessionId, SessionStatus,
+    StoreError, add_bookmark, add_note, delete_bookmark, delete_note, edit_note, rename_bookmark,
 };
 
 use crate::common::store::{
@@ -293,7 +293,7 @@ fn a_bookmark_is_saved_while_a_writer_keeps_appending() {
                 appended += 1;
                 let raw = format!(r#"{{"type":"CUSTOM","name":"n","value":{appended}}}"#);
                 writer
-                    .append(raw.as_bytes())
+                    .append(raw.as_bytes(), Arrival::now())
                     .expect("appends during bookmarks");
             }
             writer.flush_if_due().expect("commits during bookmarks");

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use agui_replay::open::{SourceError, open_source};
 use agui_replay::store::{
-    APPLICATION_ID, NewSession, REDACTED, Recording, RecordingWriter, SCHEMA_VERSION,
+    APPLICATION_ID, Arrival, NewSession, REDACTED, Recording, RecordingWriter, SCHEMA_VERSION,
     SessionStatus, StoreError,
 };
 use agui_replay::{EventLog, Seq};
@@ -276,7 +276,9 @@ fn crash_child_entry_point() {
     let mut i = 0u64;
     while started.elapsed() < Duration::from_secs(60) && i < 1_000_000 {
         i += 1;
-        writer.append(&crash_event(i)).expect("child appends");
+        writer
+            .append(&crash_event(i), Arrival::now())
+            .expect("child appends");
         if i.is_multiple_of(10) {
             writer.flush().expect("child commits");
             writeln!(stdout, "committed {i}").expect("child prints");
@@ -394,7 +396,10 @@ fn a_killed_writer_leaves_every_committed_event() {
         })
         .expect("begins");
     writer
-        .append(b"{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}")
+        .append(
+            b"{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}",
+            Arrival::now(),
+        )
         .expect("appends");
     writer.finish().expect("finishes");
     let recording = Recording::open(rec.path()).expect("reopens");
@@ -809,7 +814,9 @@ fn a_finished_recording_stands_alone_without_a_log() {
         })
         .expect("begins");
     for i in 1..=50 {
-        writer.append(&crash_event(i)).expect("appends");
+        writer
+            .append(&crash_event(i), Arrival::now())
+            .expect("appends");
     }
     writer.flush().expect("commits");
     assert!(
@@ -875,12 +882,16 @@ fn write_live(path: &Path, started: std::sync::mpsc::Sender<()>) -> [Vec<Vec<u8>
         for _ in 0..PER_BATCH {
             let i = written[0].len() as u64 + 1;
             let raw = live_event(1, i);
-            writer.append_to(first, &raw, i * 1000).expect("appends");
+            writer
+                .append(&raw, Arrival::at(i * 1000).in_session(first))
+                .expect("appends");
             written[0].push(raw);
             if let Some(second) = second {
                 let i = written[1].len() as u64 + 1;
                 let raw = live_event(2, i);
-                writer.append_to(second, &raw, i * 1000).expect("appends");
+                writer
+                    .append(&raw, Arrival::at(i * 1000).in_session(second))
+                    .expect("appends");
                 written[1].push(raw);
             }
         }
@@ -1006,7 +1017,9 @@ fn opening_a_live_recording_reads_it_without_modifying_it() {
         })
         .expect("begins");
     for i in 1..=40 {
-        writer.append(&live_event(1, i)).expect("appends");
+        writer
+            .append(&live_event(1, i), Arrival::now())
+            .expect("appends");
     }
     writer.flush().expect("commits");
     let wal = sidecar(rec.path(), "-wal");
@@ -1046,7 +1059,7 @@ fn opening_a_live_recording_reads_it_without_modifying_it() {
     // The writer goes on, unaware of the reader.
     for i in 41..=45 {
         writer
-            .append(&live_event(1, i))
+            .append(&live_event(1, i), Arrival::now())
             .expect("appends after the reader");
     }
     writer.finish().expect("finishes");
@@ -1071,7 +1084,9 @@ fn a_recording_left_in_wal_mode_without_its_log_opens_unmodified() {
             })
             .expect("begins");
         for i in 1..=10 {
-            writer.append(&live_event(1, i)).expect("appends");
+            writer
+                .append(&live_event(1, i), Arrival::now())
+                .expect("appends");
         }
     }
     let before = snapshot(rec.path());

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use agui_replay::record::{ProxyState, WriterThread, serve};
 use agui_replay::store::{
-    Recording, RecordingWriter, SessionInfo, SessionStatus, StoreError, StoreRedaction,
+    Arrival, Recording, RecordingWriter, SessionInfo, SessionStatus, StoreError, StoreRedaction,
 };
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -430,7 +430,9 @@ fn a_wal_recording_without_its_wal_opens_without_creating_files() {
         })
         .expect("a session");
     for event in EVENTS {
-        writer.append(event.as_bytes()).expect("an event");
+        writer
+            .append(event.as_bytes(), Arrival::now())
+            .expect("an event");
     }
     writer.flush().expect("committed");
     // A second later, the writer folds its log into the main file.
@@ -942,7 +944,9 @@ fn a_bookmark_saved_into_a_wal_recording_opened_alone_is_seen() {
         })
         .expect("a session");
     for event in EVENTS {
-        writer.append(event.as_bytes()).expect("an event");
+        writer
+            .append(event.as_bytes(), Arrival::now())
+            .expect("an event");
     }
     writer.flush().expect("committed");
     writer.checkpoint().expect("folded into the file");
