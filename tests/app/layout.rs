@@ -1,8 +1,8 @@
 //! The window at any size, the View menu, the keys overlay, the status
 //! bar's words and the pickers (issue 13, points 5 and 12).
 
+use agui_replay::app_model::actions::ACTIONS;
 use agui_replay::ui::ReplayApp;
-use agui_replay::ui::keys::BINDINGS;
 use agui_replay::ui::layout::{MIN_CENTRAL_WIDTH, MIN_EVENTS_WIDTH, MIN_INSPECTOR_WIDTH};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
@@ -102,16 +102,33 @@ fn f1_shows_every_key_and_f1_again_hides_them() {
     harness.run();
     assert!(harness.state().show_keys);
     harness.get_by_label("Keys");
-    for binding in BINDINGS {
+    // Issue 43, point 1: from the table of actions, every key and gesture
+    // with its help line (F1 omitted F3, Shift+F3, Esc, Ctrl+wheel and
+    // right-drag).
+    for action in ACTIONS.iter().filter(|action| !action.triggers.is_empty()) {
         assert!(
-            harness.query_all_by_label(binding.help).next().is_some(),
-            "{:?}: {:?} is not listed",
-            binding.key,
-            binding.help
+            harness.query_all_by_label(action.help).next().is_some(),
+            "{}: {:?} is not listed",
+            action.name,
+            action.help
+        );
+        assert!(
+            harness
+                .query_all_by_label(&action.triggers_label())
+                .next()
+                .is_some(),
+            "{}: {:?} is not listed",
+            action.name,
+            action.triggers_label()
         );
     }
     harness.get_by_label("→");
     harness.get_by_label("Page Down");
+    harness.get_by_label("F3");
+    harness.get_by_label("Shift+F3");
+    harness.get_by_label("Esc");
+    harness.get_by_label("Ctrl+wheel");
+    harness.get_by_label("Right-drag");
     harness.key_press(egui::Key::F1);
     harness.run();
     assert!(!harness.state().show_keys);
