@@ -367,7 +367,11 @@ impl ReplayApp {
             RightTab::Inspector => inspector::inspector_ui(ui, &self.state, commands),
             RightTab::Diagnostics => diagnostics::diagnostics_ui(ui, &self.state, commands),
             RightTab::Bookmarks => {
-                annotations::notes_ui(ui, &self.state, &mut self.notes_form, commands)
+                egui::ScrollArea::vertical()
+                    .auto_shrink([false, true])
+                    .show(ui, |ui| {
+                        annotations::notes_ui(ui, &self.state, &mut self.notes_form, commands)
+                    });
             }
             RightTab::Search => search::search_ui(ui, &self.state, &mut self.search_form, commands),
             RightTab::State => state_view::state_view_ui(ui, &self.state, commands),
