@@ -408,6 +408,10 @@ impl AppState {
     }
 
     fn install(&mut self, doc: Doc, keep_step: Option<TimeCommand>) {
+        // An open that succeeds ends the banner of one that failed before
+        // it, which stayed above the recordings opened since (issue 43,
+        // point 3b).
+        self.error = None;
         let path = doc.path.clone();
         // The same stream replayed again (another profile, best effort)
         // keeps what the user set; another file or session starts afresh.

@@ -825,8 +825,19 @@ fn error_banner_ui(ui: &mut egui::Ui, error: &str, commands: &mut Vec<Command>) 
         .fill(theme::error_banner_background(ui.visuals()))
         .inner_margin(6.0)
         .show(ui, |ui| {
-            ui.horizontal(|ui| {
-                ui.colored_label(ui.visuals().error_fg_color, error);
+            // The message wraps in the room Dismiss leaves it: on one line,
+            // its end and Dismiss were off-screen (issue 43, point 3b).
+            ui.horizontal_top(|ui| {
+                let dismiss_width = 90.0;
+                let text_width = (ui.available_width() - dismiss_width).max(120.0);
+                ui.allocate_ui(egui::vec2(text_width, 0.0), |ui| {
+                    ui.add(
+                        egui::Label::new(
+                            egui::RichText::new(error).color(ui.visuals().error_fg_color),
+                        )
+                        .wrap(),
+                    );
+                });
                 if ui.button("Dismiss").clicked() {
                     commands.push(Command::DismissError);
                 }
