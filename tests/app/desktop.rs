@@ -351,7 +351,11 @@ fn play_with_every_time_zero_goes_step_by_step_not_to_the_end() {
         Some(Timing::Untimed)
     );
     harness.get_by_label("no timing");
-    harness.key_press(egui::Key::Home);
+    // From step 0, before any event (Home goes to step 1 since issue 43).
+    harness
+        .state_mut()
+        .state
+        .apply(vec![Command::Time(TimeCommand::Set(Seq::START))]);
     harness.run();
     harness
         .state_mut()

@@ -163,7 +163,12 @@ fn keys_step_through_the_stream() {
     harness.run();
     assert_eq!(step(&harness), 45);
     harness.get_by_label("Step 45 of 45");
+    // Home: the first event, where the app opens (issue 43, point 4).
     harness.key_press(egui::Key::Home);
+    harness.run();
+    assert_eq!(step(&harness), 1);
+    harness.get_by_label("Step 1 of 45");
+    harness.key_press(egui::Key::ArrowLeft);
     harness.run();
     assert_eq!(step(&harness), 0);
     // n / p: the next and previous steps with a diagnostic.
@@ -336,7 +341,11 @@ fn playing_advances_the_cursor_and_pauses() {
     // not depend on the machine's load. The demo's events arrive 137 ms
     // apart, the first at 0.
     let mut harness = demo_harness();
-    harness.key_press(egui::Key::Home);
+    // From step 0, before any event (Home goes to step 1 since issue 43).
+    harness
+        .state_mut()
+        .state
+        .apply(vec![Command::Time(TimeCommand::Set(Seq::START))]);
     harness.run();
     harness
         .state_mut()
