@@ -163,3 +163,41 @@ fn ctrl_f_focuses_the_event_filter_and_arrows_typed_there_do_not_step() {
     );
 }
 
+// Issue 43, point 4: `d` kept the last scope, so with "the state" chosen it
+// said "no difference" on an ACTIVITY_DELTA; it compares what the event
+// changes.
+#[test]
+fn d_compares_what_the_current_event_changes() {
+    use agui_replay::app_model::command::{CentralTab, DiffScopeChoice};
+    use agui_replay::app_model::time_control::TimeCommand;
+    let mut harness = demo_harness();
+    harness.state_mut().state.apply(vec![
+        Command::SetDiffScope(DiffScopeChoice::State),
+        // An ACTIVITY_DELTA of search-1.
+        Command::Time(TimeCommand::Set(agui_replay::Seq::new(14))),
+    ]);
+    settle(&mut harness);
+    press(&mut harness, Modifiers::NONE, Key::D);
+    let state = &harness.state().state;
+    assert_eq!(state.central_tab(), CentralTab::Diff);
+    assert_eq!(state.diff_scope_choice(), DiffScopeChoice::Activity);
+    assert!(
+        harness
+            .query_all_by_label_contains("no difference")
+            .next()
+            .is_none()
+    );
+    // A STATE_DELTA: the state.
+    harness
+        .state_mut()
+        .state
+        .apply(vec![Command::Time(TimeCommand::Set(
+            agui_replay::Seq::new(20),
+        ))]);
+    settle(&mut harness);
+    press(&mut harness, Modifiers::NONE, Key::D);
+    assert_eq!(
+        harness.state().state.diff_scope_choice(),
+        DiffScopeChoice::State
+    );
+}
