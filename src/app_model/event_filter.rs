@@ -57,6 +57,24 @@ pub fn filter_rows_after(doc: &Doc, filter: &EventFilter, after: Seq) -> Vec<Seq
     rows
 }
 
+/// The row after `step` (`forward`) or before it among the event list's
+/// `rows` (ascending), as ↓ and ↑ walk the list (issue 43, point 2): the
+/// list as filtered, so that a filtered list is walked row by row.
+pub fn row_beside(rows: &[Seq], step: Seq, forward: bool) -> Option<Seq> {
+    let at = rows.partition_point(|&row| row < step);
+    if forward {
+        let after = if rows.get(at) == Some(&step) {
+            at + 1
+        } else {
+            at
+        };
+        rows.get(after).copied()
+    } else {
+        at.checked_sub(1)
+            .and_then(|before| rows.get(before).copied())
+    }
+}
+
 /// Whether `haystack` contains `needle_lower` (already lowercase), ignoring
 /// ASCII case. Other characters must match byte for byte.
 pub fn contains_ignore_ascii_case(haystack: &[u8], needle_lower: &[u8]) -> bool {
@@ -99,6 +117,22 @@ mod tests {
     use crate::app_model::test_support::{STREAM, doc_of, seqs};
     use crate::protocol::EventType;
     use crate::timeline::EventKind;
+
+    #[test]
+    fn arrows_walk_the_filtered_rows_and_stop_at_the_ends() {
+        // Issue 43, point 2: ↓ and ↑ go to the next and previous row shown,
+        // from a step on a row or between rows.
+        let rows = [Seq::new(2), Seq::new(5), Seq::new(9)];
+        let beside = |step, forward| row_beside(&rows, Seq::new(step), forward).map(Seq::get);
+        assert_eq!(beside(0, true), Some(2));
+        assert_eq!(beside(2, true), Some(5));
+        assert_eq!(beside(3, true), Some(5));
+        assert_eq!(beside(9, true), None);
+        assert_eq!(beside(9, false), Some(5));
+        assert_eq!(beside(6, false), Some(5));
+        assert_eq!(beside(2, false), None);
+        assert_eq!(row_beside(&[], Seq::new(3), true), None);
+    }
 
     #[test]
     fn an_empty_filter_keeps_every_event() {

@@ -41,6 +41,27 @@ pub struct MarkResponse {
     pub show_diff: bool,
 }
 
+/// What `d` (diff with the previous step) compares at an event of the
+/// wire type `event_type`: what that event changes (the state, an
+/// activity or message, every message), or `None` to keep the last choice
+/// (a run's or step's event changes none of them). Kept from one `d` to
+/// the next, "the state" said "no difference" on an `ACTIVITY_DELTA`
+/// (issue 43, point 4).
+pub fn scope_of_event(event_type: &str) -> Option<DiffScopeChoice> {
+    if event_type.starts_with("STATE_") {
+        Some(DiffScopeChoice::State)
+    } else if event_type == "MESSAGES_SNAPSHOT" {
+        Some(DiffScopeChoice::Conversation)
+    } else if ["ACTIVITY_", "TEXT_MESSAGE_", "TOOL_CALL_", "REASONING_"]
+        .iter()
+        .any(|prefix| event_type.starts_with(prefix))
+    {
+        Some(DiffScopeChoice::Activity)
+    } else {
+        None
+    }
+}
+
 impl Marks {
     /// Marks A and B.
     pub fn get(&self) -> [Option<Seq>; 2] {
@@ -151,6 +172,24 @@ mod tests {
     // The marks' state machine, with no UI context (issue 16, point 3).
     use super::*;
     use crate::app_model::command::MarkSlot;
+
+    #[test]
+    fn d_compares_what_the_event_changes() {
+        assert_eq!(scope_of_event("STATE_DELTA"), Some(DiffScopeChoice::State));
+        assert_eq!(
+            scope_of_event("ACTIVITY_DELTA"),
+            Some(DiffScopeChoice::Activity)
+        );
+        assert_eq!(
+            scope_of_event("TOOL_CALL_ARGS"),
+            Some(DiffScopeChoice::Activity)
+        );
+        assert_eq!(
+            scope_of_event("MESSAGES_SNAPSHOT"),
+            Some(DiffScopeChoice::Conversation)
+        );
+        assert_eq!(scope_of_event("RUN_STARTED"), None);
+    }
     use crate::app_model::test_support::{STREAM, doc_of};
 
     #[test]

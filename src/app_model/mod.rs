@@ -7,6 +7,7 @@
 //! imports no panel (issue 44, point 3), so that it compiles and is tested
 //! without the `app` feature (`tests/engine/app_model.rs` keeps it so).
 
+pub mod actions;
 pub mod command;
 pub mod compare_with;
 pub mod document;

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
 use std::time::Instant;
 
-use super::command::{CentralTab, Command, DiffScopeChoice};
+use super::command::{CentralTab, Command, DiffScopeChoice, MarkCommand};
 use super::document::{Doc, LoadOptions, load_with};
 use super::document::{MAX_RECENT, save_recent};
 use super::follow::Inspected;
@@ -408,6 +408,10 @@ impl AppState {
     }
 
     fn install(&mut self, doc: Doc, keep_step: Option<TimeCommand>) {
+        // An open that succeeds ends the banner of one that failed before
+        // it, which stayed above the recordings opened since (issue 43,
+        // point 3b).
+        self.error = None;
         let path = doc.path.clone();
         // The same stream replayed again (another profile, best effort)
         // keeps what the user set; another file or session starts afresh.
@@ -603,6 +607,17 @@ impl AppState {
                 self.notice = None;
             }
             Command::Mark(command) => {
+                // `d` compares what the current event changed: the state
+                // for a STATE_DELTA, the activity for an ACTIVITY_DELTA,
+                // whatever was chosen last (issue 43, point 4).
+                if command == MarkCommand::DiffWithPrevious
+                    && let Some(doc) = &self.doc
+                    && let Some(EventKind::Known(kind)) =
+                        doc.timeline.index().kind(self.time.step())
+                    && let Some(scope) = crate::app_model::marks::scope_of_event(kind.as_str())
+                {
+                    self.marks.set_scope(scope);
+                }
                 if self.marks.apply(command, self.step(), num_events).show_diff {
                     self.central_tab = CentralTab::Diff;
                 }

@@ -40,7 +40,9 @@ pub enum TimeCommand {
     ToNextDiagnostic,
     /// To the previous step with a diagnostic.
     ToPreviousDiagnostic,
-    /// To step 0.
+    /// To the first event: step 1, where a stream opens (step 0, before
+    /// any event, for an empty one). Home went to step 0 while the app
+    /// opened at step 1 (issue 43, point 4); step 0 is one ← further.
     ToStart,
     /// To the last step; a live stream is then followed as it grows (the
     /// End key).
@@ -194,7 +196,7 @@ impl TimeControl {
                     self.move_to(step);
                 }
             }
-            TimeCommand::ToStart => self.move_to(Seq::START),
+            TimeCommand::ToStart => self.move_to(Seq::new(self.num_steps.min(1))),
             TimeCommand::ToEndAndFollow => {
                 self.move_to(Seq::new(self.num_steps));
                 self.following = self.live;
@@ -357,6 +359,20 @@ mod tests {
 
     fn apply(time: &mut TimeControl, command: TimeCommand) -> TimeResponse {
         time.apply(command, &TimeContext::default())
+    }
+
+    #[test]
+    fn home_goes_to_the_first_event_where_a_stream_opens() {
+        // Issue 43, point 4: Home went to step 0, the app opens at step 1.
+        let mut time = control(10, false, 7);
+        apply(&mut time, TimeCommand::ToStart);
+        assert_eq!(time.step(), Seq::new(1));
+        let mut empty = control(0, false, 0);
+        apply(&mut empty, TimeCommand::ToStart);
+        assert_eq!(empty.step(), Seq::START);
+        // Step 0, before any event, is one step back.
+        apply(&mut time, TimeCommand::Step(-1));
+        assert_eq!(time.step(), Seq::START);
     }
 
     #[test]

@@ -47,13 +47,16 @@ pub fn notes_ui(ui: &mut Ui, state: &AppState, form: &mut NotesForm, commands: &
         ui.colored_label(ui.visuals().error_fg_color, error);
     }
     let step = state.step();
-    ui.horizontal(|ui| {
+    // Every row wraps to the panel's width, and the tab scrolls: at
+    // 1024×700 it was wider than its panel, which the conversation was
+    // drawn over (issue 43, point 3a).
+    ui.horizontal_wrapped(|ui| {
         let label = ui.label("Label");
         let field = ui
             .add(
                 egui::TextEdit::singleline(&mut form.label)
                     .hint_text(state.default_bookmark_label())
-                    .desired_width(140.0),
+                    .desired_width(140.0_f32.min(ui.available_width() - 50.0).max(60.0)),
             )
             .labelled_by(label.id);
         let entered = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
@@ -68,7 +71,7 @@ pub fn notes_ui(ui: &mut Ui, state: &AppState, form: &mut NotesForm, commands: &
             ))));
         }
     });
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         let any = !annotations.bookmarks().is_empty();
         if ui
             .add_enabled(any, egui::Button::new("Previous ([)"))
@@ -99,7 +102,7 @@ fn bookmark_row_ui(
     form: &mut NotesForm,
     commands: &mut Vec<Command>,
 ) {
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         if let Some((id, label)) = &mut form.renaming
             && *id == bookmark.id
         {
@@ -120,10 +123,25 @@ fn bookmark_row_ui(
             }
             return;
         }
+        // The label is cut to leave Rename and Delete their room on the
+        // row; it shows whole on hover.
         let text = format!("{:>6}  {}", bookmark.seq.get(), bookmark.label);
-        if ui
-            .selectable_label(bookmark.seq == step, RichText::new(text).monospace())
-            .on_hover_text(format!("Go to step {}", thousands(bookmark.seq.get())))
+        // Rename and Delete, small buttons, with the spacing between.
+        let buttons = 160.0;
+        let room = (ui.available_width() - buttons).max(80.0);
+        let label = egui::Button::selectable(bookmark.seq == step, RichText::new(text).monospace())
+            .truncate();
+        let row = ui.scope(|ui| {
+            ui.set_max_width(room);
+            ui.add(label)
+        });
+        if row
+            .inner
+            .on_hover_text(format!(
+                "{}\nGo to step {}",
+                bookmark.label,
+                thousands(bookmark.seq.get())
+            ))
             .clicked()
         {
             commands.push(Command::Time(TimeCommand::Set(bookmark.seq)));

@@ -25,6 +25,27 @@ use crate::app_model::state::AppState;
 use crate::diagnostic::{Code, Diagnostic, Seq, Severity, SeverityCounts};
 use crate::replay::Options;
 
+/// The line above the groups: how many diagnostics and codes, or how many
+/// the filter kept, each noun in the number it counts ("1 diagnostic, 1
+/// code", not "1 diagnostics, 1 codes": issue 43, point 4).
+fn summary_line(num_shown: usize, num_diagnostics: usize, num_codes: usize) -> String {
+    use crate::app_model::words::count;
+    if num_shown == num_diagnostics {
+        format!(
+            "{}, {}",
+            count(num_diagnostics as u64, "diagnostic", "diagnostics"),
+            count(num_codes as u64, "code", "codes")
+        )
+    } else {
+        format!(
+            "{} of {} {}",
+            thousands(num_shown as u64),
+            count(num_diagnostics as u64, "diagnostic", "diagnostics"),
+            if num_shown == 1 { "matches" } else { "match" }
+        )
+    }
+}
+
 /// From this many diagnostics, groups are cached rather than rebuilt per
 /// frame.
 pub const LARGE: usize = 10_000;
@@ -59,19 +80,7 @@ pub fn diagnostics_ui(ui: &mut egui::Ui, state: &AppState, commands: &mut Vec<Co
     }
     let groups = groups_for_frame(ui, doc, state.diagnostics_filter());
     let num_shown: usize = groups.iter().map(|g| g.members.len()).sum();
-    ui.weak(if num_shown == num_diagnostics {
-        format!(
-            "{} diagnostics, {} codes",
-            thousands(num_diagnostics as u64),
-            groups.len()
-        )
-    } else {
-        format!(
-            "{} of {} diagnostics match",
-            thousands(num_shown as u64),
-            thousands(num_diagnostics as u64)
-        )
-    });
+    ui.weak(summary_line(num_shown, num_diagnostics, groups.len()));
     ui.separator();
     let step = state.step();
     egui::ScrollArea::vertical()
@@ -362,6 +371,18 @@ fn text_width(ui: &egui::Ui, text: &str) -> f32 {
 mod tests {
     use egui_kittest::Harness;
 
+    #[test]
+    fn the_summary_line_counts_in_the_right_number() {
+        // Issue 43, point 4: "1 diagnostics, 1 codes".
+        assert_eq!(super::summary_line(1, 1, 1), "1 diagnostic, 1 code");
+        assert_eq!(super::summary_line(3, 3, 2), "3 diagnostics, 2 codes");
+        assert_eq!(
+            super::summary_line(1, 1_200, 4),
+            "1 of 1,200 diagnostics matches"
+        );
+        assert_eq!(super::summary_line(2, 3, 2), "2 of 3 diagnostics match");
+    }
+
     use crate::ui::test_harness::panel_harness;
     use egui_kittest::kittest::Queryable;
 
@@ -451,7 +472,8 @@ mod tests {
             .type_text("phantom");
         harness.run();
         assert_eq!(harness.state().diagnostics_filter(), "phantom");
-        harness.get_by_label("1 of 4 diagnostics match");
+        // "matches": one diagnostic matches (issue 43, point 4).
+        harness.get_by_label("1 of 4 diagnostics matches");
     }
 
     #[test]

@@ -103,17 +103,26 @@ fn fields_ui(
                 }
             });
             ui.end_row();
-            ui.label("Format");
-            ui.horizontal_wrapped(|ui| {
-                let mut chosen = dialog.format();
-                for format in Format::ALL {
-                    ui.radio_value(&mut chosen, format, format.label())
-                        .on_hover_text(format.hover_text());
-                }
-                if chosen != dialog.format() {
-                    apply(dialog, ExportCommand::SetFormat(chosen));
-                }
-            });
+            // A list to pick from, one line high: as a row of choices
+            // wrapped in its grid cell, "Recording" was drawn over the
+            // checkbox below (issue 43, point 4).
+            let format_label = ui.label("Format");
+            let mut chosen = dialog.format();
+            egui::ComboBox::from_id_salt("export_format")
+                .selected_text(chosen.label())
+                .width(220.0)
+                .show_ui(ui, |ui| {
+                    for format in Format::ALL {
+                        ui.selectable_value(&mut chosen, format, format.label())
+                            .on_hover_text(format.hover_text());
+                    }
+                })
+                .response
+                .labelled_by(format_label.id)
+                .on_hover_text(chosen.hover_text());
+            if chosen != dialog.format() {
+                apply(dialog, ExportCommand::SetFormat(chosen));
+            }
             ui.end_row();
             ui.label("Redaction");
             ui.vertical(|ui| redaction_ui(ui, state, dialog));

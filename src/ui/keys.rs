@@ -1,216 +1,207 @@
-//! The keys of the app, in one table: [`super::keyboard`] reads it to act,
-//! the keys overlay (`?` or F1) reads it to list them (issue 13, point 12),
-//! so a key cannot act without its help line.
+//! The table of actions ([`crate::app_model::actions::ACTIONS`]) drawn:
+//! its keys as egui's, the keys overlay (`?` or F1) and the command palette
+//! (Ctrl+K, Ctrl+Shift+P). The model owns the table, without egui; this
+//! module only converts and draws it (issue 43, point 1).
 
 use egui::{Key, RichText, Ui};
 
-use crate::app_model::command::{Command, MarkSlot};
-use crate::app_model::command::{MarkCommand, NoteCommand};
-use crate::app_model::time_control::TimeCommand;
+use crate::app_model::actions::{
+    self, ACTIONS, Action, ActionId, KeyChord, KeyName, Palette, Trigger,
+};
 
-/// What a key does.
-#[derive(Clone, Copy)]
-pub enum Action {
-    /// A command for the app state.
-    Command(fn() -> Command),
-    /// Shows or hides the keys overlay.
-    ToggleKeys,
-    /// Shows a tab of the right panel.
-    ShowTab(super::RightTab),
+/// egui's key for a key of the table.
+pub fn egui_key(key: KeyName) -> Option<Key> {
+    Some(match key {
+        KeyName::ArrowLeft => Key::ArrowLeft,
+        KeyName::ArrowRight => Key::ArrowRight,
+        KeyName::ArrowUp => Key::ArrowUp,
+        KeyName::ArrowDown => Key::ArrowDown,
+        KeyName::Home => Key::Home,
+        KeyName::End => Key::End,
+        KeyName::PageUp => Key::PageUp,
+        KeyName::PageDown => Key::PageDown,
+        KeyName::Space => Key::Space,
+        KeyName::Escape => Key::Escape,
+        KeyName::F1 => Key::F1,
+        KeyName::F3 => Key::F3,
+        KeyName::Questionmark => Key::Questionmark,
+        KeyName::OpenBracket => Key::OpenBracket,
+        KeyName::CloseBracket => Key::CloseBracket,
+        KeyName::Letter(letter) => return Key::from_name(&letter.to_ascii_uppercase().to_string()),
+    })
 }
 
-/// One key (without Ctrl, Alt or Command).
-pub struct Binding {
-    /// The key.
-    pub key: Key,
-    /// Whether holding it repeats the action (stepping keys do; a held `m`
-    /// must not write a bookmark per repeat).
-    pub repeats: bool,
-    /// What it does, for the overlay.
-    pub help: &'static str,
-    /// What it does.
-    pub action: Action,
+/// The table's name for an egui key, if the table can name it.
+pub fn key_name_of(key: Key) -> Option<KeyName> {
+    Some(match key {
+        Key::ArrowLeft => KeyName::ArrowLeft,
+        Key::ArrowRight => KeyName::ArrowRight,
+        Key::ArrowUp => KeyName::ArrowUp,
+        Key::ArrowDown => KeyName::ArrowDown,
+        Key::Home => KeyName::Home,
+        Key::End => KeyName::End,
+        Key::PageUp => KeyName::PageUp,
+        Key::PageDown => KeyName::PageDown,
+        Key::Space => KeyName::Space,
+        Key::Escape => KeyName::Escape,
+        Key::F1 => KeyName::F1,
+        Key::F3 => KeyName::F3,
+        Key::Questionmark => KeyName::Questionmark,
+        Key::OpenBracket => KeyName::OpenBracket,
+        Key::CloseBracket => KeyName::CloseBracket,
+        other => {
+            let mut letters = other.name().chars();
+            match (letters.next(), letters.next()) {
+                (Some(letter), None) if letter.is_ascii_alphabetic() => {
+                    KeyName::Letter(letter.to_ascii_lowercase())
+                }
+                _ => return None,
+            }
+        }
+    })
 }
 
-/// Every plain key.
-pub const BINDINGS: &[Binding] = &[
-    Binding {
-        key: Key::ArrowRight,
-        repeats: true,
-        help: "Next step",
-        action: Action::Command(|| Command::Time(TimeCommand::Step(1))),
-    },
-    Binding {
-        key: Key::ArrowLeft,
-        repeats: true,
-        help: "Previous step",
-        action: Action::Command(|| Command::Time(TimeCommand::Step(-1))),
-    },
-    Binding {
-        key: Key::Home,
-        repeats: false,
-        help: "First step",
-        action: Action::Command(|| Command::Time(TimeCommand::ToStart)),
-    },
-    Binding {
-        key: Key::End,
-        repeats: false,
-        help: "Last step (and follow a live recording)",
-        action: Action::Command(|| Command::Time(TimeCommand::ToEndAndFollow)),
-    },
-    Binding {
-        key: Key::PageDown,
-        repeats: true,
-        help: "A tenth of the visible timeline forward (at least 10 steps)",
-        action: Action::Command(|| Command::Time(TimeCommand::Page(1))),
-    },
-    Binding {
-        key: Key::PageUp,
-        repeats: true,
-        help: "A tenth of the visible timeline back (at least 10 steps)",
-        action: Action::Command(|| Command::Time(TimeCommand::Page(-1))),
-    },
-    Binding {
-        key: Key::N,
-        repeats: true,
-        help: "Next diagnostic",
-        action: Action::Command(|| Command::Time(TimeCommand::ToNextDiagnostic)),
-    },
-    Binding {
-        key: Key::P,
-        repeats: true,
-        help: "Previous diagnostic",
-        action: Action::Command(|| Command::Time(TimeCommand::ToPreviousDiagnostic)),
-    },
-    Binding {
-        key: Key::Space,
-        repeats: false,
-        help: "Play or pause",
-        action: Action::Command(|| Command::Time(TimeCommand::TogglePlay)),
-    },
-    Binding {
-        key: Key::A,
-        repeats: false,
-        help: "Put mark A at the cursor",
-        action: Action::Command(|| Command::Mark(MarkCommand::AtCursor(MarkSlot::A))),
-    },
-    Binding {
-        key: Key::B,
-        repeats: false,
-        help: "Put mark B at the cursor",
-        action: Action::Command(|| Command::Mark(MarkCommand::AtCursor(MarkSlot::B))),
-    },
-    Binding {
-        key: Key::D,
-        repeats: false,
-        help: "Diff with the previous step",
-        action: Action::Command(|| Command::Mark(MarkCommand::DiffWithPrevious)),
-    },
-    Binding {
-        key: Key::M,
-        repeats: false,
-        help: "Bookmark the cursor",
-        action: Action::Command(|| Command::Note(NoteCommand::AddBookmark(None))),
-    },
-    Binding {
-        key: Key::OpenBracket,
-        repeats: false,
-        help: "Previous bookmark",
-        action: Action::Command(|| Command::Note(NoteCommand::PreviousBookmark)),
-    },
-    Binding {
-        key: Key::CloseBracket,
-        repeats: false,
-        help: "Next bookmark",
-        action: Action::Command(|| Command::Note(NoteCommand::NextBookmark)),
-    },
-    Binding {
-        key: Key::S,
-        repeats: false,
-        help: "Show the shared state at the cursor (State tab)",
-        action: Action::ShowTab(super::RightTab::State),
-    },
-    Binding {
-        key: Key::I,
-        repeats: false,
-        help: "Show the inspector",
-        action: Action::ShowTab(super::RightTab::Inspector),
-    },
-    Binding {
-        key: Key::F1,
-        repeats: false,
-        help: "Show or hide this list of keys",
-        action: Action::ToggleKeys,
-    },
-    Binding {
-        key: Key::Questionmark,
-        repeats: false,
-        help: "Show or hide this list of keys",
-        action: Action::ToggleKeys,
-    },
-];
-
-/// The keys with Ctrl (⌘ on a Mac), listed by the overlay too; the menus
-/// that own them show them beside their entries.
-pub const SHORTCUTS: &[(Key, &str)] = &[(Key::O, "Open…"), (Key::E, "Export repro…")];
-
-/// The binding of `key`, if it has one.
-pub fn binding_of(key: Key) -> Option<&'static Binding> {
-    BINDINGS.iter().find(|binding| binding.key == key)
+/// The modifiers of a chord, as egui's.
+pub fn egui_modifiers(chord: KeyChord) -> egui::Modifiers {
+    let mut modifiers = egui::Modifiers::NONE;
+    if chord.ctrl {
+        modifiers |= egui::Modifiers::COMMAND;
+    }
+    if chord.shift {
+        modifiers |= egui::Modifiers::SHIFT;
+    }
+    modifiers
 }
 
-/// The name of a key as the overlay writes it.
-pub fn key_name(key: Key) -> &'static str {
-    match key {
-        Key::ArrowRight => "→",
-        Key::ArrowLeft => "←",
-        Key::PageDown => "Page Down",
-        Key::PageUp => "Page Up",
-        Key::Space => "Space",
-        other => other.symbol_or_name(),
+/// A trigger as this platform writes it: Ctrl chords by egui (⌘ on a Mac),
+/// the rest as the table does.
+pub fn trigger_text(ctx: &egui::Context, trigger: Trigger) -> String {
+    match trigger {
+        Trigger::Key(chord) if chord.ctrl => match egui_key(chord.key) {
+            Some(key) => {
+                ctx.format_shortcut(&egui::KeyboardShortcut::new(egui_modifiers(chord), key))
+            }
+            None => chord.label(),
+        },
+        other => other.label(),
     }
 }
 
-/// The overlay's contents: one line per key.
+/// All the triggers of an action, as this platform writes them.
+pub fn triggers_text(ctx: &egui::Context, action: &Action) -> String {
+    action
+        .triggers
+        .iter()
+        .map(|&trigger| trigger_text(ctx, trigger))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The shortcut a menu entry shows: its first key.
+pub fn shortcut_text(ctx: &egui::Context, action: &Action) -> Option<String> {
+    action
+        .chords()
+        .next()
+        .map(|chord| trigger_text(ctx, Trigger::Key(chord)))
+}
+
+/// The keys overlay's contents: one line per action done with a key or a
+/// gesture.
 pub fn keys_ui(ui: &mut Ui) {
     ui.heading("Keys");
-    ui.weak("They act when no text field has the keyboard");
+    ui.weak("The plain keys act when no text field has the keyboard");
     ui.add_space(4.0);
-    egui::Grid::new("keys-grid")
-        .num_columns(2)
-        .striped(true)
+    egui::ScrollArea::vertical()
+        .max_height(ui.ctx().content_rect().height() * 0.75)
         .show(ui, |ui| {
-            for binding in BINDINGS {
-                ui.label(RichText::new(key_name(binding.key)).monospace().strong());
-                ui.label(binding.help);
-                ui.end_row();
-            }
-            for &(key, help) in SHORTCUTS {
-                let shortcut = egui::KeyboardShortcut::new(egui::Modifiers::COMMAND, key);
-                ui.label(
-                    RichText::new(ui.ctx().format_shortcut(&shortcut))
-                        .monospace()
-                        .strong(),
-                );
-                ui.label(help);
-                ui.end_row();
-            }
+            egui::Grid::new("keys-grid")
+                .num_columns(2)
+                .striped(true)
+                .show(ui, |ui| {
+                    for action in ACTIONS.iter().filter(|a| !a.triggers.is_empty()) {
+                        ui.label(
+                            RichText::new(triggers_text(ui.ctx(), action))
+                                .monospace()
+                                .strong(),
+                        );
+                        ui.label(action.help);
+                        ui.end_row();
+                    }
+                });
         });
+    ui.weak("Every action, keys or none: Ctrl+K");
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_key_is_bound_once() {
-        for (i, binding) in BINDINGS.iter().enumerate() {
-            assert!(
-                BINDINGS[..i].iter().all(|other| other.key != binding.key),
-                "{:?} is bound twice",
-                binding.key
-            );
-            assert!(!binding.help.is_empty());
-        }
+/// The command palette: a filter, then every action it matches with its
+/// keys; ↑/↓ move, Enter runs the selected one, a click runs one, Esc
+/// closes (the modal). Returns the action to run.
+pub fn palette_ui(ui: &mut Ui, palette: &mut Palette) -> Option<ActionId> {
+    ui.set_width(520.0);
+    let (down, up, enter) = ui.input(|i| {
+        (
+            i.key_pressed(Key::ArrowDown),
+            i.key_pressed(Key::ArrowUp),
+            i.key_pressed(Key::Enter),
+        )
+    });
+    let mut filter = palette.filter.clone();
+    let field = ui.add(
+        egui::TextEdit::singleline(&mut filter)
+            .id(egui::Id::unique("command-palette-filter"))
+            .hint_text("Type to filter the actions")
+            .desired_width(f32::INFINITY),
+    );
+    // The field keeps the keyboard: ↑/↓ and Enter are read above.
+    field.request_focus();
+    palette.set_filter(filter);
+    if down {
+        palette.move_selection(1);
     }
+    if up {
+        palette.move_selection(-1);
+    }
+    let mut run = None;
+    if enter
+        && let Some(action) = palette.selected_action()
+        && action.runs_from_palette()
+    {
+        run = Some(action.id);
+    }
+    ui.add_space(4.0);
+    let matches = palette.matches();
+    if matches.is_empty() {
+        ui.weak("No action matches");
+    }
+    egui::ScrollArea::vertical()
+        .max_height(360.0)
+        .show(ui, |ui| {
+            egui::Grid::new("command-palette-grid")
+                .num_columns(3)
+                .show(ui, |ui| {
+                    for (i, action) in matches.iter().enumerate() {
+                        let selected = i == palette.selected;
+                        let row = if action.runs_from_palette() {
+                            ui.selectable_label(selected, action.name)
+                        } else {
+                            ui.add_enabled(false, egui::Button::selectable(selected, action.name))
+                                .on_disabled_hover_text("A gesture on the timeline")
+                        };
+                        if selected && (up || down) {
+                            row.scroll_to_me(None);
+                        }
+                        let row = row.on_hover_text(action.help);
+                        if row.clicked() {
+                            run = Some(action.id);
+                        }
+                        ui.label(
+                            RichText::new(triggers_text(ui.ctx(), action))
+                                .monospace()
+                                .strong(),
+                        );
+                        ui.weak(actions::placement_label(action.placement));
+                        ui.end_row();
+                    }
+                });
+        });
+    run
 }

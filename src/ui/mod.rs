@@ -16,6 +16,7 @@ pub mod diagnostics;
 pub mod event_list;
 pub mod export_dialog;
 pub mod file_dialog;
+pub mod help;
 pub mod inspector;
 pub mod json_tree;
 pub mod keys;
@@ -33,6 +34,7 @@ pub mod theme;
 pub mod timeline;
 pub mod timing_view;
 
+use crate::app_model::actions::{self, ActionId};
 use crate::app_model::command::NoteCommand;
 use crate::app_model::{document, state, words};
 use std::path::PathBuf;
@@ -80,6 +82,12 @@ pub struct ReplayApp {
     pub layout: layout::PanelLayout,
     /// The keys overlay (`?`, F1, Help › Keys) shows.
     pub show_keys: bool,
+    /// The command palette (Ctrl+K, Ctrl+Shift+P; issue 43).
+    pub palette: crate::app_model::actions::Palette,
+    /// Help › Rules reference shows.
+    pub show_rules: bool,
+    /// Help › About agui-replay shows.
+    pub show_about: bool,
     styled: bool,
     /// The file dialogs: the system's, or the app's own where none shows
     /// (tests give theirs).
@@ -106,6 +114,9 @@ impl ReplayApp {
             export_dialog: crate::app_model::export_dialog::ExportDialog::default(),
             layout: layout::PanelLayout::default(),
             show_keys: false,
+            palette: crate::app_model::actions::Palette::default(),
+            show_rules: false,
+            show_about: false,
             styled: false,
             file_picker: file_dialog::FilePicker::default(),
             serve: serve::ServePanel::default(),
@@ -217,22 +228,8 @@ impl ReplayApp {
             ctx.request_repaint_after(Duration::from_millis(200));
         }
         let mut commands = Vec::new();
-        search::search_keys(&ctx, &self.search_form, &mut commands);
-        let keys = keyboard(&ctx, &mut commands);
-        if let Some(tab) = keys.tab {
-            self.right_tab = tab;
-        }
-        if keys.toggle_keys {
-            self.show_keys = !self.show_keys;
-        }
-        if ctx.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::E)) {
-            self.export_dialog.apply(
-                crate::app_model::export_dialog::ExportCommand::Open,
-                &self.state,
-            );
-        }
-        if ctx.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::O)) {
-            self.open_file_ui(&mut commands);
+        for action in keyboard(&ctx) {
+            self.run_action(&ctx, action, &mut commands);
         }
         dropped_files(&ctx, &mut commands);
 
@@ -309,6 +306,19 @@ impl ReplayApp {
                 self.show_keys = false;
             }
         }
+        if self.palette.open {
+            let modal = egui::Modal::new(egui::Id::unique("command-palette"))
+                .show(&ctx, |ui| keys::palette_ui(ui, &mut self.palette));
+            if modal.should_close() {
+                self.palette.open = false;
+            }
+            if let Some(action) = modal.inner {
+                self.palette.open = false;
+                self.run_action(&ctx, action, &mut commands);
+            }
+        }
+        help::rules_window_ui(&ctx, &mut self.show_rules);
+        help::about_window_ui(&ctx, &mut self.show_about);
         export_dialog::export_dialog_ui(
             &ctx,
             &self.state,
@@ -357,7 +367,11 @@ impl ReplayApp {
             RightTab::Inspector => inspector::inspector_ui(ui, &self.state, commands),
             RightTab::Diagnostics => diagnostics::diagnostics_ui(ui, &self.state, commands),
             RightTab::Bookmarks => {
-                annotations::notes_ui(ui, &self.state, &mut self.notes_form, commands)
+                egui::ScrollArea::vertical()
+                    .auto_shrink([false, true])
+                    .show(ui, |ui| {
+                        annotations::notes_ui(ui, &self.state, &mut self.notes_form, commands)
+                    });
             }
             RightTab::Search => search::search_ui(ui, &self.state, &mut self.search_form, commands),
             RightTab::State => state_view::state_view_ui(ui, &self.state, commands),
@@ -392,20 +406,173 @@ impl ReplayApp {
         }
     }
 
-    fn menu_ui(&mut self, ui: &mut egui::Ui, commands: &mut Vec<Command>) {
-        egui::MenuBar::new().ui(ui, |ui| {
-            ui.menu_button("File", |ui| {
-                if ui
-                    .add(
-                        egui::Button::new("Open…").shortcut_text(ui.ctx().format_shortcut(
-                            &egui::KeyboardShortcut::new(egui::Modifiers::COMMAND, egui::Key::O),
-                        )),
-                    )
-                    .clicked()
-                {
-                    ui.close();
-                    self.open_file_ui(commands);
+    /// Runs an action of the table (issue 43, point 1), from its key, its
+    /// menu entry or the palette alike. The match has no catch-all, so an
+    /// action added to the table does not build until it is handled here.
+    fn run_action(&mut self, ctx: &egui::Context, action: ActionId, commands: &mut Vec<Command>) {
+        use crate::app_model::command::{MarkCommand, MarkSlot, SearchFrom};
+        use crate::app_model::time_control::TimeCommand;
+        let time = |command| Command::Time(command);
+        match action {
+            ActionId::Open => self.open_file_ui(commands),
+            ActionId::CompareWith => {
+                if self.state.doc().is_some() {
+                    self.compare_file_ui(commands);
                 }
+            }
+            ActionId::ExportRepro => {
+                self.export_dialog.apply(
+                    crate::app_model::export_dialog::ExportCommand::Open,
+                    &self.state,
+                );
+            }
+            ActionId::Quit => ctx.send_viewport_cmd(egui::ViewportCommand::Close),
+            ActionId::ToggleEventList => self.layout.show_events = !self.layout.show_events,
+            ActionId::ToggleInspector => {
+                self.layout.show_inspector = !self.layout.show_inspector;
+            }
+            ActionId::ToggleTimeline => self.layout.show_timeline = !self.layout.show_timeline,
+            ActionId::ResetLayout => self.layout.reset(),
+            ActionId::ShowInspector => self.show_right_tab(RightTab::Inspector),
+            ActionId::ShowState => self.show_right_tab(RightTab::State),
+            ActionId::FocusEventFilter => {
+                self.layout.show_events = true;
+                ctx.memory_mut(|memory| memory.request_focus(event_list::filter_text_id()));
+            }
+            ActionId::PreviousStep => commands.push(time(TimeCommand::Step(-1))),
+            ActionId::NextStep => commands.push(time(TimeCommand::Step(1))),
+            ActionId::PreviousEvent | ActionId::NextEvent => {
+                let forward = action == ActionId::NextEvent;
+                let rows = self.state.event_rows();
+                if let Some(seq) =
+                    crate::app_model::event_filter::row_beside(rows, self.state.step(), forward)
+                {
+                    commands.push(time(TimeCommand::Set(seq)));
+                }
+            }
+            ActionId::FirstStep => commands.push(time(TimeCommand::ToStart)),
+            ActionId::LastStep => commands.push(time(TimeCommand::ToEndAndFollow)),
+            ActionId::PageBack => commands.push(time(TimeCommand::Page(-1))),
+            ActionId::PageForward => commands.push(time(TimeCommand::Page(1))),
+            ActionId::NextDiagnostic => commands.push(time(TimeCommand::ToNextDiagnostic)),
+            ActionId::PreviousDiagnostic => {
+                commands.push(time(TimeCommand::ToPreviousDiagnostic));
+            }
+            ActionId::NextMatch => {
+                search::search_step(&self.search_form, SearchFrom::Next, commands)
+            }
+            ActionId::PreviousMatch => {
+                search::search_step(&self.search_form, SearchFrom::Previous, commands);
+            }
+            ActionId::TogglePlay => commands.push(time(TimeCommand::TogglePlay)),
+            ActionId::MarkA => commands.push(Command::Mark(MarkCommand::AtCursor(MarkSlot::A))),
+            ActionId::MarkB => commands.push(Command::Mark(MarkCommand::AtCursor(MarkSlot::B))),
+            ActionId::DiffWithPrevious => {
+                commands.push(Command::Mark(MarkCommand::DiffWithPrevious));
+            }
+            ActionId::Bookmark => {
+                self.show_right_tab(RightTab::Bookmarks);
+                commands.push(Command::Note(NoteCommand::AddBookmark(None)));
+            }
+            ActionId::PreviousBookmark => {
+                self.show_right_tab(RightTab::Bookmarks);
+                commands.push(Command::Note(NoteCommand::PreviousBookmark));
+            }
+            ActionId::NextBookmark => {
+                self.show_right_tab(RightTab::Bookmarks);
+                commands.push(Command::Note(NoteCommand::NextBookmark));
+            }
+            ActionId::Serve => {
+                if self.state.doc().is_some() {
+                    self.serve.open = true;
+                }
+            }
+            ActionId::ShowKeys => self.show_keys = !self.show_keys,
+            ActionId::CommandPalette => {
+                if self.palette.open {
+                    self.palette.open = false;
+                } else {
+                    self.palette.show();
+                }
+            }
+            ActionId::RulesReference => self.show_rules = true,
+            ActionId::About => self.show_about = true,
+            ActionId::Close => {
+                self.palette.open = false;
+                self.show_keys = false;
+                self.show_rules = false;
+                self.show_about = false;
+            }
+            // Gestures: the timeline handles them where the pointer is.
+            ActionId::ZoomTimeline | ActionId::PanTimeline | ActionId::MarkRange => {}
+        }
+    }
+
+    /// A tab of the right panel, the panel shown if it was hidden.
+    fn show_right_tab(&mut self, tab: RightTab) {
+        self.right_tab = tab;
+        self.layout.show_inspector = true;
+    }
+
+    /// Whether an action's menu entry is enabled: those that need a
+    /// stream are not without one.
+    fn action_enabled(&self, action: ActionId) -> bool {
+        match action {
+            ActionId::CompareWith | ActionId::ExportRepro | ActionId::Serve => {
+                self.state.doc().is_some()
+            }
+            _ => true,
+        }
+    }
+
+    /// One menu: its entries from the table of actions, with their keys and
+    /// help, and the few entries that are lists rather than actions (the
+    /// recent files, the themes).
+    fn menu_entries_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        menu: actions::Menu,
+        commands: &mut Vec<Command>,
+    ) {
+        for action in actions::in_menu(menu) {
+            if matches!(
+                action.id,
+                ActionId::ExportRepro
+                    | ActionId::Quit
+                    | ActionId::ShowInspector
+                    | ActionId::PreviousEvent
+                    | ActionId::FirstStep
+                    | ActionId::NextDiagnostic
+                    | ActionId::NextMatch
+                    | ActionId::TogglePlay
+                    | ActionId::Bookmark
+                    | ActionId::CommandPalette
+            ) {
+                ui.separator();
+            }
+            let toggle = match action.id {
+                ActionId::ToggleEventList => Some(&mut self.layout.show_events),
+                ActionId::ToggleInspector => Some(&mut self.layout.show_inspector),
+                ActionId::ToggleTimeline => Some(&mut self.layout.show_timeline),
+                _ => None,
+            };
+            if let Some(shown) = toggle {
+                ui.checkbox(shown, action.name).on_hover_text(action.help);
+                continue;
+            }
+            let mut button = egui::Button::new(action.name);
+            if let Some(shortcut) = keys::shortcut_text(ui.ctx(), action) {
+                button = button.shortcut_text(shortcut);
+            }
+            let clicked = ui
+                .add_enabled(self.action_enabled(action.id), button)
+                .on_hover_text(action.help)
+                .clicked();
+            if clicked {
+                ui.close();
+                self.run_action(&ui.ctx().clone(), action.id, commands);
+            }
+            if action.id == ActionId::Open {
                 ui.menu_button("Open recent", |ui| {
                     if self.state.recent().is_empty() {
                         ui.label("Nothing opened yet");
@@ -417,86 +584,36 @@ impl ReplayApp {
                         }
                     }
                 });
-                if ui
-                    .add_enabled(
-                        self.state.doc().is_some(),
-                        egui::Button::new("Compare with…"),
-                    )
-                    .on_hover_text(
-                        "Open a second recording or stream beside this one, aligned event \
-                         by event: where the two part, in the events and in the state",
-                    )
-                    .clicked()
-                {
-                    ui.close();
-                    self.compare_file_ui(commands);
-                }
-                ui.separator();
-                if ui
-                    .add_enabled(
-                        self.state.doc().is_some(),
-                        egui::Button::new("Export repro…").shortcut_text(ui.ctx().format_shortcut(
-                            &egui::KeyboardShortcut::new(egui::Modifiers::COMMAND, egui::Key::E),
-                        )),
-                    )
-                    .clicked()
-                {
-                    self.export_dialog.apply(
-                        crate::app_model::export_dialog::ExportCommand::Open,
-                        &self.state,
-                    );
-                    ui.close();
-                }
-                ui.separator();
-                if ui.button("Quit").clicked() {
-                    ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
-                }
-            });
-            ui.menu_button("View", |ui| {
-                self.layout.view_menu_ui(ui);
-                ui.separator();
-                ui.menu_button("Theme", |ui| {
-                    let current = ui.ctx().options(|o| o.theme_preference);
-                    for (preference, label) in [
-                        (egui::ThemePreference::System, "Follow the system"),
-                        (egui::ThemePreference::Dark, "Dark"),
-                        (egui::ThemePreference::Light, "Light"),
-                    ] {
-                        if ui.radio(current == preference, label).clicked() {
-                            ui.ctx().set_theme(preference);
-                            if self.state.remembers_recent() {
-                                document::save_theme(theme_name(preference));
-                            }
-                            ui.close();
+            }
+        }
+        if menu == actions::Menu::View {
+            ui.separator();
+            ui.menu_button("Theme", |ui| {
+                let current = ui.ctx().options(|o| o.theme_preference);
+                for (preference, label) in [
+                    (egui::ThemePreference::System, "Follow the system"),
+                    (egui::ThemePreference::Dark, "Dark"),
+                    (egui::ThemePreference::Light, "Light"),
+                ] {
+                    if ui.radio(current == preference, label).clicked() {
+                        ui.ctx().set_theme(preference);
+                        if self.state.remembers_recent() {
+                            document::save_theme(theme_name(preference));
                         }
+                        ui.close();
                     }
+                }
+            });
+        }
+    }
+
+    fn menu_ui(&mut self, ui: &mut egui::Ui, commands: &mut Vec<Command>) {
+        egui::MenuBar::new().ui(ui, |ui| {
+            for menu in actions::Menu::ALL {
+                ui.menu_button(menu.title(), |ui| {
+                    self.menu_entries_ui(ui, menu, commands);
                 });
-            });
-            ui.menu_button("Serve", |ui| {
-                if ui
-                    .add_enabled(
-                        self.state.doc().is_some(),
-                        egui::Button::new("Serve this stream…"),
-                    )
-                    .on_hover_text(
-                        "An AG-UI endpoint for your front end, following the timeline (issue 15)",
-                    )
-                    .clicked()
-                {
-                    self.serve.open = true;
-                    ui.close();
-                }
-            });
-            ui.menu_button("Help", |ui| {
-                if ui
-                    .add(egui::Button::new("Keys").shortcut_text("F1"))
-                    .on_hover_text("Every key of the app (also ?)")
-                    .clicked()
-                {
-                    self.show_keys = true;
-                    ui.close();
-                }
-            });
+            }
             ui.separator();
             ui.label("Profile");
             let profile = self.state.options().profile;
@@ -708,8 +825,19 @@ fn error_banner_ui(ui: &mut egui::Ui, error: &str, commands: &mut Vec<Command>) 
         .fill(theme::error_banner_background(ui.visuals()))
         .inner_margin(6.0)
         .show(ui, |ui| {
-            ui.horizontal(|ui| {
-                ui.colored_label(ui.visuals().error_fg_color, error);
+            // The message wraps in the room Dismiss leaves it: on one line,
+            // its end and Dismiss were off-screen (issue 43, point 3b).
+            ui.horizontal_top(|ui| {
+                let dismiss_width = 90.0;
+                let text_width = (ui.available_width() - dismiss_width).max(120.0);
+                ui.allocate_ui(egui::vec2(text_width, 0.0), |ui| {
+                    ui.add(
+                        egui::Label::new(
+                            egui::RichText::new(error).color(ui.visuals().error_fg_color),
+                        )
+                        .wrap(),
+                    );
+                });
                 if ui.button("Dismiss").clicked() {
                     commands.push(Command::DismissError);
                 }
@@ -717,26 +845,14 @@ fn error_banner_ui(ui: &mut egui::Ui, error: &str, commands: &mut Vec<Command>) 
         });
 }
 
-/// What the keys of a frame asked for besides their commands.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct KeyResponse {
-    /// The right panel's tab a key asks for (a bookmark key shows the
-    /// bookmarks, `s` the State tab, `i` the inspector).
-    tab: Option<RightTab>,
-    /// `?` or F1: the keys overlay shows or hides.
-    toggle_keys: bool,
-}
-
-/// The keys of [`keys::BINDINGS`] (the one table of keys, which the keys
-/// overlay lists): ←/→ step, Home/End (End also follows a live recording),
-/// PgUp/PgDn, `n`/`p` next and previous diagnostic, space play/pause,
-/// `a`/`b` marks, `d` diff with the previous step, `m` bookmark, `[`/`]`
-/// previous and next bookmark, `?`/F1 the keys.
-fn keyboard(ctx: &egui::Context, commands: &mut Vec<Command>) -> KeyResponse {
-    let mut response = KeyResponse::default();
-    if ctx.egui_wants_keyboard_input() {
-        return response;
-    }
+/// The actions the keys of a frame ask for, by the table of actions
+/// ([`actions::action_of_chord`]). While a text field has the keyboard, only
+/// the chords that do not type (Ctrl, F1, F3) act, so that ↑/↓ typed in a
+/// field move its text cursor, not the timeline's (issue 43, point 2). The
+/// Ctrl chords are consumed, so that no field acts on them too.
+fn keyboard(ctx: &egui::Context) -> Vec<ActionId> {
+    let typing = ctx.egui_wants_keyboard_input();
+    let mut found = Vec::new();
     ctx.input(|input| {
         for event in &input.events {
             let egui::Event::Key {
@@ -749,37 +865,38 @@ fn keyboard(ctx: &egui::Context, commands: &mut Vec<Command>) -> KeyResponse {
             else {
                 continue;
             };
-            if modifiers.ctrl || modifiers.command || modifiers.alt {
+            if modifiers.alt {
                 continue;
             }
-            let Some(binding) = keys::binding_of(*key) else {
+            let Some(name) = keys::key_name_of(*key) else {
                 continue;
             };
-            // Held, the stepping keys repeat; the others act once.
-            if *repeat && !binding.repeats {
+            let chord = actions::KeyChord {
+                key: name,
+                ctrl: modifiers.command || modifiers.ctrl,
+                shift: modifiers.shift,
+            };
+            let Some(action) = actions::action_of_chord(chord) else {
+                continue;
+            };
+            if typing && !chord.acts_in_text_fields() {
                 continue;
             }
-            match binding.action {
-                keys::Action::ToggleKeys => response.toggle_keys = !response.toggle_keys,
-                keys::Action::ShowTab(tab) => response.tab = Some(tab),
-                keys::Action::Command(command) => {
-                    let command = command();
-                    if matches!(
-                        command,
-                        Command::Note(
-                            NoteCommand::AddBookmark(_)
-                                | NoteCommand::PreviousBookmark
-                                | NoteCommand::NextBookmark
-                        )
-                    ) {
-                        response.tab = Some(RightTab::Bookmarks);
-                    }
-                    commands.push(command);
-                }
+            // Held, the stepping keys repeat; the others act once.
+            if *repeat && !action.repeats {
+                continue;
+            }
+            found.push((action.id, *key, *modifiers, chord.ctrl));
+        }
+    });
+    ctx.input_mut(|input| {
+        for &(_, key, modifiers, ctrl) in &found {
+            if ctrl {
+                input.consume_key(modifiers, key);
             }
         }
     });
-    response
+    found.into_iter().map(|(action, ..)| action).collect()
 }
 
 fn dropped_files(ctx: &egui::Context, commands: &mut Vec<Command>) {
@@ -861,6 +978,47 @@ pub fn run_app(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The actions the keyboard finds for one key press.
+    fn actions_of_press(key: egui::Key, modifiers: egui::Modifiers) -> Vec<ActionId> {
+        let ctx = egui::Context::default();
+        let input = egui::RawInput {
+            events: vec![egui::Event::Key {
+                key,
+                physical_key: None,
+                pressed: true,
+                repeat: false,
+                modifiers,
+            }],
+            ..Default::default()
+        };
+        let mut found = Vec::new();
+        let mut output = ctx.run_ui(input, |ui| found = keyboard(ui.ctx()));
+        // No renderer takes the font texture here.
+        output.textures_delta.clear();
+        found
+    }
+
+    // Issue 43, point 1: every key of the table of actions acts, and acts
+    // as the table says (`run_action` handles every action: its match has
+    // no catch-all).
+    #[test]
+    fn every_key_of_the_table_is_handled() {
+        for action in actions::ACTIONS {
+            for chord in action.chords() {
+                let key = keys::egui_key(chord.key).expect("an egui key");
+                assert_eq!(keys::key_name_of(key), Some(chord.key));
+                assert_eq!(
+                    actions_of_press(key, keys::egui_modifiers(chord)),
+                    [action.id],
+                    "{}",
+                    chord.label()
+                );
+            }
+        }
+        assert!(actions_of_press(egui::Key::Z, egui::Modifiers::NONE).is_empty());
+        assert!(actions_of_press(egui::Key::ArrowRight, egui::Modifiers::ALT).is_empty());
+    }
 
     #[test]
     fn a_kept_theme_reads_back_as_itself() {

@@ -17,21 +17,9 @@ use crate::app_model::command::{Command, SearchFrom};
 use crate::app_model::state::AppState;
 use crate::app_model::time_control::TimeCommand;
 
-/// The keys of search: F3 the next match, Shift+F3 the previous one (of
-/// the query the fields say).
-pub fn search_keys(ctx: &egui::Context, form: &SearchForm, commands: &mut Vec<Command>) {
-    // Shift first: a pattern without Shift matches a key with it.
-    let (previous, next) = ctx.input_mut(|i| {
-        (
-            i.consume_key(egui::Modifiers::SHIFT, egui::Key::F3),
-            i.consume_key(egui::Modifiers::NONE, egui::Key::F3),
-        )
-    });
-    let from = match (next, previous) {
-        (true, _) => SearchFrom::Next,
-        (_, true) => SearchFrom::Previous,
-        _ => return,
-    };
+/// The next (F3) or previous (Shift+F3) match of the query the fields
+/// say, if they say one.
+pub fn search_step(form: &SearchForm, from: SearchFrom, commands: &mut Vec<Command>) {
     if let Ok(query) = form.query() {
         commands.push(Command::Search(SearchCommand::Start(query, from)));
     }

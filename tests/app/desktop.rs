@@ -119,6 +119,32 @@ fn tab_completes_a_name_of_the_folder_typed() {
     assert_eq!(doc.path, PathBuf::from(&completed));
 }
 
+// Issue 43, point 4: Tab with nothing to complete moved the keyboard to
+// the listing's "../"; it stays in the field.
+#[test]
+fn tab_with_nothing_to_complete_keeps_the_keyboard_in_the_field() {
+    let dir = TempDir::new("dialog-tab-none");
+    dir.write("lisbon-trip.jsonl", UNTIMED);
+    let mut harness = without_portal(ReplayApp::new(None));
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::O);
+    harness.run();
+    let typed = format!("{}/zz", dir.display());
+    type_in_path_field(&mut harness, &typed);
+    assert!(harness.get_by_label("Path").is_focused());
+    harness.key_press(egui::Key::Tab);
+    harness.run();
+    assert!(
+        harness.get_by_label("Path").is_focused(),
+        "the field keeps the keyboard"
+    );
+    assert!(!harness.get_by_label("../").is_focused());
+    assert_eq!(fallback_text(&harness), typed);
+    // Typing goes on in the field.
+    harness.get_by_label("Path").type_text("z");
+    harness.run();
+    assert_eq!(fallback_text(&harness), format!("{typed}z"));
+}
+
 #[test]
 fn a_path_that_does_not_exist_is_refused_in_the_dialog_with_the_reason() {
     let dir = TempDir::new("dialog-missing");
@@ -351,7 +377,11 @@ fn play_with_every_time_zero_goes_step_by_step_not_to_the_end() {
         Some(Timing::Untimed)
     );
     harness.get_by_label("no timing");
-    harness.key_press(egui::Key::Home);
+    // From step 0, before any event (Home goes to step 1 since issue 43).
+    harness
+        .state_mut()
+        .state
+        .apply(vec![Command::Time(TimeCommand::Set(Seq::START))]);
     harness.run();
     harness
         .state_mut()

@@ -1,8 +1,8 @@
 //! The window at any size, the View menu, the keys overlay, the status
 //! bar's words and the pickers (issue 13, points 5 and 12).
 
+use agui_replay::app_model::actions::ACTIONS;
 use agui_replay::ui::ReplayApp;
-use agui_replay::ui::keys::BINDINGS;
 use agui_replay::ui::layout::{MIN_CENTRAL_WIDTH, MIN_EVENTS_WIDTH, MIN_INSPECTOR_WIDTH};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
@@ -102,16 +102,33 @@ fn f1_shows_every_key_and_f1_again_hides_them() {
     harness.run();
     assert!(harness.state().show_keys);
     harness.get_by_label("Keys");
-    for binding in BINDINGS {
+    // Issue 43, point 1: from the table of actions, every key and gesture
+    // with its help line (F1 omitted F3, Shift+F3, Esc, Ctrl+wheel and
+    // right-drag).
+    for action in ACTIONS.iter().filter(|action| !action.triggers.is_empty()) {
         assert!(
-            harness.query_all_by_label(binding.help).next().is_some(),
-            "{:?}: {:?} is not listed",
-            binding.key,
-            binding.help
+            harness.query_all_by_label(action.help).next().is_some(),
+            "{}: {:?} is not listed",
+            action.name,
+            action.help
+        );
+        assert!(
+            harness
+                .query_all_by_label(&action.triggers_label())
+                .next()
+                .is_some(),
+            "{}: {:?} is not listed",
+            action.name,
+            action.triggers_label()
         );
     }
     harness.get_by_label("→");
     harness.get_by_label("Page Down");
+    harness.get_by_label("F3");
+    harness.get_by_label("Shift+F3");
+    harness.get_by_label("Esc");
+    harness.get_by_label("Ctrl+wheel");
+    harness.get_by_label("Right-drag");
     harness.key_press(egui::Key::F1);
     harness.run();
     assert!(!harness.state().show_keys);
@@ -270,4 +287,80 @@ fn a_cards_cut_preview_shows_the_whole_content_on_hover() {
         before + 1,
         "the card's tooltip holds the whole content"
     );
+}
+
+// Issue 43, point 3a: at 1024×700 the Bookmarks tab was wider than its
+// panel, which the conversation was then drawn over: the Inspector tab, the
+// label field, Previous, each bookmark's step and Delete, a note's Edit
+// were hidden. Each must lie inside the right panel and the window.
+#[test]
+fn the_bookmarks_tab_fits_its_panel_in_a_small_window() {
+    use agui_replay::app_model::command::{Command, NoteCommand};
+    use agui_replay::app_model::time_control::TimeCommand;
+    // JSON lines: the bookmarks stay in memory, no file is written.
+    let mut harness = harness_sized(ReplayApp::with_file(&crate::common::demo()), 1024.0, 700.0);
+    harness.state_mut().state.apply(vec![
+        Command::Time(TimeCommand::Set(agui_replay::Seq::new(16))),
+        Command::Note(NoteCommand::AddBookmark(Some(
+            "the failed patch of search-1, worth a second look".to_owned(),
+        ))),
+        Command::Note(NoteCommand::AddNote(
+            "the test op fails: /found was 3, the delta expected 2".to_owned(),
+        )),
+    ]);
+    harness.state_mut().right_tab = agui_replay::ui::RightTab::Bookmarks;
+    crate::panel::settle(&mut harness);
+    let widths = harness.state().layout.widths();
+    let inspector = widths.inspector.expect("the right panel shows");
+    let events = widths.events.expect("the event list shows");
+    assert!(
+        events + widths.central + inspector <= 1024.0 + 1.0,
+        "the panels overlap: {widths:?}"
+    );
+    let panel_left = 1024.0 - inspector;
+    let window = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1024.0, 700.0));
+    let inside = |what: &str, rect: egui::Rect| {
+        assert!(
+            rect.left() >= panel_left - 1.0 && window.contains_rect(rect),
+            "{what} at {rect:?} is outside the right panel (from x = {panel_left}) or the window"
+        );
+    };
+    inside(
+        "the Inspector tab",
+        harness.get_by_label("Inspector").rect(),
+    );
+    inside("the label field", harness.get_by_label("Label").rect());
+    inside("Previous", harness.get_by_label("Previous ([)").rect());
+    inside("Next", harness.get_by_label("Next (])").rect());
+    inside(
+        "the bookmark's step",
+        harness
+            .get_by_label_contains("the failed patch of search-1")
+            .rect(),
+    );
+    inside("Rename", harness.get_by_label("Rename").rect());
+    for delete in harness.query_all_by_label("Delete") {
+        inside("Delete", delete.rect());
+    }
+    assert_eq!(harness.query_all_by_label("Delete").count(), 2);
+    inside("the note's Edit", harness.get_by_label("Edit").rect());
+    inside(
+        "the Bookmark button",
+        harness.get_by_label("Bookmark step 16 (m)").rect(),
+    );
+    inside(
+        "the Add note button",
+        harness.get_by_label_contains("Add note at step 16").rect(),
+    );
+    // The note's step, a link to it.
+    let link = harness
+        .query_all_by_label_contains("step 16")
+        .filter(|node| {
+            node.accesskit_node()
+                .label()
+                .is_some_and(|l| l.starts_with("step 16"))
+        })
+        .map(|node| node.rect())
+        .find(|rect| rect.left() >= panel_left - 1.0);
+    inside("the note's step", link.expect("the note's step link"));
 }

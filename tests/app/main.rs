@@ -8,6 +8,7 @@ mod common;
 #[path = "../common/panel.rs"]
 mod panel;
 
+mod actions;
 mod blame;
 mod compare;
 mod counts;

@@ -400,3 +400,41 @@ fn apply(harness: &mut Harness<'static, ReplayApp>, command: Command) {
     harness.state_mut().state.apply(vec![command]);
     settle(harness);
 }
+
+// Issue 43, point 5: the current event's lane scrolls into view; the
+// demo's "never created" lane of the skipped delta sat below the fold.
+#[test]
+fn the_current_events_lane_scrolls_into_view() {
+    let mut harness = demo_harness();
+    assert!(
+        lane_rect(&harness, "prices-7").is_none(),
+        "below the fold at first"
+    );
+    let step = harness
+        .state()
+        .state
+        .doc()
+        .and_then(|doc| {
+            let lane = doc
+                .timeline
+                .index()
+                .lanes()
+                .iter()
+                .find(|lane| lane.message_id == "prices-7")?;
+            lane.events.first().map(|(seq, _)| *seq)
+        })
+        .expect("prices-7 has an event");
+    harness
+        .state_mut()
+        .state
+        .apply(vec![agui_replay::app_model::command::Command::Time(
+            agui_replay::app_model::time_control::TimeCommand::Set(step),
+        )]);
+    crate::panel::settle(&mut harness);
+    let prices = lane_rect(&harness, "prices-7").expect("scrolled into view");
+    let plot = harness.get_by_label("Timeline").rect();
+    assert!(
+        plot.top() <= prices.top() && prices.bottom() <= plot.bottom(),
+        "{prices:?} in {plot:?}"
+    );
+}

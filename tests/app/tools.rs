@@ -242,6 +242,47 @@ fn export(harness: &mut Harness<'static, ReplayApp>, commands: Vec<ExportCommand
     }
 }
 
+/// The export dialog's list of formats, beside its label.
+fn format_list<'h>(harness: &'h Harness<'static, ReplayApp>) -> egui_kittest::Node<'h> {
+    let format = harness.get_by_label("Format").rect();
+    harness
+        .query_all(egui_kittest::kittest::by().role(egui::accesskit::Role::ComboBox))
+        .find(|node| format.y_range().contains(node.rect().center().y))
+        .expect("the list of formats")
+}
+
+/// Picks a format from the export dialog's list.
+fn pick_format(harness: &mut Harness<'static, ReplayApp>, label: &str) {
+    format_list(harness).click();
+    harness.run();
+    harness.get_by_label(label).click();
+    harness.run();
+}
+
+// Issue 43, point 4: wrapped inside its grid cell, the "Recording" choice
+// was drawn over the "Drop the request and response headers" checkbox. The
+// formats are a list one line high, above the checkbox; picking Recording
+// enables it.
+#[test]
+fn the_export_format_is_picked_from_a_list_above_the_redaction() {
+    let mut harness = open(&fixture("recordings/demo.jsonl"));
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::E);
+    harness.run();
+    let checkbox = harness
+        .get_by_label("Drop the request and response headers")
+        .rect();
+    let format = harness.get_by_label("Format").rect();
+    let combo_rect = format_list(&harness).rect();
+    for rect in [format, combo_rect] {
+        assert!(
+            !rect.intersects(checkbox) && rect.bottom() <= checkbox.top(),
+            "{rect:?} over the checkbox {checkbox:?}"
+        );
+    }
+    pick_format(&mut harness, Format::Recording.label());
+    assert_eq!(harness.state().export_dialog.format(), Format::Recording);
+}
+
 #[test]
 fn the_export_dialog_writes_what_the_export_command_writes() {
     let dir = TempDir::new("export");
@@ -319,8 +360,8 @@ fn the_export_dialog_writes_a_conformance_fixture() {
     );
     export(&mut harness, vec![ExportCommand::Open]);
     harness.run();
-    harness.get_by_label("Conformance fixture").click();
-    harness.run();
+    // The formats are a list since issue 43 (they were a row of choices).
+    pick_format(&mut harness, "Conformance fixture");
     harness
         .get_by_label_contains("Whole stream (45 events)")
         .click();

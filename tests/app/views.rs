@@ -65,6 +65,46 @@ fn an_unreadable_file_shows_an_error_and_keeps_running() {
     assert!(harness.state().state.error().is_none());
 }
 
+// Issue 43, point 3b: the banner was one line; at 1400×900 a long path put
+// its end and Dismiss off-screen, and it stayed above the recordings opened
+// fine after it.
+#[test]
+fn a_long_error_wraps_with_dismiss_in_sight_and_a_later_open_clears_it() {
+    let mut missing = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    for _ in 0..6 {
+        missing.push("a-folder-whose-name-is-long-enough-to-fill-a-line");
+    }
+    missing.push("no-such-recording.rec");
+    let mut harness = harness(ReplayApp::new(Some(missing)));
+    wait_for_loading(&mut harness);
+    let error = harness
+        .state()
+        .state
+        .error()
+        .map(str::to_owned)
+        .expect("an error");
+    assert!(error.len() > 300, "{error}");
+    let window = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1400.0, 900.0));
+    let message = harness.get_by_label(&error).rect();
+    let dismiss = harness.get_by_label("Dismiss").rect();
+    assert!(window.contains_rect(message), "{message:?}");
+    assert!(window.contains_rect(dismiss), "{dismiss:?}");
+    assert!(
+        message.height() > 2.0 * 14.0,
+        "wrapped on several lines: {message:?}"
+    );
+    assert!(!message.intersects(dismiss), "{message:?} {dismiss:?}");
+    // A file that opens: the banner goes.
+    harness.state_mut().state.apply(vec![Command::Open(demo())]);
+    wait_for_loading(&mut harness);
+    assert_eq!(harness.state().state.error(), None);
+    assert!(harness.query_by_label("Dismiss").is_none());
+    assert_eq!(
+        harness.state().state.doc().map(|d| d.num_events()),
+        Some(45)
+    );
+}
+
 /// A directory where a recording was expected: the system's cause (no
 /// read permission for a user, "is a directory" here, whoever runs the
 /// tests) reaches the banner, and the command line says the same.
@@ -123,7 +163,12 @@ fn keys_step_through_the_stream() {
     harness.run();
     assert_eq!(step(&harness), 45);
     harness.get_by_label("Step 45 of 45");
+    // Home: the first event, where the app opens (issue 43, point 4).
     harness.key_press(egui::Key::Home);
+    harness.run();
+    assert_eq!(step(&harness), 1);
+    harness.get_by_label("Step 1 of 45");
+    harness.key_press(egui::Key::ArrowLeft);
     harness.run();
     assert_eq!(step(&harness), 0);
     // n / p: the next and previous steps with a diagnostic.
@@ -296,7 +341,11 @@ fn playing_advances_the_cursor_and_pauses() {
     // not depend on the machine's load. The demo's events arrive 137 ms
     // apart, the first at 0.
     let mut harness = demo_harness();
-    harness.key_press(egui::Key::Home);
+    // From step 0, before any event (Home goes to step 1 since issue 43).
+    harness
+        .state_mut()
+        .state
+        .apply(vec![Command::Time(TimeCommand::Set(Seq::START))]);
     harness.run();
     harness
         .state_mut()

@@ -60,6 +60,7 @@ pub(super) fn filter_bar_ui(
         let text = ui
             .add(
                 egui::TextEdit::singleline(&mut draft.text)
+                    .id(super::filter_text_id())
                     .hint_text(text_hint)
                     .desired_width(120.0),
             )

@@ -28,6 +28,12 @@ use crate::timeline::EventKind;
 
 pub use self::summary::summary;
 
+/// The id of the filter's text field, which Ctrl+F gives the keyboard
+/// (issue 43, point 2).
+pub fn filter_text_id() -> egui::Id {
+    egui::Id::unique("event-list-filter-text")
+}
+
 /// Draws the event list.
 pub fn event_list_ui(ui: &mut egui::Ui, state: &AppState, commands: &mut Vec<Command>) {
     let Some(doc) = state.doc() else {

@@ -47,7 +47,27 @@ pub struct Entry {
     pub is_dir: bool,
 }
 
-/// The names of a folder, folders first, then by name.
+/// Whether a file is worth listing: not SQLite's companions of a recording
+/// being written (`-wal`, `-shm`, `-journal`) nor an image, which no
+/// purpose of the dialog can use (issue 43, point 4). Folders always are.
+pub fn is_listed(entry: &Entry) -> bool {
+    const IMAGES: &[&str] = &["png", "jpg", "jpeg", "gif", "svg", "webp", "bmp", "ico"];
+    if entry.is_dir {
+        return true;
+    }
+    let name = entry.name.to_ascii_lowercase();
+    let companion = ["-wal", "-shm", "-journal"]
+        .iter()
+        .any(|suffix| name.ends_with(suffix));
+    let image = Path::new(&name)
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| IMAGES.contains(&e));
+    !companion && !image
+}
+
+/// The names of a folder worth listing ([`is_listed`]), folders first,
+/// then by name.
 pub fn list_dir(dir: &Path) -> Result<Vec<Entry>, String> {
     let read = std::fs::read_dir(dir)
         .map_err(|e| format!("{}: {}", crate::error::io_cause(&e), dir.display()))?;
@@ -58,6 +78,7 @@ pub fn list_dir(dir: &Path) -> Result<Vec<Entry>, String> {
             // Follows links: a link to a folder is entered like one.
             is_dir: entry.path().is_dir(),
         })
+        .filter(is_listed)
         .collect();
     entries.sort_by(|a, b| b.is_dir.cmp(&a.is_dir).then_with(|| a.name.cmp(&b.name)));
     Ok(entries)
@@ -302,7 +323,11 @@ impl PathDialog {
             .align(egui::RectAlign::BOTTOM_START)
             .show(
                 ui,
-                egui::TextEdit::singleline(text).desired_width(f32::INFINITY),
+                // Tab with nothing to complete keeps the keyboard in the
+                // field: it moved to the listing's "../" (issue 43, point 4).
+                egui::TextEdit::singleline(text)
+                    .desired_width(f32::INFINITY)
+                    .lock_focus(true),
                 |query| {
                     // The names of the folder typed so far (after this
                     // frame's typing: the listing may be of the folder
@@ -496,6 +521,31 @@ mod tests {
         let error = accept(Purpose::Export, &text(&nowhere), None).expect_err("no folder");
         assert!(error.starts_with("no such folder"), "{error}");
         assert!(accept(Purpose::Open, "  ", None).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_recordings_companions_and_images_are_not_listed() {
+        let dir = std::env::temp_dir().join(format!("agui-replay-listed-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("shots.png")).expect("dir");
+        for name in [
+            "demo.rec",
+            "demo.rec-wal",
+            "demo.rec-shm",
+            "demo.rec-journal",
+            "screen.PNG",
+            "photo.jpg",
+            "trace.jsonl",
+        ] {
+            std::fs::write(dir.join(name), b"x").expect("write");
+        }
+        let names: Vec<String> = list_dir(&dir)
+            .expect("listed")
+            .into_iter()
+            .map(|e| e.name)
+            .collect();
+        // A folder named like an image is still a folder to enter.
+        assert_eq!(names, ["shots.png", "demo.rec", "trace.jsonl"]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

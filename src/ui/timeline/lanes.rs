@@ -504,6 +504,29 @@ impl LanesView {
     }
 }
 
+/// The row of the current event's lane when the cursor moved since the
+/// last frame (or the stream was replayed): the lanes scroll it into view,
+/// as the demo's "never created" lane sat below the fold while its skipped
+/// delta was the current event (issue 43, point 5). Between moves the
+/// lanes stay where the wheel put them.
+fn row_to_follow(ui: &egui::Ui, state: &AppState, doc: &Doc, rows: &[Row]) -> Option<usize> {
+    let id = egui::Id::unique("timeline_lanes_followed");
+    let now = (state.step(), state.generation());
+    let before: Option<(Seq, u64)> = ui.data(|d| d.get_temp(id));
+    if before == Some(now) {
+        return None;
+    }
+    ui.data_mut(|d| d.insert_temp(id, now));
+    let step = state.step();
+    let lanes = doc.timeline.index().lanes();
+    let lane = lanes.iter().position(|lane| {
+        lane.events
+            .binary_search_by_key(&step, |&(seq, _)| seq)
+            .is_ok()
+    })?;
+    rows.iter().position(|row| *row == Row::Lane(lane))
+}
+
 /// Draws the lanes in a vertical scroll area filling the rest of the panel.
 /// `bins` are the visible bins and the steps per bin (none for an empty
 /// stream). `doc` is the state's document.
@@ -519,6 +542,7 @@ pub fn lanes_ui(
     let selected = state.selected_activity();
     let rows = rows(ui, doc, state.generation());
     let row_height = theme::LANE_HEIGHT;
+    let follow = row_to_follow(ui, state, doc, &rows);
     let output = egui::ScrollArea::vertical()
         .id_salt("timeline_lanes")
         .auto_shrink(false)
@@ -537,6 +561,13 @@ pub fn lanes_ui(
                 let y = top + i as f32 * row_height;
                 Rect::from_x_y_ranges(x_range, y..=y + row_height)
             };
+            if let Some(row) = follow {
+                let (row_top, row_bottom) =
+                    (row as f32 * row_height, (row + 1) as f32 * row_height);
+                if row_top < viewport.min.y || row_bottom > viewport.max.y {
+                    ui.scroll_to_rect(row_rect(row), Some(egui::Align::Center));
+                }
+            }
             let visible: Vec<usize> = rows[first..last]
                 .iter()
                 .filter_map(|row| match row {

@@ -23,7 +23,9 @@ pub(super) fn toolbar_ui(
     let at_start = step == Seq::START;
     let at_end = step.get() >= num_events;
     ui.horizontal_wrapped(|ui| {
-        if icon_button(ui, !at_start, "|◂", "First step", "First step (Home)") {
+        // Home and this button go to the first event (issue 43, point 4).
+        let at_first = step.get() == num_events.min(1);
+        if icon_button(ui, !at_first, "|◂", "First step", "First step (Home)") {
             commands.push(Command::Time(TimeCommand::ToStart));
         }
         if icon_button(ui, !at_start, "◂", "Previous step", "Previous step (←)") {
