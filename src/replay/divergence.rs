@@ -234,7 +234,7 @@ impl Lockstep {
         };
         let (a, b) = (&self.primary, &self.shadow);
         let id = message_id.as_str();
-        self.mirroring
+        let simple = self.mirroring
             && issues.is_empty()
             && patch.dropped.is_empty()
             && event.envelope.subagent_run_id.is_none()
@@ -242,11 +242,18 @@ impl Lockstep {
             && b.fatal().is_none()
             && a.run == RunPhase::Open
             && b.run == RunPhase::Open
-            && self.stale.contains(id)
-            && (self.diverged.contains(&Key::List)
-                || (a.conversation.len() == b.conversation.len()
-                    && a.conversation.position(id) == b.conversation.position(id)))
-            && matches!(a.conversation.get(id), Some(Message::Activity(activity))
+            && self.stale.contains(id);
+        if !simple {
+            return false;
+        }
+        let Some(at) = a.conversation.position(id) else {
+            return false;
+        };
+        let placed_alike = self.diverged.contains(&Key::List)
+            || (a.conversation.len() == b.conversation.len()
+                && b.conversation.position(id) == Some(at));
+        placed_alike
+            && matches!(a.conversation.at(at), Some(Message::Activity(activity))
                 if activity.activity_type == **activity_type
                     && applies_as_rfc(&activity.content, activity.content_bytes, patch))
     }

@@ -143,7 +143,8 @@ pub(in crate::replay) fn apply_patch_client(
 /// `bytes`), certainly does what RFC 6902 does with it whenever RFC 6902
 /// applies it (issue 40: `check` then replays the client's profile only
 /// where the two can differ). It holds for `add`, `remove` and `replace`
-/// at paths below the root whose every token is a plain name (ASCII
+/// (and `move`, no deeper than from where it takes the value) at paths
+/// below the root whose every token is a plain name (ASCII
 /// letters, digits, `_`, `-`, `.`; no escape, no name JavaScript objects,
 /// arrays, strings or numbers inherit, no `__proto__`), with values that
 /// keep the document within the depth and, counted as the client counts
@@ -152,39 +153,46 @@ pub(in crate::replay) fn apply_patch_client(
 /// or an array, every array position is a canonical index within bounds,
 /// and the validator's checks pass: the client walks, inserts, replaces
 /// and removes the same values, and has no function, `undefined` or falsy
-/// root to depart on. Anything else (`move`, `copy`, `test`, a root
-/// operation, an odd token) answers `false`, and the caller applies the
-/// client's library itself.
+/// root to depart on (a moved value is taken as JSON, never as a
+/// function). Anything else (`copy`, `test`, a root operation, an odd
+/// token) answers `false`, and the caller applies the client's library
+/// itself.
 pub(in crate::replay) fn applies_as_rfc(doc: &Value, bytes: usize, patch: &Patch) -> bool {
     if !doc.is_object() || patch.ops.is_empty() || patch.ops.len() > MAX_PATCH_OPS {
         return false;
     }
     let mut bound = bytes;
     for (index, op) in patch.ops.iter().enumerate() {
-        let value = match op {
-            PatchOperation::Add(a) => Some(&a.value),
-            PatchOperation::Replace(r) => Some(&r.value),
-            PatchOperation::Remove(_) => None,
-            _ => return false,
-        };
         let Some(tokens) = plain_tokens(op.path().as_str()) else {
             return false;
         };
-        if let Some(value) = value {
-            let weight = match patch.weights.get(index).copied().flatten() {
+        let value = match op {
+            PatchOperation::Add(a) => &a.value,
+            PatchOperation::Replace(r) => &r.value,
+            PatchOperation::Remove(_) => continue,
+            // `objOps.move`: removed from `from`, then added at `path`
+            // with no check; where RFC 6902 applies it, the same, as long
+            // as the value goes no deeper (the client then counts it
+            // against the limits, which RFC 6902 does not).
+            PatchOperation::Move(m) => match plain_tokens(m.from.as_str()) {
+                Some(from) if tokens <= from => continue,
+                _ => return false,
+            },
+            PatchOperation::Copy(_) | PatchOperation::Test(_) => return false,
+        };
+        let weight = match patch.weight_of(index) {
+            Some(weight) => weight,
+            None => match crate::limits::value_weight(value) {
                 Some(weight) => weight,
-                None => match crate::limits::value_weight(value) {
-                    Some(weight) => weight,
-                    None => return false,
-                },
-            };
-            if tokens + weight.depth > crate::limits::MAX_DOCUMENT_DEPTH {
-                return false;
-            }
-            bound = bound.saturating_add(weight.bytes + super::budget::INSERT_ALLOWANCE);
-            if bound > crate::limits::MAX_DOCUMENT_BYTES {
-                return false;
-            }
+                None => return false,
+            },
+        };
+        if tokens + weight.depth > crate::limits::MAX_DOCUMENT_DEPTH {
+            return false;
+        }
+        bound = bound.saturating_add(weight.bytes + super::budget::INSERT_ALLOWANCE);
+        if bound > crate::limits::MAX_DOCUMENT_BYTES {
+            return false;
         }
     }
     true
@@ -1298,8 +1306,9 @@ mod tests {
     /// Issue 40: where [`applies_as_rfc`] answers yes and RFC 6902 applies
     /// the patch, the client's library gives the same document (what lets
     /// `check` replay the client only where the two can differ). Random
-    /// patches of `add`, `remove` and `replace` at plain paths (member
-    /// names, indices in and out of bounds, `-`) on random documents; and
+    /// patches of `add`, `remove`, `replace` and `move` at plain paths
+    /// (member names, indices in and out of bounds, `-`) on random
+    /// documents; and
     /// a patch with any other operation or token is never taken for one.
     #[test]
     fn patches_of_plain_paths_apply_under_the_client_as_under_rfc_6902() {
@@ -1325,8 +1334,8 @@ mod tests {
             r#"{"a":{"b":[0,{"items":[]}]},"items":[{"a":1},[2]],"0":"zero"}"#,
             r#"{"items":[[],[[]],{"1":{"2":3}}],"b":{"a":null,"-":4}}"#,
         ];
-        let (mut taken, mut compared) = (0, 0);
-        for _ in 0..20_000 {
+        let (mut taken, mut compared, mut moves) = (0, 0, 0);
+        for _ in 0..40_000 {
             let document = documents[rng.random_range(0..documents.len())];
             let num_ops = rng.random_range(1..4);
             let ops: Vec<String> = (0..num_ops)
@@ -1336,9 +1345,13 @@ mod tests {
                         .map(|_| format!("/{}", TOKENS[rng.random_range(0..TOKENS.len())]))
                         .collect();
                     let value = VALUES[rng.random_range(0..VALUES.len())];
-                    match rng.random_range(0..3) {
+                    let from: String = (0..rng.random_range(depth..5))
+                        .map(|_| format!("/{}", TOKENS[rng.random_range(0..TOKENS.len())]))
+                        .collect();
+                    match rng.random_range(0..4) {
                         0 => format!(r#"{{"op":"add","path":"{path}","value":{value}}}"#),
                         1 => format!(r#"{{"op":"remove","path":"{path}"}}"#),
+                        2 => format!(r#"{{"op":"move","from":"{from}","path":"{path}"}}"#),
                         _ => format!(r#"{{"op":"replace","path":"{path}","value":{value}}}"#),
                     }
                 })
@@ -1352,17 +1365,19 @@ mod tests {
             let (spec, client) = both(document, &ops);
             if let Ok(spec) = spec {
                 compared += 1;
+                moves += usize::from(ops.contains("move"));
                 assert_eq!(client, Ok(spec), "{document} {ops}");
             }
         }
         assert!(
-            taken > 15_000 && compared > 1_000,
-            "{taken} taken, {compared} compared"
+            taken > 20_000 && compared > 1_500 && moves > 200,
+            "{taken} taken, {compared} compared, {moves} with a move"
         );
         let doc = doc(r#"{"a":{"b":1},"items":[1]}"#);
         let bytes = document_bytes(&doc);
         for ops in [
-            r#"[{"op":"move","from":"/a","path":"/b"}]"#,
+            r#"[{"op":"move","from":"/a","path":"/b/c"}]"#,
+            r#"[{"op":"move","from":"/toString","path":"/b"}]"#,
             r#"[{"op":"copy","from":"/a","path":"/b"}]"#,
             r#"[{"op":"test","path":"/a","value":1}]"#,
             r#"[{"op":"add","path":"","value":{}}]"#,
@@ -1372,7 +1387,7 @@ mod tests {
             r#"[{"op":"add","path":"/a~1b","value":1}]"#,
             r#"[{"op":"add","path":"/a/","value":1}]"#,
             r#"[{"op":"add","path":"/constructor/prototype","value":1}]"#,
-            r#"[{"op":"add","path":"/a","value":1},{"op":"move","from":"/a","path":"/b"}]"#,
+            r#"[{"op":"add","path":"/a","value":1},{"op":"copy","from":"/a","path":"/b"}]"#,
         ] {
             assert!(!applies_as_rfc(&doc, bytes, &patch(ops)), "{ops}");
         }
