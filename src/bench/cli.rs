@@ -51,6 +51,10 @@ pub struct CommandsArgs {
     /// Where to put the temporary files (default: the system's temp dir).
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
+    /// Run the commands of this executable instead of this one (another
+    /// build, to compare two builds in turns).
+    #[arg(long, value_name = "FILE")]
+    pub exe: Option<PathBuf>,
 }
 
 /// `bench ui` options.
@@ -228,7 +232,11 @@ pub fn run(command: &BenchCommand, out: &mut dyn Write) -> anyhow::Result<u8> {
                 activities: args.activities,
                 seed: args.seed,
             };
-            let figures = super::commands::commands_figures(config, &dir)?;
+            let exe = match &args.exe {
+                Some(exe) => exe.clone(),
+                None => std::env::current_exe()?,
+            };
+            let figures = super::commands::commands_figures(config, &dir, &exe)?;
             serde_json::to_writer_pretty(&mut *out, &figures)?;
             writeln!(out)?;
         }

@@ -57,6 +57,8 @@ pub struct CommandsFigures {
     pub input_bytes: u64,
     /// Events in each of the two unrelated streams.
     pub unrelated_events: usize,
+    /// The executable whose commands ran.
+    pub exe: String,
     /// `/proc/loadavg` when the run started, where there is one.
     pub load_at_start: Option<String>,
     /// Runs of each command (the best counts).
@@ -86,15 +88,19 @@ struct Run {
 /// Generates the streams in `dir`, runs every command [`ROUNDS`] times
 /// (the commands in turn, round after round, so that a change of load
 /// touches all alike), and removes the files.
-pub fn commands_figures(config: GenConfig, dir: &Path) -> anyhow::Result<CommandsFigures> {
+pub fn commands_figures(
+    config: GenConfig,
+    dir: &Path,
+    exe: &Path,
+) -> anyhow::Result<CommandsFigures> {
     let work = dir.join(format!("agui-replay-bench-commands-{}", std::process::id()));
     std::fs::create_dir_all(&work)?;
-    let result = measure(config, &work);
+    let result = measure(config, &work, exe);
     let _ = std::fs::remove_dir_all(&work);
     result
 }
 
-fn measure(config: GenConfig, work: &Path) -> anyhow::Result<CommandsFigures> {
+fn measure(config: GenConfig, work: &Path, exe: &Path) -> anyhow::Result<CommandsFigures> {
     let load_at_start = std::fs::read_to_string("/proc/loadavg")
         .ok()
         .map(|text| text.trim().to_owned());
@@ -115,7 +121,6 @@ fn measure(config: GenConfig, work: &Path) -> anyhow::Result<CommandsFigures> {
         write_stream(config, path, None)?;
     }
     let input_bytes = std::fs::metadata(&a)?.len();
-    let exe = std::env::current_exe()?;
     let name = |path: &Path| path.display().to_string();
     let last = config.events.to_string();
     let state =
@@ -161,7 +166,7 @@ fn measure(config: GenConfig, work: &Path) -> anyhow::Result<CommandsFigures> {
     let mut best: Vec<Option<Run>> = commands.iter().map(|_| None).collect();
     for _ in 0..ROUNDS {
         for ((key, args), best) in commands.iter().zip(&mut best) {
-            let run = run_child(&exe, args, *key == "import")?;
+            let run = run_child(exe, args, *key == "import")?;
             *best = Some(match best.take() {
                 None => run,
                 Some(old) => Run {
@@ -211,6 +216,7 @@ fn measure(config: GenConfig, work: &Path) -> anyhow::Result<CommandsFigures> {
         events: config.events,
         input_bytes,
         unrelated_events: unrelated,
+        exe: exe.display().to_string(),
         load_at_start,
         rounds: ROUNDS,
         replay: figure("replay", None),
