@@ -218,7 +218,7 @@ impl Lockstep {
     /// failed, the event has no issue, drops no operation (R17) and names
     /// no owner (R22, P12), the activity is one both show alike (`stale`),
     /// at the same position or with the lists already reported apart, it
-    /// keeps its type (R19) and the patch is one the client's library
+    /// keeps its type (R10) and the patch is one the client's library
     /// applies as RFC 6902 does (P7).
     fn mirrors(&self, parsed: &ParseOutcome) -> bool {
         let ParseOutcome::Event { event, issues } = parsed else {
