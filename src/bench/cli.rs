@@ -28,6 +28,33 @@ pub enum BenchCommand {
     /// large recording: frame times; a search over every event, as `find`
     /// runs it and as the app does.
     Ui(UiArgs),
+    /// Run `check`, `compare`, `find` and `import` on a generated stream as
+    /// whole processes, each against one replay of the same stream
+    /// (`state FILE --at LAST`) in the same run: best of three, as ratios
+    /// (issue 40).
+    Commands(CommandsArgs),
+}
+
+/// `bench commands` options.
+#[derive(Debug, Args)]
+pub struct CommandsArgs {
+    /// Number of events of the stream (the two unrelated streams of
+    /// `compare` have half as many each).
+    #[arg(long, default_value_t = 200_000)]
+    pub events: usize,
+    /// Number of activities.
+    #[arg(long, default_value_t = 100)]
+    pub activities: usize,
+    /// Generator seed (the unrelated streams take the next two).
+    #[arg(long, default_value_t = 7)]
+    pub seed: u64,
+    /// Where to put the temporary files (default: the system's temp dir).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Run the commands of this executable instead of this one (another
+    /// build, to compare two builds in turns).
+    #[arg(long, value_name = "FILE")]
+    pub exe: Option<PathBuf>,
 }
 
 /// `bench ui` options.
@@ -195,6 +222,21 @@ pub fn run(command: &BenchCommand, out: &mut dyn Write) -> anyhow::Result<u8> {
         }
         BenchCommand::Ui(args) => {
             let figures = ui_figures(args)?;
+            serde_json::to_writer_pretty(&mut *out, &figures)?;
+            writeln!(out)?;
+        }
+        BenchCommand::Commands(args) => {
+            let dir = args.dir.clone().unwrap_or_else(std::env::temp_dir);
+            let config = GenConfig {
+                events: args.events,
+                activities: args.activities,
+                seed: args.seed,
+            };
+            let exe = match &args.exe {
+                Some(exe) => exe.clone(),
+                None => std::env::current_exe()?,
+            };
+            let figures = super::commands::commands_figures(config, &dir, &exe)?;
             serde_json::to_writer_pretty(&mut *out, &figures)?;
             writeln!(out)?;
         }

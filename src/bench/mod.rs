@@ -7,6 +7,7 @@
 //! `generate.rs` into themselves (`tests/support/generator.rs`).
 
 pub mod cli;
+mod commands;
 pub mod generate;
 mod proxy;
 

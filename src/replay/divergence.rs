@@ -11,16 +11,27 @@
 //! `MESSAGES_SNAPSHOT` or a `RUN_STARTED` with an input), plus the lengths
 //! of the two lists. A difference is reported where it appears; the same
 //! difference is not reported again until the two have agreed once more.
+//!
+//! Cheaper still where the two cannot part (issue 40): an `ACTIVITY_DELTA`
+//! whose patch the client's library applies as RFC 6902 does
+//! ([`applies_as_rfc`]), to an activity both hold alike, is applied by the
+//! `spec` replay alone when it succeeds there; the other replay only
+//! counts the step, and its copy of the activity is left behind
+//! (`stale`), to be brought up to date from the first replay before
+//! anything reads it. Where the delta fails, the other replay applies it
+//! itself as before. The diagnostics are those of the two full replays
+//! (tests/engine/divergence_fast.rs compares them).
 
 use rustc_hash::FxHashSet;
 use serde_json::Value;
 
 use super::conversation::{Message, OtherMessage};
-use super::engine::Replayer;
+use super::engine::{ActivityChange, Effect, EventEffect, Replayer, RunPhase};
+use super::patch::applies_as_rfc;
 use super::{Options, Profile};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::event_log::RawEvents;
-use crate::protocol::{EventBody, ParseOutcome, for_each_parsed};
+use crate::protocol::{EventBody, EventType, ParseOutcome, for_each_parsed, parse_event};
 
 /// What two replays may disagree on.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -106,6 +117,15 @@ pub struct Lockstep {
     /// compared by what it added, not whole (issue 38: comparing a long
     /// message whole after each of its deltas was quadratic).
     agreed_text: Option<(String, usize)>,
+    /// Whether an event may be applied to the primary alone where the two
+    /// cannot part ([`Self::apply_mirroring`], issue 40).
+    mirroring: bool,
+    /// Activities the two replays agreed on when last compared, and which
+    /// only mirrored deltas changed since: the shadow's copy may be behind,
+    /// the primary's is what both show (issue 40). Brought up to date
+    /// ([`Self::refresh`]) before the shadow reads it or a comparison
+    /// needs it.
+    stale: FxHashSet<String>,
 }
 
 impl Lockstep {
@@ -119,6 +139,8 @@ impl Lockstep {
             stopped: false,
             found: Vec::new(),
             agreed_text: None,
+            mirroring: false,
+            stale: FxHashSet::default(),
         }
     }
 
@@ -133,7 +155,181 @@ impl Lockstep {
 
     /// Applies the next event to both replays and compares what it touched.
     pub fn apply(&mut self, parsed: &mut ParseOutcome) {
+        self.apply_both(parsed);
+    }
+
+    /// [`Self::apply`], where an `ACTIVITY_DELTA` the two replays cannot
+    /// reduce differently is applied by the primary alone (issue 40):
+    /// `reparse` reads the event again, for the shadow, if the primary
+    /// did not apply it after all.
+    fn apply_mirroring(
+        &mut self,
+        parsed: &mut ParseOutcome,
+        reparse: impl FnOnce() -> ParseOutcome,
+    ) {
+        if self.stopped {
+            // Nothing is compared any more: the shadow is not read again.
+            self.primary.apply_taking(parsed);
+            return;
+        }
+        if !self.mirrors(parsed) {
+            self.apply_both(parsed);
+            return;
+        }
+        let from = (
+            self.primary.diagnostics().len(),
+            self.shadow.diagnostics().len(),
+        );
+        let effect = self.primary.apply_taking(parsed);
+        self.agreed_text = None;
+        let applied = EventEffect {
+            effect: Effect::Applied,
+            activity: Some(ActivityChange::DeltaApplied),
+        };
+        if effect == applied
+            && self.primary.diagnostics().len() == from.0
+            && let ParseOutcome::Event { event, .. } = parsed
+            && let EventBody::ActivityDelta {
+                message_id, patch, ..
+            } = &event.body
+        {
+            // Both applied it alike (P7 agrees with RFC 6902 here): both
+            // still show the same activity, and nothing else changed.
+            self.shadow
+                .mirror_delta(message_id, patch, event.envelope.metadata.as_ref());
+            return;
+        }
+        // R11, D3: the delta failed, and the primary's activity is as it
+        // was; the shadow applies the event itself (P4 merges its
+        // metadata), from a copy of the event read again.
+        let mut parsed = reparse();
+        let touched = Touched::of(&parsed);
+        for id in &touched.messages {
+            self.refresh(id);
+        }
+        self.shadow.apply_taking(&mut parsed);
+        self.compare(&touched, from);
+    }
+
+    /// Whether the next event is an `ACTIVITY_DELTA` that, applied by the
+    /// primary (`spec`) with success, the shadow (`ag-ui-client-1.0`)
+    /// would apply alike, with nothing to report and nothing to compare
+    /// (issue 40): both replays are in an open run (R60, R61) and have not
+    /// failed, the event has no issue, drops no operation (R17) and names
+    /// no owner (R22, P12), the activity is one both show alike (`stale`),
+    /// at the same position or with the lists already reported apart, it
+    /// keeps its type (R10) and the patch is one the client's library
+    /// applies as RFC 6902 does (P7).
+    fn mirrors(&self, parsed: &ParseOutcome) -> bool {
+        let ParseOutcome::Event { event, issues } = parsed else {
+            return false;
+        };
+        let EventBody::ActivityDelta {
+            message_id,
+            activity_type,
+            patch,
+        } = &event.body
+        else {
+            return false;
+        };
+        let (a, b) = (&self.primary, &self.shadow);
+        let id = message_id.as_str();
+        let simple = self.mirroring
+            && issues.is_empty()
+            && patch.dropped.is_empty()
+            && event.envelope.subagent_run_id.is_none()
+            && a.fatal().is_none()
+            && b.fatal().is_none()
+            && a.run == RunPhase::Open
+            && b.run == RunPhase::Open
+            && self.stale.contains(id);
+        if !simple {
+            return false;
+        }
+        let Some(at) = a.conversation.position(id) else {
+            return false;
+        };
+        let placed_alike = self.diverged.contains(&Key::List)
+            || (a.conversation.len() == b.conversation.len()
+                && b.conversation.position(id) == Some(at));
+        placed_alike
+            && matches!(a.conversation.at(at), Some(Message::Activity(activity))
+                if activity.activity_type == **activity_type
+                    && applies_as_rfc(&activity.content, activity.content_bytes, patch))
+    }
+
+    /// Brings the shadow's copy of activity `id` up to date, if it may be
+    /// behind: the primary's, shared.
+    fn refresh(&mut self, id: &str) {
+        if !self.stale.remove(id) {
+            return;
+        }
+        let (Some(i), Some(j)) = (
+            self.primary.conversation.position(id),
+            self.shadow.conversation.position(id),
+        ) else {
+            return;
+        };
+        if let Some(message) = self.primary.conversation.shared_at(i) {
+            let message = std::sync::Arc::clone(message);
+            self.shadow.conversation.replace_at(j, message);
+        }
+    }
+
+    /// Brings every copy the shadow may hold behind up to date.
+    fn refresh_all(&mut self) {
+        let stale: Vec<String> = self.stale.iter().cloned().collect();
+        for id in stale {
+            self.refresh(&id);
+        }
+    }
+
+    /// Before the shadow applies `touched`'s event: its copies of what the
+    /// event may read brought up to date. The events of one entity read
+    /// that entity (and a tool call's, the message holding it); any other
+    /// may read the whole list.
+    fn refresh_before(&mut self, parsed: &ParseOutcome, touched: &Touched) {
+        if self.stale.is_empty() {
+            return;
+        }
+        use EventType as T;
+        let local = matches!(
+            parsed.event_type(),
+            Some(
+                T::ActivitySnapshot
+                    | T::ActivityDelta
+                    | T::StateSnapshot
+                    | T::StateDelta
+                    | T::TextMessageStart
+                    | T::TextMessageContent
+                    | T::TextMessageEnd
+                    | T::ToolCallStart
+                    | T::ToolCallArgs
+                    | T::ToolCallEnd
+                    | T::ToolCallResult
+            )
+        ) && matches!(parsed, ParseOutcome::Event { .. });
+        if !local || touched.list {
+            self.refresh_all();
+            return;
+        }
+        let mut ids = touched.messages.clone();
+        for call in &touched.tool_calls {
+            for replayer in [&self.primary, &self.shadow] {
+                if let Some(holder) = replayer.tool_call_messages.get(call) {
+                    ids.push(holder.clone());
+                }
+            }
+        }
+        for id in ids {
+            self.refresh(&id);
+        }
+    }
+
+    /// Applies the next event to both replays and compares what it touched.
+    fn apply_both(&mut self, parsed: &mut ParseOutcome) {
         let touched = Touched::of(parsed);
+        self.refresh_before(parsed, &touched);
         // Only an append to that message alone keeps what was found of it.
         let appends_to_agreed = touched.appended.is_some()
             && touched.tool_calls.is_empty()
@@ -156,6 +352,7 @@ impl Lockstep {
 
     /// The end-of-stream checks of both replays.
     pub fn finish(&mut self) {
+        self.refresh_all();
         self.primary.finish();
         self.shadow.finish();
     }
@@ -227,11 +424,18 @@ impl Lockstep {
             keys.push(Key::List);
         }
         for key in keys {
+            if key == Key::List {
+                // The lists compared whole: every copy up to date.
+                self.refresh_all();
+            }
             let agree = match (&key, touched.appended.as_deref()) {
                 (Key::Message(id), Some(delta)) => self.agree_appended(id, delta),
                 _ => self.agree(&key),
             };
             if agree {
+                if let Key::Message(id) = &key {
+                    self.note_agreed(id);
+                }
                 self.diverged.remove(&key);
             } else if self.diverged.insert(key.clone()) {
                 let (primary, shadow) = describe_pair(&self.primary, &self.shadow, &key);
@@ -292,6 +496,18 @@ impl Lockstep {
         agree
     }
 
+    /// Message `id` was found alike in both: an activity is then one a
+    /// delta may be mirrored to (issue 40).
+    fn note_agreed(&mut self, id: &str) {
+        if !self.mirroring || self.stale.contains(id) {
+            return;
+        }
+        let activity = |r: &Replayer| matches!(r.conversation.get(id), Some(Message::Activity(_)));
+        if activity(&self.primary) && activity(&self.shadow) {
+            self.stale.insert(id.to_owned());
+        }
+    }
+
     fn agree(&self, key: &Key) -> bool {
         let (a, b) = (&self.primary, &self.shadow);
         match key {
@@ -302,7 +518,9 @@ impl Lockstep {
                 WHOLE_MESSAGE_COMPARISONS.with(|n| n.set(n.get() + 1));
                 (self.diverged.contains(&Key::List)
                     || a.conversation.position(id) == b.conversation.position(id))
-                    && a.conversation.get(id) == b.conversation.get(id)
+                    // A copy left behind is the primary's (issue 40).
+                    && (self.stale.contains(id.as_str())
+                        || a.conversation.get(id) == b.conversation.get(id))
             }
             Key::List => a.conversation == b.conversation,
             Key::State => a.state_bytes == b.state_bytes && a.state == b.state,
@@ -477,6 +695,39 @@ pub fn replay_comparing<E: RawEvents + ?Sized>(
     log: &E,
 ) -> (Replayer, Vec<Diagnostic>) {
     let mut lockstep = Lockstep::new(start, shadow);
+    // Issue 40: the primary alone where the two cannot part; only `spec`
+    // as the primary knows when that is (its failures leave the activity
+    // as it was, R11 and D3).
+    lockstep.mirroring = lockstep.primary.profile() == Profile::Spec;
+    lockstep.primary.reserve(log.len());
+    lockstep.shadow.reserve(log.len());
+    for_each_parsed(log, |seq, _, parsed| {
+        let reparse = || {
+            let mut again = None;
+            if let Some(index) = seq.index() {
+                log.for_each_raw(index..index + 1, &mut |_, raw| {
+                    again = Some(parse_event(raw));
+                });
+            }
+            again.unwrap_or_else(|| ParseOutcome::Unparseable {
+                reason: "the event could not be read again".to_owned(),
+            })
+        };
+        lockstep.apply_mirroring(parsed, reparse);
+    });
+    lockstep.finish();
+    lockstep.into_parts()
+}
+
+/// [`replay_comparing`] without the shortcut of issue 40: both replays
+/// apply every event. The reference the shortcut is tested against.
+#[doc(hidden)]
+pub fn replay_comparing_fully<E: RawEvents + ?Sized>(
+    start: Replayer,
+    shadow: Replayer,
+    log: &E,
+) -> (Replayer, Vec<Diagnostic>) {
+    let mut lockstep = Lockstep::new(start, shadow);
     lockstep.primary.reserve(log.len());
     lockstep.shadow.reserve(log.len());
     for_each_parsed(log, |_, _, parsed| lockstep.apply(parsed));
@@ -523,6 +774,16 @@ mod tests {
             log,
         );
         found
+    }
+
+    fn lockstep_fully(log: &EventLog) -> Vec<Diagnostic> {
+        let options = Options::default();
+        replay_comparing_fully(
+            Replayer::new(options),
+            Replayer::new(Lockstep::other_options(options)),
+            log,
+        )
+        .1
     }
 
     fn comparisons() -> usize {
@@ -603,5 +864,62 @@ mod tests {
             "the activity snapshot over a text message parts them"
         );
         assert_eq!(found, whole);
+    }
+
+    /// Issue 40: deltas that both profiles apply alike are applied by the
+    /// primary alone (the shadow's copy is left behind until something
+    /// reads it), a failing one by both; the divergences are those of the
+    /// full replay of both.
+    #[test]
+    fn deltas_both_profiles_apply_alike_are_applied_by_the_primary_alone() {
+        let mut events = vec![
+            r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#.to_owned(),
+            r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"plan","content":{"items":[]}}"#.to_owned(),
+        ];
+        for i in 0..20 {
+            events.push(format!(
+                r#"{{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"plan","patch":[{{"op":"add","path":"/items/-","value":{i}}}]}}"#
+            ));
+        }
+        // Fails under both; the client merges its metadata (P4): they part.
+        events.push(r#"{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"plan","metadata":{"k":1},"patch":[{"op":"remove","path":"/missing"}]}"#.to_owned());
+        events.push(r#"{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"plan","patch":[{"op":"replace","path":"/items/0","value":"x"}]}"#.to_owned());
+        events.push(r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#.to_owned());
+        let log = log(&events);
+        let options = Options::default();
+        let mut stepped = Lockstep::new(
+            Replayer::new(options),
+            Replayer::new(Lockstep::other_options(options)),
+        );
+        stepped.mirroring = true;
+        let items = |r: &Replayer| match r.conversation.get("a") {
+            Some(Message::Activity(a)) => a.content["items"].as_array().map_or(0, Vec::len),
+            _ => 0,
+        };
+        for (i, text) in events.iter().enumerate() {
+            let mut parsed = parse_event(text.as_bytes());
+            stepped.apply_mirroring(&mut parsed, || parse_event(text.as_bytes()));
+            if i == 21 {
+                assert!(stepped.stale.contains("a"));
+                assert_eq!(items(&stepped.primary), 20);
+                assert_eq!(
+                    items(&stepped.shadow),
+                    0,
+                    "the shadow's copy is left behind"
+                );
+                assert_eq!(stepped.shadow.step(), stepped.primary.step());
+            }
+        }
+        stepped.finish();
+        assert_eq!(items(&stepped.shadow), 20, "brought up to date at the end");
+        let found = stepped.into_parts().1;
+        assert_eq!(found, lockstep_fully(&log));
+        assert_eq!(
+            found.len(),
+            1,
+            "the metadata merged by the client alone: {found:?}"
+        );
+        assert_eq!(found[0].seq.get(), 23);
+        assert_eq!(lockstep(&log), found);
     }
 }

@@ -392,6 +392,28 @@ impl Replayer {
         effect
     }
 
+    /// Counts the next event, an `ACTIVITY_DELTA` of activity `message_id`
+    /// that another replay of the same stream applied with success and
+    /// without a diagnostic, where this one would have done the same
+    /// (issue 40, [`super::Lockstep`]): the step, its effect and what E20
+    /// records of it, as [`Self::apply`] would. The activity itself is
+    /// left as it was: the caller holds it elsewhere.
+    pub(super) fn mirror_delta(
+        &mut self,
+        message_id: &str,
+        patch: &crate::protocol::Patch,
+        metadata: Option<&Map<String, Value>>,
+    ) {
+        self.seq = Seq::new(self.seq.get() + 1);
+        self.effects.push(EventEffect::activity(
+            Effect::Applied,
+            ActivityChange::DeltaApplied,
+        ));
+        let touched = self.drift.message_changed(message_id, self.seq, false);
+        touched.touch_patch("/content", patch);
+        touched.touch_metadata("", metadata);
+    }
+
     /// The whole-stream checks at the end of the stream (R62). Call once,
     /// after the last event; later calls do nothing.
     pub fn finish(&mut self) {

@@ -29,7 +29,7 @@ pub use crate::limits::{
     Limit, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_PATCH_OPS, document_bytes,
 };
 pub use conversation::{ActivityMessage, Conversation, Message, OtherMessage, Role};
-pub use divergence::{Lockstep, merge_divergences, replay_comparing};
+pub use divergence::{Lockstep, merge_divergences, replay_comparing, replay_comparing_fully};
 pub use engine::{
     ActivityChange, Effect, EventEffect, Outcome, Replayer, RunPhase, replay_from, replay_from_to,
     replay_log, replay_to,

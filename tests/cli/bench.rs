@@ -279,3 +279,78 @@ fn bench_outputs_are_the_snapshots() {
         serde_json::to_string_pretty(&figures).expect("prints")
     );
 }
+
+/// Issue 40: `bench commands` prints, for each command, its best time and
+/// its ratio to one replay of the same stream, and import's peak memory
+/// over its input; the commands ran (their exit codes are the ones each
+/// gives on these streams), and the work files are removed.
+#[test]
+fn bench_commands_prints_every_command_as_a_ratio_to_one_replay() {
+    let dir = TempDir::new("benchcommands");
+    let output = run(&[
+        "bench",
+        "commands",
+        "--events",
+        "600",
+        "--activities",
+        "5",
+        "--dir",
+        dir.s(),
+    ]);
+    assert_eq!(code(&output), 0, "bench commands: {}", stderr(&output));
+    let figures = json_out(&output);
+    assert_eq!(figures["events"], 600);
+    assert_eq!(figures["unrelated_events"], 300);
+    assert!(
+        figures["input_bytes"]
+            .as_u64()
+            .is_some_and(|b| b > 600 * 50)
+    );
+    assert_eq!(figures["rounds"], 3);
+    for command in [
+        "replay",
+        "check",
+        "compare_near",
+        "compare_unrelated",
+        "find",
+        "import",
+    ] {
+        let figure = &figures[command];
+        assert!(
+            figure["ms"].as_f64().is_some_and(|ms| ms > 0.0),
+            "{command}: {figure}"
+        );
+        assert!(
+            figure["ratio"].as_f64().is_some_and(|r| r > 0.0),
+            "{command}: {figure}"
+        );
+        assert!(figure["args"].is_string(), "{command}: {figure}");
+    }
+    assert_eq!(figures["replay"]["ratio"], 1.0);
+    assert_eq!(figures["replay"]["exit_code"], 0);
+    assert_eq!(figures["check"]["exit_code"], 0);
+    assert_eq!(figures["import"]["exit_code"], 0);
+    // The near stream differs in three values, the unrelated ones in
+    // everything: `compare` says they differ (exit 1).
+    assert_eq!(figures["compare_near"]["exit_code"], 1);
+    assert_eq!(figures["compare_unrelated"]["exit_code"], 1);
+    // `find` searched every step and matched nothing (exit 1).
+    assert_eq!(figures["find"]["exit_code"], 1);
+    for command in ["compare_near", "compare_unrelated"] {
+        assert!(
+            figures[command]["ratio_to_both"]
+                .as_f64()
+                .is_some_and(|r| r > 0.0),
+            "{command}"
+        );
+    }
+    let peak = figures["import"]["peak_rss_bytes"].as_u64().expect("Linux");
+    assert!(peak > 1 << 20, "a process takes more than 1 MiB: {peak}");
+    assert!(
+        figures["import"]["peak_to_input"]
+            .as_f64()
+            .is_some_and(|r| r > 0.0)
+    );
+    let left: Vec<_> = std::fs::read_dir(dir.path()).expect("the dir").collect();
+    assert!(left.is_empty(), "work files left: {left:?}");
+}

@@ -20,7 +20,7 @@ use serde_json::json;
 /// Issue 18: the differential test against the real `@ag-ui/client` 1.0.0
 /// (`tests/engine/differential/`), in this binary to spare another link.
 #[path = "differential/mod.rs"]
-mod differential;
+pub(crate) mod differential;
 
 /// Which profiles a row of [`DIFFERS`] is about.
 #[derive(Clone, Copy, Debug)]

@@ -11,6 +11,7 @@ mod annotations;
 mod app_model;
 mod client_conversation;
 mod conformance;
+mod divergence_fast;
 mod draft;
 mod drift;
 mod frameworks;

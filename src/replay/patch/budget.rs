@@ -17,7 +17,7 @@ use crate::limits::{
 /// What the client's applier counts per insertion besides the value's
 /// weight, so that its running total stays an upper bound of the
 /// document's weight ([`Budget::add_bounded`]).
-const INSERT_ALLOWANCE: usize = 64;
+pub(super) const INSERT_ALLOWANCE: usize = 64;
 
 /// The limit an operation would pass, and why in plain words.
 #[derive(Debug)]

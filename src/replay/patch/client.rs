@@ -139,6 +139,101 @@ pub(in crate::replay) fn apply_patch_client(
     Ok(Applied { undefined: false })
 }
 
+/// Whether `patch`, applied by the client to `doc` (an object weighing
+/// `bytes`), certainly does what RFC 6902 does with it whenever RFC 6902
+/// applies it (issue 40: `check` then replays the client's profile only
+/// where the two can differ). It holds for `add`, `remove` and `replace`
+/// (and `move`, no deeper than from where it takes the value) at paths
+/// below the root whose every token is a plain name (ASCII
+/// letters, digits, `_`, `-`, `.`; no escape, no name JavaScript objects,
+/// arrays, strings or numbers inherit, no `__proto__`), with values that
+/// keep the document within the depth and, counted as the client counts
+/// them ([`Budget::add_bounded`]), within the weight of the limits. Where
+/// RFC 6902 applies such a patch, every parent on each path is an object
+/// or an array, every array position is a canonical index within bounds,
+/// and the validator's checks pass: the client walks, inserts, replaces
+/// and removes the same values, and has no function, `undefined` or falsy
+/// root to depart on (a moved value is taken as JSON, never as a
+/// function). Anything else (`copy`, `test`, a root operation, an odd
+/// token) answers `false`, and the caller applies the client's library
+/// itself.
+pub(in crate::replay) fn applies_as_rfc(doc: &Value, bytes: usize, patch: &Patch) -> bool {
+    if !doc.is_object() || patch.ops.is_empty() || patch.ops.len() > MAX_PATCH_OPS {
+        return false;
+    }
+    let mut bound = bytes;
+    for (index, op) in patch.ops.iter().enumerate() {
+        let Some(tokens) = plain_tokens(op.path().as_str()) else {
+            return false;
+        };
+        let value = match op {
+            PatchOperation::Add(a) => &a.value,
+            PatchOperation::Replace(r) => &r.value,
+            PatchOperation::Remove(_) => continue,
+            // `objOps.move`: removed from `from`, then added at `path`
+            // with no check; where RFC 6902 applies it, the same, as long
+            // as the value goes no deeper (the client then counts it
+            // against the limits, which RFC 6902 does not).
+            PatchOperation::Move(m) => match plain_tokens(m.from.as_str()) {
+                Some(from) if tokens <= from => continue,
+                _ => return false,
+            },
+            PatchOperation::Copy(_) | PatchOperation::Test(_) => return false,
+        };
+        let weight = match patch.weight_of(index) {
+            Some(weight) => weight,
+            None => match crate::limits::value_weight(value) {
+                Some(weight) => weight,
+                None => return false,
+            },
+        };
+        if tokens + weight.depth > crate::limits::MAX_DOCUMENT_DEPTH {
+            return false;
+        }
+        bound = bound.saturating_add(weight.bytes + super::budget::INSERT_ALLOWANCE);
+        if bound > crate::limits::MAX_DOCUMENT_BYTES {
+            return false;
+        }
+    }
+    true
+}
+
+/// Every name a JavaScript object, array, string or number inherits, and
+/// `length`: the names the client's lookups tell apart ([`lookup`]).
+fn inherited_names() -> &'static rustc_hash::FxHashSet<&'static str> {
+    static NAMES: std::sync::OnceLock<rustc_hash::FxHashSet<&'static str>> =
+        std::sync::OnceLock::new();
+    NAMES.get_or_init(|| {
+        OBJECT_PROTO
+            .iter()
+            .chain(&ARRAY_PROTO)
+            .chain(&STRING_PROTO)
+            .chain(&NUMBER_PROTO)
+            .chain(&["length"])
+            .copied()
+            .collect()
+    })
+}
+
+/// The number of tokens of `path` if it is below the root and every token
+/// is a plain name ([`applies_as_rfc`]).
+fn plain_tokens(path: &str) -> Option<usize> {
+    let rest = path.strip_prefix('/')?;
+    let mut tokens = 0;
+    for token in rest.split('/') {
+        let plain = !token.is_empty()
+            && token
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+            && (token.bytes().all(|b| b.is_ascii_digit()) || !inherited_names().contains(token));
+        if !plain {
+            return None;
+        }
+        tokens += 1;
+    }
+    Some(tokens)
+}
+
 /// A patch being applied: its budget ([`Budget`], the document's weight
 /// kept as an upper bound), and what the client's document holds besides
 /// JSON.
@@ -1206,6 +1301,101 @@ mod tests {
             })
             .map_err(|f| f.failure.to_string());
         (spec, client)
+    }
+
+    /// Issue 40: where [`applies_as_rfc`] answers yes and RFC 6902 applies
+    /// the patch, the client's library gives the same document (what lets
+    /// `check` replay the client only where the two can differ). Random
+    /// patches of `add`, `remove`, `replace` and `move` at plain paths
+    /// (member names, indices in and out of bounds, `-`) on random
+    /// documents; and
+    /// a patch with any other operation or token is never taken for one.
+    #[test]
+    fn patches_of_plain_paths_apply_under_the_client_as_under_rfc_6902() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(40);
+        const TOKENS: &[&str] = &[
+            "a", "b", "items", "0", "1", "2", "5", "-", "x.y", "k_1", "n-2",
+        ];
+        const VALUES: &[&str] = &[
+            "1",
+            "\"s\"",
+            "null",
+            "[]",
+            "{}",
+            "[1,{\"a\":2}]",
+            "{\"a\":{\"b\":[0]}}",
+            "1.0",
+            "-0",
+        ];
+        let documents = [
+            r#"{}"#,
+            r#"{"a":1,"items":[1,2,3]}"#,
+            r#"{"a":{"b":[0,{"items":[]}]},"items":[{"a":1},[2]],"0":"zero"}"#,
+            r#"{"items":[[],[[]],{"1":{"2":3}}],"b":{"a":null,"-":4}}"#,
+        ];
+        let (mut taken, mut compared, mut moves) = (0, 0, 0);
+        for _ in 0..40_000 {
+            let document = documents[rng.random_range(0..documents.len())];
+            let num_ops = rng.random_range(1..4);
+            let ops: Vec<String> = (0..num_ops)
+                .map(|_| {
+                    let depth = rng.random_range(1..4);
+                    let path: String = (0..depth)
+                        .map(|_| format!("/{}", TOKENS[rng.random_range(0..TOKENS.len())]))
+                        .collect();
+                    let value = VALUES[rng.random_range(0..VALUES.len())];
+                    let from: String = (0..rng.random_range(depth..5))
+                        .map(|_| format!("/{}", TOKENS[rng.random_range(0..TOKENS.len())]))
+                        .collect();
+                    match rng.random_range(0..4) {
+                        0 => format!(r#"{{"op":"add","path":"{path}","value":{value}}}"#),
+                        1 => format!(r#"{{"op":"remove","path":"{path}"}}"#),
+                        2 => format!(r#"{{"op":"move","from":"{from}","path":"{path}"}}"#),
+                        _ => format!(r#"{{"op":"replace","path":"{path}","value":{value}}}"#),
+                    }
+                })
+                .collect();
+            let ops = format!("[{}]", ops.join(","));
+            let before = doc(document);
+            if !applies_as_rfc(&before, document_bytes(&before), &patch(&ops)) {
+                continue;
+            }
+            taken += 1;
+            let (spec, client) = both(document, &ops);
+            if let Ok(spec) = spec {
+                compared += 1;
+                moves += usize::from(ops.contains("move"));
+                assert_eq!(client, Ok(spec), "{document} {ops}");
+            }
+        }
+        assert!(
+            taken > 20_000 && compared > 1_500 && moves > 200,
+            "{taken} taken, {compared} compared, {moves} with a move"
+        );
+        let doc = doc(r#"{"a":{"b":1},"items":[1]}"#);
+        let bytes = document_bytes(&doc);
+        for ops in [
+            r#"[{"op":"move","from":"/a","path":"/b/c"}]"#,
+            r#"[{"op":"move","from":"/toString","path":"/b"}]"#,
+            r#"[{"op":"copy","from":"/a","path":"/b"}]"#,
+            r#"[{"op":"test","path":"/a","value":1}]"#,
+            r#"[{"op":"add","path":"","value":{}}]"#,
+            r#"[{"op":"add","path":"/toString","value":1}]"#,
+            r#"[{"op":"add","path":"/items/length","value":1}]"#,
+            r#"[{"op":"add","path":"/__proto__","value":1}]"#,
+            r#"[{"op":"add","path":"/a~1b","value":1}]"#,
+            r#"[{"op":"add","path":"/a/","value":1}]"#,
+            r#"[{"op":"add","path":"/constructor/prototype","value":1}]"#,
+            r#"[{"op":"add","path":"/a","value":1},{"op":"copy","from":"/a","path":"/b"}]"#,
+        ] {
+            assert!(!applies_as_rfc(&doc, bytes, &patch(ops)), "{ops}");
+        }
+        assert!(!applies_as_rfc(
+            &Value::Null,
+            0,
+            &patch(r#"[{"op":"add","path":"/a","value":1}]"#)
+        ));
     }
 
     /// Issue 38: a document whose array sits 100 deep (so that a value

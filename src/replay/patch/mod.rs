@@ -7,6 +7,6 @@ mod budget;
 mod client;
 mod rfc;
 
-pub(super) use client::apply_patch_client;
+pub(super) use client::{applies_as_rfc, apply_patch_client};
 pub(crate) use rfc::apply_patch_taking;
 pub use rfc::{PatchFailure, apply_patch, apply_patch_weighed};

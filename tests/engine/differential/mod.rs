@@ -18,7 +18,7 @@
 mod known;
 mod peer;
 mod shrink;
-mod streams;
+pub(crate) mod streams;
 
 use std::collections::BTreeMap;
 use std::time::Instant;
