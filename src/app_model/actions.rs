@@ -253,6 +253,12 @@ pub enum ActionId {
     ToggleTimeline,
     /// View › Reset layout.
     ResetLayout,
+    /// View › Activity schemas… (issue 42).
+    ActivitySchemas,
+    /// View › No activity schemas.
+    NoActivitySchemas,
+    /// View › Infer from this recording….
+    InferSchemas,
     /// The inspector tab.
     ShowInspector,
     /// The State tab.
@@ -456,6 +462,27 @@ pub const ACTIONS: &[Action] = &[
         &[],
         In(Menu::View),
         "Show every panel at its default width",
+    ),
+    row(
+        ActionId::ActivitySchemas,
+        "Activity schemas…",
+        &[],
+        In(Menu::View),
+        "Check each activity's content against a folder of JSON Schemas, as check --schemas does",
+    ),
+    row(
+        ActionId::NoActivitySchemas,
+        "No activity schemas",
+        &[],
+        In(Menu::View),
+        "Stop checking the contents against the schema folder",
+    ),
+    row(
+        ActionId::InferSchemas,
+        "Infer from this recording…",
+        &[],
+        In(Menu::View),
+        "Write a schema folder inferred from the open stream, as schemas infer does, and check against it",
     ),
     row(
         ActionId::ShowInspector,

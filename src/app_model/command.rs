@@ -107,6 +107,9 @@ pub enum Command {
     CancelIndexing,
     /// The comparison with a second stream (File › Compare with…).
     Compare(crate::app_model::compare_with::CompareCommand),
+    /// The schema folder the contents are checked against (View ›
+    /// Activity schemas…, issue 42).
+    Schemas(crate::app_model::schemas::SchemaCommand),
 }
 
 /// What the marks A and B (the diff's two points) are asked.

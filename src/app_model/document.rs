@@ -54,6 +54,11 @@ pub struct Doc {
     /// Indexing was cancelled: the stream holds this many events, the
     /// timeline those read before.
     pub cancelled: Option<u64>,
+    /// Where the contents break the schema folder of View › Activity
+    /// schemas… (issue 42, rule S1): the `activity.content.schema` and
+    /// `state.content.schema` warnings, in seq order. Found in a replay of
+    /// their own, as `check --schemas` does; empty without a folder.
+    pub schema_findings: Vec<Diagnostic>,
 }
 
 /// Where a document's arrival times come from.
@@ -155,12 +160,14 @@ impl Doc {
         self.timeline.len() as u64
     }
 
-    /// Every diagnostic: the reader's (seq 0), then the replay's.
+    /// Every diagnostic: the reader's (seq 0), then the replay's, then
+    /// the schema folder's findings (issue 42).
     pub fn diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
         self.source
             .diagnostics
             .iter()
             .chain(self.timeline.diagnostics())
+            .chain(&self.schema_findings)
     }
 
     /// The raw bytes of the event at `seq` (read from the recording when
@@ -434,6 +441,7 @@ impl Opened {
             divergences: Vec::new(),
             indexing,
             cancelled: None,
+            schema_findings: Vec::new(),
         }
     }
 }
@@ -637,6 +645,7 @@ fn waiting_for_a_session(path: &Path, recording: Recording, options: Options) ->
         divergences: Vec::new(),
         indexing: None,
         cancelled: None,
+        schema_findings: Vec::new(),
     }
 }
 

@@ -21,6 +21,7 @@ pub mod live;
 pub mod marks;
 pub mod memo;
 pub mod notes;
+pub mod schemas;
 pub mod search;
 pub mod state;
 #[cfg(test)]

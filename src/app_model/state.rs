@@ -12,6 +12,7 @@ use std::time::Instant;
 use super::command::{CentralTab, Command, DiffScopeChoice, MarkCommand};
 use super::document::{Doc, LoadOptions, load_with};
 use super::document::{MAX_RECENT, save_recent};
+use super::schemas::{SchemaCommand, SchemaSetting, attach_findings, infer_into};
 use super::follow::Inspected;
 use super::indexing::IndexUpdate;
 use super::live::{Live, LiveResponse};
@@ -129,6 +130,9 @@ pub struct AppState {
     load_options: LoadOptions,
     /// The stream compared with this one (File › Compare with…).
     compare_with: crate::app_model::compare_with::CompareWith,
+    /// The schema folder the contents are checked against (issue 42), for
+    /// the session.
+    schemas: SchemaSetting,
 }
 
 /// When to draw the next frame, as the logic step of a frame says.
@@ -346,7 +350,10 @@ impl AppState {
     /// shows its first events and goes on being indexed in the background.
     pub fn open_now(&mut self, path: &Path, session: Option<i64>) {
         match load_with(path, session, self.options, self.load_options) {
-            Ok(doc) => self.install(*doc, None),
+            Ok(mut doc) => {
+                attach_findings(&mut doc, self.schemas.set().as_deref());
+                self.install(*doc, None);
+            }
             Err(error) => self.error = Some(error),
         }
     }
@@ -362,8 +369,15 @@ impl AppState {
         let (sender, receiver) = channel();
         let (options, load_options) = (self.options, self.load_options);
         let thread_path = path.clone();
+        // S1 (issue 42): the schema folder's findings, in a replay of their
+        // own on the same thread, as `check --schemas` finds them.
+        let schemas = self.schemas.set();
         std::thread::spawn(move || {
-            let _ = sender.send(load_with(&thread_path, session, options, load_options));
+            let loaded = load_with(&thread_path, session, options, load_options).map(|mut doc| {
+                attach_findings(&mut doc, schemas.as_deref());
+                doc
+            });
+            let _ = sender.send(loaded);
         });
         self.loading = Some(Loading {
             path,
@@ -659,6 +673,7 @@ impl AppState {
                         .apply(command, self.doc.as_ref(), self.options, self.step());
                 self.compare_response(response);
             }
+            Command::Schemas(command) => self.schema_command(command),
             Command::CancelIndexing => {
                 if let Some(doc) = &mut self.doc
                     && let Some(indexing) = doc.indexing.take()
@@ -668,6 +683,50 @@ impl AppState {
                     if !indexing.comparing {
                         doc.cancelled = Some(indexing.total);
                     }
+                }
+            }
+        }
+    }
+
+    /// The schema folder in use (issue 42).
+    pub fn schemas(&self) -> &SchemaSetting {
+        &self.schemas
+    }
+
+    /// View › Activity schemas…, No activity schemas, Infer from this
+    /// recording… (issue 42). A folder that cannot be used is an error in
+    /// the banner naming its file, and the stream stays as it was.
+    fn schema_command(&mut self, command: SchemaCommand) {
+        match command {
+            SchemaCommand::Load(folder) => match self.schemas.load(&folder) {
+                Ok(()) => {
+                    self.notify(format!("checking against the schemas in {}", folder.display()));
+                    self.reopen();
+                }
+                Err(error) => self.error = Some(error),
+            },
+            SchemaCommand::Clear => {
+                self.schemas.clear();
+                if let Some(doc) = &mut self.doc {
+                    attach_findings(doc, None);
+                    self.generation += 1;
+                }
+            }
+            SchemaCommand::Infer(folder) => {
+                let Some(doc) = &self.doc else {
+                    return;
+                };
+                match infer_into(doc, &folder) {
+                    Ok(written) => {
+                        let plural = if written.len() == 1 { "" } else { "s" };
+                        self.schema_command(SchemaCommand::Load(folder.clone()));
+                        self.notify(format!(
+                            "wrote {} schema{plural} to {}; checking against them",
+                            written.len(),
+                            folder.display()
+                        ));
+                    }
+                    Err(error) => self.error = Some(error),
                 }
             }
         }

@@ -147,7 +147,7 @@ fn matches(diagnostic: &Diagnostic, needle: &[u8]) -> bool {
 }
 
 fn num_diagnostics(doc: &Doc) -> usize {
-    doc.source.diagnostics.len() + doc.timeline.diagnostics().len()
+    doc.source.diagnostics.len() + doc.timeline.diagnostics().len() + doc.schema_findings.len()
 }
 
 /// The diagnostic at a position of [`Doc::diagnostics`], without walking it.
@@ -155,7 +155,14 @@ fn diagnostic_at(doc: &Doc, position: usize) -> Option<&Diagnostic> {
     let reader = &doc.source.diagnostics;
     match position.checked_sub(reader.len()) {
         None => reader.get(position),
-        Some(i) => doc.timeline.diagnostics().get(i),
+        Some(i) => {
+            let replay = doc.timeline.diagnostics();
+            match i.checked_sub(replay.len()) {
+                None => replay.get(i),
+                // Then the schema folder's findings (issue 42).
+                Some(j) => doc.schema_findings.get(j),
+            }
+        }
     }
 }
 

@@ -36,8 +36,9 @@ pub mod timing_view;
 
 use crate::app_model::actions::{self, ActionId};
 use crate::app_model::command::NoteCommand;
+use crate::app_model::schemas::SchemaCommand;
 use crate::app_model::{document, state, words};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::app_model::command::Command;
@@ -330,6 +331,12 @@ impl ReplayApp {
             Some((file_dialog::Purpose::Compare, path)) => commands.push(Command::Compare(
                 crate::app_model::compare_with::CompareCommand::Open(path),
             )),
+            Some((file_dialog::Purpose::SchemaFolder, path)) => {
+                commands.push(Command::Schemas(SchemaCommand::Load(path)));
+            }
+            Some((file_dialog::Purpose::InferFolder, path)) => {
+                commands.push(Command::Schemas(SchemaCommand::Infer(path)));
+            }
             Some((file_dialog::Purpose::Export, path)) => {
                 self.export_dialog.apply(
                     crate::app_model::export_dialog::ExportCommand::SetPath(
@@ -406,6 +413,24 @@ impl ReplayApp {
         }
     }
 
+    /// View › Activity schemas… and Infer from this recording… (issue 42):
+    /// a folder, starting in the one in use, else the open file's.
+    fn schema_folder_ui(&mut self, purpose: file_dialog::Purpose, commands: &mut Vec<Command>) {
+        let start_dir = self.state.schemas().folder().map(Path::to_owned).or_else(|| {
+            self.state
+                .doc()
+                .and_then(|doc| std::path::absolute(&doc.path).ok())
+                .and_then(|path| path.parent().map(Path::to_owned))
+        });
+        if let Some(folder) = self.file_picker.pick_folder(purpose, start_dir.as_deref()) {
+            let command = match purpose {
+                file_dialog::Purpose::InferFolder => SchemaCommand::Infer(folder),
+                _ => SchemaCommand::Load(folder),
+            };
+            commands.push(Command::Schemas(command));
+        }
+    }
+
     /// Runs an action of the table (issue 43, point 1), from its key, its
     /// menu entry or the palette alike. The match has no catch-all, so an
     /// action added to the table does not build until it is handled here.
@@ -433,6 +458,19 @@ impl ReplayApp {
             }
             ActionId::ToggleTimeline => self.layout.show_timeline = !self.layout.show_timeline,
             ActionId::ResetLayout => self.layout.reset(),
+            ActionId::ActivitySchemas => {
+                if self.state.doc().is_some() {
+                    self.schema_folder_ui(file_dialog::Purpose::SchemaFolder, commands);
+                }
+            }
+            ActionId::NoActivitySchemas => {
+                commands.push(Command::Schemas(SchemaCommand::Clear));
+            }
+            ActionId::InferSchemas => {
+                if self.state.doc().is_some() {
+                    self.schema_folder_ui(file_dialog::Purpose::InferFolder, commands);
+                }
+            }
             ActionId::ShowInspector => self.show_right_tab(RightTab::Inspector),
             ActionId::ShowState => self.show_right_tab(RightTab::State),
             ActionId::FocusEventFilter => {
@@ -518,9 +556,12 @@ impl ReplayApp {
     /// stream are not without one.
     fn action_enabled(&self, action: ActionId) -> bool {
         match action {
-            ActionId::CompareWith | ActionId::ExportRepro | ActionId::Serve => {
-                self.state.doc().is_some()
-            }
+            ActionId::CompareWith
+            | ActionId::ExportRepro
+            | ActionId::Serve
+            | ActionId::ActivitySchemas
+            | ActionId::InferSchemas => self.state.doc().is_some(),
+            ActionId::NoActivitySchemas => self.state.schemas().folder().is_some(),
             _ => true,
         }
     }
@@ -540,6 +581,7 @@ impl ReplayApp {
                 ActionId::ExportRepro
                     | ActionId::Quit
                     | ActionId::ShowInspector
+                    | ActionId::ActivitySchemas
                     | ActionId::PreviousEvent
                     | ActionId::FirstStep
                     | ActionId::NextDiagnostic

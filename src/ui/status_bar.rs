@@ -117,6 +117,27 @@ pub fn status_bar_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>)
                 }));
             }
         }
+        // Issue 42: the schema folder the contents are checked against,
+        // with a way to stop (as View › No activity schemas).
+        if let Some(folder) = state.schemas().folder() {
+            ui.separator();
+            let findings = doc.schema_findings.len();
+            ui.label(format!("schemas: {}", folder.display()))
+                .on_hover_text(format!(
+                    "Each activity's content is checked against these JSON Schemas (rule S1): \
+                     {findings} finding{}",
+                    if findings == 1 { "" } else { "s" }
+                ));
+            if ui
+                .small_button("×")
+                .on_hover_text("No activity schemas: stop checking the contents")
+                .clicked()
+            {
+                commands.push(Command::Schemas(
+                    crate::app_model::schemas::SchemaCommand::Clear,
+                ));
+            }
+        }
         if let Some(notice) = state.current_notice() {
             ui.separator();
             ui.label(notice);

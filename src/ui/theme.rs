@@ -160,6 +160,17 @@ pub fn mark_color(visuals: &egui::Visuals) -> Color32 {
     )
 }
 
+/// The colour of a content that breaks its schema (issue 42, rule S1): a
+/// square over the activity's lane, apart from the failed patches' and the
+/// skipped deltas' marks.
+pub fn schema_color(visuals: &egui::Visuals) -> Color32 {
+    pick(
+        visuals,
+        Color32::from_rgb(0x3f, 0xd0, 0xc8),
+        Color32::from_rgb(0x00, 0x6e, 0x74),
+    )
+}
+
 /// The colour of the marks where the two profiles part (P13).
 pub fn divergence_color(visuals: &egui::Visuals) -> Color32 {
     pick(

@@ -78,6 +78,23 @@ impl FilePicker {
         }
     }
 
+    /// A folder, for View › Activity schemas… or Infer from this
+    /// recording… (issue 42), as [`Self::open_file`].
+    pub fn pick_folder(&mut self, purpose: Purpose, start_dir: Option<&Path>) -> Option<PathBuf> {
+        match self.native.pick_folder(start_dir) {
+            NativeAnswer::Picked(path) => Some(path),
+            NativeAnswer::Cancelled => None,
+            NativeAnswer::Unavailable => {
+                let mut text = start_dir.map(|d| d.display().to_string()).unwrap_or_default();
+                if !text.is_empty() && !text.ends_with('/') {
+                    text.push('/');
+                }
+                self.fallback = Some(PathDialog::new(purpose, text));
+                None
+            }
+        }
+    }
+
     /// A file to write an export to, suggested as `suggested`; as
     /// [`Self::open_file`].
     pub fn save_file(&mut self, suggested: &Path) -> Option<PathBuf> {

@@ -28,6 +28,11 @@ pub trait NativeDialogs {
     fn pick_file(&mut self, start_dir: Option<&Path>) -> NativeAnswer;
     /// A file to write, suggested as `suggested` (its folder and name).
     fn save_file(&mut self, suggested: &Path) -> NativeAnswer;
+    /// A folder, starting in `start_dir` (View › Activity schemas…). None
+    /// unless the dialogs say otherwise: the app's own then shows.
+    fn pick_folder(&mut self, _start_dir: Option<&Path>) -> NativeAnswer {
+        NativeAnswer::Unavailable
+    }
 }
 
 /// No system dialog: the app always draws its own (tests, and desktops
@@ -101,6 +106,16 @@ impl NativeDialogs for SystemDialogs {
                 dialog = dialog.set_directory(dir);
             }
             dialog.save_file()
+        })
+    }
+
+    fn pick_folder(&mut self, start_dir: Option<&Path>) -> NativeAnswer {
+        self.ask(|| {
+            let mut dialog = rfd::FileDialog::new();
+            if let Some(dir) = start_dir {
+                dialog = dialog.set_directory(dir);
+            }
+            dialog.pick_folder()
         })
     }
 }

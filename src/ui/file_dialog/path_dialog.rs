@@ -18,6 +18,12 @@ pub enum Purpose {
     /// A stream or recording to compare with the open one (File › Compare
     /// with…; it must exist).
     Compare,
+    /// A folder of activity schemas (View › Activity schemas…; it must
+    /// exist, issue 42).
+    SchemaFolder,
+    /// The folder to write inferred schemas into (View › Infer from this
+    /// recording…; it, or its parent, must exist).
+    InferFolder,
 }
 
 impl Purpose {
@@ -26,6 +32,8 @@ impl Purpose {
             Self::Open => "Open a recording or stream",
             Self::Export => "Export to",
             Self::Compare => "Compare with a recording or stream",
+            Self::SchemaFolder => "Check against the activity schemas in",
+            Self::InferFolder => "Write the inferred schemas to",
         }
     }
 
@@ -34,6 +42,7 @@ impl Purpose {
             Self::Open => "Open",
             Self::Export => "Choose",
             Self::Compare => "Compare",
+            Self::SchemaFolder | Self::InferFolder => "Choose this folder",
         }
     }
 }
@@ -137,6 +146,11 @@ pub fn accept(purpose: Purpose, text: &str, home: Option<&Path>) -> Result<Accep
         return Err("type the path of a file".to_owned());
     }
     let path = expand(text, home);
+    // A folder is the answer itself when a folder is asked for (issue 42):
+    // a click in the listing enters one, Enter chooses it.
+    if matches!(purpose, Purpose::SchemaFolder | Purpose::InferFolder) && path.is_dir() {
+        return Ok(Accept::File(path));
+    }
     if path.is_dir() {
         let mut folder = text.to_owned();
         if !folder.ends_with('/') {
@@ -152,7 +166,8 @@ pub fn accept(purpose: Purpose, text: &str, home: Option<&Path>) -> Result<Accep
                 Err(format!("no such file or directory: {}", path.display()))
             }
         }
-        Purpose::Export => {
+        Purpose::SchemaFolder => Err(format!("no such folder: {}", path.display())),
+        Purpose::Export | Purpose::InferFolder => {
             let parent = match path.parent() {
                 Some(parent) if !parent.as_os_str().is_empty() => parent.to_owned(),
                 _ => PathBuf::from("."),

@@ -204,6 +204,7 @@ fn activity_ui(ui: &mut Ui, doc: &Doc, view: &CursorView, id: &str, commands: &m
         lane_navigation_ui(ui, &lane.events, view.step, commands);
     }
     drift_ui(ui, doc, view.step, Some(id));
+    let schema_notes = schema_ui(ui, doc, view.step, id);
     let Some(shown) = activity.or(old) else {
         return;
     };
@@ -234,6 +235,7 @@ fn activity_ui(ui: &mut Ui, doc: &Doc, view: &CursorView, id: &str, commands: &m
             let blame = blame::hook(&ctx, doc, view.generation, target, "/content", view.step);
             let picked = JsonTree::new(("content", id), &shown.content)
                 .highlights(&highlights)
+                .notes(&schema_notes)
                 .search_menu("/content")
                 .blame(&blame)
                 .show(ui);
@@ -389,6 +391,33 @@ pub(crate) fn drift_ui(ui: &mut Ui, doc: &Doc, step: Seq, id: Option<&str>) {
                 }
             });
     }
+}
+
+/// A box for each place where the activity's content breaks its schema
+/// at `step` (issue 42, rule S1): the schema's file, the path and what it
+/// expected. Returns the expectations by pointer into the content, which
+/// the content tree shows beside the violating member (as the metadata's
+/// notes).
+fn schema_ui(ui: &mut Ui, doc: &Doc, step: Seq, id: &str) -> BTreeMap<String, String> {
+    use crate::app_model::schemas::{content_pointer, expectation, findings_at};
+    let mut notes = BTreeMap::new();
+    let color = theme::schema_color(ui.visuals());
+    for finding in findings_at(doc, step, Some(id)) {
+        let pointer = content_pointer(finding).unwrap_or("");
+        let expected = expectation(finding);
+        egui::Frame::group(ui.style())
+            .stroke(egui::Stroke::new(1.0, color))
+            .show(ui, |ui| {
+                let heading = ui.colored_label(
+                    color,
+                    RichText::new(format!("Breaks its schema at {pointer}")).strong(),
+                );
+                rule_text::on_hover_cited(heading, finding.code.as_str(), None);
+                ui.add(egui::Label::new(&finding.message).wrap());
+            });
+        notes.insert(pointer.to_owned(), format!("schema: {expected}"));
+    }
+    notes
 }
 
 /// A pointer of activity `id` picked in a tree's context menu: to the

@@ -504,6 +504,33 @@ impl LanesView {
     }
 }
 
+/// A small square over the lane at each step where the activity's
+/// content broke its schema (issue 42, rule S1): its own mark, apart from
+/// a failed patch's or a skipped delta's.
+fn schema_marks_ui(
+    painter: &egui::Painter,
+    visuals: &egui::Visuals,
+    axis: &StepAxis,
+    rect: Rect,
+    doc: &Doc,
+    activity: &ActivityLane,
+) {
+    let color = theme::schema_color(visuals);
+    let half = theme::LANE_HEIGHT * 0.16;
+    let y = rect.top() + half + 1.0;
+    let mut last_x = f32::NEG_INFINITY;
+    for step in crate::app_model::schemas::finding_steps(doc, &activity.message_id) {
+        let x = axis.x_from_step(step.get() as f64);
+        // One per pixel column.
+        if x - last_x < 1.0 {
+            continue;
+        }
+        last_x = x;
+        let square = Rect::from_center_size(egui::pos2(x, y), egui::vec2(half * 2.0, half * 2.0));
+        painter.rect_filled(square, 0.0, color);
+    }
+}
+
 /// The row of the current event's lane when the cursor moved since the
 /// last frame (or the stream was replayed): the lanes scroll it into view,
 /// as the demo's "never created" lane sat below the fold while its skipped
@@ -629,6 +656,7 @@ pub fn lanes_ui(
                         painter.extend(layers.next());
                         painter.extend(row.dot_shapes(ui.visuals(), &marks));
                         painter.extend(layers);
+                        schema_marks_ui(&painter, ui.visuals(), axis, rect, doc, activity);
                         shown.push(VisibleLane {
                             lane: *lane,
                             rect: plot,

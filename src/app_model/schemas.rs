@@ -1,0 +1,250 @@
+//! View › Activity schemas… (issue 42, point 3): the schema folder the app
+//! checks the open stream against, as `check --schemas DIR` does (rule S1),
+//! and View › Infer from this recording…, which writes one as
+//! `schemas infer` does.
+//!
+//! The folder is kept for the session, not between runs: the app keeps a
+//! list of recent files but no settings per recording to put it in. No UI
+//! toolkit here; the menus and the status bar read [`SchemaSetting`].
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::diagnostic::{Diagnostic, Seq};
+use crate::schemas::{Inference, SchemaSet, check_stream};
+
+use super::document::Doc;
+
+/// What View › Activity schemas… and its neighbours ask for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SchemaCommand {
+    /// Check the stream against this folder (replayed again with it).
+    Load(PathBuf),
+    /// Check nothing any more (View › No activity schemas).
+    Clear,
+    /// Write the schemas inferred from the open stream into this folder,
+    /// then check against it.
+    Infer(PathBuf),
+}
+
+/// The schema folder in use, if any, loaded.
+#[derive(Clone, Debug, Default)]
+pub struct SchemaSetting {
+    set: Option<Arc<SchemaSet>>,
+}
+
+impl SchemaSetting {
+    /// The folder checked against, if any.
+    pub fn folder(&self) -> Option<&Path> {
+        self.set.as_deref().map(|set| set.folder.as_path())
+    }
+
+    /// The loaded schemas, shared with the thread that replays.
+    pub fn set(&self) -> Option<Arc<SchemaSet>> {
+        self.set.clone()
+    }
+
+    /// Reads `folder`; on an error (naming the file) the setting is left
+    /// as it was.
+    pub fn load(&mut self, folder: &Path) -> Result<(), String> {
+        let set = SchemaSet::load(folder).map_err(|error| crate::error::error_chain(&error))?;
+        self.set = Some(Arc::new(set));
+        Ok(())
+    }
+
+    /// No folder any more.
+    pub fn clear(&mut self) {
+        self.set = None;
+    }
+}
+
+/// The findings of `set` on the document's stream, in a replay of their
+/// own from step 0 (the engine's replay is not changed for it, rule S1).
+/// A stream still being indexed is checked as far as it was read.
+pub fn findings_of(doc: &Doc, set: &SchemaSet) -> Vec<Diagnostic> {
+    check_stream(
+        set,
+        doc.source.start(doc.options()),
+        doc.source.run_input.as_ref(),
+        doc.timeline.events(),
+    )
+}
+
+/// Sets the document's findings for `set` (none without one).
+pub fn attach_findings(doc: &mut Doc, set: Option<&SchemaSet>) {
+    doc.schema_findings = match set {
+        Some(set) => findings_of(doc, set),
+        None => Vec::new(),
+    };
+}
+
+/// The findings at `step` about message `id` (`None`: about the state).
+pub fn findings_at<'d>(
+    doc: &'d Doc,
+    step: Seq,
+    id: Option<&'d str>,
+) -> impl Iterator<Item = &'d Diagnostic> {
+    let all = &doc.schema_findings;
+    let from = all.partition_point(|d| d.seq < step);
+    all[from..]
+        .iter()
+        .take_while(move |d| d.seq == step)
+        .filter(move |d| d.message_id.as_deref() == id)
+}
+
+/// The steps of the findings about activity `id`, for its lane's marks.
+pub fn finding_steps<'d>(doc: &'d Doc, id: &'d str) -> impl Iterator<Item = Seq> + 'd {
+    doc.schema_findings
+        .iter()
+        .filter(move |d| d.message_id.as_deref() == Some(id))
+        .map(|d| d.seq)
+}
+
+/// The pointer of a finding inside the activity's content (`/found` for
+/// `/content/found`), or inside the state.
+pub fn content_pointer(finding: &Diagnostic) -> Option<&str> {
+    let path = finding.path.as_deref()?;
+    Some(
+        path.strip_prefix("/content")
+            .filter(|rest| rest.is_empty() || rest.starts_with('/'))
+            .unwrap_or(path),
+    )
+}
+
+/// What the schema expected, as the finding says it: the message after
+/// its place (`"3" is not of type "integer" (keyword `type`)`).
+pub fn expectation(finding: &Diagnostic) -> &str {
+    match finding.message.split_once(" at ") {
+        Some((_, rest)) => rest.split_once(": ").map_or(rest, |(_, said)| said),
+        None => &finding.message,
+    }
+}
+
+/// Writes the schemas inferred from the document's stream into `folder`
+/// (made as needed), as `schemas infer` does; returns the files written.
+/// A schema file that exists is not overwritten, and then nothing is
+/// written (the CLI does so without `--force`): it may have been edited
+/// by hand.
+pub fn infer_into(doc: &Doc, folder: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut inference = Inference::new();
+    inference.see_stream(
+        doc.source.start(doc.options()),
+        doc.source.run_input.as_ref(),
+        doc.timeline.events(),
+    );
+    let schemas = inference.schemas();
+    if schemas.is_empty() {
+        return Err(format!(
+            "no activity content and no state in this stream: no schema written to {}",
+            folder.display()
+        ));
+    }
+    let existing: Vec<String> = schemas
+        .iter()
+        .map(|s| folder.join(&s.file_name))
+        .filter(|path| path.exists())
+        .map(|path| path.display().to_string())
+        .collect();
+    if !existing.is_empty() {
+        return Err(format!(
+            "not overwriting schema files that may have been edited by hand (choose another folder, or remove them): {}",
+            existing.join(", ")
+        ));
+    }
+    std::fs::create_dir_all(folder).map_err(|error| {
+        format!(
+            "cannot create the folder: {}: {}",
+            crate::error::io_cause(&error),
+            folder.display()
+        )
+    })?;
+    let mut written = Vec::with_capacity(schemas.len());
+    for schema in &schemas {
+        let path = folder.join(&schema.file_name);
+        std::fs::write(&path, schema.text()).map_err(|error| {
+            format!(
+                "cannot write the schema: {}: {}",
+                crate::error::io_cause(&error),
+                path.display()
+            )
+        })?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app_model::test_support::doc_of;
+
+    const STREAM: [&str; 3] = [
+        r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"s1","activityType":"web_search","content":{"query":"q","found":1}}"#,
+        r#"{"type":"ACTIVITY_DELTA","messageId":"s1","activityType":"web_search","patch":[{"op":"replace","path":"/found","value":"3"}]}"#,
+        r#"{"type":"ACTIVITY_DELTA","messageId":"s1","activityType":"web_search","patch":[{"op":"replace","path":"/found","value":4}]}"#,
+    ];
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "agui-replay-schemas-{name}-{}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("make the folder");
+        dir
+    }
+
+    // Issue 42, rule S1: the finding is at the delta that broke the
+    // content, names the content's path, and says what was expected; the
+    // folder inferred from the stream itself finds nothing, and inferring
+    // into it again is refused.
+    #[test]
+    fn findings_point_at_the_delta_and_an_inferred_folder_finds_nothing() {
+        let dir = temp_dir("model");
+        std::fs::write(
+            dir.join("web_search.schema.json"),
+            r#"{"type":"object","properties":{"found":{"type":"integer"}}}"#,
+        )
+        .expect("write the schema");
+        let mut doc = doc_of(&STREAM);
+        let mut setting = SchemaSetting::default();
+        setting.load(&dir).expect("load the folder");
+        assert_eq!(setting.folder(), Some(dir.as_path()));
+        attach_findings(&mut doc, setting.set().as_deref());
+        assert_eq!(doc.schema_findings.len(), 1, "{:?}", doc.schema_findings);
+        let finding = &doc.schema_findings[0];
+        assert_eq!(finding.seq, Seq::new(2));
+        assert_eq!(content_pointer(finding), Some("/found"));
+        assert!(expectation(finding).contains("\"integer\""));
+        assert_eq!(findings_at(&doc, Seq::new(2), Some("s1")).count(), 1);
+        assert_eq!(findings_at(&doc, Seq::new(3), Some("s1")).count(), 0);
+        assert_eq!(finding_steps(&doc, "s1").collect::<Vec<_>>(), [Seq::new(2)]);
+
+        let inferred = dir.join("inferred");
+        let written = infer_into(&doc, &inferred).expect("infer");
+        assert_eq!(written, [inferred.join("web_search.schema.json")]);
+        setting.load(&inferred).expect("load the inferred folder");
+        attach_findings(&mut doc, setting.set().as_deref());
+        assert!(doc.schema_findings.is_empty());
+        let refused = infer_into(&doc, &inferred).expect_err("the file exists");
+        assert!(refused.contains("web_search.schema.json"), "{refused}");
+
+        setting.clear();
+        attach_findings(&mut doc, setting.set().as_deref());
+        assert!(setting.folder().is_none() && doc.schema_findings.is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    // An unreadable schema is an error naming the file, and the setting
+    // stays as it was.
+    #[test]
+    fn a_broken_schema_names_its_file_and_keeps_the_setting() {
+        let dir = temp_dir("broken");
+        std::fs::write(dir.join("web_search.schema.json"), "{ not json").expect("write");
+        let mut setting = SchemaSetting::default();
+        let error = setting.load(&dir).expect_err("not JSON");
+        assert!(error.contains("web_search.schema.json"), "{error}");
+        assert!(setting.folder().is_none());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
