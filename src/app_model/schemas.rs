@@ -178,17 +178,16 @@ mod tests {
     use super::*;
     use crate::app_model::test_support::doc_of;
 
-    const STREAM: [&str; 3] = [
+    const STREAM: [&str; 4] = [
+        r#"{"type":"RUN_STARTED","threadId":"t1","runId":"r1"}"#,
         r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"s1","activityType":"web_search","content":{"query":"q","found":1}}"#,
         r#"{"type":"ACTIVITY_DELTA","messageId":"s1","activityType":"web_search","patch":[{"op":"replace","path":"/found","value":"3"}]}"#,
         r#"{"type":"ACTIVITY_DELTA","messageId":"s1","activityType":"web_search","patch":[{"op":"replace","path":"/found","value":4}]}"#,
     ];
 
     fn temp_dir(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!(
-            "agui-replay-schemas-{name}-{}",
-            std::process::id()
-        ));
+        let dir =
+            std::env::temp_dir().join(format!("agui-replay-schemas-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("make the folder");
         dir
@@ -213,12 +212,12 @@ mod tests {
         attach_findings(&mut doc, setting.set().as_deref());
         assert_eq!(doc.schema_findings.len(), 1, "{:?}", doc.schema_findings);
         let finding = &doc.schema_findings[0];
-        assert_eq!(finding.seq, Seq::new(2));
+        assert_eq!(finding.seq, Seq::new(3));
         assert_eq!(content_pointer(finding), Some("/found"));
         assert!(expectation(finding).contains("\"integer\""));
-        assert_eq!(findings_at(&doc, Seq::new(2), Some("s1")).count(), 1);
-        assert_eq!(findings_at(&doc, Seq::new(3), Some("s1")).count(), 0);
-        assert_eq!(finding_steps(&doc, "s1").collect::<Vec<_>>(), [Seq::new(2)]);
+        assert_eq!(findings_at(&doc, Seq::new(3), Some("s1")).count(), 1);
+        assert_eq!(findings_at(&doc, Seq::new(4), Some("s1")).count(), 0);
+        assert_eq!(finding_steps(&doc, "s1").collect::<Vec<_>>(), [Seq::new(3)]);
 
         let inferred = dir.join("inferred");
         let written = infer_into(&doc, &inferred).expect("infer");

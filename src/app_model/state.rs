@@ -12,10 +12,10 @@ use std::time::Instant;
 use super::command::{CentralTab, Command, DiffScopeChoice, MarkCommand};
 use super::document::{Doc, LoadOptions, load_with};
 use super::document::{MAX_RECENT, save_recent};
-use super::schemas::{SchemaCommand, SchemaSetting, attach_findings, infer_into};
 use super::follow::Inspected;
 use super::indexing::IndexUpdate;
 use super::live::{Live, LiveResponse};
+use super::schemas::{SchemaCommand, SchemaSetting, attach_findings, infer_into};
 use super::time_control::{TimeCommand, TimeContext, TimeControl, TimeResponse};
 use crate::app_model::marks::{CompareView, Marks};
 use crate::app_model::notes::{Annotations, NoteContext, Notes};
@@ -700,7 +700,10 @@ impl AppState {
         match command {
             SchemaCommand::Load(folder) => match self.schemas.load(&folder) {
                 Ok(()) => {
-                    self.notify(format!("checking against the schemas in {}", folder.display()));
+                    self.notify(format!(
+                        "checking against the schemas in {}",
+                        folder.display()
+                    ));
                     self.reopen();
                 }
                 Err(error) => self.error = Some(error),

@@ -416,12 +416,17 @@ impl ReplayApp {
     /// View › Activity schemas… and Infer from this recording… (issue 42):
     /// a folder, starting in the one in use, else the open file's.
     fn schema_folder_ui(&mut self, purpose: file_dialog::Purpose, commands: &mut Vec<Command>) {
-        let start_dir = self.state.schemas().folder().map(Path::to_owned).or_else(|| {
-            self.state
-                .doc()
-                .and_then(|doc| std::path::absolute(&doc.path).ok())
-                .and_then(|path| path.parent().map(Path::to_owned))
-        });
+        let start_dir = self
+            .state
+            .schemas()
+            .folder()
+            .map(Path::to_owned)
+            .or_else(|| {
+                self.state
+                    .doc()
+                    .and_then(|doc| std::path::absolute(&doc.path).ok())
+                    .and_then(|path| path.parent().map(Path::to_owned))
+            });
         if let Some(folder) = self.file_picker.pick_folder(purpose, start_dir.as_deref()) {
             let command = match purpose {
                 file_dialog::Purpose::InferFolder => SchemaCommand::Infer(folder),

@@ -17,6 +17,7 @@ mod follow;
 mod interop;
 mod layout;
 mod open;
+mod schemas;
 mod search_lanes;
 mod serve;
 mod timing;

@@ -85,7 +85,9 @@ impl FilePicker {
             NativeAnswer::Picked(path) => Some(path),
             NativeAnswer::Cancelled => None,
             NativeAnswer::Unavailable => {
-                let mut text = start_dir.map(|d| d.display().to_string()).unwrap_or_default();
+                let mut text = start_dir
+                    .map(|d| d.display().to_string())
+                    .unwrap_or_default();
                 if !text.is_empty() && !text.ends_with('/') {
                     text.push('/');
                 }

@@ -36,7 +36,6 @@ mod toolbar;
 
 pub use self::density::KindGroup;
 pub use self::marks::match_color;
-pub use crate::ui::theme::schema_color;
 use self::plot::plot_ui;
 pub use self::range::{
     bin_groups, bin_of, bin_seqs, bin_steps, clamp_range, full_range, pan_range, ruler_spacing,
@@ -45,6 +44,7 @@ pub use self::range::{
 use self::toolbar::toolbar_ui;
 use crate::app_model::command::Command;
 use crate::app_model::state::AppState;
+pub use crate::ui::theme::schema_color;
 
 /// How near the pointer must be to a mark or a tick to hover or click it.
 pub(super) const HIT_RADIUS: f32 = 5.0;

@@ -1,0 +1,232 @@
+//! Issue 42, point 3: activity content contracts in the app. View ›
+//! Activity schemas… checks the open stream against a schema folder, as
+//! `check --schemas` does (rule S1): the findings are diagnostics, a mark
+//! of their own on the activity's lane, and the expectation beside the
+//! violating member in the inspector; an unreadable schema is an error
+//! that keeps the stream; Infer from this recording… writes a folder that
+//! finds nothing on the same stream; clearing the folder removes the
+//! findings.
+
+use agui_replay::app_model::command::Command;
+use agui_replay::app_model::schemas::SchemaCommand;
+use agui_replay::app_model::time_control::TimeCommand;
+use agui_replay::diagnostic::Seq;
+use agui_replay::ui::file_dialog::{FilePicker, Purpose};
+use agui_replay::ui::{ReplayApp, RightTab};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+
+use crate::common::TempDir;
+use crate::panel::{harness, settle, wait_for_loading};
+
+/// The demo's `web_search` type, whose second delta turns `found` into a
+/// string.
+const STREAM: &str = r#"{"type":"RUN_STARTED","threadId":"t1","runId":"r1"}
+{"type":"ACTIVITY_SNAPSHOT","messageId":"search-1","activityType":"web_search","content":{"query":"rust","found":1}}
+{"type":"ACTIVITY_DELTA","messageId":"search-1","activityType":"web_search","patch":[{"op":"replace","path":"/found","value":"3"}]}
+{"type":"ACTIVITY_DELTA","messageId":"search-1","activityType":"web_search","patch":[{"op":"replace","path":"/found","value":4}]}
+{"type":"RUN_FINISHED","threadId":"t1","runId":"r1"}
+"#;
+
+/// `found` must be an integer.
+const SCHEMA: &str =
+    r#"{"type":"object","properties":{"found":{"type":"integer"}},"required":["query"]}"#;
+
+/// A folder with the stream and a schema folder `schemas/` in it; the app
+/// open on the stream, with its own file dialog.
+fn opened(test: &str) -> (TempDir, Harness<'static, ReplayApp>) {
+    let dir = TempDir::new(test);
+    let stream = dir.write("stream.jsonl", STREAM);
+    let schemas = dir.subdir("schemas");
+    std::fs::write(schemas.join("web_search.schema.json"), SCHEMA).expect("write the schema");
+    let mut app = ReplayApp::with_file(&stream);
+    app.file_picker = FilePicker::without_native();
+    let mut h = harness(app);
+    wait_for_loading(&mut h);
+    assert!(
+        h.state().state.error().is_none(),
+        "{:?}",
+        h.state().state.error()
+    );
+    (dir, h)
+}
+
+/// A View menu entry, then `folder` typed into the app's dialog.
+fn choose_folder(h: &mut Harness<'static, ReplayApp>, entry: &str, purpose: Purpose, folder: &str) {
+    h.get_by_label("View").click();
+    h.run();
+    h.get_by_label(entry).click();
+    h.run();
+    let dialog = h.state().file_picker.fallback().expect("the app's dialog");
+    assert_eq!(dialog.purpose(), purpose);
+    h.get_by_label("Path").focus();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.get_by_label("Path").type_text(folder);
+    h.run();
+    h.key_press(egui::Key::Enter);
+    h.run();
+    wait_for_loading(h);
+}
+
+fn num_findings(h: &Harness<'static, ReplayApp>) -> usize {
+    h.state().state.doc().map_or(0, |d| d.schema_findings.len())
+}
+
+/// The squares painted in the schema marks' colour (filled rectangles).
+fn schema_marks(h: &Harness<'static, ReplayApp>) -> usize {
+    fn walk(shape: &egui::Shape, colors: &[egui::Color32], count: &mut usize) {
+        match shape {
+            egui::Shape::Vec(shapes) => shapes.iter().for_each(|s| walk(s, colors, count)),
+            egui::Shape::Rect(rect) if colors.contains(&rect.fill) => *count += 1,
+            _ => {}
+        }
+    }
+    let colors = [
+        agui_replay::ui::timeline::schema_color(&egui::Visuals::dark()),
+        agui_replay::ui::timeline::schema_color(&egui::Visuals::light()),
+    ];
+    let mut count = 0;
+    for clipped in &h.output().shapes {
+        walk(&clipped.shape, &colors, &mut count);
+    }
+    count
+}
+
+fn set_step(h: &mut Harness<'static, ReplayApp>, step: u64) {
+    h.state_mut()
+        .state
+        .apply(vec![Command::Time(TimeCommand::Set(Seq::new(step)))]);
+    settle(h);
+}
+
+#[test]
+fn a_schema_folder_shows_its_finding_as_a_diagnostic_a_lane_mark_and_in_the_inspector() {
+    let (dir, mut h) = opened("schemas-app-load");
+    assert_eq!(num_findings(&h), 0);
+    assert_eq!(schema_marks(&h), 0, "no mark without a folder");
+    let folder = dir.path().join("schemas");
+    choose_folder(
+        &mut h,
+        "Activity schemas…",
+        Purpose::SchemaFolder,
+        &folder.display().to_string(),
+    );
+    let state = &h.state().state;
+    assert_eq!(state.error(), None);
+    assert_eq!(state.schemas().folder(), Some(folder.as_path()));
+    let doc = state.doc().expect("open");
+    assert_eq!(doc.num_events(), 5, "the stream replayed again, whole");
+    // The delta at step 3 broke it; the one at step 4 mended it.
+    assert_eq!(doc.schema_findings.len(), 1, "{:?}", doc.schema_findings);
+    let finding = &doc.schema_findings[0];
+    assert_eq!(finding.seq, Seq::new(3));
+    assert_eq!(finding.code.as_str(), "activity.content.schema");
+    assert_eq!(finding.path.as_deref(), Some("/content/found"));
+    h.get_by_label(&format!("schemas: {}", folder.display()));
+    assert_eq!(schema_marks(&h), 1, "one mark on the activity's lane");
+
+    // The inspector at the violating step: the box and the expectation
+    // beside `found`; at the next step, neither.
+    set_step(&mut h, 3);
+    h.get_by_label("Breaks its schema at /found");
+    assert!(
+        h.query_by_label_contains("schema: \"3\" is not of type \"integer\"")
+            .is_some(),
+        "the expectation beside the member"
+    );
+    set_step(&mut h, 4);
+    assert!(h.query_by_label("Breaks its schema at /found").is_none());
+
+    // The diagnostics panel lists it with the others.
+    h.state_mut().right_tab = RightTab::Diagnostics;
+    settle(&mut h);
+    assert!(
+        h.query_by_label_contains("breaks web_search.schema.json at /found")
+            .is_some(),
+        "the finding in the diagnostics panel"
+    );
+}
+
+#[test]
+fn an_unreadable_schema_is_an_error_naming_it_and_the_stream_stays() {
+    let (dir, mut h) = opened("schemas-app-broken");
+    let broken = dir.subdir("broken");
+    std::fs::write(broken.join("web_search.schema.json"), "{ not json").expect("write");
+    let before = h.state().state.doc().map(|d| d.num_events());
+    h.state_mut()
+        .state
+        .apply(vec![Command::Schemas(SchemaCommand::Load(broken.clone()))]);
+    wait_for_loading(&mut h);
+    let state = &h.state().state;
+    let error = state.error().expect("an error in the banner");
+    assert!(error.contains("web_search.schema.json"), "{error}");
+    assert!(state.schemas().folder().is_none());
+    assert_eq!(
+        state.doc().map(|d| d.num_events()),
+        before,
+        "the stream stays"
+    );
+    assert!(
+        h.query_by_label_contains("is not JSON").is_some(),
+        "the banner"
+    );
+}
+
+#[test]
+fn an_inferred_folder_finds_nothing_and_clearing_the_folder_removes_the_findings() {
+    let (dir, mut h) = opened("schemas-app-infer");
+    let folder = dir.path().join("schemas");
+    h.state_mut()
+        .state
+        .apply(vec![Command::Schemas(SchemaCommand::Load(folder.clone()))]);
+    wait_for_loading(&mut h);
+    assert_eq!(num_findings(&h), 1);
+
+    // Infer into a folder that does not exist yet: written, then used.
+    let inferred = dir.path().join("inferred");
+    choose_folder(
+        &mut h,
+        "Infer from this recording…",
+        Purpose::InferFolder,
+        &inferred.display().to_string(),
+    );
+    assert_eq!(h.state().state.error(), None);
+    assert!(inferred.join("web_search.schema.json").is_file());
+    assert_eq!(h.state().state.schemas().folder(), Some(inferred.as_path()));
+    assert_eq!(
+        num_findings(&h),
+        0,
+        "the stream it was inferred from passes"
+    );
+    assert_eq!(schema_marks(&h), 0);
+
+    // Again into the same folder: refused, the files kept.
+    let written = std::fs::read(inferred.join("web_search.schema.json")).expect("read");
+    h.state_mut()
+        .state
+        .apply(vec![Command::Schemas(SchemaCommand::Infer(
+            inferred.clone(),
+        ))]);
+    wait_for_loading(&mut h);
+    let error = h.state().state.error().expect("refused").to_owned();
+    assert!(error.contains("not overwriting"), "{error}");
+    assert_eq!(
+        std::fs::read(inferred.join("web_search.schema.json")).expect("read"),
+        written
+    );
+
+    // The breaking folder again, then the status bar's clear button.
+    h.state_mut().state.apply(vec![
+        Command::DismissError,
+        Command::Schemas(SchemaCommand::Load(folder.clone())),
+    ]);
+    wait_for_loading(&mut h);
+    assert_eq!(num_findings(&h), 1);
+    assert_eq!(schema_marks(&h), 1);
+    h.get_by_label("×").click();
+    settle(&mut h);
+    assert!(h.state().state.schemas().folder().is_none());
+    assert_eq!(num_findings(&h), 0);
+    assert_eq!(schema_marks(&h), 0);
+    assert!(h.query_by_label_contains("schemas: ").is_none());
+}
