@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::diagnostic::{Diagnostic, Seq};
+use crate::diagnostic::{Diagnostic, Seq, SeverityCounts};
 use crate::schemas::{Inference, SchemaSet, check_stream};
 
 use super::document::Doc;
@@ -70,12 +70,23 @@ pub fn findings_of(doc: &Doc, set: &SchemaSet) -> Vec<Diagnostic> {
     )
 }
 
-/// Sets the document's findings for `set` (none without one).
+/// Sets the document's findings for `set` (none without one), and its
+/// counts per severity with them, as `check --schemas` counts them.
 pub fn attach_findings(doc: &mut Doc, set: Option<&SchemaSet>) {
     doc.schema_findings = match set {
         Some(set) => findings_of(doc, set),
         None => Vec::new(),
     };
+    let mut counts = SeverityCounts::of(&doc.source.diagnostics);
+    for diagnostic in doc
+        .timeline
+        .diagnostics()
+        .iter()
+        .chain(&doc.schema_findings)
+    {
+        counts.add(diagnostic.severity);
+    }
+    doc.counts = counts;
 }
 
 /// The findings at `step` about message `id` (`None`: about the state).
@@ -211,6 +222,8 @@ mod tests {
         assert_eq!(setting.folder(), Some(dir.as_path()));
         attach_findings(&mut doc, setting.set().as_deref());
         assert_eq!(doc.schema_findings.len(), 1, "{:?}", doc.schema_findings);
+        let warnings = doc.counts.get(crate::diagnostic::Severity::Warning);
+        assert!(warnings >= 1, "the finding is counted");
         let finding = &doc.schema_findings[0];
         assert_eq!(finding.seq, Seq::new(3));
         assert_eq!(content_pointer(finding), Some("/found"));
@@ -225,6 +238,11 @@ mod tests {
         setting.load(&inferred).expect("load the inferred folder");
         attach_findings(&mut doc, setting.set().as_deref());
         assert!(doc.schema_findings.is_empty());
+        assert_eq!(
+            doc.counts.get(crate::diagnostic::Severity::Warning),
+            warnings - 1,
+            "and no longer counted"
+        );
         let refused = infer_into(&doc, &inferred).expect_err("the file exists");
         assert!(refused.contains("web_search.schema.json"), "{refused}");
 
