@@ -132,6 +132,18 @@ impl Highlights {
         self.fingerprint = fingerprint_of(&self.marks);
     }
 
+    /// Opens the containers that lead to `pointer`, so that the tree shows
+    /// it, without marking it: where a content breaks its schema (issue
+    /// 42), which the event may not have changed.
+    pub fn open_to(&mut self, pointer: &str) {
+        for ancestor in ancestors(pointer) {
+            self.open.insert(ancestor.to_owned());
+        }
+        let mut hasher = std::hash::DefaultHasher::new();
+        std::hash::Hash::hash(&(self.fingerprint, pointer), &mut hasher);
+        self.fingerprint = std::hash::Hasher::finish(&hasher);
+    }
+
     fn insert(&mut self, pointer: String, mark: Mark) {
         for ancestor in ancestors(&pointer) {
             self.open.insert(ancestor.to_owned());

@@ -230,3 +230,37 @@ fn an_inferred_folder_finds_nothing_and_clearing_the_folder_removes_the_findings
     assert_eq!(schema_marks(&h), 0);
     assert!(h.query_by_label_contains("schemas: ").is_none());
 }
+
+#[test]
+fn the_inspector_opens_the_content_down_to_a_nested_violation() {
+    // Issue 42: `/results/0/price` sits in a collapsed item unless the
+    // tree opens to it.
+    let dir = TempDir::new("schemas-app-nested");
+    let stream = dir.write(
+        "stream.jsonl",
+        r#"{"type":"RUN_STARTED","threadId":"t1","runId":"r1"}
+{"type":"ACTIVITY_SNAPSHOT","messageId":"search-1","activityType":"web_search","content":{"query":"q","found":0,"results":[]}}
+{"type":"ACTIVITY_DELTA","messageId":"search-1","activityType":"web_search","patch":[{"op":"replace","path":"/found","value":1},{"op":"add","path":"/results/-","value":{"title":"TAP","price":129}}]}
+"#,
+    );
+    let schemas = dir.subdir("schemas");
+    std::fs::write(
+        schemas.join("web_search.schema.json"),
+        r#"{"type":"object","properties":{"results":{"type":"array","items":{"type":"object","properties":{"price":{"maximum":100}}}}}}"#,
+    )
+    .expect("write the schema");
+    let mut h = harness(ReplayApp::with_file(&stream));
+    wait_for_loading(&mut h);
+    h.state_mut()
+        .state
+        .apply(vec![Command::Schemas(SchemaCommand::Load(schemas))]);
+    wait_for_loading(&mut h);
+    assert_eq!(num_findings(&h), 1);
+    set_step(&mut h, 3);
+    h.get_by_label("Breaks its schema at /results/0/price");
+    assert!(
+        h.query_by_label_contains("schema: 129 is greater than the maximum of 100")
+            .is_some(),
+        "the expectation beside the nested member"
+    );
+}

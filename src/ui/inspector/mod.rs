@@ -230,6 +230,17 @@ fn activity_ui(ui: &mut Ui, doc: &Doc, view: &CursorView, id: &str, commands: &m
                 ),
                 (None, _) => Arc::default(),
             };
+            // Issue 42: the tree opens down to where the content breaks its
+            // schema, the expectation beside it (the notes).
+            let highlights = if schema_notes.is_empty() {
+                highlights
+            } else {
+                let mut opened = (*highlights).clone();
+                for pointer in schema_notes.keys() {
+                    opened.open_to(pointer);
+                }
+                Arc::new(opened)
+            };
             let ctx = ui.ctx().clone();
             let target = Target::Message(id.to_owned());
             let blame = blame::hook(&ctx, doc, view.generation, target, "/content", view.step);
