@@ -134,6 +134,13 @@ fn a_schema_folder_shows_its_finding_as_a_diagnostic_a_lane_mark_and_in_the_insp
             .is_some(),
         "the expectation beside the member"
     );
+    // And among the step's diagnostics, under the current event.
+    assert!(
+        h.query_all_by_label_contains("breaks web_search.schema.json at /found")
+            .count()
+            >= 2,
+        "the box's message and the step's diagnostic"
+    );
     set_step(&mut h, 4);
     assert!(h.query_by_label("Breaks its schema at /found").is_none());
 

@@ -172,11 +172,15 @@ fn step_diagnostics_ui(ui: &mut Ui, doc: &Doc, step: Seq) {
     let divergences = &doc.divergences;
     let parted = &divergences[divergences.partition_point(|d| d.seq < step)
         ..divergences.partition_point(|d| d.seq <= step)];
-    if here.is_empty() && reader.is_empty() && parted.is_empty() {
+    // Issue 42: the schema folder's findings follow the event's own.
+    let findings = &doc.schema_findings;
+    let broken = &findings[findings.partition_point(|d| d.seq < step)
+        ..findings.partition_point(|d| d.seq <= step)];
+    if here.is_empty() && reader.is_empty() && parted.is_empty() && broken.is_empty() {
         ui.weak("none");
         return;
     }
-    for diagnostic in reader.iter().chain(here) {
+    for diagnostic in reader.iter().chain(here).chain(broken) {
         diagnostic_ui(ui, diagnostic);
     }
     // P13: what the deployed client shows instead, and why.
