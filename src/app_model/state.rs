@@ -485,10 +485,19 @@ impl AppState {
     /// Applies a command to the cursor and playback, then brings the view
     /// to the step.
     pub(super) fn time_command(&mut self, command: TimeCommand) -> TimeResponse {
+        // Issue 42: the schema folder's findings are diagnostics to go to.
+        let finding_steps: Vec<Seq> = self
+            .doc
+            .as_ref()
+            .map(|doc| doc.schema_findings.iter().map(|d| d.seq).collect())
+            .unwrap_or_default();
         let lists: Vec<&[Seq]> = match &self.doc {
             Some(doc) => {
                 let index = doc.timeline.index();
-                Severity::ALL.iter().map(|&s| index.steps_with(s)).collect()
+                let mut lists: Vec<&[Seq]> =
+                    Severity::ALL.iter().map(|&s| index.steps_with(s)).collect();
+                lists.push(&finding_steps);
+                lists
             }
             None => Vec::new(),
         };
@@ -853,7 +862,9 @@ impl AppState {
         let doc = self.doc.as_ref()?;
         let current = self.step();
         let index = doc.timeline.index();
-        let lists = Severity::ALL.map(|s| index.steps_with(s));
+        let finding_steps: Vec<Seq> = doc.schema_findings.iter().map(|d| d.seq).collect();
+        let mut lists: Vec<&[Seq]> = Severity::ALL.iter().map(|&s| index.steps_with(s)).collect();
+        lists.push(&finding_steps);
         super::time_control::next_step_in(&lists, current, forward)
     }
 

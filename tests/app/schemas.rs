@@ -125,6 +125,15 @@ fn a_schema_folder_shows_its_finding_as_a_diagnostic_a_lane_mark_and_in_the_insp
     h.get_by_label(&format!("schemas: {}", folder.display()));
     assert_eq!(schema_marks(&h), 1, "one mark on the activity's lane");
 
+    // Next diagnostic from step 2 stops at the finding (the stream has no
+    // other diagnostic before it).
+    set_step(&mut h, 2);
+    h.state_mut()
+        .state
+        .apply(vec![Command::Time(TimeCommand::ToNextDiagnostic)]);
+    settle(&mut h);
+    assert_eq!(h.state().state.step(), Seq::new(3));
+
     // The inspector at the violating step: the box and the expectation
     // beside `found`; at the next step, neither.
     set_step(&mut h, 3);

@@ -174,8 +174,8 @@ fn step_diagnostics_ui(ui: &mut Ui, doc: &Doc, step: Seq) {
         ..divergences.partition_point(|d| d.seq <= step)];
     // Issue 42: the schema folder's findings follow the event's own.
     let findings = &doc.schema_findings;
-    let broken = &findings[findings.partition_point(|d| d.seq < step)
-        ..findings.partition_point(|d| d.seq <= step)];
+    let broken = &findings
+        [findings.partition_point(|d| d.seq < step)..findings.partition_point(|d| d.seq <= step)];
     if here.is_empty() && reader.is_empty() && parted.is_empty() && broken.is_empty() {
         ui.weak("none");
         return;
