@@ -57,8 +57,12 @@ pub struct Doc {
     /// Where the contents break the schema folder of View › Activity
     /// schemas… (issue 42, rule S1): the `activity.content.schema` and
     /// `state.content.schema` warnings, in seq order. Found in a replay of
-    /// their own, as `check --schemas` does; empty without a folder.
+    /// their own, as `check --schemas` does; empty without a folder. Set
+    /// by [`Doc::set_schema_findings`].
     pub schema_findings: Vec<Diagnostic>,
+    /// The steps of `schema_findings`, for going from diagnostic to
+    /// diagnostic without collecting them at each command.
+    schema_finding_steps: Vec<Seq>,
 }
 
 /// Where a document's arrival times come from.
@@ -168,6 +172,35 @@ impl Doc {
             .iter()
             .chain(self.timeline.diagnostics())
             .chain(&self.schema_findings)
+    }
+
+    /// Counts every diagnostic ([`Self::diagnostics`]) per severity again.
+    pub fn recount(&mut self) {
+        let mut counts = SeverityCounts::default();
+        for diagnostic in self.diagnostics() {
+            counts.add(diagnostic.severity);
+        }
+        self.counts = counts;
+    }
+
+    /// Sets the schema folder's findings (issue 42), in seq order, and
+    /// counts them with the rest.
+    pub fn set_schema_findings(&mut self, findings: Vec<Diagnostic>) {
+        self.schema_finding_steps = findings.iter().map(|d| d.seq).collect();
+        self.schema_findings = findings;
+        self.recount();
+    }
+
+    /// The steps to go to from diagnostic to diagnostic: the index's, per
+    /// severity, and the schema findings'.
+    pub fn diagnostic_steps(&self) -> Vec<&[Seq]> {
+        let index = self.timeline.index();
+        let mut lists: Vec<&[Seq]> = crate::diagnostic::Severity::ALL
+            .iter()
+            .map(|&s| index.steps_with(s))
+            .collect();
+        lists.push(&self.schema_finding_steps);
+        lists
     }
 
     /// The raw bytes of the event at `seq` (read from the recording when
@@ -423,12 +456,8 @@ impl Opened {
         arrival_nanos: Vec<u64>,
         indexing: Option<Indexing>,
     ) -> Doc {
-        let mut counts = SeverityCounts::of(&self.source.diagnostics);
-        for diagnostic in timeline.diagnostics() {
-            counts.add(diagnostic.severity);
-        }
-        Doc {
-            counts,
+        let mut doc = Doc {
+            counts: SeverityCounts::default(),
             path: self.path,
             sessions: self.sessions,
             session: self.session,
@@ -442,7 +471,10 @@ impl Opened {
             indexing,
             cancelled: None,
             schema_findings: Vec::new(),
-        }
+            schema_finding_steps: Vec::new(),
+        };
+        doc.recount();
+        doc
     }
 }
 
@@ -646,6 +678,7 @@ fn waiting_for_a_session(path: &Path, recording: Recording, options: Options) ->
         indexing: None,
         cancelled: None,
         schema_findings: Vec::new(),
+        schema_finding_steps: Vec::new(),
     }
 }
 

@@ -665,13 +665,7 @@ mod tests {
 
     /// A fresh folder under the system's temporary one.
     fn temp_dir(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!(
-            "agui-replay-export-dialog-{name}-{}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("a temporary folder");
-        dir
+        crate::app_model::test_support::temp_dir("export-dialog", name)
     }
 
     /// The short stream open at step 1, no activity selected, no marks.

@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::diagnostic::{Diagnostic, Seq, SeverityCounts};
+use crate::diagnostic::{Diagnostic, Seq};
 use crate::schemas::{Inference, SchemaSet, check_stream};
 
 use super::document::Doc;
@@ -70,23 +70,14 @@ pub fn findings_of(doc: &Doc, set: &SchemaSet) -> Vec<Diagnostic> {
     )
 }
 
-/// Sets the document's findings for `set` (none without one), and its
-/// counts per severity with them, as `check --schemas` counts them.
+/// Sets the document's findings for `set` (none without one), counted
+/// with its other diagnostics, as `check --schemas` counts them.
 pub fn attach_findings(doc: &mut Doc, set: Option<&SchemaSet>) {
-    doc.schema_findings = match set {
+    let findings = match set {
         Some(set) => findings_of(doc, set),
         None => Vec::new(),
     };
-    let mut counts = SeverityCounts::of(&doc.source.diagnostics);
-    for diagnostic in doc
-        .timeline
-        .diagnostics()
-        .iter()
-        .chain(&doc.schema_findings)
-    {
-        counts.add(diagnostic.severity);
-    }
-    doc.counts = counts;
+    doc.set_schema_findings(findings);
 }
 
 /// The findings at `step` about message `id` (`None`: about the state).
@@ -197,11 +188,7 @@ mod tests {
     ];
 
     fn temp_dir(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("agui-replay-schemas-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("make the folder");
-        dir
+        crate::app_model::test_support::temp_dir("schemas", name)
     }
 
     // Issue 42, rule S1: the finding is at the delta that broke the

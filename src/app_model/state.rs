@@ -486,21 +486,11 @@ impl AppState {
     /// to the step.
     pub(super) fn time_command(&mut self, command: TimeCommand) -> TimeResponse {
         // Issue 42: the schema folder's findings are diagnostics to go to.
-        let finding_steps: Vec<Seq> = self
+        let lists = self
             .doc
             .as_ref()
-            .map(|doc| doc.schema_findings.iter().map(|d| d.seq).collect())
+            .map(Doc::diagnostic_steps)
             .unwrap_or_default();
-        let lists: Vec<&[Seq]> = match &self.doc {
-            Some(doc) => {
-                let index = doc.timeline.index();
-                let mut lists: Vec<&[Seq]> =
-                    Severity::ALL.iter().map(|&s| index.steps_with(s)).collect();
-                lists.push(&finding_steps);
-                lists
-            }
-            None => Vec::new(),
-        };
         let context = TimeContext {
             diagnostic_steps: &lists,
             visible_steps: self.timeline_range.map(|r| r.last - r.first),
@@ -861,11 +851,7 @@ impl AppState {
     pub fn diagnostic_step(&self, forward: bool) -> Option<Seq> {
         let doc = self.doc.as_ref()?;
         let current = self.step();
-        let index = doc.timeline.index();
-        let finding_steps: Vec<Seq> = doc.schema_findings.iter().map(|d| d.seq).collect();
-        let mut lists: Vec<&[Seq]> = Severity::ALL.iter().map(|&s| index.steps_with(s)).collect();
-        lists.push(&finding_steps);
-        super::time_control::next_step_in(&lists, current, forward)
+        super::time_control::next_step_in(&doc.diagnostic_steps(), current, forward)
     }
 
     /// The arrival time of a step's event (0 at step 0).

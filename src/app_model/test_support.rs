@@ -10,6 +10,18 @@ use crate::app_model::time_control::TimeCommand;
 use crate::diagnostic::Seq;
 use crate::replay::Options;
 
+/// A fresh, empty folder under the system's temporary one, for the
+/// test `name` of `module`.
+pub fn temp_dir(module: &str, name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "agui-replay-{module}-{name}-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    dir
+}
+
 /// A document replaying `lines` (one event each), opened as the app
 /// opens a JSON lines file.
 pub fn doc_of(lines: &[&str]) -> Doc {

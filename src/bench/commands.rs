@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{GenConfig, generate_each};
+use super::{GenConfig, generate_each, peak_rss_of};
 
 /// Runs of each command; the best (the fastest, the least memory) counts.
 const ROUNDS: usize = 3;
@@ -324,12 +324,4 @@ fn run_child(exe: &Path, args: &[String], sample_memory: bool) -> anyhow::Result
         peak_rss_bytes,
         exit_code: status.code(),
     })
-}
-
-/// `VmHWM` of a `/proc/PID/status` file, in bytes.
-fn peak_rss_of(status_file: &str) -> Option<u64> {
-    let status = std::fs::read_to_string(status_file).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
 }

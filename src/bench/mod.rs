@@ -603,7 +603,12 @@ fn bytes_without_checkpoints(config: GenConfig) -> Option<usize> {
 
 /// The peak resident set size of this process, from `/proc/self/status`.
 pub fn peak_rss_bytes() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    peak_rss_of("/proc/self/status")
+}
+
+/// `VmHWM` of a `/proc/PID/status` file, in bytes.
+fn peak_rss_of(status_file: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(status_file).ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024)

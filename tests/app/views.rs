@@ -45,10 +45,9 @@ fn the_app_opens_a_file_in_the_background() {
     );
 }
 
-#[test]
-fn an_unreadable_file_shows_an_error_and_keeps_running() {
-    let missing = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("no-such-recording.rec");
-    let mut harness = harness(ReplayApp::new(Some(missing)));
+/// The app opened on `path`, which fails to open, and the error it shows.
+fn opened_with_an_error(path: PathBuf) -> (Harness<'static, ReplayApp>, String) {
+    let mut harness = harness(ReplayApp::new(Some(path)));
     wait_for_loading(&mut harness);
     let error = harness
         .state()
@@ -56,6 +55,13 @@ fn an_unreadable_file_shows_an_error_and_keeps_running() {
         .error()
         .map(str::to_owned)
         .expect("an error");
+    (harness, error)
+}
+
+#[test]
+fn an_unreadable_file_shows_an_error_and_keeps_running() {
+    let missing = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("no-such-recording.rec");
+    let (mut harness, error) = opened_with_an_error(missing);
     // The banner says what happened, then the file (issue 16, point 4).
     assert!(error.contains("no such file"), "{error}");
     assert!(error.ends_with("no-such-recording.rec"), "{error}");
@@ -75,14 +81,7 @@ fn a_long_error_wraps_with_dismiss_in_sight_and_a_later_open_clears_it() {
         missing.push("a-folder-whose-name-is-long-enough-to-fill-a-line");
     }
     missing.push("no-such-recording.rec");
-    let mut harness = harness(ReplayApp::new(Some(missing)));
-    wait_for_loading(&mut harness);
-    let error = harness
-        .state()
-        .state
-        .error()
-        .map(str::to_owned)
-        .expect("an error");
+    let (mut harness, error) = opened_with_an_error(missing);
     assert!(error.len() > 300, "{error}");
     let window = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1400.0, 900.0));
     let message = harness.get_by_label(&error).rect();
@@ -122,14 +121,7 @@ fn the_error_banner_says_the_cause_before_the_file() {
     // Issue 16, point 4: "cannot read (is a directory): …", not only
     // "cannot read …".
     let dir = a_directory_named_like_a_recording();
-    let mut harness = harness(ReplayApp::new(Some(dir.clone())));
-    wait_for_loading(&mut harness);
-    let error = harness
-        .state()
-        .state
-        .error()
-        .map(str::to_owned)
-        .expect("an error");
+    let (harness, error) = opened_with_an_error(dir.clone());
     assert!(error.contains("is a directory"), "{error}");
     assert!(error.ends_with(&*dir.to_string_lossy()), "{error}");
     harness.get_by_label(&error);
