@@ -325,6 +325,18 @@ impl SearchRun {
                 }
             }
             SearchCommand::Prefill { message, pointer } => {
+                // Issue 43: the steps where it changes are found at once;
+                // the matches of the previous query never stay beside the
+                // new one.
+                let target = match &message {
+                    Some(id) => Target::Message(id.clone()),
+                    None => Target::State,
+                };
+                self.running = None;
+                self.outcome = None;
+                self.list = Query::new(target, pointer.as_str(), Predicate::Exists)
+                    .ok()
+                    .map(|query| MatchList::start(query, timeline));
                 self.prefill = Some((message, pointer));
             }
         }
@@ -608,6 +620,56 @@ mod tests {
             Some((Some("a-1".into()), "/content/found".into()))
         );
         assert_eq!(search.take_prefill(), None);
+    }
+
+    // Issue 43: "find the steps where this changes" filled in the pointer
+    // but kept the previous query's matches until Find all was pressed.
+    #[test]
+    fn a_prefill_finds_its_steps_at_once_and_drops_the_previous_matches() {
+        let doc = doc_of(STREAM);
+        let mut search = SearchRun::default();
+        let previous = Query::new(
+            Target::Message("a-1".into()),
+            "/content/results",
+            Predicate::Exists,
+        )
+        .expect("a query");
+        search.apply(SearchCommand::All(previous), Seq::new(0), &doc.timeline);
+        finish(&mut search);
+        search.apply(
+            SearchCommand::Prefill {
+                message: Some("a-1".into()),
+                pointer: "/content/found".into(),
+            },
+            Seq::new(0),
+            &doc.timeline,
+        );
+        let expected = Query::new(
+            Target::Message("a-1".into()),
+            "/content/found",
+            Predicate::Exists,
+        )
+        .expect("a query");
+        assert_eq!(search.list().map(MatchList::query), Some(&expected));
+        finish(&mut search);
+        let steps: Vec<u64> = search
+            .list()
+            .expect("a list")
+            .matches()
+            .iter()
+            .map(|m| m.step.get())
+            .collect();
+        assert_eq!(steps, [2, 3], "where found was set and changed");
+        // A pointer that is no query leaves no stale matches either.
+        search.apply(
+            SearchCommand::Prefill {
+                message: None,
+                pointer: "no pointer".into(),
+            },
+            Seq::new(0),
+            &doc.timeline,
+        );
+        assert!(search.list().is_none());
     }
 
     /// Polls a "find all" until its thread ends (bounded).

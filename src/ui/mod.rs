@@ -361,7 +361,15 @@ impl ReplayApp {
 
     /// The inspector, the diagnostics, the bookmarks or the search, by tab.
     fn right_panel_ui(&mut self, ui: &mut egui::Ui, commands: &mut Vec<Command>) {
+        within_width_ui(ui, |ui| self.right_tab_ui(ui, commands));
+    }
+
+    /// The right panel's tabs and the one shown.
+    fn right_tab_ui(&mut self, ui: &mut egui::Ui, commands: &mut Vec<Command>) {
         ui.horizontal_wrapped(|ui| {
+            // Tighter than egui's buttons: one row at 1024×700 (issue 43).
+            ui.spacing_mut().item_spacing.x = 2.0;
+            ui.spacing_mut().button_padding.x = 3.0;
             ui.selectable_value(&mut self.right_tab, RightTab::Inspector, "Inspector");
             ui.selectable_value(&mut self.right_tab, RightTab::Diagnostics, "Diagnostics");
             ui.selectable_value(&mut self.right_tab, RightTab::Bookmarks, "Bookmarks");
@@ -865,6 +873,18 @@ fn exchange_picker_ui(ui: &mut egui::Ui, doc: &Doc, commands: &mut Vec<Command>)
         })
         .response
         .labelled_by(label.id);
+}
+
+/// Draws `add` in the room left, never wider: what a tab holds cannot
+/// widen its panel (a wide row scrolls or is cut), so the panel keeps one
+/// width whichever tab shows (issue 43: it jumped between the Inspector and
+/// the Diagnostics).
+fn within_width_ui(ui: &mut egui::Ui, add: impl FnOnce(&mut egui::Ui)) {
+    let rect = ui.available_rect_before_wrap();
+    let mut child = ui.new_child(egui::UiBuilder::new().max_rect(rect).layout(*ui.layout()));
+    child.shrink_clip_rect(rect);
+    add(&mut child);
+    ui.advance_cursor_after_rect(rect);
 }
 
 fn error_banner_ui(ui: &mut egui::Ui, error: &str, commands: &mut Vec<Command>) {

@@ -56,17 +56,32 @@ pub fn visuals(theme: egui::Theme) -> egui::Visuals {
             visuals.widgets.hovered.weak_bg_fill = Color32::from_gray(232);
         }
     }
+    // egui draws a disabled widget at half opacity: its text fell to 2.6:1
+    // (light) and 3.8:1 (dark) (issue 43). Still paler than an enabled one.
+    visuals.disabled_alpha = DISABLED_ALPHA;
     visuals
 }
 
-/// Installs [`visuals`] for both themes in `ctx`, and solid scroll bars:
-/// egui's floating ones are drawn over the content, so a horizontal one
-/// hid the last row of a table (issue 13, point 5).
+/// The opacity of a disabled widget.
+pub const DISABLED_ALPHA: f32 = 0.8;
+
+/// Solid scroll bars (egui's floating ones are drawn over the content, so a
+/// horizontal one hid the last row of a table, issue 13, point 5), and no
+/// fade at the ends of a scroll area: it dimmed the last line shown, a
+/// rule's text to 3.5–4.4:1 (issue 43).
+pub fn scroll_style() -> egui::style::ScrollStyle {
+    let mut style = egui::style::ScrollStyle::solid();
+    style.fade.strength = 0.0;
+    style
+}
+
+/// Installs [`visuals`] for both themes in `ctx`, and the
+/// [`scroll_style`].
 pub fn install(ctx: &egui::Context) {
     for theme in [egui::Theme::Dark, egui::Theme::Light] {
         ctx.set_visuals_of(theme, visuals(theme));
     }
-    ctx.all_styles_mut(|style| style.spacing.scroll = egui::style::ScrollStyle::solid());
+    ctx.all_styles_mut(|style| style.spacing.scroll = scroll_style());
 }
 
 /// A short symbol for a severity (the event list's icon column).
@@ -207,8 +222,9 @@ pub const ROW_HEIGHT: f32 = 18.0;
 /// The event list's share of the window's width, by default (issue 13,
 /// point 5: shares, not fixed widths).
 pub const EVENTS_SHARE: f32 = 0.34;
-/// The inspector's share of the window's width, by default.
-pub const INSPECTOR_SHARE: f32 = 0.3;
+/// The inspector's share of the window's width, by default: at 1024×700 its
+/// tabs fit one row (issue 43).
+pub const INSPECTOR_SHARE: f32 = 0.32;
 /// The narrowest the event list gets (its seq, type and summary columns).
 pub const MIN_EVENTS_WIDTH: f32 = 240.0;
 /// The narrowest the inspector gets.
@@ -284,6 +300,35 @@ pub const MESSAGE_GAP: f32 = 6.0;
 /// whole.
 pub const TIMELINE_PLOT_PADDING: f32 = 6.0;
 
+/// WCAG 2's relative luminance of an opaque colour.
+fn luminance(color: Color32) -> f64 {
+    let channel = |c: u8| {
+        let c = f64::from(c) / 255.0;
+        if c <= 0.04045 {
+            c / 12.92
+        } else {
+            ((c + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    0.2126 * channel(color.r()) + 0.7152 * channel(color.g()) + 0.0722 * channel(color.b())
+}
+
+/// WCAG 2's contrast ratio of two opaque colours.
+pub fn contrast(a: Color32, b: Color32) -> f64 {
+    let (a, b) = (luminance(a), luminance(b));
+    (a.max(b) + 0.05) / (a.min(b) + 0.05)
+}
+
+/// Black or white, whichever reads better on `fill` (a label drawn over a
+/// coloured bar).
+pub fn text_color_on(fill: Color32) -> Color32 {
+    if contrast(Color32::BLACK, fill) >= contrast(Color32::WHITE, fill) {
+        Color32::BLACK
+    } else {
+        Color32::WHITE
+    }
+}
+
 #[cfg(test)]
 mod tests {
     //! Issue 13, point 7: every text colour of the app on the background it
@@ -291,25 +336,6 @@ mod tests {
 
     use super::*;
     use crate::ui::timeline::KindGroup;
-
-    /// WCAG 2's relative luminance of an opaque colour.
-    fn luminance(color: Color32) -> f64 {
-        let channel = |c: u8| {
-            let c = f64::from(c) / 255.0;
-            if c <= 0.04045 {
-                c / 12.92
-            } else {
-                ((c + 0.055) / 1.055).powf(2.4)
-            }
-        };
-        0.2126 * channel(color.r()) + 0.7152 * channel(color.g()) + 0.0722 * channel(color.b())
-    }
-
-    /// WCAG 2's contrast ratio of two opaque colours.
-    fn contrast(a: Color32, b: Color32) -> f64 {
-        let (a, b) = (luminance(a), luminance(b));
-        (a.max(b) + 0.05) / (a.min(b) + 0.05)
-    }
 
     /// `top` (premultiplied, maybe translucent) painted over `below`.
     fn over(top: Color32, below: Color32) -> Color32 {
@@ -450,6 +476,63 @@ mod tests {
             }
         }
         assert!(failures.is_empty(), "below 4.5:1:\n{}", failures.join("\n"));
+    }
+
+    /// `color` at `alpha` of its opacity, as egui paints a faded widget.
+    fn faded(color: Color32, alpha: f32) -> Color32 {
+        color.gamma_multiply(alpha)
+    }
+
+    // Issue 43: a disabled button's text, faded with its background, was
+    // 2.6:1 (light) and 3.8:1 (dark).
+    #[test]
+    fn a_disabled_buttons_text_reaches_wcag_aa_in_both_themes() {
+        for theme in [egui::Theme::Dark, egui::Theme::Light] {
+            let visuals = visuals(theme);
+            let alpha = visuals.disabled_alpha();
+            // A disabled widget senses nothing: egui draws it as a
+            // non-interactive one, but an inactive look is checked too.
+            for (state, widget) in [
+                ("non-interactive", visuals.widgets.noninteractive),
+                ("inactive", visuals.widgets.inactive),
+            ] {
+                for panel in [visuals.panel_fill, visuals.window_fill] {
+                    let bg = over(faded(widget.weak_bg_fill, alpha), panel);
+                    let fg = over(faded(widget.fg_stroke.color, alpha), bg);
+                    let ratio = contrast(fg, bg);
+                    assert!(ratio >= 4.5, "{theme:?}: {state} disabled: {ratio:.2}:1");
+                }
+            }
+            // egui's own half opacity was the failing one.
+            let widget = visuals.widgets.noninteractive;
+            let bg = over(faded(widget.weak_bg_fill, 0.5), visuals.panel_fill);
+            assert!(contrast(over(faded(widget.fg_stroke.color, 0.5), bg), bg) < 4.5);
+        }
+    }
+
+    // Issue 43: the fade at a scroll area's end dimmed its last line (a
+    // rule's weak text to 3.5–4.4:1). Every text colour, as faded at the
+    // edge, still reaches AA.
+    #[test]
+    fn the_last_line_of_a_scroll_area_is_not_faded_below_wcag_aa() {
+        let fade = scroll_style().fade.strength;
+        for theme in [egui::Theme::Dark, egui::Theme::Light] {
+            let visuals = visuals(theme);
+            for (what, fg, bg) in pairs(&visuals) {
+                // The fade paints the background over the text, at `fade`.
+                let text = over(faded(bg, fade), over(fg, bg));
+                let ratio = contrast(text, bg);
+                assert!(
+                    ratio >= 4.5,
+                    "{theme:?}: {what} under the fade: {ratio:.2}:1"
+                );
+            }
+        }
+        // egui's own fade (0.5) was the failing one.
+        let visuals = visuals(egui::Theme::Dark);
+        let (fg, bg) = (visuals.weak_text_color(), visuals.panel_fill);
+        let text = over(faded(bg, 0.5), fg);
+        assert!(contrast(text, bg) < 4.5);
     }
 
     #[test]

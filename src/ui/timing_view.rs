@@ -285,14 +285,7 @@ fn waterfall_ui(
             }
         }
         if spans.len() <= MAX_LABELS {
-            for (index, span) in spans.iter().enumerate() {
-                let at = PlotPoint::new(span.start_nanos as f64 / 1e9, row_y(index) + 0.45);
-                plot_ui.text(
-                    egui_plot::Text::new("", at, RichText::new(short_label(span)).small())
-                        .anchor(egui::Align2::LEFT_BOTTOM)
-                        .allow_hover(false),
-                );
-            }
+            labels_ui(plot_ui, spans, min_secs, dark);
         }
         for range in stall_ranges {
             plot_ui.span(
@@ -313,6 +306,89 @@ fn waterfall_ui(
         && let Some(span) = bar_at(spans, pointer, min_secs)
     {
         commands.push(Command::Time(TimeCommand::Set(span)));
+    }
+}
+
+/// Room between a bar and its label, in points.
+const LABEL_GAP: f32 = 4.0;
+
+/// Where a bar's label goes, in its own row: after the bar, before it, or
+/// inside it, whichever the plot holds whole (issue 43: above the bar, a
+/// label overlapped the bar of the row above, at 2.05:1 in dark, and the
+/// plot's right edge cut the last ones).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LabelPlace {
+    /// Right of the bar's end.
+    After,
+    /// Left of the bar's start.
+    Before,
+    /// Over the bar, from its start.
+    Inside,
+}
+
+/// Where a label `width` points wide goes beside a bar drawn from `start`
+/// to `end` in a plot from `left` to `right` (screen points).
+pub fn label_place(start: f32, end: f32, width: f32, left: f32, right: f32) -> LabelPlace {
+    if end + LABEL_GAP + width <= right {
+        LabelPlace::After
+    } else if start - LABEL_GAP - width >= left {
+        LabelPlace::Before
+    } else {
+        LabelPlace::Inside
+    }
+}
+
+/// Each bar's short label in its own row, placed by [`label_place`] with
+/// the plot's transform; none when a row is lower than the text.
+fn labels_ui(
+    plot_ui: &mut egui_plot::PlotUi<'_>,
+    spans: &[crate::timing::Span],
+    min_secs: f64,
+    dark: bool,
+) {
+    let transform = *plot_ui.transform();
+    let frame = *transform.frame();
+    let font = egui::TextStyle::Small.resolve(&plot_ui.ctx().global_style());
+    let row_height = transform.dpos_dvalue()[1].abs() as f32;
+    let secs_per_point = transform.dvalue_dpos()[0].abs();
+    let gap_secs = f64::from(LABEL_GAP) * secs_per_point;
+    for (index, span) in spans.iter().enumerate() {
+        let text = short_label(span);
+        let size = plot_ui.ctx().fonts_mut(|fonts| {
+            fonts
+                .layout_no_wrap(text.clone(), font.clone(), Color32::WHITE)
+                .size()
+        });
+        if size.y > row_height {
+            return;
+        }
+        let start = span.start_nanos as f64 / 1e9;
+        let end = start + (span.duration_nanos() as f64 / 1e9).max(min_secs);
+        let place = label_place(
+            transform.position_from_point_x(start),
+            transform.position_from_point_x(end),
+            size.x,
+            frame.left(),
+            frame.right(),
+        );
+        let y = row_y(index);
+        let (at, anchor, color) = match place {
+            LabelPlace::After => (end + gap_secs, egui::Align2::LEFT_CENTER, None),
+            LabelPlace::Before => (start - gap_secs, egui::Align2::RIGHT_CENTER, None),
+            LabelPlace::Inside => (
+                start + gap_secs,
+                egui::Align2::LEFT_CENTER,
+                Some(super::theme::text_color_on(kind_color(span.kind, dark))),
+            ),
+        };
+        let mut label =
+            egui_plot::Text::new("", PlotPoint::new(at, y), RichText::new(text).small())
+                .anchor(anchor)
+                .allow_hover(false);
+        if let Some(color) = color {
+            label = label.color(color);
+        }
+        plot_ui.text(label);
     }
 }
 
@@ -484,6 +560,53 @@ fn run_ui(ui: &mut Ui, run: &RunFigures, commands: &mut Vec<Command>) {
         );
         if ui.link(text).clicked() {
             commands.push(Command::Time(TimeCommand::Set(tool.first_seq)));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ui::theme;
+
+    // Issue 43: a label goes where the plot holds it whole, in its bar's row.
+    #[test]
+    fn a_label_goes_after_its_bar_then_before_it_then_inside_it() {
+        let (left, right) = (0.0, 400.0);
+        assert_eq!(
+            label_place(10.0, 50.0, 80.0, left, right),
+            LabelPlace::After
+        );
+        // Near the right edge: before the bar.
+        assert_eq!(
+            label_place(300.0, 380.0, 80.0, left, right),
+            LabelPlace::Before
+        );
+        // A bar from the left edge to near the right one: over it.
+        assert_eq!(
+            label_place(2.0, 380.0, 80.0, left, right),
+            LabelPlace::Inside
+        );
+        // Exactly room enough after it.
+        assert_eq!(
+            label_place(10.0, right - 80.0 - LABEL_GAP, 80.0, left, right),
+            LabelPlace::After
+        );
+    }
+
+    // Issue 43: the labels read at AA beside their bars (on the plot's
+    // background) and over them (on each kind's colour), in both themes.
+    #[test]
+    fn the_waterfalls_labels_reach_wcag_aa_in_both_themes() {
+        for (theme, dark) in [(egui::Theme::Dark, true), (egui::Theme::Light, false)] {
+            let visuals = theme::visuals(theme);
+            let beside = theme::contrast(visuals.text_color(), visuals.extreme_bg_color);
+            assert!(beside >= 4.5, "{theme:?}: beside a bar: {beside:.2}:1");
+            for kind in SpanKind::ALL {
+                let fill = kind_color(kind, dark);
+                let ratio = theme::contrast(theme::text_color_on(fill), fill);
+                assert!(ratio >= 4.5, "{theme:?}: over a {kind:?} bar: {ratio:.2}:1");
+            }
         }
     }
 }

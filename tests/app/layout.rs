@@ -364,3 +364,113 @@ fn the_bookmarks_tab_fits_its_panel_in_a_small_window() {
         .find(|rect| rect.left() >= panel_left - 1.0);
     inside("the note's step", link.expect("the note's step link"));
 }
+
+/// The demo at step 16 (the failed patch of search-1) in a window
+/// `width`×`height`.
+fn demo_at_step_16(width: f32, height: f32) -> Harness<'static, ReplayApp> {
+    let mut harness = demo_at(width, height);
+    harness
+        .state_mut()
+        .state
+        .apply(vec![agui_replay::app_model::command::Command::Time(
+            agui_replay::app_model::time_control::TimeCommand::Set(agui_replay::Seq::new(16)),
+        )]);
+    crate::panel::settle(&mut harness);
+    harness
+}
+
+const RIGHT_TABS: [&str; 5] = ["Inspector", "Diagnostics", "Bookmarks", "Search", "State"];
+
+/// The side panel's tab `label` (the timeline has a Diagnostics row too).
+fn right_tab<'h>(
+    harness: &'h Harness<'static, ReplayApp>,
+    label: &'h str,
+) -> egui_kittest::Node<'h> {
+    harness
+        .query_all_by_label(label)
+        .find(|node| node.rect().top() < 120.0)
+        .unwrap_or_else(|| panic!("the {label} tab"))
+}
+
+// Issue 43: at 1024×700 the side panel's tabs took two rows.
+#[test]
+fn the_side_panels_tabs_sit_on_one_row_in_a_small_window() {
+    for (width, height) in [(1024.0, 700.0), (1400.0, 900.0)] {
+        let harness = demo_at(width, height);
+        let rects: Vec<egui::Rect> = RIGHT_TABS
+            .iter()
+            .map(|tab| right_tab(&harness, tab).rect())
+            .collect();
+        for (tab, rect) in RIGHT_TABS.iter().zip(&rects) {
+            assert!(
+                (rect.center().y - rects[0].center().y).abs() < 1.0,
+                "{width}: {tab} at {rect:?} is not on the row of {:?}",
+                rects[0]
+            );
+            assert!(rect.right() <= width, "{width}: {tab} at {rect:?} is cut");
+        }
+    }
+}
+
+// Issue 43: the side panel's width jumped between its Inspector and
+// Diagnostics tabs (a rule's long heading widened it).
+#[test]
+fn the_side_panel_keeps_its_width_whichever_tab_shows() {
+    for (width, height) in [(1024.0, 700.0), (1400.0, 900.0)] {
+        let mut harness = demo_at_step_16(width, height);
+        let inspector = harness.state().layout.widths().inspector;
+        for tab in ["Diagnostics", "Bookmarks", "Search", "State", "Inspector"] {
+            right_tab(&harness, tab).click();
+            crate::panel::settle(&mut harness);
+            assert_eq!(
+                harness.state().layout.widths().inspector,
+                inspector,
+                "{width}: the {tab} tab changed the panel's width"
+            );
+        }
+    }
+}
+
+// Issue 43: at 1024×700 the event list cut the event types
+// ("ACTIVITY_SNA…").
+#[test]
+fn the_event_list_shows_its_types_whole_in_a_small_window() {
+    let width_of = |harness: &Harness<'static, ReplayApp>, name: &str| {
+        harness
+            .query_all_by_label(name)
+            .map(|node| node.rect().width())
+            .next()
+            .unwrap_or_else(|| panic!("{name} in the event list"))
+    };
+    let small = demo_at(1024.0, 700.0);
+    let large = demo_at(1920.0, 1080.0);
+    for name in [
+        "RUN_STARTED",
+        "STATE_SNAPSHOT",
+        "ACTIVITY_SNAPSHOT",
+        "STEP_STARTED",
+    ] {
+        let (cut, whole) = (width_of(&small, name), width_of(&large, name));
+        assert!(
+            (cut - whole).abs() < 0.5,
+            "{name} is {cut} wide at 1024×700, {whole} at 1920×1080"
+        );
+    }
+}
+
+// Issue 43: at 1024×700 the explanation of the failed patch at step 16 was
+// below the inspector's fold.
+#[test]
+fn a_failed_patch_is_explained_above_the_inspectors_fold_in_a_small_window() {
+    let harness = demo_at_step_16(1024.0, 700.0);
+    let timeline_top = harness.get_by_label("Steps").rect().top();
+    let why = harness
+        .query_all_by_label_contains("/stats does not exist")
+        .map(|node| node.rect())
+        .min_by(|a, b| a.top().total_cmp(&b.top()))
+        .expect("the failing op's explanation");
+    assert!(
+        why.bottom() < timeline_top && why.left() > 1024.0 * 0.6,
+        "the explanation at {why:?} is not in the inspector above its fold ({timeline_top})"
+    );
+}

@@ -1138,6 +1138,68 @@ fn a_value_in_the_inspector_leads_to_the_steps_where_it_changes() {
     assert_eq!(step(&harness), 27, "where it became true");
 }
 
+// Issue 43: the menu is on keys too, and the search runs at once: the
+// previous query's matches did not stay until Find all was pressed.
+#[test]
+fn a_key_in_the_inspector_finds_the_steps_where_it_changes_at_once() {
+    use agui_replay::app_model::command::SearchCommand;
+    use agui_replay::search::{Predicate, Query, Target};
+    let mut harness = open(&fixture("recordings/demo.rec"));
+    let title = Query::new(
+        Target::Message("plan-1".into()),
+        "/content/title",
+        Predicate::Exists,
+    )
+    .expect("a query");
+    apply(
+        &mut harness,
+        vec![
+            Command::SelectActivity(Some("plan-1".into())),
+            Command::Time(TimeCommand::Set(Seq::new(27))),
+            Command::Search(SearchCommand::All(title.clone())),
+        ],
+    );
+    finish_search(&mut harness);
+    assert_eq!(
+        harness.state().state.search().list().map(|l| l.query()),
+        Some(&title)
+    );
+    harness
+        .get_all_by_label("done:")
+        .find(|node| node.rect().left() > 900.0)
+        .expect("the first item's `done` key in the inspector")
+        .click_secondary();
+    settle(&mut harness);
+    harness
+        .get_by_label("Find the steps where this changes")
+        .click();
+    settle(&mut harness);
+    assert_eq!(harness.state().search_form.pointer, "/content/items/0/done");
+    let done = Query::new(
+        Target::Message("plan-1".into()),
+        "/content/items/0/done",
+        Predicate::Exists,
+    )
+    .expect("a query");
+    assert_eq!(
+        harness.state().state.search().list().map(|l| l.query()),
+        Some(&done),
+        "the new query runs without Find all"
+    );
+    finish_search(&mut harness);
+    let steps: Vec<u64> = harness
+        .state()
+        .state
+        .search()
+        .list()
+        .expect("a list")
+        .matches()
+        .iter()
+        .map(|m| m.step.get())
+        .collect();
+    assert_eq!(steps, [4, 27], "created false, then became true");
+}
+
 #[test]
 fn a_recording_opened_before_its_first_session_follows_that_session() {
     let dir = TempDir::new("empty-live");

@@ -73,9 +73,13 @@ fn table_ui(ui: &mut egui::Ui, doc: &Doc, state: &AppState, commands: &mut Vec<C
     // The type and messageId columns take a share of the room the fixed
     // columns leave, up to what they need; the summary takes the rest
     // (issue 13, point 5).
+    // The type column is as wide as the widest type the stream holds, as
+    // far as the messageId and summary keep a little room (issue 43: at
+    // 1024×700 "ACTIVITY_SNA…" was cut); a name still cut shows whole on
+    // hover.
     let room = (ui.available_width() - seq_width - millis_width - 14.0).max(0.0);
-    let type_width = (room * 0.4).clamp(60.0, 165.0);
-    let id_width = (room * 0.2).clamp(40.0, 90.0);
+    let type_width = widest_type_width(ui, doc).clamp(60.0, (room - 100.0).max(60.0));
+    let id_width = ((room - type_width) * 0.35).clamp(40.0, 90.0);
     let mut builder = TableBuilder::new(ui)
         .id_salt("event-table")
         .striped(true)
@@ -225,6 +229,20 @@ fn severity_icon_ui(ui: &mut egui::Ui, diagnostics: &[Diagnostic]) {
             super::rule_text::rule_heading_line_ui(ui, diagnostic.code);
         }
     });
+}
+
+/// The width of the widest name of a type the stream holds.
+fn widest_type_width(ui: &egui::Ui, doc: &Doc) -> f32 {
+    let last = Seq::new(doc.num_events() as u64);
+    doc.timeline
+        .index()
+        .counts(Seq::new(1)..=last)
+        .iter()
+        .enumerate()
+        .filter(|&(_, &count)| count > 0)
+        .filter_map(|(index, _)| EventKind::from_index(index))
+        .map(|kind| text_width(ui, kind.name()))
+        .fold(0.0, f32::max)
 }
 
 fn text_width(ui: &egui::Ui, text: &str) -> f32 {

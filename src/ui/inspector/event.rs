@@ -197,6 +197,21 @@ fn step_diagnostics_ui(ui: &mut Ui, doc: &Doc, step: Seq) {
     }
 }
 
+/// Why the event at `step` failed for the message `id`: its warnings and
+/// errors about it, where the inspector says what the event did (issue 43:
+/// at 1024×700 the explanation of a failed patch was below the fold).
+pub(super) fn why_ui(ui: &mut Ui, doc: &Doc, step: Seq, id: &str) {
+    let until = doc.timeline.diagnostics_until(step);
+    let here = &until[until.partition_point(|d| d.seq < step)..];
+    for diagnostic in here.iter().filter(|d| {
+        d.seq == step
+            && d.severity <= crate::diagnostic::Severity::Warning
+            && d.message_id.as_deref() == Some(id)
+    }) {
+        diagnostic_ui(ui, diagnostic);
+    }
+}
+
 fn diagnostic_ui(ui: &mut Ui, diagnostic: &Diagnostic) {
     let color = theme::severity_color(ui.visuals(), diagnostic.severity);
     ui.horizontal_wrapped(|ui| {

@@ -200,6 +200,9 @@ fn activity_ui(ui: &mut Ui, doc: &Doc, view: &CursorView, id: &str, commands: &m
                 ui.end_row();
             }
         });
+    if here.is_some() {
+        event::why_ui(ui, doc, view.step, id);
+    }
     if let Some(lane) = lane {
         lane_navigation_ui(ui, &lane.events, view.step, commands);
     }

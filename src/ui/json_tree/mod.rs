@@ -378,7 +378,13 @@ impl Painter<'_> {
             ui.horizontal(|ui| {
                 ui.spacing_mut().item_spacing.x = 4.0;
                 if let Some(key) = key {
-                    ui.label(RichText::new(format!("{key}:")).monospace());
+                    // Issue 43: a key (a member's name, an array's index)
+                    // offers the row's menu as its value does.
+                    let key = ui.add(
+                        egui::Label::new(RichText::new(format!("{key}:")).monospace())
+                            .sense(egui::Sense::click()),
+                    );
+                    self.row_menu(&key, pointer, value);
                 }
                 let text = inline_text(value);
                 let color = theme::json_value_color(ui.visuals(), value);
