@@ -48,7 +48,7 @@ pub fn diff_view_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) 
         return;
     };
     let comparison = &view.comparison;
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         ui.label(RichText::new(comparison.scope.label()).strong());
         ui.label(format!(
             "step {} to step {}",
@@ -99,44 +99,73 @@ pub fn diff_view_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) 
         }),
         _ => [None, None],
     };
-    egui_extras::StripBuilder::new(ui)
-        .size(egui_extras::Size::relative(0.36).at_least(120.0))
-        .size(egui_extras::Size::relative(0.36).at_least(120.0))
-        .size(egui_extras::Size::remainder().at_least(160.0))
-        .horizontal(|mut strip| {
-            strip.cell(|ui| {
-                if let Some(pointer) = side_ui(
-                    ui,
-                    "diff_a",
-                    tree_key,
-                    &a_title,
-                    &comparison.before,
-                    &view.left,
-                    hooks[0].as_ref(),
-                ) {
-                    picked = Some(pointer);
-                }
-            });
-            strip.cell(|ui| {
-                if let Some(pointer) = side_ui(
-                    ui,
-                    "diff_b",
-                    tree_key,
-                    &b_title,
-                    &comparison.after,
-                    &view.right,
-                    hooks[1].as_ref(),
-                ) {
-                    picked = Some(pointer);
-                }
-            });
-            strip.cell(|ui| patch_ui(ui, view, commands));
-        });
+    let sides = [
+        ("diff_a", &a_title, &comparison.before, &view.left),
+        ("diff_b", &b_title, &comparison.after, &view.right),
+    ];
+    sides_and_patch_ui(
+        ui,
+        |ui, index| {
+            let (id, title, value, highlights) = sides[index];
+            if let Some(pointer) = side_ui(
+                ui,
+                id,
+                tree_key,
+                title,
+                value,
+                highlights,
+                hooks[index].as_ref(),
+            ) {
+                picked = Some(pointer);
+            }
+        },
+        |ui| patch_ui(ui, view, commands),
+    );
     for hook in hooks.iter().flatten() {
         super::blame::go_to_clicked(hook, commands);
     }
     if let (Some(message), Some(pointer)) = (searched, picked) {
         commands.push(Command::Search(SearchCommand::Prefill { message, pointer }));
+    }
+}
+
+/// From this width on, the patch shows beside the two sides; below it,
+/// under them (issue 43: below about 1400 px the patch column was cut to
+/// "Patc" and "Cop").
+const PATCH_BESIDE_WIDTH: f32 = 720.0;
+
+/// The two sides of a comparison (`side` draws side 0, then side 1) and
+/// the patch between them: all three side by side in a wide centre, the
+/// patch under the sides in a narrow one.
+pub(super) fn sides_and_patch_ui(
+    ui: &mut Ui,
+    mut side: impl FnMut(&mut Ui, usize),
+    patch: impl FnOnce(&mut Ui),
+) {
+    use egui_extras::{Size, StripBuilder};
+    if ui.available_width() >= PATCH_BESIDE_WIDTH {
+        StripBuilder::new(ui)
+            .size(Size::relative(0.36).at_least(120.0))
+            .size(Size::relative(0.36).at_least(120.0))
+            .size(Size::remainder().at_least(160.0))
+            .horizontal(|mut strip| {
+                strip.cell(|ui| side(ui, 0));
+                strip.cell(|ui| side(ui, 1));
+                strip.cell(patch);
+            });
+    } else {
+        StripBuilder::new(ui)
+            .size(Size::relative(0.6).at_least(120.0))
+            .size(Size::remainder().at_least(100.0))
+            .vertical(|mut strip| {
+                strip.strip(|builder| {
+                    builder.sizes(Size::remainder(), 2).horizontal(|mut strip| {
+                        strip.cell(|ui| side(ui, 0));
+                        strip.cell(|ui| side(ui, 1));
+                    });
+                });
+                strip.cell(patch);
+            });
     }
 }
 
@@ -222,29 +251,34 @@ pub(super) fn patch_ui(ui: &mut Ui, view: &CompareView, commands: &mut Vec<Comma
 fn toolbar_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) {
     ui.horizontal_wrapped(|ui| {
         let step = state.step();
+        // Each mark with its buttons, kept together: the two fit one row
+        // at 1024×700 (issue 43: the toolbar wrapped to four).
         for (slot, name, key) in [(MarkSlot::A, "A", "a"), (MarkSlot::B, "B", "b")] {
             let current = state.marks()[slot as usize];
             let text = match current {
                 Some(seq) => format!("{name}: step {seq}"),
                 None => format!("{name}: not set"),
             };
-            ui.label(RichText::new(text).monospace());
-            if ui
-                .small_button(format!("Set to cursor ({key})"))
-                .on_hover_text(format!("Put mark {name} at step {step}"))
-                .clicked()
-            {
-                commands.push(Command::Mark(MarkCommand::Set(slot, Some(step))));
-            }
-            if let Some(seq) = current
-                && ui
-                    .small_button("Go")
-                    .on_hover_text(format!("Move the cursor to step {seq}"))
+            ui.horizontal(|ui| {
+                ui.label(RichText::new(text).monospace());
+                if ui
+                    .small_button(format!("Set ({key})"))
+                    .on_hover_text(format!(
+                        "Put mark {name} at the cursor, step {step} ({key})"
+                    ))
                     .clicked()
-            {
-                commands.push(Command::Time(TimeCommand::Set(seq)));
-            }
-            ui.separator();
+                {
+                    commands.push(Command::Mark(MarkCommand::Set(slot, Some(step))));
+                }
+                if let Some(seq) = current
+                    && ui
+                        .small_button("Go")
+                        .on_hover_text(format!("Move the cursor to step {seq}"))
+                        .clicked()
+                {
+                    commands.push(Command::Time(TimeCommand::Set(seq)));
+                }
+            });
         }
         ui.end_row();
         if ui
@@ -258,7 +292,6 @@ fn toolbar_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) {
             commands.push(Command::Mark(MarkCommand::Set(MarkSlot::A, None)));
             commands.push(Command::Mark(MarkCommand::Set(MarkSlot::B, None)));
         }
-        ui.separator();
         let mut wide = state.wide_diff();
         if ui
             .checkbox(&mut wide, "Full width")

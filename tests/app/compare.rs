@@ -158,3 +158,32 @@ fn a_file_that_cannot_be_compared_says_why() {
     assert!(!h.state().state.compare_with().is_open());
     assert_eq!(h.state().state.central_tab(), CentralTab::Conversation);
 }
+
+// Issue 43: below about 1400 px the patch column was cut ("Patc", "Cop").
+#[test]
+fn the_comparisons_patch_shows_whole_in_a_small_window() {
+    let compared_at = |width: f32, height: f32| {
+        let mut h = crate::panel::harness_sized(ReplayApp::with_file(&demo()), width, height);
+        h.state_mut()
+            .state
+            .apply(vec![Command::Compare(CompareCommand::Open(fixture(
+                "inserted.jsonl",
+            )))]);
+        h.state_mut().state.wait_for_compare();
+        crate::panel::settle(&mut h);
+        assert_eq!(h.state().state.central_tab(), CentralTab::Compare);
+        h
+    };
+    let roomy = compared_at(2400.0, 1080.0);
+    for (width, height) in [(1024.0, 700.0), (1400.0, 900.0)] {
+        let h = compared_at(width, height);
+        for label in ["Patch from A to B", "Copy patch"] {
+            let rect = h.get_by_label(label).rect();
+            let whole = roomy.get_by_label(label).rect();
+            assert!(
+                rect.right() <= width && (rect.width() - whole.width()).abs() < 0.5,
+                "{width}: {label} at {rect:?} is cut (whole: {whole:?})"
+            );
+        }
+    }
+}

@@ -474,3 +474,79 @@ fn a_failed_patch_is_explained_above_the_inspectors_fold_in_a_small_window() {
         "the explanation at {why:?} is not in the inspector above its fold ({timeline_top})"
     );
 }
+
+/// The rect of the first node labelled `label`.
+fn rect_of(harness: &Harness<'static, ReplayApp>, label: &str) -> egui::Rect {
+    harness
+        .query_all_by_label(label)
+        .next()
+        .unwrap_or_else(|| panic!("{label} shows"))
+        .rect()
+}
+
+/// Asserts that `label` lies whole in the window: inside it, as wide as in
+/// a window where nothing is short of room.
+fn assert_whole(
+    harness: &Harness<'static, ReplayApp>,
+    roomy: &Harness<'static, ReplayApp>,
+    label: &str,
+    width: f32,
+) {
+    let (rect, whole) = (rect_of(harness, label), rect_of(roomy, label));
+    assert!(
+        rect.right() <= width && (rect.width() - whole.width()).abs() < 0.5,
+        "{width}: {label} at {rect:?} is cut (whole: {whole:?})"
+    );
+}
+
+/// The demo's diff of steps 15 and 16 (`d` at the failed patch).
+fn diff_at(width: f32, height: f32) -> Harness<'static, ReplayApp> {
+    let mut harness = demo_at_step_16(width, height);
+    harness.key_press(egui::Key::D);
+    crate::panel::settle(&mut harness);
+    assert_eq!(
+        harness.state().state.central_tab(),
+        agui_replay::app_model::command::CentralTab::Diff
+    );
+    harness
+}
+
+// Issue 43: below about 1400 px the diff's toolbar wrapped to four rows and
+// the patch column was cut ("Patc", "Cop").
+#[test]
+fn the_diff_lays_out_whole_in_a_small_window() {
+    let roomy = diff_at(2400.0, 1080.0);
+    for (width, height) in [(1024.0, 700.0), (1400.0, 900.0)] {
+        let harness = diff_at(width, height);
+        for label in [
+            "Patch from A to B",
+            "Copy patch",
+            "A: step 15",
+            "B: step 16",
+        ] {
+            assert_whole(&harness, &roomy, label, width);
+        }
+        // The two marks on one row.
+        let (a, b) = (
+            rect_of(&harness, "A: step 15"),
+            rect_of(&harness, "B: step 16"),
+        );
+        assert!(
+            (a.center().y - b.center().y).abs() < 1.0,
+            "{width}: {a:?} {b:?}"
+        );
+        // The patch does not overlap either side's title.
+        let patch = rect_of(&harness, "Patch from A to B");
+        for side in ["A: step 15", "B: step 16"] {
+            let title = harness
+                .query_all_by_label(side)
+                .map(|node| node.rect())
+                .last()
+                .expect("the side's title");
+            assert!(
+                !title.intersects(patch),
+                "{width}: {side} {title:?} under {patch:?}"
+            );
+        }
+    }
+}

@@ -14,7 +14,7 @@ use crate::app_model::time_control::TimeCommand;
 use crate::app_model::words;
 use crate::compare::{DifferenceKind, EventMatch, StreamComparison};
 use crate::diagnostic::Seq;
-use crate::ui::compare::{counts, patch_ui, side_ui};
+use crate::ui::compare::{counts, patch_ui, side_ui, sides_and_patch_ui};
 
 /// The compare tab.
 pub fn compare_view_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) {
@@ -305,7 +305,7 @@ fn diff_ui(
         return;
     };
     let comparison = &view.comparison;
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         ui.label(RichText::new(comparison.scope.label()).strong());
         if comparison.is_unchanged() {
             ui.label("no difference");
@@ -324,33 +324,16 @@ fn diff_ui(
     };
     let a_title = format!("A at step {a_step}");
     let b_title = format!("B at step {b_step}");
-    egui_extras::StripBuilder::new(ui)
-        .size(egui_extras::Size::relative(0.36).at_least(120.0))
-        .size(egui_extras::Size::relative(0.36).at_least(120.0))
-        .size(egui_extras::Size::remainder().at_least(160.0))
-        .horizontal(|mut strip| {
-            strip.cell(|ui| {
-                side_ui(
-                    ui,
-                    "compare_a",
-                    tree_key,
-                    &a_title,
-                    &comparison.before,
-                    &view.left,
-                    None,
-                );
-            });
-            strip.cell(|ui| {
-                side_ui(
-                    ui,
-                    "compare_b",
-                    tree_key,
-                    &b_title,
-                    &comparison.after,
-                    &view.right,
-                    None,
-                );
-            });
-            strip.cell(|ui| patch_ui(ui, view, commands));
-        });
+    let sides = [
+        ("compare_a", &a_title, &comparison.before, &view.left),
+        ("compare_b", &b_title, &comparison.after, &view.right),
+    ];
+    sides_and_patch_ui(
+        ui,
+        |ui, index| {
+            let (id, title, value, highlights) = sides[index];
+            side_ui(ui, id, tree_key, title, value, highlights, None);
+        },
+        |ui| patch_ui(ui, view, commands),
+    );
 }
