@@ -5,6 +5,7 @@ use std::io::Write;
 use clap::Args;
 
 use super::{EXIT_OK, OutputFormat, StreamArgs, open_stream};
+use crate::diagnostic::Diagnostic;
 use crate::timing::{Clock, RunFigures, TimingReport, format_nanos, parse_duration_nanos};
 
 /// `timing` options.
@@ -20,20 +21,71 @@ pub struct TimingArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub format: OutputFormat,
+    /// Validate each activity's content, and the state, against the JSON
+    /// Schemas in DIR, as `check --schemas` (S1): the findings are listed
+    /// after the stalls.
+    #[arg(long, value_name = "DIR")]
+    pub schemas: Option<std::path::PathBuf>,
+}
+
+/// What `timing --format json` prints: the report, and with `--schemas`
+/// the schema findings.
+#[derive(serde::Serialize)]
+struct TimingOutput<'a> {
+    #[serde(flatten)]
+    report: &'a TimingReport,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    schema_findings: Option<&'a [Diagnostic]>,
 }
 
 pub(super) fn run(args: &TimingArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
-    let (source, _) = open_stream(&args.stream)?;
+    // S1: a schema folder that cannot be used fails before the replay.
+    let schemas = args
+        .schemas
+        .as_deref()
+        .map(crate::schemas::SchemaSet::load)
+        .transpose()?;
+    let (source, options) = open_stream(&args.stream)?;
     let clock = Clock::of_source(&source);
     let report = TimingReport::of(&source.events, &clock, args.stall_after);
+    // Issue 42: the contents checked as `check --schemas` does.
+    let findings = schemas.as_ref().map(|schemas| {
+        crate::schemas::check_stream(
+            schemas,
+            source.start(options),
+            source.run_input.as_ref(),
+            &source.events,
+        )
+    });
     match args.format {
         OutputFormat::Json => {
-            serde_json::to_writer_pretty(&mut *out, &report)?;
+            let output = TimingOutput {
+                report: &report,
+                schema_findings: findings.as_deref(),
+            };
+            serde_json::to_writer_pretty(&mut *out, &output)?;
             writeln!(out)?;
         }
-        OutputFormat::Text => write_text(&report, &args.stream.file.display().to_string(), out)?,
+        OutputFormat::Text => {
+            write_text(&report, &args.stream.file.display().to_string(), out)?;
+            if let Some(findings) = &findings {
+                write_findings(findings, out)?;
+            }
+        }
     }
     Ok(EXIT_OK)
+}
+
+/// The schema findings, one line each as `check` prints a diagnostic.
+fn write_findings(findings: &[Diagnostic], out: &mut dyn Write) -> std::io::Result<()> {
+    if findings.is_empty() {
+        return writeln!(out, "schema findings: none");
+    }
+    writeln!(out, "schema findings: {}", findings.len())?;
+    for finding in findings {
+        super::check::write_diagnostic_line(finding, out)?;
+    }
+    Ok(())
 }
 
 /// `~` before a time some of whose ends are invented.

@@ -231,3 +231,62 @@ fn export_keeps_schema_warnings_out_of_expectations_unless_asked() {
     ]);
     assert!(expected_codes(&plain_fixture, "fixture").is_empty());
 }
+
+// Issue 42: `timing --schemas DIR` lists the findings as `check --schemas`
+// reports them, in text after the stalls and in JSON beside the figures;
+// without the folder nothing is checked, and an unusable folder fails.
+#[test]
+fn timing_lists_the_schema_findings_of_a_folder() {
+    let stream = search_stream("s42-cli-timing");
+    let dir = TempDir::new("s42-cli-timing-out");
+    let out = dir.path().join("schemas");
+    run_ok(&["schemas", "infer", stream.s(), "--out", p(&out)]);
+    let broken = TempPath::jsonl(
+        "s42-cli-timing-broken",
+        "b.jsonl",
+        &[
+            run_started(),
+            json!({"type": "ACTIVITY_SNAPSHOT", "messageId": "s1", "activityType": "web/search",
+                   "content": {"query": "hotels", "found": 0}}),
+            json!({"type": "ACTIVITY_DELTA", "messageId": "s1", "activityType": "web/search",
+                   "patch": [{"op": "replace", "path": "/found", "value": "2"}]}),
+            run_finished(),
+        ],
+    );
+    let text = stdout(&run_ok(&["timing", broken.s(), "--schemas", p(&out)]));
+    assert!(text.contains("schema findings: 1"), "{text}");
+    assert!(
+        text.lines().any(|l| l.contains("activity.content.schema")
+            && l.contains("s1")
+            && l.contains("/found")),
+        "{text}"
+    );
+    let json = run_ok(&[
+        "timing",
+        broken.s(),
+        "--schemas",
+        p(&out),
+        "--format",
+        "json",
+    ]);
+    let report: serde_json::Value = serde_json::from_slice(&json.stdout).expect("JSON");
+    let findings = report["schema_findings"].as_array().expect("the findings");
+    assert_eq!(findings.len(), 1, "{report:#}");
+    assert_eq!(findings[0]["seq"], 3);
+    assert_eq!(findings[0]["code"], "activity.content.schema");
+    assert!(report["runs"].is_array(), "the figures are still there");
+    // The recording the folder was inferred from has none.
+    let clean = stdout(&run_ok(&["timing", stream.s(), "--schemas", p(&out)]));
+    assert!(clean.contains("schema findings: none"), "{clean}");
+    // Without the folder: no findings, no key.
+    let plain = stdout(&run_ok(&["timing", broken.s()]));
+    assert!(!plain.contains("schema findings"), "{plain}");
+    let plain_json = run_ok(&["timing", broken.s(), "--format", "json"]);
+    let plain_json: serde_json::Value = serde_json::from_slice(&plain_json.stdout).expect("JSON");
+    assert!(plain_json.get("schema_findings").is_none());
+    // A folder that is not there fails, naming it.
+    let missing = dir.path().join("missing");
+    let output = run(&["timing", broken.s(), "--schemas", p(&missing)]);
+    assert_ne!(code(&output), 0);
+    assert!(stderr(&output).contains("missing"), "{}", stderr(&output));
+}
