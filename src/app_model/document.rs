@@ -63,6 +63,12 @@ pub struct Doc {
     /// The steps of `schema_findings`, for going from diagnostic to
     /// diagnostic without collecting them at each command.
     schema_finding_steps: Vec<Seq>,
+    /// The folder's check, kept to validate the events that arrive after
+    /// the open (a live recording, a stream indexed in the background).
+    pub(super) schema_check: Option<(
+        std::sync::Arc<crate::schemas::SchemaSet>,
+        crate::schemas::StreamCheck,
+    )>,
 }
 
 /// Where a document's arrival times come from.
@@ -472,6 +478,7 @@ impl Opened {
             cancelled: None,
             schema_findings: Vec::new(),
             schema_finding_steps: Vec::new(),
+            schema_check: None,
         };
         doc.recount();
         doc
@@ -679,6 +686,7 @@ fn waiting_for_a_session(path: &Path, recording: Recording, options: Options) ->
         cancelled: None,
         schema_findings: Vec::new(),
         schema_finding_steps: Vec::new(),
+        schema_check: None,
     }
 }
 

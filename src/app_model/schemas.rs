@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::diagnostic::{Diagnostic, Seq};
-use crate::schemas::{Inference, SchemaSet, check_stream};
+use crate::schemas::{Inference, SchemaSet, StreamCheck};
 
 use super::document::Doc;
 
@@ -58,26 +58,53 @@ impl SchemaSetting {
     }
 }
 
-/// The findings of `set` on the document's stream, in a replay of their
-/// own from step 0 (the engine's replay is not changed for it, rule S1).
-/// A stream still being indexed is checked as far as it was read.
-pub fn findings_of(doc: &Doc, set: &SchemaSet) -> Vec<Diagnostic> {
-    check_stream(
+/// The check of `set` on the document's stream, in a replay of their own
+/// from step 0 (the engine's replay is not changed for it, rule S1), over
+/// the events read so far.
+fn check_of(doc: &Doc, set: &SchemaSet) -> StreamCheck {
+    let mut check = StreamCheck::new(
         set,
         doc.source.start(doc.options()),
         doc.source.run_input.as_ref(),
-        doc.timeline.events(),
-    )
+    );
+    check.feed(set, doc.timeline.events());
+    check
 }
 
 /// Sets the document's findings for `set` (none without one), counted
-/// with its other diagnostics, as `check --schemas` counts them.
-pub fn attach_findings(doc: &mut Doc, set: Option<&SchemaSet>) {
-    let findings = match set {
-        Some(set) => findings_of(doc, set),
-        None => Vec::new(),
-    };
+/// with its other diagnostics, as `check --schemas` counts them; the
+/// events that arrive later are checked by [`check_new_events`].
+pub fn attach_findings(doc: &mut Doc, set: Option<Arc<SchemaSet>>) {
+    doc.schema_check = set.map(|set| {
+        let check = check_of(doc, &set);
+        (set, check)
+    });
+    let findings = doc
+        .schema_check
+        .as_ref()
+        .map_or_else(Vec::new, |(_, check)| check.diagnostics().to_vec());
     doc.set_schema_findings(findings);
+}
+
+/// Validates the events the document got since its findings were set (a
+/// live recording followed, a stream indexed in the background: issue 42),
+/// without replaying the others again; returns whether a finding was
+/// added.
+pub fn check_new_events(doc: &mut Doc) -> bool {
+    let Some((set, check)) = &mut doc.schema_check else {
+        return false;
+    };
+    if check.num_seen() >= doc.timeline.len() {
+        return false;
+    }
+    let before = check.diagnostics().len();
+    check.feed(set, doc.timeline.events());
+    if check.diagnostics().len() == before {
+        return false;
+    }
+    let findings = check.diagnostics().to_vec();
+    doc.set_schema_findings(findings);
+    true
 }
 
 /// The findings at `step` about message `id` (`None`: about the state).
@@ -207,7 +234,7 @@ mod tests {
         let mut setting = SchemaSetting::default();
         setting.load(&dir).expect("load the folder");
         assert_eq!(setting.folder(), Some(dir.as_path()));
-        attach_findings(&mut doc, setting.set().as_deref());
+        attach_findings(&mut doc, setting.set());
         assert_eq!(doc.schema_findings.len(), 1, "{:?}", doc.schema_findings);
         let warnings = doc.counts.get(crate::diagnostic::Severity::Warning);
         assert!(warnings >= 1, "the finding is counted");
@@ -223,7 +250,7 @@ mod tests {
         let written = infer_into(&doc, &inferred).expect("infer");
         assert_eq!(written, [inferred.join("web_search.schema.json")]);
         setting.load(&inferred).expect("load the inferred folder");
-        attach_findings(&mut doc, setting.set().as_deref());
+        attach_findings(&mut doc, setting.set());
         assert!(doc.schema_findings.is_empty());
         assert_eq!(
             doc.counts.get(crate::diagnostic::Severity::Warning),
@@ -234,7 +261,7 @@ mod tests {
         assert!(refused.contains("web_search.schema.json"), "{refused}");
 
         setting.clear();
-        attach_findings(&mut doc, setting.set().as_deref());
+        attach_findings(&mut doc, setting.set());
         assert!(setting.folder().is_none() && doc.schema_findings.is_empty());
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -15,7 +15,7 @@ use super::document::{MAX_RECENT, save_recent};
 use super::follow::Inspected;
 use super::indexing::IndexUpdate;
 use super::live::{Live, LiveResponse};
-use super::schemas::{SchemaCommand, SchemaSetting, attach_findings, infer_into};
+use super::schemas::{SchemaCommand, SchemaSetting, attach_findings, check_new_events, infer_into};
 use super::time_control::{TimeCommand, TimeContext, TimeControl, TimeResponse};
 use crate::app_model::marks::{CompareView, Marks};
 use crate::app_model::notes::{Annotations, NoteContext, Notes};
@@ -351,7 +351,7 @@ impl AppState {
     pub fn open_now(&mut self, path: &Path, session: Option<i64>) {
         match load_with(path, session, self.options, self.load_options) {
             Ok(mut doc) => {
-                attach_findings(&mut doc, self.schemas.set().as_deref());
+                attach_findings(&mut doc, self.schemas.set());
                 self.install(*doc, None);
             }
             Err(error) => self.error = Some(error),
@@ -374,7 +374,7 @@ impl AppState {
         let schemas = self.schemas.set();
         std::thread::spawn(move || {
             let loaded = load_with(&thread_path, session, options, load_options).map(|mut doc| {
-                attach_findings(&mut doc, schemas.as_deref());
+                attach_findings(&mut doc, schemas);
                 doc
             });
             let _ = sender.send(loaded);
@@ -829,6 +829,11 @@ impl AppState {
     /// end if asked to, and the view is computed again (the replay, and its
     /// diagnostics, may have changed under it).
     pub(super) fn stream_changed(&mut self) {
+        // Issue 42: the events that arrived are checked against the schema
+        // folder too, not only those read at the open.
+        if let Some(doc) = &mut self.doc {
+            check_new_events(doc);
+        }
         let (num_events, live) = self
             .doc
             .as_ref()

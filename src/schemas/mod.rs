@@ -19,7 +19,7 @@ use serde_json::Value;
 
 pub use infer::{Inference, Inferred};
 pub use observe::{Target, observe_replay};
-pub use watch::{SchemaWatch, check_stream};
+pub use watch::{SchemaWatch, StreamCheck, check_stream};
 
 /// The name of the shared state's schema file.
 pub const STATE_FILE: &str = "_state.schema.json";

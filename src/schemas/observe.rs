@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::diagnostic::Seq;
 use crate::input::RawEvents;
-use crate::protocol::{EventBody, ParseOutcome, for_each_parsed};
+use crate::protocol::{EventBody, ParseOutcome, for_each_parsed_in};
 use crate::replay::{Message, Replayer};
 
 /// Whose content is observed.
@@ -120,23 +120,68 @@ pub fn observe_replay<E: RawEvents + ?Sized>(
     log: &E,
     mut see: impl FnMut(Seq, Target<'_>, &Value),
 ) -> Replayer {
-    let mut replayer = start;
-    let at_start = Touched {
-        activity: None,
-        all_activities: true,
-        state: start_has_state,
-    };
-    observe_step(&replayer, &at_start, &mut see);
-    replayer.reserve(log.len());
-    for_each_parsed(log, |_, _, parsed| {
-        let touched = Touched::of(parsed);
-        replayer.apply_taking(parsed);
-        if !touched.is_empty() {
-            observe_step(&replayer, &touched, &mut see);
-        }
-    });
+    let mut observed = ObservedReplay::start(start, start_has_state, &mut see);
+    observed.feed(log, &mut see);
+    let mut replayer = observed.replayer;
     replayer.finish();
     replayer
+}
+
+/// A replay observed as its stream grows (a live recording followed, a
+/// long stream indexed in the background): [`Self::feed`] applies only the
+/// events it has not seen, so the stream is never replayed again. The
+/// replay is not finished: the end-of-stream checks change no content.
+#[derive(Clone, Debug)]
+pub struct ObservedReplay {
+    replayer: Replayer,
+    /// How many events of the log were applied.
+    num_seen: usize,
+}
+
+impl ObservedReplay {
+    /// Step 0 of `start` observed (with `start_has_state` when its run
+    /// input set the state).
+    pub fn start(
+        start: Replayer,
+        start_has_state: bool,
+        see: impl FnMut(Seq, Target<'_>, &Value),
+    ) -> Self {
+        let at_start = Touched {
+            activity: None,
+            all_activities: true,
+            state: start_has_state,
+        };
+        observe_step(&start, &at_start, see);
+        Self {
+            replayer: start,
+            num_seen: 0,
+        }
+    }
+
+    /// Applies the events of `log` after those seen, calling `see` with
+    /// what each named.
+    pub fn feed<E: RawEvents + ?Sized>(
+        &mut self,
+        log: &E,
+        mut see: impl FnMut(Seq, Target<'_>, &Value),
+    ) {
+        let new = self.num_seen..log.len().max(self.num_seen);
+        self.replayer.reserve(new.len());
+        let replayer = &mut self.replayer;
+        for_each_parsed_in(log, new.clone(), |_, _, parsed| {
+            let touched = Touched::of(parsed);
+            replayer.apply_taking(parsed);
+            if !touched.is_empty() {
+                observe_step(replayer, &touched, &mut see);
+            }
+        });
+        self.num_seen = new.end;
+    }
+
+    /// How many events of the log were applied.
+    pub fn num_seen(&self) -> usize {
+        self.num_seen
+    }
 }
 
 /// Whether a recorded run input sets the state at step 0.

@@ -7,7 +7,7 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
 
-use super::observe::{Target, input_has_state, observe_replay};
+use super::observe::{ObservedReplay, Target, input_has_state, observe_replay};
 use super::{Schema, SchemaSet};
 use crate::diagnostic::{Code, Diagnostic, Seq};
 use crate::input::RawEvents;
@@ -185,4 +185,45 @@ pub fn check_stream<E: RawEvents + ?Sized>(
         },
     );
     watch.into_diagnostics()
+}
+
+/// [`check_stream`] as the stream grows: [`Self::feed`] validates the
+/// events appended since (a live recording followed, a stream indexed in
+/// the background), with what the earlier ones left broken, without
+/// replaying them again. Fed the whole stream, it finds what
+/// `check_stream` finds.
+#[derive(Debug)]
+pub struct StreamCheck {
+    replay: ObservedReplay,
+    watch: SchemaWatch,
+}
+
+impl StreamCheck {
+    /// Step 0 of `start` (made from `run_input`, if any) validated.
+    pub fn new(schemas: &SchemaSet, start: Replayer, run_input: Option<&Value>) -> Self {
+        let mut watch = SchemaWatch::new();
+        let replay =
+            ObservedReplay::start(start, input_has_state(run_input), |seq, target, value| {
+                watch.see(schemas, seq, target, value);
+            });
+        Self { replay, watch }
+    }
+
+    /// Validates the events of `log` after those seen.
+    pub fn feed<E: RawEvents + ?Sized>(&mut self, schemas: &SchemaSet, log: &E) {
+        let watch = &mut self.watch;
+        self.replay.feed(log, |seq, target, value| {
+            watch.see(schemas, seq, target, value);
+        });
+    }
+
+    /// How many events of the stream were validated.
+    pub fn num_seen(&self) -> usize {
+        self.replay.num_seen()
+    }
+
+    /// The findings so far, in step order.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        self.watch.diagnostics()
+    }
 }

@@ -48,20 +48,25 @@ pub fn diff_view_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) 
         return;
     };
     let comparison = &view.comparison;
+    // Each part whole, on the next row when this one is full.
     ui.horizontal_wrapped(|ui| {
-        ui.label(RichText::new(comparison.scope.label()).strong());
-        ui.label(format!(
-            "step {} to step {}",
-            comparison.from, comparison.to
-        ));
-        ui.separator();
+        let whole = |ui: &mut Ui, text: RichText| ui.add(egui::Label::new(text).extend());
+        whole(ui, RichText::new(comparison.scope.label()).strong());
+        whole(
+            ui,
+            format!("step {} to step {}", comparison.from, comparison.to).into(),
+        );
         if comparison.is_unchanged() {
-            ui.label("no difference");
+            whole(ui, "no difference".into());
         } else {
             let (added, removed, changed) = counts(view);
-            ui.label(format!("{added} added"));
-            ui.label(format!("{removed} removed"));
-            ui.label(format!("{changed} changed"));
+            for text in [
+                format!("{added} added"),
+                format!("{removed} removed"),
+                format!("{changed} changed"),
+            ] {
+                whole(ui, text.into());
+            }
         }
     });
     let tree_key = {
@@ -249,38 +254,44 @@ pub(super) fn patch_ui(ui: &mut Ui, view: &CompareView, commands: &mut Vec<Comma
 }
 
 fn toolbar_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) {
+    // Three rows in a narrow centre, each whole (issue 43: at 1024×700 the
+    // toolbar wrapped to four rows, a mark's step cut from its name).
+    let narrow = ui.available_width() < PATCH_BESIDE_WIDTH;
     ui.horizontal_wrapped(|ui| {
         let step = state.step();
-        // Each mark with its buttons, kept together: the two fit one row
-        // at 1024×700 (issue 43: the toolbar wrapped to four).
         for (slot, name, key) in [(MarkSlot::A, "A", "a"), (MarkSlot::B, "B", "b")] {
             let current = state.marks()[slot as usize];
-            let text = match current {
-                Some(seq) => format!("{name}: step {seq}"),
-                None => format!("{name}: not set"),
+            let (text, hover) = match current {
+                Some(seq) => (
+                    format!("{name}: {seq}"),
+                    format!("Mark {name} is at step {seq}"),
+                ),
+                None => (format!("{name}: -"), format!("Mark {name} is not set")),
             };
-            ui.horizontal(|ui| {
-                ui.label(RichText::new(text).monospace());
-                if ui
-                    .small_button(format!("Set ({key})"))
-                    .on_hover_text(format!(
-                        "Put mark {name} at the cursor, step {step} ({key})"
-                    ))
+            ui.add(egui::Label::new(RichText::new(text).monospace()).extend())
+                .on_hover_text(hover);
+            if ui
+                .small_button(format!("Set ({key})"))
+                .on_hover_text(format!(
+                    "Put mark {name} at the cursor, step {step} ({key})"
+                ))
+                .clicked()
+            {
+                commands.push(Command::Mark(MarkCommand::Set(slot, Some(step))));
+            }
+            if let Some(seq) = current
+                && ui
+                    .small_button("Go")
+                    .on_hover_text(format!("Move the cursor to step {seq}"))
                     .clicked()
-                {
-                    commands.push(Command::Mark(MarkCommand::Set(slot, Some(step))));
-                }
-                if let Some(seq) = current
-                    && ui
-                        .small_button("Go")
-                        .on_hover_text(format!("Move the cursor to step {seq}"))
-                        .clicked()
-                {
-                    commands.push(Command::Time(TimeCommand::Set(seq)));
-                }
-            });
+            {
+                commands.push(Command::Time(TimeCommand::Set(seq)));
+            }
+            ui.add_space(6.0);
         }
-        ui.end_row();
+        if narrow {
+            ui.end_row();
+        }
         if ui
             .button("Diff with previous step (d)")
             .on_hover_text("A = the step before the cursor, B = the cursor")
@@ -291,6 +302,9 @@ fn toolbar_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) {
         if state.marks().iter().any(Option::is_some) && ui.button("Clear marks").clicked() {
             commands.push(Command::Mark(MarkCommand::Set(MarkSlot::A, None)));
             commands.push(Command::Mark(MarkCommand::Set(MarkSlot::B, None)));
+        }
+        if narrow {
+            ui.end_row();
         }
         let mut wide = state.wide_diff();
         if ui

@@ -484,18 +484,19 @@ fn rect_of(harness: &Harness<'static, ReplayApp>, label: &str) -> egui::Rect {
         .rect()
 }
 
-/// Asserts that `label` lies whole in the window: inside it, as wide as in
-/// a window where nothing is short of room.
+/// Asserts that `label` lies whole in the centre (left of the side panel):
+/// inside it, as wide as in a window where nothing is short of room.
 fn assert_whole(
     harness: &Harness<'static, ReplayApp>,
     roomy: &Harness<'static, ReplayApp>,
     label: &str,
     width: f32,
 ) {
+    let right = width - harness.state().layout.widths().inspector.unwrap_or(0.0);
     let (rect, whole) = (rect_of(harness, label), rect_of(roomy, label));
     assert!(
-        rect.right() <= width && (rect.width() - whole.width()).abs() < 0.5,
-        "{width}: {label} at {rect:?} is cut (whole: {whole:?})"
+        rect.right() <= right && (rect.width() - whole.width()).abs() < 0.5,
+        "{width}: {label} at {rect:?} is cut by the centre's edge at {right} (whole: {whole:?})"
     );
 }
 
@@ -521,28 +522,34 @@ fn the_diff_lays_out_whole_in_a_small_window() {
         for label in [
             "Patch from A to B",
             "Copy patch",
+            "A: 15",
+            "B: 16",
+            "Set (a)",
+            "Set (b)",
+            "Diff with previous step (d)",
+            "Clear marks",
+            "Full width",
+            "Compare",
+            "no difference",
             "A: step 15",
             "B: step 16",
         ] {
             assert_whole(&harness, &roomy, label, width);
         }
-        // The two marks on one row.
-        let (a, b) = (
-            rect_of(&harness, "A: step 15"),
-            rect_of(&harness, "B: step 16"),
+        // The two marks on one row, the toolbar on three.
+        let row = |label: &str| rect_of(&harness, label).center().y;
+        assert!(
+            (row("A: 15") - row("B: 16")).abs() < 1.0,
+            "{width}: the marks' row"
         );
         assert!(
-            (a.center().y - b.center().y).abs() < 1.0,
-            "{width}: {a:?} {b:?}"
+            row("Compare") - row("A: 15") < 3.0 * 26.0,
+            "{width}: more than three rows"
         );
         // The patch does not overlap either side's title.
         let patch = rect_of(&harness, "Patch from A to B");
         for side in ["A: step 15", "B: step 16"] {
-            let title = harness
-                .query_all_by_label(side)
-                .map(|node| node.rect())
-                .last()
-                .expect("the side's title");
+            let title = rect_of(&harness, side);
             assert!(
                 !title.intersects(patch),
                 "{width}: {side} {title:?} under {patch:?}"

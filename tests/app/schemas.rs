@@ -280,3 +280,119 @@ fn the_inspector_opens_the_content_down_to_a_nested_violation() {
         "the expectation beside the nested member"
     );
 }
+
+/// The schema folder of [`SCHEMA`] in `dir`.
+fn schema_folder(dir: &TempDir) -> std::path::PathBuf {
+    let schemas = dir.subdir("schemas");
+    std::fs::write(schemas.join("web_search.schema.json"), SCHEMA).expect("write the schema");
+    schemas
+}
+
+/// Event `i` of a search whose `found` goes up by one per delta.
+fn search_event(i: u64) -> String {
+    match i {
+        1 => r#"{"type":"RUN_STARTED","threadId":"t1","runId":"r1"}"#.to_owned(),
+        2 => r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"search-1","activityType":"web_search","content":{"query":"rust","found":0}}"#.to_owned(),
+        _ => format!(
+            r#"{{"type":"ACTIVITY_DELTA","messageId":"search-1","activityType":"web_search","patch":[{{"op":"replace","path":"/found","value":{i}}}]}}"#
+        ),
+    }
+}
+
+/// The delta that turns `found` into a string.
+const BREAKING_DELTA: &str = r#"{"type":"ACTIVITY_DELTA","messageId":"search-1","activityType":"web_search","patch":[{"op":"replace","path":"/found","value":"many"}]}"#;
+
+// Issue 42: the events a live recording gets after the open are checked
+// against the folder too (they were not until the stream was replayed
+// again); the finding is a diagnostic and a lane mark.
+#[test]
+fn a_live_recordings_new_events_are_checked_against_the_folder() {
+    use agui_replay::store::{Arrival, NewSession, RecordingWriter};
+    let dir = TempDir::new("schemas-app-live");
+    let folder = schema_folder(&dir);
+    let path = dir.join("live.rec");
+    let mut writer = RecordingWriter::create(&path, false).expect("creates");
+    writer
+        .begin_session(NewSession {
+            source: "proxy".into(),
+            format: "sse".into(),
+            ..NewSession::default()
+        })
+        .expect("begins");
+    for i in 1..=3 {
+        writer
+            .append(search_event(i).as_bytes(), Arrival::now())
+            .expect("appends");
+    }
+    writer.flush().expect("flushes");
+    let mut app = ReplayApp::new(None);
+    app.state
+        .apply(vec![Command::Schemas(SchemaCommand::Load(folder))]);
+    app.state.open_now(&path, None);
+    let mut h = harness(app);
+    assert!(h.state().state.is_live(), "followed");
+    assert_eq!(num_findings(&h), 0, "the first events are valid");
+    writer
+        .append(BREAKING_DELTA.as_bytes(), Arrival::now())
+        .expect("appends");
+    writer
+        .append(search_event(5).as_bytes(), Arrival::now())
+        .expect("appends");
+    writer.flush().expect("flushes");
+    h.state_mut().state.poll_live_now();
+    wait_for_loading(&mut h);
+    let state = &h.state().state;
+    let doc = state.doc().expect("open");
+    assert_eq!(doc.num_events(), 5, "the new events were read");
+    let steps: Vec<u64> = doc.schema_findings.iter().map(|d| d.seq.get()).collect();
+    assert_eq!(steps, [4], "{:?}", doc.schema_findings);
+    assert_eq!(
+        doc.counts.get(agui_replay::diagnostic::Severity::Warning),
+        1,
+        "counted"
+    );
+    assert!(schema_marks(&h) > 0, "a mark on the lane");
+    drop(writer);
+}
+
+// Issue 42: a long stream indexed in the background is checked as far as
+// it is read, then the rest as it comes.
+#[test]
+fn a_stream_indexed_in_the_background_is_checked_to_its_end() {
+    use agui_replay::app_model::document::LoadOptions;
+    use agui_replay::app_model::indexing::IndexPlan;
+    let dir = TempDir::new("schemas-app-indexed");
+    let folder = schema_folder(&dir);
+    let mut text: String = (1..=40).map(|i| search_event(i) + "\n").collect();
+    text.push_str(BREAKING_DELTA);
+    text.push('\n');
+    let stream = dir.write("long.jsonl", text);
+    let mut app = ReplayApp::new(None);
+    app.state.set_load_options(LoadOptions {
+        stored_index: false,
+        sync_events: 10,
+        plan: IndexPlan {
+            chunk_events: 5,
+            publish_every: std::time::Duration::ZERO,
+            paced: true,
+        },
+    });
+    app.state
+        .apply(vec![Command::Schemas(SchemaCommand::Load(folder))]);
+    app.state.open_now(&stream, None);
+    {
+        let doc = app.state.doc().expect("open");
+        assert!(doc.indexing.is_some(), "indexed in the background");
+        assert!(
+            doc.num_events() < 41,
+            "not read whole: {}",
+            doc.num_events()
+        );
+        assert!(doc.schema_findings.is_empty());
+    }
+    app.state.wait_for_indexing();
+    let doc = app.state.doc().expect("open");
+    assert_eq!(doc.num_events(), 41);
+    let steps: Vec<u64> = doc.schema_findings.iter().map(|d| d.seq.get()).collect();
+    assert_eq!(steps, [41], "{:?}", doc.schema_findings);
+}

@@ -388,3 +388,51 @@ fn activities_from_a_messages_snapshot_and_the_run_input_are_checked() {
     // in-1 stays broken across the snapshot: reported once, at step 0.
     assert_eq!(at, [(0, Some("in-1")), (2, Some("m-2"))], "{found:#?}");
 }
+
+// Issue 42: a stream that grows (a live recording followed, a long one
+// indexed in the background) is validated as it grows: fed at every split,
+// the check finds what one pass over the whole finds, a violation that
+// persists across a split included (reported once), and one that comes
+// back after a fix (reported again).
+#[test]
+fn a_stream_validated_as_it_grows_finds_what_one_pass_finds() {
+    use agui_replay::schemas::StreamCheck;
+    let (_dir, set) = folder("s42-grow", &[("search.schema.json", search_schema())]);
+    let events = [
+        run_started(),
+        snapshot(json!({"query": "hotels", "found": 0})),
+        delta(json!([{"op": "replace", "path": "/found", "value": "3"}])),
+        delta(json!([{"op": "replace", "path": "/query", "value": "inns"}])),
+        delta(json!([{"op": "replace", "path": "/found", "value": 3}])),
+        delta(json!([{"op": "replace", "path": "/found", "value": "4"}])),
+        run_finished(),
+    ];
+    let whole = check(&set, &events);
+    assert_eq!(
+        summary(&whole),
+        [
+            (3, "activity.content.schema", "/content/found".to_owned()),
+            (6, "activity.content.schema", "/content/found".to_owned())
+        ]
+    );
+    for split in 0..=events.len() {
+        let mut grown = EventLog::default();
+        let mut stream_check = StreamCheck::new(&set, Replayer::new(Options::default()), None);
+        for (i, event) in events.iter().enumerate() {
+            if i == split {
+                stream_check.feed(&set, &grown);
+            }
+            grown.push(event.to_string().as_bytes());
+        }
+        stream_check.feed(&set, &grown);
+        assert_eq!(stream_check.num_seen(), events.len());
+        assert_eq!(
+            stream_check.diagnostics(),
+            whole.as_slice(),
+            "split at {split}"
+        );
+        // Fed again with nothing new, nothing changes.
+        stream_check.feed(&set, &grown);
+        assert_eq!(stream_check.diagnostics(), whole.as_slice());
+    }
+}
