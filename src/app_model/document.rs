@@ -259,6 +259,30 @@ pub fn save_theme(name: &str) {
     let _ = std::fs::write(file, format!("{name}\n"));
 }
 
+/// The schema folder of each recent recording, from earlier runs (issue
+/// 42).
+pub fn load_schema_folders() -> super::schemas::SchemaFolders {
+    config_file(SCHEMA_FOLDERS_FILE)
+        .and_then(|file| std::fs::read_to_string(file).ok())
+        .map(|text| super::schemas::SchemaFolders::from_text(&text))
+        .unwrap_or_default()
+}
+
+/// Keeps the schema folder of each recent recording for the next run
+/// (best effort, as the recent files).
+pub(super) fn save_schema_folders(folders: &super::schemas::SchemaFolders) {
+    let Some(file) = config_file(SCHEMA_FOLDERS_FILE) else {
+        return;
+    };
+    if let Some(dir) = file.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let _ = std::fs::write(file, folders.to_text());
+}
+
+/// The file of [`load_schema_folders`], beside the recent files.
+const SCHEMA_FOLDERS_FILE: &str = "schema-folders.json";
+
 /// The recent files of earlier runs, one path a line, most recent first.
 pub fn load_recent() -> Vec<PathBuf> {
     let Some(text) = recent_file().and_then(|file| std::fs::read_to_string(file).ok()) else {

@@ -3,10 +3,12 @@
 //! and View › Infer from this recording…, which writes one as
 //! `schemas infer` does.
 //!
-//! The folder is kept for the session, not between runs: the app keeps a
-//! list of recent files but no settings per recording to put it in. No UI
-//! toolkit here; the menus and the status bar read [`SchemaSetting`].
+//! The folder is kept for the session, and per recording with the recent
+//! files ([`SchemaFolders`]): a recording opened again is checked against
+//! the folder last chosen for it. No UI toolkit here; the menus and the
+//! status bar read [`SchemaSetting`].
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -69,6 +71,59 @@ fn check_of(doc: &Doc, set: &SchemaSet) -> StreamCheck {
     );
     check.feed(set, doc.timeline.events());
     check
+}
+
+/// The schema folder chosen for each recording (issue 42): remembered
+/// with the recent files, and loaded again when the recording opens again.
+/// Keyed by the recording's path as the recent files hold it (canonical).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SchemaFolders {
+    by_file: BTreeMap<PathBuf, PathBuf>,
+}
+
+impl SchemaFolders {
+    /// The folder chosen for `file`, if any.
+    pub fn folder_for(&self, file: &Path) -> Option<&Path> {
+        self.by_file.get(file).map(PathBuf::as_path)
+    }
+
+    /// `folder` is the one of `file` from now on.
+    pub fn remember(&mut self, file: PathBuf, folder: PathBuf) {
+        self.by_file.insert(file, folder);
+    }
+
+    /// `file` has no folder any more.
+    pub fn forget(&mut self, file: &Path) {
+        self.by_file.remove(file);
+    }
+
+    /// Keeps only the folders of `files` (the recent files).
+    pub fn keep_only(&mut self, files: &[PathBuf]) {
+        self.by_file.retain(|file, _| files.contains(file));
+    }
+
+    /// As kept between runs: a JSON object from recording to folder,
+    /// sorted.
+    pub fn to_text(&self) -> String {
+        let map: BTreeMap<String, String> = self
+            .by_file
+            .iter()
+            .map(|(file, folder)| (file.display().to_string(), folder.display().to_string()))
+            .collect();
+        serde_json::to_string_pretty(&map).unwrap_or_default() + "\n"
+    }
+
+    /// Read back from [`Self::to_text`]; a text that is not that is none
+    /// (the settings are best effort, as the recent files).
+    pub fn from_text(text: &str) -> Self {
+        let map: BTreeMap<String, String> = serde_json::from_str(text).unwrap_or_default();
+        Self {
+            by_file: map
+                .into_iter()
+                .map(|(file, folder)| (PathBuf::from(file), PathBuf::from(folder)))
+                .collect(),
+        }
+    }
 }
 
 /// Sets the document's findings for `set` (none without one), counted
@@ -264,6 +319,38 @@ mod tests {
         attach_findings(&mut doc, setting.set());
         assert!(setting.folder().is_none() && doc.schema_findings.is_empty());
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    // Issue 42: the folders per recording go through their text as they
+    // were, keep only the recent files', and a text that is not theirs is
+    // none.
+    #[test]
+    fn the_folders_per_recording_round_trip_and_follow_the_recent_files() {
+        let mut folders = SchemaFolders::default();
+        folders.remember("/r/b.rec".into(), "/schemas/b".into());
+        folders.remember("/r/a.rec".into(), "/schemas/a".into());
+        folders.remember("/r/a.rec".into(), "/schemas/a2".into());
+        let text = folders.to_text();
+        assert!(text.find("a.rec") < text.find("b.rec"), "sorted: {text}");
+        let back = SchemaFolders::from_text(&text);
+        assert_eq!(back, folders);
+        assert_eq!(
+            back.folder_for(Path::new("/r/a.rec")),
+            Some(Path::new("/schemas/a2"))
+        );
+        folders.keep_only(&[PathBuf::from("/r/b.rec")]);
+        assert_eq!(folders.folder_for(Path::new("/r/a.rec")), None);
+        assert_eq!(
+            folders.folder_for(Path::new("/r/b.rec")),
+            Some(Path::new("/schemas/b"))
+        );
+        folders.forget(Path::new("/r/b.rec"));
+        assert_eq!(folders, SchemaFolders::default());
+        assert_eq!(
+            SchemaFolders::from_text("not json"),
+            SchemaFolders::default()
+        );
+        assert_eq!(SchemaFolders::from_text(""), SchemaFolders::default());
     }
 
     // An unreadable schema is an error naming the file, and the setting

@@ -11,11 +11,13 @@ use std::time::Instant;
 
 use super::command::{CentralTab, Command, DiffScopeChoice, MarkCommand};
 use super::document::{Doc, LoadOptions, load_with};
-use super::document::{MAX_RECENT, save_recent};
+use super::document::{MAX_RECENT, save_recent, save_schema_folders};
 use super::follow::Inspected;
 use super::indexing::IndexUpdate;
 use super::live::{Live, LiveResponse};
-use super::schemas::{SchemaCommand, SchemaSetting, attach_findings, check_new_events, infer_into};
+use super::schemas::{
+    SchemaCommand, SchemaFolders, SchemaSetting, attach_findings, check_new_events, infer_into,
+};
 use super::time_control::{TimeCommand, TimeContext, TimeControl, TimeResponse};
 use crate::app_model::marks::{CompareView, Marks};
 use crate::app_model::notes::{Annotations, NoteContext, Notes};
@@ -133,6 +135,8 @@ pub struct AppState {
     /// The schema folder the contents are checked against (issue 42), for
     /// the session.
     schemas: SchemaSetting,
+    /// The schema folder chosen for each recent recording (issue 42).
+    schema_folders: SchemaFolders,
 }
 
 /// When to draw the next frame, as the logic step of a frame says.
@@ -329,6 +333,54 @@ impl AppState {
         self.recent = recent;
     }
 
+    /// Starts from the schema folders of the recent recordings of earlier
+    /// runs (issue 42).
+    pub fn remember_schema_folders(&mut self, folders: SchemaFolders) {
+        self.schema_folders = folders;
+    }
+
+    /// The schema folder chosen for each recent recording (issue 42).
+    pub fn schema_folders(&self) -> &SchemaFolders {
+        &self.schema_folders
+    }
+
+    /// Before `path` opens: the schema folder chosen for it, if any, is the
+    /// one checked against (issue 42). One that cannot be used any more is
+    /// said, and the stream opens with the folder in use.
+    fn schemas_for_file(&mut self, path: &Path) {
+        let file = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
+        let Some(folder) = self.schema_folders.folder_for(&file) else {
+            return;
+        };
+        if self.schemas.folder() == Some(folder) {
+            return;
+        }
+        let folder = folder.to_owned();
+        match self.schemas.load(&folder) {
+            Ok(()) => self.notify(format!(
+                "checking against the schemas in {}, as when this recording was last open",
+                folder.display()
+            )),
+            Err(error) => self.notify(format!(
+                "the schemas last used with this recording cannot be used: {error}"
+            )),
+        }
+    }
+
+    /// Remembers (or with `None`, forgets) the schema folder of the open
+    /// recording, with the recent files.
+    fn remember_schema_folder(&mut self, folder: Option<PathBuf>) {
+        let Some(doc) = &self.doc else { return };
+        let file = std::fs::canonicalize(&doc.path).unwrap_or_else(|_| doc.path.clone());
+        match folder {
+            Some(folder) => self.schema_folders.remember(file, folder),
+            None => self.schema_folders.forget(&file),
+        }
+        if self.remember_recent {
+            save_schema_folders(&self.schema_folders);
+        }
+    }
+
     /// The cursor and playback: the step, playing or paused, the speed,
     /// following the end.
     pub fn time(&self) -> &TimeControl {
@@ -349,6 +401,7 @@ impl AppState {
     /// Opens a file synchronously (tests, and small files): a long stream
     /// shows its first events and goes on being indexed in the background.
     pub fn open_now(&mut self, path: &Path, session: Option<i64>) {
+        self.schemas_for_file(path);
         match load_with(path, session, self.options, self.load_options) {
             Ok(mut doc) => {
                 attach_findings(&mut doc, self.schemas.set());
@@ -366,6 +419,7 @@ impl AppState {
         session: Option<i64>,
         keep_step: Option<TimeCommand>,
     ) {
+        self.schemas_for_file(&path);
         let (sender, receiver) = channel();
         let (options, load_options) = (self.options, self.load_options);
         let thread_path = path.clone();
@@ -459,8 +513,10 @@ impl AppState {
         self.recent.retain(|p| p != &path);
         self.recent.insert(0, path);
         self.recent.truncate(MAX_RECENT);
+        self.schema_folders.keep_only(&self.recent);
         if self.remember_recent {
             save_recent(&self.recent);
+            save_schema_folders(&self.schema_folders);
         }
         self.refresh_rows();
         // The view at the kept step was computed from the replay replaced.
@@ -703,12 +759,14 @@ impl AppState {
                         "checking against the schemas in {}",
                         folder.display()
                     ));
+                    self.remember_schema_folder(Some(folder));
                     self.reopen();
                 }
                 Err(error) => self.error = Some(error),
             },
             SchemaCommand::Clear => {
                 self.schemas.clear();
+                self.remember_schema_folder(None);
                 if let Some(doc) = &mut self.doc {
                     attach_findings(doc, None);
                     self.generation += 1;

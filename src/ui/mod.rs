@@ -1019,12 +1019,18 @@ pub fn run_app(
         Err(_) => options,
     };
     let mut app = match path {
-        Some(path) => ReplayApp::new(Some(path)),
+        Some(_) => ReplayApp::new(None),
         None => ReplayApp::with_built_in_demo(demo::user_data_dir().as_deref()),
     };
     app.exit_after = exit_after;
     app.state
         .remember_recent(crate::app_model::document::load_recent());
+    app.state
+        .remember_schema_folders(crate::app_model::document::load_schema_folders());
+    // Opened once the schema folder chosen for it is known (issue 42).
+    if let Some(path) = path {
+        app.state.open_in_background(path, None, None);
+    }
     let theme = theme
         .map(str::to_owned)
         .or_else(document::load_theme)

@@ -396,3 +396,63 @@ fn a_stream_indexed_in_the_background_is_checked_to_its_end() {
     let steps: Vec<u64> = doc.schema_findings.iter().map(|d| d.seq.get()).collect();
     assert_eq!(steps, [41], "{:?}", doc.schema_findings);
 }
+
+// Issue 42: the folder is remembered per recording, with the recent files:
+// a recording opened again (in the session, or in a later run) is checked
+// against the folder last chosen for it; No activity schemas forgets it.
+#[test]
+fn the_folder_is_remembered_per_recording_and_loaded_when_it_opens_again() {
+    let (dir, mut h) = opened("schemas-app-remember");
+    let stream = dir.join("stream.jsonl");
+    let folder = dir.join("schemas");
+    let other = dir.write("other.jsonl", STREAM);
+    let open = |h: &mut Harness<'static, ReplayApp>, path: &std::path::Path| {
+        h.state_mut()
+            .state
+            .apply(vec![Command::Open(path.to_owned())]);
+        wait_for_loading(h);
+    };
+    h.state_mut()
+        .state
+        .apply(vec![Command::Schemas(SchemaCommand::Load(folder.clone()))]);
+    wait_for_loading(&mut h);
+    assert_eq!(num_findings(&h), 1);
+    let canonical = |path: &std::path::Path| std::fs::canonicalize(path).expect("exists");
+    assert_eq!(
+        h.state()
+            .state
+            .schema_folders()
+            .folder_for(&canonical(&stream)),
+        Some(folder.as_path())
+    );
+    // Another file, whose folder is then put away: the first keeps its own.
+    open(&mut h, &other);
+    h.state_mut()
+        .state
+        .apply(vec![Command::Schemas(SchemaCommand::Clear)]);
+    settle(&mut h);
+    assert_eq!(num_findings(&h), 0);
+    assert!(h.state().state.schemas().folder().is_none());
+    assert_eq!(
+        h.state()
+            .state
+            .schema_folders()
+            .folder_for(&canonical(&other)),
+        None
+    );
+    open(&mut h, &stream);
+    assert_eq!(h.state().state.schemas().folder(), Some(folder.as_path()));
+    assert_eq!(num_findings(&h), 1, "checked again against its folder");
+    // A later run starts from what this one keeps.
+    let kept = h.state().state.schema_folders().to_text();
+    let mut app = ReplayApp::new(None);
+    app.state
+        .remember_schema_folders(agui_replay::app_model::schemas::SchemaFolders::from_text(
+            &kept,
+        ));
+    app.state.open_now(&stream, None);
+    let h = harness(app);
+    assert_eq!(h.state().state.schemas().folder(), Some(folder.as_path()));
+    assert_eq!(num_findings(&h), 1);
+    h.get_by_label_contains("schemas:");
+}
