@@ -456,3 +456,112 @@ fn the_folder_is_remembered_per_recording_and_loaded_when_it_opens_again() {
     assert_eq!(num_findings(&h), 1);
     h.get_by_label_contains("schemas:");
 }
+
+/// The rects of the squares painted in the schema marks' colour.
+fn schema_mark_rects(h: &Harness<'static, ReplayApp>) -> Vec<egui::Rect> {
+    fn walk(shape: &egui::Shape, colors: &[egui::Color32], rects: &mut Vec<egui::Rect>) {
+        match shape {
+            egui::Shape::Vec(shapes) => shapes.iter().for_each(|s| walk(s, colors, rects)),
+            egui::Shape::Rect(rect) if colors.contains(&rect.fill) => rects.push(rect.rect),
+            _ => {}
+        }
+    }
+    let colors = [
+        agui_replay::ui::timeline::schema_color(&egui::Visuals::dark()),
+        agui_replay::ui::timeline::schema_color(&egui::Visuals::light()),
+    ];
+    let mut rects = Vec::new();
+    for clipped in &h.output().shapes {
+        walk(&clipped.shape, &colors, &mut rects);
+    }
+    rects
+}
+
+fn click_at(h: &mut Harness<'static, ReplayApp>, pos: egui::Pos2) {
+    let button = |pressed| egui::Event::PointerButton {
+        pos,
+        button: egui::PointerButton::Primary,
+        pressed,
+        modifiers: egui::Modifiers::NONE,
+    };
+    h.hover_at(pos);
+    h.run();
+    h.event(button(true));
+    h.step();
+    h.event(button(false));
+    settle(h);
+}
+
+// Issue 42: the state's findings get a mark too, over the Diagnostics row
+// (the state has no lane); hovering a schema mark shows the finding (its
+// path, keyword and expectation), a click goes to its step.
+#[test]
+fn a_schema_mark_shows_its_finding_on_hover_and_a_click_goes_there() {
+    let dir = TempDir::new("schemas-app-marks");
+    let schemas = dir.subdir("schemas");
+    std::fs::write(schemas.join("web_search.schema.json"), SCHEMA).expect("write the schema");
+    std::fs::write(
+        schemas.join("_state.schema.json"),
+        r#"{"type":"object","properties":{"city":{"type":"string"}}}"#,
+    )
+    .expect("write the state's schema");
+    // The state snapshot before the run's end, as step 5.
+    let (body, end) = STREAM.trim_end().rsplit_once('\n').expect("lines");
+    let text = format!(
+        "{body}\n{}\n{end}\n",
+        r#"{"type":"STATE_SNAPSHOT","snapshot":{"city":7}}"#
+    );
+    let stream = dir.write("stream.jsonl", text);
+    let mut app = ReplayApp::new(None);
+    app.state
+        .apply(vec![Command::Schemas(SchemaCommand::Load(schemas))]);
+    app.state.open_now(&stream, None);
+    let mut h = harness(app);
+    let steps: Vec<(u64, Option<String>)> = h
+        .state()
+        .state
+        .doc()
+        .expect("open")
+        .schema_findings
+        .iter()
+        .map(|d| (d.seq.get(), d.message_id.clone()))
+        .collect();
+    assert_eq!(steps, [(3, Some("search-1".to_owned())), (5, None)]);
+    let diagnostics_row = h
+        .query_all_by_label("Diagnostics")
+        .map(|node| node.rect())
+        .find(|rect| rect.top() > h.get_by_label("Timeline").rect().top() - 40.0)
+        .expect("the timeline's Diagnostics row");
+    let squares = schema_mark_rects(&h);
+    assert_eq!(squares.len(), 2, "{squares:?}");
+    let state_mark = squares
+        .iter()
+        .find(|r| diagnostics_row.y_range().contains(r.center().y))
+        .expect("the state's mark on the Diagnostics row");
+    let lane_mark = squares
+        .iter()
+        .find(|r| r != &state_mark)
+        .expect("the activity's mark on its lane");
+    assert!(
+        lane_mark.center().x < state_mark.center().x,
+        "step 3 before step 5"
+    );
+    // Hovering the state's mark names the finding.
+    h.hover_at(state_mark.center());
+    h.run();
+    h.get_by_label("The state breaks its schema");
+    h.get_by_label("at /city");
+    h.get_by_label_contains("is not of type \"string\" (keyword `type`)");
+    // A click goes there.
+    assert_ne!(crate::panel::step(&h), 5);
+    click_at(&mut h, state_mark.center());
+    assert_eq!(crate::panel::step(&h), 5);
+    // The activity's, hovered then clicked, likewise (and selects it).
+    h.hover_at(lane_mark.center());
+    h.run();
+    h.get_by_label("search-1's content breaks its schema");
+    h.get_by_label("at /found");
+    click_at(&mut h, lane_mark.center());
+    assert_eq!(crate::panel::step(&h), 3);
+    assert_eq!(h.state().state.selected_activity(), Some("search-1"));
+}

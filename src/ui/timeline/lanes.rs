@@ -515,20 +515,8 @@ fn schema_marks_ui(
     doc: &Doc,
     activity: &ActivityLane,
 ) {
-    let color = theme::schema_color(visuals);
-    let half = theme::LANE_HEIGHT * 0.16;
-    let y = rect.top() + half + 1.0;
-    let mut last_x = f32::NEG_INFINITY;
-    for step in crate::app_model::schemas::finding_steps(doc, &activity.message_id) {
-        let x = axis.x_from_step(step.get() as f64);
-        // One per pixel column.
-        if x - last_x < 1.0 {
-            continue;
-        }
-        last_x = x;
-        let square = Rect::from_center_size(egui::pos2(x, y), egui::vec2(half * 2.0, half * 2.0));
-        painter.rect_filled(square, 0.0, color);
-    }
+    let id = Some(activity.message_id.as_str());
+    super::schema_marks::paint_schema_marks(painter, visuals, axis, rect, doc, id);
 }
 
 /// The row of the current event's lane when the cursor moved since the

@@ -31,6 +31,7 @@ mod marks;
 mod mesh;
 mod plot;
 mod range;
+mod schema_marks;
 mod strips;
 mod toolbar;
 

@@ -13,6 +13,7 @@ use super::hover::Hover;
 use super::lanes::{content_height, lanes_ui};
 use super::marks;
 use super::range::{bin_steps, follow_playhead, pan_range, step_at, visible_bins, zoom_range};
+use super::schema_marks;
 use super::strips::{paint_ruler, paint_ticks, strip_labels_ui, tick_at};
 use crate::app_model::command::Command;
 use crate::app_model::document::Doc;
@@ -103,6 +104,9 @@ pub(super) fn plot_ui(
         ),
         None => Vec::new(),
     };
+    // Issue 42: the state's schema findings, over the Diagnostics row (the
+    // state has no lane).
+    schema_marks::paint_schema_marks(&painter, ui.visuals(), &axis, ticks_rect, doc, None);
     ui.advance_cursor_after_rect(strips);
 
     let lanes = lanes_ui(
@@ -144,7 +148,14 @@ pub(super) fn plot_ui(
     if response.clicked()
         && let Some(pos) = response.interact_pointer_pos()
     {
-        if let Some((lane, mark)) = lanes.hit(pos) {
+        if let Some(finding) = schema_marks::finding_at(ui.ctx(), doc, pos) {
+            let (step, activity) = schema_marks::go_to(finding);
+            if activity.is_some() {
+                commands.push(Command::SelectActivity(activity));
+            }
+            commands.push(Command::Time(TimeCommand::Set(step)));
+            playhead = step;
+        } else if let Some((lane, mark)) = lanes.hit(pos) {
             let id = doc.timeline.index().lanes()[lane].message_id.clone();
             commands.push(Command::SelectActivity(Some(id)));
             commands.push(Command::Time(TimeCommand::Set(mark.seq)));
@@ -193,6 +204,10 @@ pub(super) fn plot_ui(
             let Some(pos) = ui.ctx().pointer_hover_pos() else {
                 return;
             };
+            if let Some(finding) = schema_marks::finding_at(ui.ctx(), doc, pos) {
+                schema_marks::finding_ui(ui, finding);
+                return;
+            }
             let hover = Hover {
                 doc,
                 axis: &axis,
