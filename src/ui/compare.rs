@@ -363,20 +363,29 @@ pub(super) fn diff_scope_ui(
 
 /// The centre's tab bar: the conversation, or the diff.
 pub fn central_tabs_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) {
-    ui.horizontal(|ui| {
+    // Wrapped, never wider than the centre: a row wider than it widened
+    // everything under it, which the side panel then cut (issue 43).
+    ui.horizontal_wrapped(|ui| {
+        ui.spacing_mut().item_spacing.x = 2.0;
+        ui.spacing_mut().button_padding.x = 3.0;
         let mut tabs = vec![
-            (CentralTab::Conversation, "Conversation"),
-            (CentralTab::Diff, "Diff A..B"),
-            (CentralTab::Timing, "Timing"),
+            (CentralTab::Conversation, "Conversation", None),
+            (CentralTab::Diff, "Diff A..B", None),
+            (CentralTab::Timing, "Timing", None),
         ];
         if state.compare_with().is_open() {
-            tabs.push((CentralTab::Compare, "Compare with B"));
+            tabs.push((
+                CentralTab::Compare,
+                "Compare",
+                Some("This stream (A) beside the one of File › Compare with… (B)"),
+            ));
         }
-        for (tab, label) in tabs {
-            if ui
-                .selectable_label(state.central_tab() == tab, label)
-                .clicked()
-            {
+        for (tab, label, hover) in tabs {
+            let mut response = ui.selectable_label(state.central_tab() == tab, label);
+            if let Some(hover) = hover {
+                response = response.on_hover_text(hover);
+            }
+            if response.clicked() {
                 commands.push(Command::ShowCentral(tab));
             }
         }

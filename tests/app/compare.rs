@@ -159,9 +159,10 @@ fn a_file_that_cannot_be_compared_says_why() {
     assert_eq!(h.state().state.central_tab(), CentralTab::Conversation);
 }
 
-// Issue 43: below about 1400 px the patch column was cut ("Patc", "Cop").
+// Issue 43: below about 1400 px the patch column was cut ("Patc", "Cop"),
+// and at 1024×700 the tab row and the header ran under the side panel.
 #[test]
-fn the_comparisons_patch_shows_whole_in_a_small_window() {
+fn the_comparison_shows_whole_in_a_small_window() {
     let compared_at = |width: f32, height: f32| {
         let mut h = crate::panel::harness_sized(ReplayApp::with_file(&demo()), width, height);
         h.state_mut()
@@ -178,13 +179,36 @@ fn the_comparisons_patch_shows_whole_in_a_small_window() {
     for (width, height) in [(1024.0, 700.0), (1400.0, 900.0)] {
         let h = compared_at(width, height);
         let right = width - h.state().layout.widths().inspector.unwrap_or(0.0);
-        for label in ["Patch from A to B", "Copy patch"] {
-            let rect = h.get_by_label(label).rect();
-            let whole = roomy.get_by_label(label).rect();
+        for label in [
+            "Patch from A to B",
+            "Copy patch",
+            "Compare",
+            "A: demo.jsonl",
+            "B: inserted.jsonl",
+            "Full width",
+            "Close comparison",
+            "Next difference",
+        ] {
+            // Each widget so labelled ("Compare": the tab and the scope's).
+            let rects = |h: &Harness<'static, ReplayApp>| {
+                let mut rects: Vec<egui::Rect> = h
+                    .query_all_by_label(label)
+                    .map(|node| node.rect())
+                    .collect();
+                rects.sort_by(|a, b| a.top().total_cmp(&b.top()));
+                rects
+            };
+            let (shown, wholes) = (rects(&h), rects(&roomy));
             assert!(
-                rect.right() <= right && (rect.width() - whole.width()).abs() < 0.5,
-                "{width}: {label} at {rect:?} is cut by the centre's edge at {right} (whole: {whole:?})"
+                !shown.is_empty() && shown.len() == wholes.len(),
+                "{width}: {label}"
             );
+            for (rect, whole) in shown.iter().zip(&wholes) {
+                assert!(
+                    rect.right() <= right && (rect.width() - whole.width()).abs() < 0.5,
+                    "{width}: {label} at {rect:?} is cut by the centre's edge at {right} (whole: {whole:?})"
+                );
+            }
         }
     }
 }

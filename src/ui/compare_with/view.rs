@@ -73,16 +73,16 @@ fn header_ui(
             ("A", a, comparison.outcomes[0]),
             ("B", &*compared.doc, comparison.outcomes[1]),
         ] {
-            ui.label(RichText::new(format!("{side}: {}", side_name(doc))).strong())
+            // Each part whole, on the next row when this one is full.
+            let name = RichText::new(format!("{side}: {}", side_name(doc))).strong();
+            ui.add(egui::Label::new(name).extend())
                 .on_hover_text(doc.path.display().to_string());
             let ended = match fatal {
                 Some(seq) => format!("failed at step {seq}"),
                 None => outcome.as_str().to_owned(),
             };
-            ui.weak(format!(
-                "{}, {ended}",
-                words::count(doc.num_events(), "event", "events")
-            ));
+            let events = words::count(doc.num_events(), "event", "events");
+            ui.add(egui::Label::new(RichText::new(format!("{events}, {ended}")).weak()).extend());
             ui.separator();
         }
         let mut wide = state_wide;
