@@ -210,5 +210,27 @@ fn the_comparison_shows_whole_in_a_small_window() {
                 );
             }
         }
+        // The tab scrolls down to the patch, above the timeline.
+        let mut h = h;
+        let centre = egui::pos2(
+            right - 60.0,
+            h.get_by_label("Full width").rect().bottom() + 20.0,
+        );
+        h.hover_at(centre);
+        h.run();
+        h.event(egui::Event::MouseWheel {
+            unit: egui::MouseWheelUnit::Line,
+            delta: egui::vec2(0.0, -40.0),
+            phase: egui::TouchPhase::Move,
+            source: egui::MouseWheelSource::Unknown,
+            modifiers: egui::Modifiers::NONE,
+        });
+        h.run_steps(20);
+        let timeline_top = h.get_by_label("Steps").rect().top();
+        let copy = h.get_by_label("Copy patch").rect();
+        assert!(
+            copy.bottom() < timeline_top,
+            "{width}: Copy patch at {copy:?}, the timeline from {timeline_top}"
+        );
     }
 }

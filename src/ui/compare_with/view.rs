@@ -36,16 +36,33 @@ pub fn compare_view_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command
     let comparison = &compared.comparison;
     let a_step = state.step();
     let b_step = compared.b_step(a_step);
-    header_ui(ui, doc, compared, state.wide_diff(), commands);
-    navigation_ui(ui, comparison, a_step, b_step, commands);
-    ui.add_space(4.0);
-    strips::strips_ui(ui, comparison, a_step, b_step, commands);
-    legend_ui(ui);
-    ui.separator();
-    steps_ui(ui, doc, compared, a_step, b_step);
-    scope_ui(ui, state, commands);
-    diff_ui(ui, compared, a_step, b_step, commands);
+    // In a small window the parts above leave the two sides and the patch
+    // too little room: the tab scrolls, and they keep their least height
+    // (issue 43: at 1024×700 the patch was out of reach).
+    let viewport_height = ui.available_height();
+    egui::ScrollArea::vertical()
+        .id_salt("compare_view")
+        .auto_shrink(false)
+        .show(ui, |ui| {
+            let top = ui.min_rect().top();
+            header_ui(ui, doc, compared, state.wide_diff(), commands);
+            navigation_ui(ui, comparison, a_step, b_step, commands);
+            ui.add_space(4.0);
+            strips::strips_ui(ui, comparison, a_step, b_step, commands);
+            legend_ui(ui);
+            ui.separator();
+            steps_ui(ui, doc, compared, a_step, b_step);
+            scope_ui(ui, state, commands);
+            let used = ui.cursor().top() - top;
+            let height = (viewport_height - used).max(MIN_DIFF_HEIGHT);
+            ui.allocate_ui(egui::vec2(ui.available_width(), height), |ui| {
+                diff_ui(ui, compared, a_step, b_step, commands);
+            });
+        });
 }
+
+/// The least height of the two sides and the patch.
+const MIN_DIFF_HEIGHT: f32 = 320.0;
 
 fn side_name(doc: &Doc) -> String {
     let name = doc.path.file_name().map_or_else(
