@@ -557,3 +557,20 @@ fn the_diff_lays_out_whole_in_a_small_window() {
         }
     }
 }
+
+// Issue 43: the event list's columns kept the widths of a wider window
+// when it was made smaller, cutting the types.
+#[test]
+fn the_event_list_lays_out_its_columns_again_in_a_smaller_window() {
+    let fresh = demo_at(1024.0, 700.0);
+    let mut resized = demo_at(1400.0, 900.0);
+    resized.set_size(egui::vec2(1024.0, 700.0));
+    crate::panel::settle(&mut resized);
+    let width = |h: &Harness<'static, ReplayApp>| rect_of(h, "ACTIVITY_SNAPSHOT").width();
+    assert!(
+        (width(&resized) - width(&fresh)).abs() < 0.5,
+        "resized {} against {} opened at that size",
+        width(&resized),
+        width(&fresh)
+    );
+}

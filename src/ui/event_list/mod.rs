@@ -80,6 +80,15 @@ fn table_ui(ui: &mut egui::Ui, doc: &Doc, state: &AppState, commands: &mut Vec<C
     let room = (ui.available_width() - seq_width - millis_width - 14.0).max(0.0);
     let type_width = widest_type_width(ui, doc).clamp(60.0, (room - 100.0).max(60.0));
     let id_width = ((room - type_width) * 0.35).clamp(40.0, 90.0);
+    // A panel of another width (the window resized, the splitter dragged)
+    // lays its columns out afresh: the widths kept from a wider one cut
+    // the types (issue 43).
+    let width_id = egui::Id::unique("event_list_width");
+    let width = ui.available_width().round();
+    let relayout = ui.data(|d| d.get_temp::<f32>(width_id)) != Some(width);
+    if relayout {
+        ui.data_mut(|d| d.insert_temp(width_id, width));
+    }
     let mut builder = TableBuilder::new(ui)
         .id_salt("event-table")
         .striped(true)
@@ -95,6 +104,9 @@ fn table_ui(ui: &mut egui::Ui, doc: &Doc, state: &AppState, commands: &mut Vec<C
         .column(Column::exact(14.0));
     if let Some((row, align)) = scroll_to {
         builder = builder.scroll_to_row(row, align);
+    }
+    if relayout {
+        builder.reset();
     }
     let invented = doc.timing.is_invented();
     let mut clicked = None;
