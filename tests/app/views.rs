@@ -431,8 +431,14 @@ fn hovering_a_code_in_the_inspector_shows_its_rule() {
         .rule("R14")
         .expect("R14 is in the reference");
     assert_eq!(harness.query_all_by_label(&r14.plain_text()).count(), 0);
+    // Under "this event" (issue 43: above the fold) and under the current
+    // event: each shows its rule on hover; the first is hovered.
+    let codes = harness.query_all_by_label("warning activity.patch.failed");
+    assert_eq!(codes.count(), 2);
     harness
-        .get_by_label("warning activity.patch.failed")
+        .query_all_by_label("warning activity.patch.failed")
+        .next()
+        .expect("the code")
         .hover();
     harness.run();
     harness.get_by_label(&r14.plain_text());

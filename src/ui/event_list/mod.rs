@@ -245,7 +245,7 @@ fn severity_icon_ui(ui: &mut egui::Ui, diagnostics: &[Diagnostic]) {
 
 /// The width of the widest name of a type the stream holds.
 fn widest_type_width(ui: &egui::Ui, doc: &Doc) -> f32 {
-    let last = Seq::new(doc.num_events() as u64);
+    let last = Seq::new(doc.num_events());
     doc.timeline
         .index()
         .counts(Seq::new(1)..=last)
