@@ -141,25 +141,31 @@ pub fn attach_findings(doc: &mut Doc, set: Option<Arc<SchemaSet>>) {
     doc.set_schema_findings(findings);
 }
 
-/// Validates the events the document got since its findings were set (a
-/// live recording followed, a stream indexed in the background: issue 42),
-/// without replaying the others again; returns whether a finding was
-/// added.
-pub fn check_new_events(doc: &mut Doc) -> bool {
+/// Events of a stream that grew validated per frame (about 20 ms).
+pub const EVENTS_PER_FRAME: usize = 5_000;
+
+/// Validates up to `max_events` of the events the document got since its
+/// findings were set (a live recording followed, a stream indexed in the
+/// background: issue 42), without replaying the others again. Returns
+/// `(changed, behind)`: whether a finding was added, and whether events
+/// are still to be checked.
+pub fn check_new_events(doc: &mut Doc, max_events: usize) -> (bool, bool) {
+    let num_events = doc.timeline.len();
     let Some((set, check)) = &mut doc.schema_check else {
-        return false;
+        return (false, false);
     };
-    if check.num_seen() >= doc.timeline.len() {
-        return false;
+    if check.num_seen() >= num_events {
+        return (false, false);
     }
     let before = check.diagnostics().len();
-    check.feed(set, doc.timeline.events());
+    check.feed_some(set, doc.timeline.events(), max_events);
+    let behind = check.num_seen() < num_events;
     if check.diagnostics().len() == before {
-        return false;
+        return (false, behind);
     }
     let findings = check.diagnostics().to_vec();
     doc.set_schema_findings(findings);
-    true
+    (true, behind)
 }
 
 /// The findings at `step` about message `id` (`None`: about the state).
@@ -174,14 +180,6 @@ pub fn findings_at<'d>(
         .iter()
         .take_while(move |d| d.seq == step)
         .filter(move |d| d.message_id.as_deref() == id)
-}
-
-/// The steps of the findings about activity `id`, for its lane's marks.
-pub fn finding_steps<'d>(doc: &'d Doc, id: &'d str) -> impl Iterator<Item = Seq> + 'd {
-    doc.schema_findings
-        .iter()
-        .filter(move |d| d.message_id.as_deref() == Some(id))
-        .map(|d| d.seq)
 }
 
 /// The pointer of a finding inside the activity's content (`/found` for
@@ -299,7 +297,6 @@ mod tests {
         assert!(expectation(finding).contains("\"integer\""));
         assert_eq!(findings_at(&doc, Seq::new(3), Some("s1")).count(), 1);
         assert_eq!(findings_at(&doc, Seq::new(4), Some("s1")).count(), 0);
-        assert_eq!(finding_steps(&doc, "s1").collect::<Vec<_>>(), [Seq::new(3)]);
 
         let inferred = dir.join("inferred");
         let written = infer_into(&doc, &inferred).expect("infer");

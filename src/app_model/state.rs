@@ -808,8 +808,9 @@ impl AppState {
         changed
     }
 
-    /// Waits until the background indexing (and the profiles' comparison)
-    /// of the open document is done (tests, `bench ui`).
+    /// Waits until the background indexing (and the profiles' comparison,
+    /// and the schema folder's check) of the open document is done (tests,
+    /// `bench ui`).
     pub fn wait_for_indexing(&mut self) {
         while let Some(update) = self
             .doc
@@ -822,6 +823,8 @@ impl AppState {
         if let Some(doc) = &mut self.doc {
             doc.indexing = None;
         }
+        // And the events indexed checked against the schema folder.
+        self.advance_schema_check(usize::MAX);
     }
 
     /// Shows what the indexing thread sent: a longer timeline, the whole
@@ -887,11 +890,6 @@ impl AppState {
     /// end if asked to, and the view is computed again (the replay, and its
     /// diagnostics, may have changed under it).
     pub(super) fn stream_changed(&mut self) {
-        // Issue 42: the events that arrived are checked against the schema
-        // folder too, not only those read at the open.
-        if let Some(doc) = &mut self.doc {
-            check_new_events(doc);
-        }
         let (num_events, live) = self
             .doc
             .as_ref()
@@ -948,6 +946,7 @@ impl AppState {
         }
         repaint.now |= self.tick_playback(dt_seconds);
         repaint.now |= self.advance_search(crate::app_model::search::EVENTS_PER_FRAME);
+        repaint.now |= self.advance_schema_check(crate::app_model::schemas::EVENTS_PER_FRAME);
         if self.search.poll_list() {
             // A "find all" on its thread: its progress, now and then.
             repaint.within(crate::app_model::search::LIST_POLL);
@@ -962,6 +961,21 @@ impl AppState {
             repaint.within(std::time::Duration::from_secs(1));
         }
         repaint
+    }
+
+    /// Checks about `budget` of the events that arrived since the open
+    /// against the schema folder (issue 42: a live recording, a stream
+    /// indexed in the background), a slice per frame; returns whether some
+    /// are still to be checked.
+    pub fn advance_schema_check(&mut self, budget: usize) -> bool {
+        let Some(doc) = &mut self.doc else {
+            return false;
+        };
+        let (changed, behind) = check_new_events(doc, budget);
+        if changed {
+            self.generation += 1;
+        }
+        behind
     }
 
     /// Runs the search for about `budget` events; a match moves the cursor.

@@ -163,9 +163,24 @@ impl ObservedReplay {
     pub fn feed<E: RawEvents + ?Sized>(
         &mut self,
         log: &E,
+        see: impl FnMut(Seq, Target<'_>, &Value),
+    ) {
+        self.feed_some(log, usize::MAX, see);
+    }
+
+    /// [`Self::feed`], for at most `max_events` events (a slice of a
+    /// frame's work).
+    pub fn feed_some<E: RawEvents + ?Sized>(
+        &mut self,
+        log: &E,
+        max_events: usize,
         mut see: impl FnMut(Seq, Target<'_>, &Value),
     ) {
-        let new = self.num_seen..log.len().max(self.num_seen);
+        let end = log
+            .len()
+            .min(self.num_seen.saturating_add(max_events))
+            .max(self.num_seen);
+        let new = self.num_seen..end;
         self.replayer.reserve(new.len());
         let replayer = &mut self.replayer;
         for_each_parsed_in(log, new.clone(), |_, _, parsed| {

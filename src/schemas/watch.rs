@@ -211,10 +211,22 @@ impl StreamCheck {
 
     /// Validates the events of `log` after those seen.
     pub fn feed<E: RawEvents + ?Sized>(&mut self, schemas: &SchemaSet, log: &E) {
+        self.feed_some(schemas, log, usize::MAX);
+    }
+
+    /// [`Self::feed`], for at most `max_events` events (a slice of a
+    /// frame's work).
+    pub fn feed_some<E: RawEvents + ?Sized>(
+        &mut self,
+        schemas: &SchemaSet,
+        log: &E,
+        max_events: usize,
+    ) {
         let watch = &mut self.watch;
-        self.replay.feed(log, |seq, target, value| {
-            watch.see(schemas, seq, target, value);
-        });
+        self.replay
+            .feed_some(log, max_events, |seq, target, value| {
+                watch.see(schemas, seq, target, value);
+            });
     }
 
     /// How many events of the stream were validated.

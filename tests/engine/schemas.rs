@@ -435,4 +435,12 @@ fn a_stream_validated_as_it_grows_finds_what_one_pass_finds() {
         stream_check.feed(&set, &grown);
         assert_eq!(stream_check.diagnostics(), whole.as_slice());
     }
+    // A slice at a time (the app checks a slice per frame).
+    let all = log(&events);
+    let mut sliced = StreamCheck::new(&set, Replayer::new(Options::default()), None);
+    for seen in 1..=events.len() {
+        sliced.feed_some(&set, &all, 1);
+        assert_eq!(sliced.num_seen(), seen);
+    }
+    assert_eq!(sliced.diagnostics(), whole.as_slice());
 }
