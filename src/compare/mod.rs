@@ -27,8 +27,9 @@
 //! File › Compare with… reads the same [`StreamComparison`].
 
 use std::borrow::Cow;
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::BTreeSet;
 use std::hash::{Hash, Hasher};
+use std::sync::mpsc::{Receiver, sync_channel};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
@@ -40,6 +41,7 @@ use serde_json::{Map, Value, json};
 use crate::diagnostic::Seq;
 use crate::diff::DiffScope;
 use crate::input::RawEvents;
+use crate::protocol::{ParseOutcome, parse_event};
 use crate::replay::{Outcome, Replayer};
 
 mod align;
@@ -415,7 +417,14 @@ impl EventKey {
 
 impl Keys {
     fn intern(&mut self, key: &KeyFields<'_>) -> u32 {
-        let members = key.members();
+        self.intern_members(key.members())
+    }
+
+    fn intern_key(&mut self, key: &EventKey) -> u32 {
+        self.intern_members(key.members())
+    }
+
+    fn intern_members(&mut self, members: [Option<&str>; 3]) -> u32 {
         let mut hasher = rustc_hash::FxHasher::default();
         members.hash(&mut hasher);
         let ids = self.by_hash.entry(hasher.finish()).or_default();
@@ -485,33 +494,54 @@ fn read_keys(events: &dyn RawEvents, keys: &mut Keys) -> Vec<u32> {
     read
 }
 
-/// Reads a stream's events in order, a chunk at a time.
-struct EventCursor<'a> {
-    events: &'a dyn RawEvents,
-    next: usize,
-    buffer: VecDeque<Vec<u8>>,
+/// A stream's events in order, each with what it reads as, read and parsed
+/// ahead on a thread of its own (issue 40: the replay's thread only
+/// applies), a batch at a time.
+struct EventCursor {
+    batches: Receiver<Vec<(Vec<u8>, ParseOutcome)>>,
+    batch: std::vec::IntoIter<(Vec<u8>, ParseOutcome)>,
 }
 
-impl<'a> EventCursor<'a> {
-    const CHUNK: usize = 4096;
+impl EventCursor {
+    const BATCH: usize = 1024;
 
-    fn new(events: &'a dyn RawEvents) -> Self {
+    fn spawn<'scope>(
+        scope: &'scope std::thread::Scope<'scope, '_>,
+        events: &'scope dyn RawEvents,
+    ) -> Self {
+        let (sender, batches) = sync_channel(4);
+        scope.spawn(move || {
+            let mut next = 0;
+            while next < events.len() {
+                let end = (next + Self::BATCH).min(events.len());
+                let mut batch = Vec::with_capacity(end - next);
+                events.for_each_raw(next..end, &mut |_, raw| {
+                    batch.push((raw.to_vec(), parse_event(raw)));
+                });
+                if sender.send(batch).is_err() {
+                    return;
+                }
+                next = end;
+            }
+        });
         Self {
-            events,
-            next: 0,
-            buffer: VecDeque::new(),
+            batches,
+            batch: Vec::new().into_iter(),
         }
     }
 
-    fn take(&mut self) -> Vec<u8> {
-        if self.buffer.is_empty() {
-            let end = (self.next + Self::CHUNK).min(self.events.len());
-            let buffer = &mut self.buffer;
-            self.events
-                .for_each_raw(self.next..end, &mut |_, raw| buffer.push_back(raw.to_vec()));
-            self.next = end;
+    /// The next event: its bytes and what they read as.
+    fn take(&mut self) -> (Vec<u8>, ParseOutcome) {
+        loop {
+            if let Some(next) = self.batch.next() {
+                return next;
+            }
+            match self.batches.recv() {
+                Ok(batch) => self.batch = batch.into_iter(),
+                // Past the end (the alignment has every event once).
+                Err(_) => return (Vec::new(), parse_event(b"")),
+            }
         }
-        self.buffer.pop_front().unwrap_or_default()
     }
 }
 
@@ -715,9 +745,29 @@ pub fn compare(a: Side<'_>, b: Side<'_>) -> StreamComparison {
 /// [`compare`], with `limit` for the alignment's search instead of
 /// [`ALIGNMENT_TIME_LIMIT`].
 pub fn compare_within(a: Side<'_>, b: Side<'_>, limit: Duration) -> StreamComparison {
-    let mut keys = Keys::default();
-    let keys_a = read_keys(a.events, &mut keys);
-    let keys_b = read_keys(b.events, &mut keys);
+    // The two streams' keys are read on two threads, each into a table of
+    // its own, then B's numbered as A's table numbers them.
+    let ((mut keys, keys_a), (keys_of_b, mut keys_b)) = std::thread::scope(|scope| {
+        let b_side = scope.spawn(|| {
+            let mut keys = Keys::default();
+            let read = read_keys(b.events, &mut keys);
+            (keys, read)
+        });
+        let mut keys = Keys::default();
+        let read_a = read_keys(a.events, &mut keys);
+        let read_b = b_side
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        ((keys, read_a), read_b)
+    });
+    let as_in_a: Vec<u32> = keys_of_b
+        .keys
+        .iter()
+        .map(|key| keys.intern_key(key))
+        .collect();
+    for key in &mut keys_b {
+        *key = as_in_a[*key as usize];
+    }
     let (rows, alignment_exact) = align::rows(&keys_a, &keys_b, Instant::now() + limit);
 
     let mut alignment = Alignment {
@@ -728,7 +778,6 @@ pub fn compare_within(a: Side<'_>, b: Side<'_>, limit: Duration) -> StreamCompar
     };
     let mut differences = Vec::new();
     let (mut replay_a, mut replay_b) = (a.start, b.start);
-    let (mut cursor_a, mut cursor_b) = (EventCursor::new(a.events), EventCursor::new(b.events));
     let mut seen = [Seen::of(&mut replay_a), Seen::of(&mut replay_b)];
     let mut tracker = Tracker::default();
     tracker.full(&replay_a, &replay_b, &seen);
@@ -774,88 +823,92 @@ pub fn compare_within(a: Side<'_>, b: Side<'_>, limit: Duration) -> StreamCompar
         &replay_b,
         &mut first_state_divergence,
     );
-    for row in rows {
-        match row {
-            Row::Both(i, j) => {
-                let (raw_a, raw_b) = (cursor_a.take(), cursor_b.take());
-                let same = same_event(&raw_a, &raw_b);
-                let event_match = if same {
-                    EventMatch::Same
-                } else {
-                    EventMatch::Changed
-                };
-                alignment.matches_a[i] = event_match;
-                alignment.matches_b[j] = event_match;
-                alignment.b_of_a[i + 1] = Seq::from_index(j);
-                alignment.a_of_b[j + 1] = Seq::from_index(i);
-                if !same {
-                    let before = comparable(&raw_a).0.unwrap_or(Value::Null);
-                    let after = comparable(&raw_b).0.unwrap_or(Value::Null);
-                    differences.push(EventDifference {
-                        kind: DifferenceKind::Changed,
-                        a: Seq::from_index(i),
-                        b: Seq::from_index(j),
-                        key: keys.keys[keys_a[i] as usize].clone(),
-                        patch: Some(json_patch::diff(&before, &after)),
-                    });
+    std::thread::scope(|scope| {
+        let mut cursor_a = EventCursor::spawn(scope, a.events);
+        let mut cursor_b = EventCursor::spawn(scope, b.events);
+        for row in rows {
+            match row {
+                Row::Both(i, j) => {
+                    let ((raw_a, parsed_a), (raw_b, parsed_b)) = (cursor_a.take(), cursor_b.take());
+                    let same = same_event(&raw_a, &raw_b);
+                    let event_match = if same {
+                        EventMatch::Same
+                    } else {
+                        EventMatch::Changed
+                    };
+                    alignment.matches_a[i] = event_match;
+                    alignment.matches_b[j] = event_match;
+                    alignment.b_of_a[i + 1] = Seq::from_index(j);
+                    alignment.a_of_b[j + 1] = Seq::from_index(i);
+                    if !same {
+                        let before = comparable(&raw_a).0.unwrap_or(Value::Null);
+                        let after = comparable(&raw_b).0.unwrap_or(Value::Null);
+                        differences.push(EventDifference {
+                            kind: DifferenceKind::Changed,
+                            a: Seq::from_index(i),
+                            b: Seq::from_index(j),
+                            key: keys.keys[keys_a[i] as usize].clone(),
+                            patch: Some(json_patch::diff(&before, &after)),
+                        });
+                    }
+                    replay_a.apply(parsed_a);
+                    replay_b.apply(parsed_b);
                 }
-                replay_a.apply_bytes(&raw_a);
-                replay_b.apply_bytes(&raw_b);
+                Row::OnlyA(i) => {
+                    let (_, parsed) = cursor_a.take();
+                    alignment.b_of_a[i + 1] = replay_b.step();
+                    differences.push(EventDifference {
+                        kind: DifferenceKind::OnlyInA,
+                        a: Seq::from_index(i),
+                        b: replay_b.step(),
+                        key: keys.keys[keys_a[i] as usize].clone(),
+                        patch: None,
+                    });
+                    replay_a.apply(parsed);
+                }
+                Row::OnlyB(j) => {
+                    let (_, parsed) = cursor_b.take();
+                    alignment.a_of_b[j + 1] = replay_a.step();
+                    differences.push(EventDifference {
+                        kind: DifferenceKind::OnlyInB,
+                        a: replay_a.step(),
+                        b: Seq::from_index(j),
+                        key: keys.keys[keys_b[j] as usize].clone(),
+                        patch: None,
+                    });
+                    replay_b.apply(parsed);
+                }
             }
-            Row::OnlyA(i) => {
-                let raw = cursor_a.take();
-                alignment.b_of_a[i + 1] = replay_b.step();
-                differences.push(EventDifference {
-                    kind: DifferenceKind::OnlyInA,
-                    a: Seq::from_index(i),
-                    b: replay_b.step(),
-                    key: keys.keys[keys_a[i] as usize].clone(),
-                    patch: None,
-                });
-                replay_a.apply_bytes(&raw);
+            tracker.update(&mut seen, &mut replay_a, &mut replay_b);
+            #[cfg(test)]
+            {
+                // What the shortcut finds is what comparing everything finds.
+                let mut everything = Tracker::default();
+                let fresh = [
+                    Seen::of(&mut replay_a.clone()),
+                    Seen::of(&mut replay_b.clone()),
+                ];
+                everything.full(&replay_a, &replay_b, &fresh);
+                assert_eq!(
+                    (
+                        &everything.messages,
+                        everything.message_order(),
+                        everything.state
+                    ),
+                    (&tracker.messages, tracker.message_order(), tracker.state),
+                    "at A {} / B {}",
+                    replay_a.step(),
+                    replay_b.step()
+                );
             }
-            Row::OnlyB(j) => {
-                let raw = cursor_b.take();
-                alignment.a_of_b[j + 1] = replay_a.step();
-                differences.push(EventDifference {
-                    kind: DifferenceKind::OnlyInB,
-                    a: replay_a.step(),
-                    b: Seq::from_index(j),
-                    key: keys.keys[keys_b[j] as usize].clone(),
-                    patch: None,
-                });
-                replay_b.apply_bytes(&raw);
-            }
-        }
-        tracker.update(&mut seen, &mut replay_a, &mut replay_b);
-        #[cfg(test)]
-        {
-            // What the shortcut finds is what comparing everything finds.
-            let mut everything = Tracker::default();
-            let fresh = [
-                Seen::of(&mut replay_a.clone()),
-                Seen::of(&mut replay_b.clone()),
-            ];
-            everything.full(&replay_a, &replay_b, &fresh);
-            assert_eq!(
-                (
-                    &everything.messages,
-                    everything.message_order(),
-                    everything.state
-                ),
-                (&tracker.messages, tracker.message_order(), tracker.state),
-                "at A {} / B {}",
-                replay_a.step(),
-                replay_b.step()
+            note_state(
+                &mut tracker,
+                &replay_a,
+                &replay_b,
+                &mut first_state_divergence,
             );
         }
-        note_state(
-            &mut tracker,
-            &replay_a,
-            &replay_b,
-            &mut first_state_divergence,
-        );
-    }
+    });
     // The end-of-stream checks (R44…) may change nothing of the document,
     // but a stream's end is where the final states are read.
     replay_a.finish();
