@@ -136,7 +136,8 @@ pub(super) fn text(
         writeln!(
             out,
             "the alignment is approximate: the streams differ too much for the shortest one \
-             to be found within {} s",
+             to be searched for (a stretch of events with no id they share once each, or \
+             over {} s of search)",
             crate::compare::ALIGNMENT_TIME_LIMIT.as_secs()
         )?;
     }

@@ -67,6 +67,140 @@ fn is_blank(line: &[u8]) -> bool {
     line.iter().all(u8::is_ascii_whitespace)
 }
 
+/// JSON lines read from a file a chunk of events at a time (issue 40: an
+/// import streams a file of any size in bounded memory): the events of
+/// [`event_lines`] over the whole file, in order, in [`EventLog`]s of
+/// about [`LineChunks::BLOCK`] bytes.
+pub struct LineChunks<R> {
+    reader: R,
+    block: usize,
+    /// Bytes read and not yet handed out: the start of a line.
+    pending: Vec<u8>,
+    at_start: bool,
+    done: bool,
+}
+
+impl<R: std::io::Read> LineChunks<R> {
+    /// How many bytes are read at a time.
+    pub const BLOCK: usize = 8 << 20;
+
+    /// The lines of `reader`, from its start.
+    pub fn new(reader: R) -> Self {
+        Self::with_block(reader, Self::BLOCK)
+    }
+
+    /// The lines of `reader`, read `block` bytes at a time.
+    pub fn with_block(reader: R, block: usize) -> Self {
+        Self {
+            reader,
+            block: block.max(1),
+            pending: Vec::new(),
+            at_start: true,
+            done: false,
+        }
+    }
+
+    /// Reads up to a block more; `false` at the end of the input.
+    fn fill(&mut self) -> std::io::Result<bool> {
+        let before = self.pending.len();
+        self.pending.resize(before + self.block, 0);
+        let mut read = 0;
+        // A short read is not the end: read until the block is full or
+        // the input ends.
+        while before + read < self.pending.len() {
+            match self.reader.read(&mut self.pending[before + read..]) {
+                Ok(0) => break,
+                Ok(n) => read += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    self.pending.truncate(before);
+                    return Err(e);
+                }
+            }
+        }
+        self.pending.truncate(before + read);
+        Ok(read > 0)
+    }
+}
+
+impl<R: std::io::Read> Iterator for LineChunks<R> {
+    type Item = std::io::Result<EventLog>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while !self.done {
+            let more = match self.fill() {
+                Ok(more) => more,
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
+            };
+            if self.at_start {
+                if more && self.pending.len() < 3 {
+                    continue;
+                }
+                // The first three bytes hold the byte-order mark, if any.
+                let bom = bom_len(&self.pending);
+                self.pending.drain(..bom);
+                self.at_start = false;
+            }
+            // The complete lines, or at the end every line.
+            let end = if more {
+                match self.pending.iter().rposition(|&b| b == b'\n') {
+                    Some(at) => at + 1,
+                    None => continue,
+                }
+            } else {
+                self.done = true;
+                self.pending.len()
+            };
+            let mut events = EventLog::default();
+            let whole = &self.pending[..end];
+            events.reserve_bytes(whole.len());
+            for line in whole.split(|&b| b == b'\n').filter(|line| !is_blank(line)) {
+                events.push(line);
+            }
+            self.pending.drain(..end);
+            if !events.is_empty() {
+                return Some(Ok(events));
+            }
+        }
+        None
+    }
+}
+
+/// How many events [`LineChunks`] reads from `reader` (its lines that are
+/// not white space alone), counted without keeping them.
+pub fn count_lines(mut reader: impl std::io::Read) -> std::io::Result<u64> {
+    use std::io::Read as _;
+    let mut count = 0;
+    let mut in_event = false;
+    let mut count_in = |bytes: &[u8]| {
+        for &b in bytes {
+            if b == b'\n' {
+                count += u64::from(in_event);
+                in_event = false;
+            } else if !b.is_ascii_whitespace() {
+                in_event = true;
+            }
+        }
+    };
+    // The first three bytes, which hold the byte-order mark, if any.
+    let mut head = Vec::with_capacity(3);
+    (&mut reader).take(3).read_to_end(&mut head)?;
+    count_in(&head[bom_len(&head)..]);
+    let mut block = vec![0; 1 << 20];
+    loop {
+        match reader.read(&mut block) {
+            Ok(0) => break,
+            Ok(n) => count_in(&block[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(count + u64::from(in_event))
+}
+
 /// A JSON array of events, read element by element so that a truncated or
 /// damaged array still yields every element before the damage; the rest of
 /// the text becomes one more event, which the replay reports as unparseable.
@@ -266,6 +400,40 @@ mod tests {
             let in_place = read_lines_in_place(input.to_vec());
             assert_eq!(in_place, copied, "{:?}", String::from_utf8_lossy(input));
             assert_eq!(in_place.num_bytes(), copied.num_bytes());
+        }
+    }
+
+    /// Issue 40: the lines read a chunk at a time, whatever the chunks'
+    /// size, are the lines read at once, and counted alike.
+    #[test]
+    fn lines_read_in_chunks_are_the_lines_read_at_once() {
+        let inputs: [&[u8]; 7] = [
+            b"",
+            b"{\"a\":1}",
+            b"{\"a\":1}\r\n\n  \nnot json\n{\"b\":2}",
+            b"\xEF\xBB\xBF{\"a\":1}\n\n{\"b\":22}\n \t\r\n",
+            b"\xEF\xBB\xBF",
+            b"\n\n\nx\n\n\ny\xff\n",
+            b"  {\"a\":1}  \n\t{}\t",
+        ];
+        for input in inputs {
+            let mut whole = EventLog::default();
+            read_lines(input, &mut whole);
+            for block in [1, 2, 3, 5, 8, 64] {
+                let mut chunked = EventLog::default();
+                for chunk in LineChunks::with_block(input, block) {
+                    for (_, raw) in chunk.expect("read").iter() {
+                        chunked.push(raw);
+                    }
+                }
+                assert_eq!(
+                    texts(&chunked),
+                    texts(&whole),
+                    "{:?} by {block}",
+                    String::from_utf8_lossy(input)
+                );
+            }
+            assert_eq!(count_lines(input).expect("read"), whole.len() as u64);
         }
     }
 

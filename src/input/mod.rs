@@ -10,7 +10,7 @@ mod arrival;
 mod har;
 mod http;
 mod json;
-pub use json::without_whitespace;
+pub use json::{LineChunks, count_lines, without_whitespace};
 mod keys;
 mod peer;
 mod sniff;
@@ -109,6 +109,47 @@ pub fn read_path(path: &Path) -> Result<Stream, ReadError> {
         std::fs::read(path).map_err(io_error)?
     };
     read_owned(bytes, path)
+}
+
+/// Files at least this large whose start reads as JSON lines are imported
+/// a chunk at a time ([`streams_as_lines`], issue 40).
+pub const STREAMED_FROM_BYTES: u64 = 32 << 20;
+
+/// Whether the file at `path` is JSON lines that [`LineChunks`] can read a
+/// chunk at a time, with the events [`read_path`] would read: at least
+/// [`STREAMED_FROM_BYTES`] long, and its first mebibyte read as JSON lines
+/// whose first line is an event and which has a second line, so that it
+/// is none of the formats of one document (a HAR file, a vector, another
+/// tool's session file, a pretty-printed array) nor protobuf. `false` for
+/// anything else, which is read whole.
+pub fn streams_as_lines(path: &Path) -> bool {
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return false;
+    };
+    if file
+        .metadata()
+        .map_or(true, |m| !m.is_file() || m.len() < STREAMED_FROM_BYTES)
+    {
+        return false;
+    }
+    let mut start = Vec::with_capacity(1 << 20);
+    if (&mut file).take(1 << 20).read_to_end(&mut start).is_err() {
+        return false;
+    }
+    let is_har = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("har"));
+    if is_har || detect_peer(&start, path).is_some() {
+        return false;
+    }
+    if detect_format(&start, path) != Ok(Format::JsonLines) {
+        return false;
+    }
+    // Complete lines only: the last may go on past the first mebibyte.
+    let complete = start.iter().rposition(|&b| b == b'\n').unwrap_or(0);
+    let mut lines = json::event_lines(&start[..complete]);
+    let first = lines.next();
+    first.is_some_and(|first| sniff::reads_as_event(&start[first])) && lines.next().is_some()
 }
 
 /// Reads all of standard input.

@@ -303,6 +303,50 @@ pub struct Conversation {
     /// was appended: a checkpoint keeps only what a long text gained since
     /// the last one without comparing the texts (issue 38).
     witness: u64,
+    /// The messages changed since [`Self::take_changes`] last read them
+    /// (issue 40): what a comparison of two replays compares again after
+    /// each step instead of every message.
+    changes: ChangeLog,
+}
+
+/// The positions of the messages changed since the log was last taken, or
+/// that the list was reshaped (a message inserted, the list replaced, or
+/// too many changes to keep: then any position may have changed).
+#[derive(Debug)]
+struct ChangeLog {
+    positions: Vec<usize>,
+    reshaped: bool,
+}
+
+impl ChangeLog {
+    /// Past this many positions the log only says "reshaped": a replay
+    /// nobody compares keeps no more.
+    const MAX_POSITIONS: usize = 256;
+
+    /// The log of a list its reader has not seen yet (a new list, a copy):
+    /// reshaped.
+    fn unread() -> Self {
+        Self {
+            positions: Vec::new(),
+            reshaped: true,
+        }
+    }
+
+    fn note(&mut self, i: usize) {
+        if self.reshaped {
+            return;
+        }
+        if self.positions.len() == Self::MAX_POSITIONS {
+            self.reshape();
+        } else {
+            self.positions.push(i);
+        }
+    }
+
+    fn reshape(&mut self) {
+        self.reshaped = true;
+        self.positions.clear();
+    }
 }
 
 /// A witness no list has had.
@@ -319,6 +363,7 @@ impl Default for Conversation {
             from_input: InputIndex::default(),
             activities: Vec::new(),
             witness: next_witness(),
+            changes: ChangeLog::unread(),
         }
     }
 }
@@ -333,6 +378,7 @@ impl Clone for Conversation {
             from_input: self.from_input.clone(),
             activities: self.activities.clone(),
             witness: next_witness(),
+            changes: ChangeLog::unread(),
         }
     }
 }
@@ -429,6 +475,7 @@ impl Conversation {
     /// The message at position `i`, mutably (copied first if shared).
     pub(super) fn get_mut_at(&mut self, i: usize) -> Option<&mut Message> {
         self.witness = next_witness();
+        self.changes.note(i);
         self.messages.get_mut(i).map(Arc::make_mut)
     }
 
@@ -440,6 +487,7 @@ impl Conversation {
         let Some(Message::Other(message)) = self.messages.get_mut(i).map(Arc::make_mut) else {
             return;
         };
+        self.changes.note(i);
         if !message.extend_content(delta) {
             self.witness = next_witness();
         }
@@ -450,6 +498,22 @@ impl Conversation {
     /// to its text, and none moved (issue 38).
     pub(super) fn witness(&self) -> u64 {
         self.witness
+    }
+
+    /// Moves the positions of the messages changed since the last call
+    /// (or since the list was made) onto `positions`, in the order of the
+    /// changes (a position may repeat; an appended message is at the
+    /// list's length before it), and says whether the list was reshaped
+    /// instead: a message inserted, the list replaced, or too many changes
+    /// kept, so that any position may have changed (issue 40).
+    pub fn take_changes(&mut self, positions: &mut Vec<usize>) -> bool {
+        let reshaped = std::mem::take(&mut self.changes.reshaped);
+        if reshaped {
+            self.changes.positions.clear();
+        } else {
+            positions.append(&mut self.changes.positions);
+        }
+        reshaped
     }
 
     /// Whether a message has this id.
@@ -466,6 +530,7 @@ impl Conversation {
     fn push_shared(&mut self, message: Arc<Message>) {
         let known = self.lookup(message.id()).is_some();
         self.index_last(self.messages.len(), &message, known);
+        self.changes.note(self.messages.len());
         self.messages.push_back(message);
     }
 
@@ -490,6 +555,7 @@ impl Conversation {
             return;
         }
         self.witness = next_witness();
+        self.changes.reshape();
         self.messages.insert(i, Arc::new(message));
         let later = self.activities.partition_point(|&at| at < i);
         for at in &mut self.activities[later..] {
@@ -540,6 +606,7 @@ impl Conversation {
         match self.lookup(message.id()) {
             Some(i) => {
                 self.witness = next_witness();
+                self.changes.note(i);
                 self.messages.set(i, Arc::new(message));
                 self.note_kind_at(i);
             }
@@ -552,6 +619,7 @@ impl Conversation {
         if i < self.messages.len() {
             debug_assert_eq!(self.messages[i].id(), message.id());
             self.witness = next_witness();
+            self.changes.note(i);
             self.messages.set(i, message);
             self.note_kind_at(i);
         }
@@ -563,6 +631,7 @@ impl Conversation {
         // The list built at once (a stored checkpoint's decode, issue 14:
         // pushing one by one copied the list's tail each time).
         self.witness = next_witness();
+        self.changes.reshape();
         self.by_id = IdIndex::default();
         self.activities = Vec::new();
         for (i, message) in messages.iter().enumerate() {
@@ -647,6 +716,7 @@ impl Conversation {
             from_input: InputIndex::default(),
             activities,
             witness: next_witness(),
+            changes: ChangeLog::unread(),
         };
         for (i, message) in changed {
             if conversation.messages.get(i)?.id() != message.id() {

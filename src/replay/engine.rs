@@ -294,6 +294,13 @@ impl Replayer {
         &self.conversation
     }
 
+    /// The positions of the messages changed since the last call, onto
+    /// `positions`; `true` when any may have changed instead
+    /// ([`Conversation::take_changes`], issue 40).
+    pub fn take_message_changes(&mut self, positions: &mut Vec<usize>) -> bool {
+        self.conversation.take_changes(positions)
+    }
+
     /// The shared state at the current step.
     pub fn state(&self) -> &Value {
         &self.state

@@ -6,6 +6,7 @@
 //! replayed).
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::writer::{EncodedIndex, NewSession, RecordingWriter};
 use super::{SessionId, SessionStatus, StoreError};
@@ -129,64 +130,36 @@ fn write_planned(
     progress: &mut dyn FnMut(ImportProgress),
 ) -> Result<Vec<ImportedSession>, ImportError> {
     let mut writer = RecordingWriter::create(out, true)?;
-    let events_known: u64 = planned.iter().map(|p| p.events.len() as u64).sum();
+    let events_known: u64 = planned.iter().map(|p| p.events.len()).sum();
     let mut events_done = 0u64;
     let mut imported = Vec::with_capacity(planned.len());
     let num_planned = planned.len();
     for (i, mut planned) in planned.into_iter().enumerate() {
         let is_last = i + 1 == num_planned;
         let id = writer.begin_session(planned.session.clone())?;
-        // What `record` hides of the events, an import hides too (issue
-        // 38), before the timeline index is built from them.
-        planned.events = writer.stored_events(id, std::mem::take(&mut planned.events))?;
         // A vector's profile stays with its session (issue 12).
         if let Some(profile) = &planned.declared_profile {
             writer.set_declared_profile(id, profile)?;
         }
         let before = events_done;
-        // The timeline index (issue 14) is built on a second thread while
-        // the events are written, from step 0 as a reader will see it (the
-        // stored run input), for the options a reader uses by default. That
-        // thread then encodes it, with the arrival times the writing gave,
-        // while this one builds the SQL indexes if asked.
-        let start = writer.index_start(id, planned.declared_profile.as_deref())?;
-        let (written, encoded) = std::thread::scope(|scope| {
-            let (arrivals_sender, arrivals_receiver) = std::sync::mpsc::channel::<Vec<u64>>();
-            let replay = start.map(|start| {
-                let events = &planned.events;
-                scope.spawn(move || {
-                    let timeline = Timeline::starting_from(start).index_of(events);
-                    // No arrivals: the writing failed, and nothing is stored.
-                    let arrivals = arrivals_receiver.recv().ok()?;
-                    Some(EncodedIndex::of(&timeline, Some(&arrivals)))
-                })
+        let mut session_progress = |written| {
+            progress(ImportProgress {
+                events_done: before + written,
+                events_known,
             });
-            let mut written = writer
-                .import_events(
-                    &planned.events,
-                    planned.arrivals.as_deref(),
-                    &mut |written| {
-                        progress(ImportProgress {
-                            events_done: before + written,
-                            events_known,
-                        });
-                    },
-                )
-                .map(|arrivals| {
-                    let _ = arrivals_sender.send(arrivals);
-                });
-            drop(arrivals_sender);
-            // Once the last events are in, the SQL indexes asked for are
-            // built while the replay goes on (issue 14: they were built
-            // after it, one thread idle).
-            if options.sql_indexes && is_last && written.is_ok() {
-                written = writer.build_sql_indexes().and(written);
-            }
-            let encoded = replay.and_then(|replay| replay.join().ok().flatten());
-            (written, encoded)
-        });
-        written?;
-        events_done += planned.events.len() as u64;
+        };
+        let (num_events, encoded) = write_events(
+            &mut writer,
+            id,
+            std::mem::replace(
+                &mut planned.events,
+                PlannedEvents::Read(EventLog::default()),
+            ),
+            &planned,
+            options.sql_indexes && is_last,
+            &mut session_progress,
+        )?;
+        events_done += num_events;
         if let Some(encoded) = encoded {
             writer.store_encoded_index(id, &encoded)?;
         }
@@ -197,7 +170,7 @@ fn write_planned(
         imported.push(ImportedSession {
             id,
             source: planned.session.source,
-            num_events: planned.events.len() as u64,
+            num_events,
         });
     }
     writer.finish()?;
@@ -208,10 +181,127 @@ fn write_planned(
     Ok(imported)
 }
 
+/// Writes one session's events, as [`PlannedEvents::chunks`] reads them,
+/// and builds its timeline index on a second thread while they are
+/// written, from step 0 as a reader will see it (the stored run input),
+/// for the options a reader uses by default. That thread then encodes it,
+/// with the arrival times the writing gave, while this one builds the SQL
+/// indexes if asked (`sql_indexes`: the session is the last). Returns the
+/// number of events and the encoded index (`None` where the writer keeps
+/// none for this session, or the writing failed).
+///
+/// A chunk at a time (issue 40): what `record` hides of the events, an
+/// import hides too (issue 38), before the timeline index is built from
+/// them; at most two chunks wait for the index while the next is written,
+/// so that a file of any size is imported in bounded memory.
+fn write_events(
+    writer: &mut RecordingWriter,
+    id: SessionId,
+    events: PlannedEvents,
+    planned: &Planned,
+    sql_indexes: bool,
+    progress: &mut dyn FnMut(u64),
+) -> Result<(u64, Option<EncodedIndex>), ImportError> {
+    let start = writer.index_start(id, planned.declared_profile.as_deref())?;
+    std::thread::scope(|scope| {
+        let (chunk_sender, chunk_receiver) = std::sync::mpsc::sync_channel::<Arc<EventLog>>(2);
+        let (arrivals_sender, arrivals_receiver) = std::sync::mpsc::channel::<Vec<u64>>();
+        let replay = start.map(|start| {
+            scope.spawn(move || {
+                let mut timeline = Timeline::starting_from(start).empty();
+                for chunk in chunk_receiver {
+                    timeline.index_more(&chunk);
+                }
+                timeline.finish();
+                // No arrivals: the writing failed, and nothing is stored.
+                let arrivals = arrivals_receiver.recv().ok()?;
+                Some(EncodedIndex::of(&timeline, Some(&arrivals)))
+            })
+        });
+        let mut written = 0u64;
+        let mut arrivals = Vec::new();
+        let write = || -> Result<(), ImportError> {
+            for chunk in events.chunks()? {
+                let chunk = Arc::new(writer.stored_events(id, chunk?)?);
+                if replay.is_some() {
+                    // The index's thread has stopped only if it panicked;
+                    // the events are written all the same.
+                    let _ = chunk_sender.send(Arc::clone(&chunk));
+                }
+                let known = planned
+                    .arrivals
+                    .as_deref()
+                    .map(|known| &known[(written as usize).min(known.len())..]);
+                arrivals
+                    .extend(writer.import_events(&chunk, known, &mut |n| progress(written + n))?);
+                written += chunk.len() as u64;
+            }
+            Ok(())
+        };
+        let mut result = write();
+        drop(chunk_sender);
+        if result.is_ok() {
+            let _ = arrivals_sender.send(arrivals);
+        }
+        drop(arrivals_sender);
+        // Once the last events are in, the SQL indexes asked for are built
+        // while the replay goes on (issue 14: they were built after it,
+        // one thread idle).
+        if sql_indexes && result.is_ok() {
+            result = writer.build_sql_indexes().map_err(ImportError::from);
+        }
+        let encoded = replay.and_then(|replay| replay.join().ok().flatten());
+        result.map(|()| (written, encoded))
+    })
+}
+
+/// A session's events: read already, or a file of JSON lines read a chunk
+/// at a time as they are written ([`input::streams_as_lines`], issue 40).
+enum PlannedEvents {
+    Read(EventLog),
+    /// `block`: the bytes read at a time ([`input::LineChunks::BLOCK`]).
+    Lines {
+        path: PathBuf,
+        num_events: u64,
+        block: usize,
+    },
+}
+
+impl PlannedEvents {
+    fn len(&self) -> u64 {
+        match self {
+            Self::Read(events) => events.len() as u64,
+            Self::Lines { num_events, .. } => *num_events,
+        }
+    }
+
+    /// The events in order, in chunks (a log read already: one).
+    fn chunks(
+        self,
+    ) -> Result<Box<dyn Iterator<Item = Result<EventLog, ImportError>>>, ImportError> {
+        match self {
+            Self::Read(events) => Ok(Box::new(std::iter::once(Ok(events)))),
+            Self::Lines { path, block, .. } => {
+                let io_error = move |path: &Path, source| {
+                    ImportError::Read(ReadError::Io {
+                        path: path.to_owned(),
+                        source,
+                    })
+                };
+                let file = std::fs::File::open(&path).map_err(|e| io_error(&path, e))?;
+                Ok(Box::new(
+                    input::LineChunks::with_block(file, block)
+                        .map(move |chunk| chunk.map_err(|e| io_error(&path, e))),
+                ))
+            }
+        }
+    }
+}
+
 /// One session to write.
 struct Planned {
     session: NewSession,
-    events: EventLog,
+    events: PlannedEvents,
     /// The profile a vector document declares.
     declared_profile: Option<String>,
     /// Known arrival times (a recording's); otherwise from `timestamp`s.
@@ -240,7 +330,7 @@ fn plan_recording(path: &Path) -> Result<Vec<Planned>, ImportError> {
                 response: session.response.clone(),
                 reader_diagnostics: session.reader_diagnostics.clone(),
             },
-            events: recording.load_events(session.id)?,
+            events: PlannedEvents::Read(recording.load_events(session.id)?),
             arrivals: Some(recording.arrival_nanos(session.id)?),
             ended: Some((session.status, session.ended_at_unix_ms)),
             declared_profile: recording.declared_profile(session.id),
@@ -255,11 +345,36 @@ fn plan(path: &Path) -> Result<Vec<Planned>, ImportError> {
     if super::file_is_sqlite(path) {
         return plan_recording(path);
     }
+    let name = path.display().to_string();
+    // A large file of JSON lines is read as it is written, not first
+    // (issue 40); it is counted first, for the progress.
+    if input::streams_as_lines(path) {
+        let num_events = std::fs::File::open(path)
+            .and_then(input::count_lines)
+            .map_err(|source| ReadError::Io {
+                path: path.to_owned(),
+                source,
+            })?;
+        return Ok(vec![Planned {
+            session: NewSession {
+                source: format!("import: {name}"),
+                format: format_name(input::Format::JsonLines).to_owned(),
+                ..NewSession::default()
+            },
+            events: PlannedEvents::Lines {
+                path: path.to_owned(),
+                num_events,
+                block: input::LineChunks::<std::fs::File>::BLOCK,
+            },
+            declared_profile: None,
+            arrivals: None,
+            ended: None,
+        }]);
+    }
     let bytes = std::fs::read(path).map_err(|source| ReadError::Io {
         path: path.to_owned(),
         source,
     })?;
-    let name = path.display().to_string();
     let is_har = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("har"))
@@ -276,7 +391,7 @@ fn plan(path: &Path) -> Result<Vec<Planned>, ImportError> {
                 reader_diagnostics: stream.diagnostics,
                 ..NewSession::default()
             },
-            events: stream.events,
+            events: PlannedEvents::Read(stream.events),
             declared_profile: stream.declared_profile,
             arrivals: None,
             ended: None,
@@ -311,7 +426,7 @@ fn plan(path: &Path) -> Result<Vec<Planned>, ImportError> {
                 response: Some(exchange.response),
                 reader_diagnostics: diagnostics,
             },
-            events,
+            events: PlannedEvents::Read(events),
             declared_profile: None,
             arrivals: None,
             ended: None,
@@ -349,7 +464,7 @@ fn plan_peer(
                 request: session.request,
                 reader_diagnostics: session.diagnostics,
             },
-            events: session.events,
+            events: PlannedEvents::Read(session.events),
             declared_profile: None,
             arrivals: session.arrival_nanos,
             ended: None,
@@ -365,5 +480,103 @@ pub fn format_name(format: input::Format) -> &'static str {
         input::Format::Vector => "vector",
         input::Format::Sse => "sse",
         input::Format::Protobuf => "protobuf",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::replay::Options;
+
+    /// Issue 40: a file of JSON lines imported a chunk at a time as it is
+    /// read makes the recording the file read whole makes: the same
+    /// events, the same arrival times, the same hidden secrets, the same
+    /// timeline index.
+    #[test]
+    fn a_file_streamed_in_chunks_imports_as_the_file_read_whole() {
+        let dir =
+            std::env::temp_dir().join(format!("agui-replay-import-chunks-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a folder");
+        let input = dir.join("stream.jsonl");
+        let mut text = String::from("\u{feff}");
+        text.push_str(r#"{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"forwardedProps":{"apiKey":"sk-secret-123"}},"timestamp":1000}"#);
+        text.push_str("\n\n");
+        for i in 0..400 {
+            text.push_str(&format!(
+                r#"{{"type":"ACTIVITY_SNAPSHOT","messageId":"a{}","activityType":"plan","content":{{"n":{i}}},"timestamp":{}}}"#,
+                i % 7,
+                1000 + i * 3
+            ));
+            text.push_str(if i % 50 == 0 { "\r\n  \n" } else { "\n" });
+            if i % 97 == 0 {
+                text.push_str("not json\n");
+                text.push_str(r#"{"type":"ACTIVITY_DELTA","messageId":"a1","patch":[{"op":"replace","path":"/missing","value":1}]}"#);
+                text.push('\n');
+            }
+        }
+        text.push_str(r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#);
+        std::fs::write(&input, &text).expect("the input");
+        let planned = |events| Planned {
+            session: NewSession {
+                source: "import: stream.jsonl".into(),
+                format: "jsonl".into(),
+                ..NewSession::default()
+            },
+            events,
+            declared_profile: None,
+            arrivals: None,
+            ended: None,
+        };
+        let whole = input::read_path(&input).expect("read").events;
+        let num_events = whole.len() as u64;
+        let imports = [
+            (dir.join("whole.rec"), PlannedEvents::Read(whole)),
+            (
+                dir.join("chunks.rec"),
+                PlannedEvents::Lines {
+                    path: input.clone(),
+                    num_events,
+                    block: 997,
+                },
+            ),
+        ];
+        let mut read = Vec::new();
+        for (out, events) in imports {
+            let mut reported = Vec::new();
+            write_planned(
+                vec![planned(events)],
+                &out,
+                ImportOptions::default(),
+                &mut |p| reported.push(p),
+            )
+            .expect("imported");
+            assert_eq!(reported.last().map(|p| p.events_done), Some(num_events));
+            let recording = crate::store::Recording::open(&out).expect("opened");
+            let session = recording.sessions()[0].clone();
+            read.push((
+                recording.load_events(session.id).expect("events"),
+                recording.arrival_nanos(session.id).expect("arrivals"),
+                session.redacted.clone(),
+                recording
+                    .stored_index(session.id, Options::default())
+                    .expect("read")
+                    .expect("an index"),
+            ));
+        }
+        assert_eq!(read[0].0.len() as u64, num_events);
+        assert!(
+            read[0].2.iter().any(|hidden| hidden.contains("apiKey")),
+            "{:?}",
+            read[0].2
+        );
+        assert!(
+            !read[1]
+                .0
+                .iter()
+                .any(|(_, raw)| raw.windows(13).any(|w| w == b"sk-secret-123"))
+        );
+        assert!(read[0] == read[1], "the two recordings differ");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

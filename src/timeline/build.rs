@@ -83,11 +83,7 @@ impl TimelineBuilder {
     /// to store its index ([`Timeline::encode_index`]).
     pub fn index_of(self, events: &EventLog) -> Timeline {
         let mut timeline = self.empty();
-        timeline.head.reserve(events.len());
-        timeline.index.reserve(events.len());
-        for_each_parsed(events, |seq, num_bytes, parsed| {
-            timeline.apply_parsed(seq, num_bytes, parsed);
-        });
+        timeline.index_more(events);
         timeline.finish();
         timeline
     }

@@ -30,7 +30,7 @@ pub use stored::{
 
 use crate::diagnostic::{Diagnostic, Seq};
 use crate::event_log::{EventLog, RawEvents};
-use crate::protocol::{EventBody, ParseOutcome, for_each_parsed_in, parse_event};
+use crate::protocol::{EventBody, ParseOutcome, for_each_parsed, for_each_parsed_in, parse_event};
 use crate::replay::{EventEffect, FreezeCache, FrozenReplay, Options, Replayer};
 
 /// When to take a checkpoint.
@@ -168,6 +168,19 @@ impl Timeline {
         });
         self.events = events;
         appended
+    }
+
+    /// Applies `events`, the next ones after the head, without keeping
+    /// them: what a writer that keeps the events elsewhere builds its index
+    /// from ([`TimelineBuilder::index_of`]), a chunk at a time where the
+    /// events are read so (issue 40: an import in bounded memory).
+    pub fn index_more(&mut self, events: &EventLog) {
+        let before = self.head.step().get();
+        self.head.reserve(events.len());
+        self.index.reserve(events.len());
+        for_each_parsed(events, |seq, num_bytes, parsed| {
+            self.apply_parsed(Seq::new(before + seq.get()), num_bytes, parsed);
+        });
     }
 
     /// Applies the event at `seq`, the one after the head, once read.

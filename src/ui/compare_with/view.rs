@@ -138,8 +138,8 @@ fn header_ui(
         if !comparison.alignment_exact {
             ui.label(RichText::new("· alignment approximate").weak())
                 .on_hover_text(
-                    "The streams differ too much for the shortest alignment to be found in \
-                     time: this one is valid but may pair fewer events than could be",
+                    "The streams differ too much for the shortest alignment to be searched \
+                     for: this one is valid but may pair fewer events than could be",
                 );
         }
     });

@@ -4,50 +4,60 @@
 //! that (issue 17, point 4).
 //!
 //! The streams are aligned by each event's key — its `type`, `messageId`
-//! and `toolCallId` — and by order, not by position: a longest-common-
-//! subsequence diff over the keys (Myers' algorithm, from `similar`). An
-//! event inserted in one stream is one event only there, not a cascade of
-//! every later one "changed". Two aligned events are the same when their
-//! JSON is equal but for `timestamp` (two runs never share their times);
+//! and `toolCallId` — and by order, not by position ([`align`]: the
+//! shortest difference over the keys for short streams, anchored on the
+//! keys that occur once in each for long ones, issue 40). An event
+//! inserted in one stream is one event only there, not a cascade of every
+//! later one "changed". Two aligned events are the same when their JSON is
+//! equal but for `timestamp` (two runs never share their times);
 //! otherwise they are *changed*, with the RFC 6902 patch from A's event to
-//! B's.
+//! B's. A key is read without building the event, and an event is read
+//! whole only where its bytes differ from the one aligned with it.
 //!
 //! Both streams are replayed by the engine along the alignment, and their
 //! `{messages, state}` documents compared after each aligned step (A's
 //! state after its step, B's after the step aligned with it): the steps
 //! where the two differ, which messages (by id) and whether the state, and
 //! the patch from A's document to B's where they first differ and at the
-//! end. Comparing is cheap where nothing changed: a message or a state the
-//! step did not touch (still at the same address, held by a weak pointer)
-//! is not compared again.
+//! end. Comparing is cheap where nothing changed: only the messages the
+//! engine says a step changed or appended are compared again, and the
+//! state only when it is no longer the same allocation.
 //!
 //! The `compare` command prints [`StreamComparison::to_json`]; the app's
 //! File › Compare with… reads the same [`StreamComparison`].
 
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::borrow::Cow;
+use std::collections::BTreeSet;
 use std::hash::{Hash, Hasher};
+use std::sync::mpsc::{Receiver, sync_channel};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use json_patch::Patch;
+use rustc_hash::FxHashMap;
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
-use similar::{Algorithm, DiffOp};
 
 use crate::diagnostic::Seq;
 use crate::diff::DiffScope;
 use crate::input::RawEvents;
+use crate::protocol::{ParseOutcome, parse_event};
 use crate::replay::{Outcome, Replayer};
+
+mod align;
+
+pub use align::EXACT_WINDOW;
+use align::Row;
 
 /// The member left out when two aligned events are compared: the time an
 /// event was sent differs between any two runs.
 pub const IGNORED_MEMBER: &str = "timestamp";
 
-/// How long the alignment may search for the shortest difference. Myers'
-/// algorithm takes time in the product of the length and the number of
-/// differences: two long streams that differ everywhere would take minutes
-/// (100,000 events: 24.5 s in a debug build). Past this limit it settles
-/// for a longer difference that is still a valid alignment (every event
-/// once, in order), and the comparison says it is approximate.
+/// How long the alignment may search for the shortest difference, a
+/// guard behind the bounds of [`align`] (whose effort is bounded by the
+/// streams' length): past it, the search settles for a longer difference
+/// that is still a valid alignment (every event once, in order), and the
+/// comparison says it is approximate.
 pub const ALIGNMENT_TIME_LIMIT: Duration = Duration::from_secs(2);
 
 /// One stream to compare: where its replay starts (step 0: an empty state,
@@ -243,9 +253,11 @@ pub struct StreamComparison {
     pub state_spans: Vec<StateSpan>,
     /// How the documents differ after the last events (`None`: equal).
     pub final_state: Option<StateDifference>,
-    /// Whether the alignment is the shortest difference; `false` when
-    /// [`ALIGNMENT_TIME_LIMIT`] cut its search short (it is still valid,
-    /// but may pair fewer events than could be).
+    /// Whether the alignment is the shortest difference (in every window
+    /// between anchors, for long streams); `false` where a long window
+    /// without anchors was aligned in slices or [`ALIGNMENT_TIME_LIMIT`]
+    /// cut the search short (it is still valid, but may pair fewer events
+    /// than could be).
     pub alignment_exact: bool,
 }
 
@@ -357,28 +369,79 @@ fn span_json(span: &StateSpan) -> Value {
     })
 }
 
-/// What the alignment reads of one event: its key and a hash of its JSON
-/// without `timestamp`.
-struct Read {
-    keys: Vec<u32>,
-    hashes: Vec<u64>,
-}
-
-/// Interns keys as small numbers, for the diff.
+/// Interns keys as small numbers, for the alignment.
 #[derive(Default)]
 struct Keys {
-    ids: HashMap<EventKey, u32>,
+    /// A key's hash to the numbers of the keys with that hash.
+    by_hash: FxHashMap<u64, Vec<u32>>,
     keys: Vec<EventKey>,
 }
 
+/// An event's key as read, borrowing from the event where it can.
+#[derive(Default, Deserialize)]
+struct KeyFields<'a> {
+    #[serde(rename = "type", borrow, default)]
+    event_type: Option<Cow<'a, str>>,
+    #[serde(rename = "messageId", borrow, default)]
+    message_id: Option<Cow<'a, str>>,
+    #[serde(rename = "toolCallId", borrow, default)]
+    tool_call_id: Option<Cow<'a, str>>,
+}
+
+impl KeyFields<'_> {
+    /// The key of an event: read without building the event (the other
+    /// members are skipped), or, where that fails (not an object, a member
+    /// that is not a string, a member twice, a lone surrogate), as
+    /// [`comparable`] reads it, which decides.
+    fn of(raw: &[u8]) -> KeyFields<'_> {
+        serde_json::from_slice::<KeyFields<'_>>(raw).unwrap_or_else(|_| {
+            let key = comparable(raw).1;
+            KeyFields {
+                event_type: key.event_type.map(Cow::Owned),
+                message_id: key.message_id.map(Cow::Owned),
+                tool_call_id: key.tool_call_id.map(Cow::Owned),
+            }
+        })
+    }
+
+    fn members(&self) -> [Option<&str>; 3] {
+        [&self.event_type, &self.message_id, &self.tool_call_id].map(|m| m.as_deref())
+    }
+}
+
+impl EventKey {
+    fn members(&self) -> [Option<&str>; 3] {
+        [&self.event_type, &self.message_id, &self.tool_call_id].map(|m| m.as_deref())
+    }
+}
+
 impl Keys {
-    fn intern(&mut self, key: EventKey) -> u32 {
-        if let Some(&id) = self.ids.get(&key) {
+    fn intern(&mut self, key: &KeyFields<'_>) -> u32 {
+        self.intern_members(key.members())
+    }
+
+    fn intern_key(&mut self, key: &EventKey) -> u32 {
+        self.intern_members(key.members())
+    }
+
+    fn intern_members(&mut self, members: [Option<&str>; 3]) -> u32 {
+        let mut hasher = rustc_hash::FxHasher::default();
+        members.hash(&mut hasher);
+        let ids = self.by_hash.entry(hasher.finish()).or_default();
+        if let Some(&id) = ids
+            .iter()
+            .find(|&&id| self.keys[id as usize].members() == members)
+        {
             return id;
         }
         let id = self.keys.len() as u32;
-        self.keys.push(key.clone());
-        self.ids.insert(key, id);
+        let owned = |member: Option<&str>| member.map(str::to_owned);
+        self.keys.push(EventKey {
+            event_type: owned(members[0]),
+            message_id: owned(members[1]),
+            tool_call_id: owned(members[2]),
+        });
+        ids.push(id);
         id
     }
 }
@@ -409,166 +472,217 @@ fn comparable(raw: &[u8]) -> (Option<Value>, EventKey) {
     }
 }
 
-fn read(events: &dyn RawEvents, keys: &mut Keys) -> Read {
-    let mut read = Read {
-        keys: Vec::with_capacity(events.len()),
-        hashes: Vec::with_capacity(events.len()),
-    };
+/// Whether two events are the same but for `timestamp`: the same bytes,
+/// or the same JSON object once read (two events that are not objects
+/// are the same only as bytes).
+fn same_event(a: &[u8], b: &[u8]) -> bool {
+    if a == b {
+        return true;
+    }
+    match (comparable(a).0, comparable(b).0) {
+        (Some(a), Some(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// Every event's key, interned.
+fn read_keys(events: &dyn RawEvents, keys: &mut Keys) -> Vec<u32> {
+    let mut read = Vec::with_capacity(events.len());
     events.for_each_raw(0..events.len(), &mut |_, raw| {
-        let (value, key) = comparable(raw);
-        let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        match value {
-            // `Map` is sorted: equal objects serialize alike.
-            Some(value) => serde_json::to_vec(&value)
-                .unwrap_or_default()
-                .hash(&mut hasher),
-            None => raw.hash(&mut hasher),
-        }
-        read.keys.push(keys.intern(key));
-        read.hashes.push(hasher.finish());
+        read.push(keys.intern(&KeyFields::of(raw)));
     });
     read
 }
 
-/// Reads a stream's events in order, a chunk at a time.
-struct EventCursor<'a> {
-    events: &'a dyn RawEvents,
-    next: usize,
-    buffer: VecDeque<Vec<u8>>,
+/// A stream's events in order, each with what it reads as, read and parsed
+/// ahead on a thread of its own (issue 40: the replay's thread only
+/// applies), a batch at a time.
+struct EventCursor {
+    batches: Receiver<Vec<(Vec<u8>, ParseOutcome)>>,
+    batch: std::vec::IntoIter<(Vec<u8>, ParseOutcome)>,
 }
 
-impl<'a> EventCursor<'a> {
-    const CHUNK: usize = 4096;
+impl EventCursor {
+    const BATCH: usize = 1024;
 
-    fn new(events: &'a dyn RawEvents) -> Self {
+    fn spawn<'scope>(
+        scope: &'scope std::thread::Scope<'scope, '_>,
+        events: &'scope dyn RawEvents,
+    ) -> Self {
+        let (sender, batches) = sync_channel(4);
+        scope.spawn(move || {
+            let mut next = 0;
+            while next < events.len() {
+                let end = (next + Self::BATCH).min(events.len());
+                let mut batch = Vec::with_capacity(end - next);
+                events.for_each_raw(next..end, &mut |_, raw| {
+                    batch.push((raw.to_vec(), parse_event(raw)));
+                });
+                if sender.send(batch).is_err() {
+                    return;
+                }
+                next = end;
+            }
+        });
         Self {
-            events,
-            next: 0,
-            buffer: VecDeque::new(),
+            batches,
+            batch: Vec::new().into_iter(),
         }
     }
 
-    fn take(&mut self) -> Vec<u8> {
-        if self.buffer.is_empty() {
-            let end = (self.next + Self::CHUNK).min(self.events.len());
-            let buffer = &mut self.buffer;
-            self.events
-                .for_each_raw(self.next..end, &mut |_, raw| buffer.push_back(raw.to_vec()));
-            self.next = end;
-        }
-        self.buffer.pop_front().unwrap_or_default()
-    }
-}
-
-/// One row of the alignment: an event of A, of B, or one of each.
-#[derive(Clone, Copy)]
-enum Row {
-    Both(usize, usize),
-    OnlyA(usize),
-    OnlyB(usize),
-}
-
-/// The alignment's rows, and whether it is the shortest difference (the
-/// search ended before `deadline`).
-fn rows(a: &[u32], b: &[u32], deadline: Instant) -> (Vec<Row>, bool) {
-    let mut rows = Vec::with_capacity(a.len().max(b.len()));
-    let ops = similar::capture_diff_slices_deadline(Algorithm::Myers, a, b, Some(deadline));
-    let exact = Instant::now() < deadline;
-    for op in ops {
-        match op {
-            DiffOp::Equal {
-                old_index,
-                new_index,
-                len,
-            } => rows.extend((0..len).map(|k| Row::Both(old_index + k, new_index + k))),
-            DiffOp::Delete {
-                old_index, old_len, ..
-            } => rows.extend((old_index..old_index + old_len).map(Row::OnlyA)),
-            DiffOp::Insert {
-                new_index, new_len, ..
-            } => rows.extend((new_index..new_index + new_len).map(Row::OnlyB)),
-            DiffOp::Replace {
-                old_index,
-                old_len,
-                new_index,
-                new_len,
-            } => {
-                rows.extend((old_index..old_index + old_len).map(Row::OnlyA));
-                rows.extend((new_index..new_index + new_len).map(Row::OnlyB));
+    /// The next event: its bytes and what they read as.
+    fn take(&mut self) -> (Vec<u8>, ParseOutcome) {
+        loop {
+            if let Some(next) = self.batch.next() {
+                return next;
+            }
+            match self.batches.recv() {
+                Ok(batch) => self.batch = batch.into_iter(),
+                // Past the end (the alignment has every event once).
+                Err(_) => return (Vec::new(), parse_event(b"")),
             }
         }
     }
-    (rows, exact)
 }
 
-/// What one replay looked like at the last step compared: weak pointers
-/// to its messages and its state, and the messages' ids. A weak pointer
-/// keeps nothing alive and forces no copy (the engine goes on changing its
-/// values in place, `Arc::make_mut` moving them out), yet its allocation is
-/// not reused while it is held: a message or a state still at the same
+/// What one replay looked like at the last step compared: its messages'
+/// ids, in order, and a weak pointer to its state. The engine says which
+/// messages each step changed ([`Replayer::take_message_changes`]); a weak
+/// pointer keeps nothing alive and forces no copy (the engine goes on
+/// changing the state in place, `Arc::make_mut` moving it out), yet its
+/// allocation is not reused while it is held: a state still at the same
 /// address is the one compared before, unchanged.
 #[derive(Default)]
 struct Seen {
-    messages: Vec<Weak<crate::replay::Message>>,
     ids: Vec<String>,
     state: Weak<Value>,
+    /// The positions the engine last reported (kept for their room).
+    positions: Vec<usize>,
+}
+
+/// What became of one replay's messages since the last step.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ListChange {
+    /// The same messages in the same places; some changed, some appended.
+    Kept { appended: bool },
+    /// Moved, removed or replaced: every message is compared again.
+    Reshaped,
 }
 
 impl Seen {
-    fn of(replayer: &Replayer) -> Self {
-        let conversation = replayer.conversation();
-        Self {
-            messages: conversation.shared().map(Arc::downgrade).collect(),
-            ids: conversation.iter().map(|m| m.id().to_owned()).collect(),
-            state: Arc::downgrade(replayer.shared_state()),
-        }
+    fn of(replayer: &mut Replayer) -> Self {
+        let mut seen = Self::default();
+        seen.rebuild(replayer);
+        seen
+    }
+
+    fn rebuild(&mut self, replayer: &mut Replayer) {
+        replayer.take_message_changes(&mut self.positions);
+        self.positions.clear();
+        self.ids = replayer
+            .conversation()
+            .iter()
+            .map(|m| m.id().to_owned())
+            .collect();
+        self.state = Arc::downgrade(replayer.shared_state());
     }
 
     /// Notes what changed since the last step: the ids of the messages
-    /// changed, pushed on `touched`; `false` if messages came, went or
-    /// moved (then everything is compared again). Brings itself up to date
-    /// either way. The second value: whether the state changed.
-    fn changes(&mut self, replayer: &Replayer, touched: &mut Vec<String>) -> (bool, bool) {
+    /// changed or appended, pushed on `touched`. Brings itself up to date.
+    /// The second value: whether the state changed.
+    fn changes(
+        &mut self,
+        replayer: &mut Replayer,
+        touched: &mut Vec<String>,
+    ) -> (ListChange, bool) {
         let state_changed =
             !std::ptr::eq(self.state.as_ptr(), Arc::as_ptr(replayer.shared_state()));
         if state_changed {
             self.state = Arc::downgrade(replayer.shared_state());
         }
+        let reshaped = replayer.take_message_changes(&mut self.positions);
         let conversation = replayer.conversation();
-        if conversation.len() != self.messages.len() {
-            *self = Self::of(replayer);
-            return (false, state_changed);
+        let kept = !reshaped
+            && conversation.len() >= self.ids.len()
+            && self.positions.iter().all(|&i| {
+                i >= self.ids.len() || conversation.at(i).is_some_and(|m| m.id() == self.ids[i])
+            });
+        if !kept {
+            self.rebuild(replayer);
+            return (ListChange::Reshaped, state_changed);
         }
-        for (i, now) in conversation.shared().enumerate() {
-            if std::ptr::eq(self.messages[i].as_ptr(), Arc::as_ptr(now)) {
-                continue;
+        for &i in &self.positions {
+            if let Some(id) = self.ids.get(i) {
+                touched.push(id.clone());
             }
-            if self.ids[i] != now.id() {
-                *self = Self::of(replayer);
-                return (false, state_changed);
-            }
-            self.messages[i] = Arc::downgrade(now);
-            touched.push(now.id().to_owned());
         }
-        (true, state_changed)
+        self.positions.clear();
+        let appended = conversation.len() > self.ids.len();
+        for message in (self.ids.len()..conversation.len()).filter_map(|i| conversation.at(i)) {
+            self.ids.push(message.id().to_owned());
+            touched.push(message.id().to_owned());
+        }
+        (ListChange::Kept { appended }, state_changed)
     }
 }
 
 /// Where two documents differ, followed step by step.
 #[derive(Default)]
 struct Tracker {
+    /// The messages that differ, by id.
     messages: BTreeSet<String>,
-    message_order: bool,
+    /// Ids added to `messages` since [`Self::take_new`].
+    new: Vec<String>,
+    /// How many messages the two lists start with in the same order (by
+    /// id): with only appends, this only grows.
+    same_order: usize,
+    /// The lists' ids differ in order or length.
+    orders_differ: bool,
     state: bool,
 }
 
 impl Tracker {
     fn is_equal(&self) -> bool {
-        self.messages.is_empty() && !self.message_order && !self.state
+        self.messages.is_empty() && !self.message_order() && !self.state
+    }
+
+    /// The messages are the same, but in another order.
+    fn message_order(&self) -> bool {
+        self.messages.is_empty() && self.orders_differ
     }
 
     /// Compares everything.
-    fn full(&mut self, a: &Replayer, b: &Replayer) {
+    fn full(&mut self, a: &Replayer, b: &Replayer, seen: &[Seen; 2]) {
+        self.full_messages(a, b, seen);
+        self.state = a.state() != b.state();
+    }
+
+    /// Brings the comparison from the previous step (`seen`: A's and B's)
+    /// to this one: only what either side changed is compared again.
+    fn update(&mut self, seen: &mut [Seen; 2], a: &mut Replayer, b: &mut Replayer) {
+        let mut touched = Vec::new();
+        let (list_a, state_a) = seen[0].changes(a, &mut touched);
+        let (list_b, state_b) = seen[1].changes(b, &mut touched);
+        if state_a || state_b {
+            self.state = a.state() != b.state();
+        }
+        if list_a == ListChange::Reshaped || list_b == ListChange::Reshaped {
+            return self.full_messages(a, b, seen);
+        }
+        for id in touched {
+            let (in_a, in_b) = (a.conversation().get(&id), b.conversation().get(&id));
+            if in_a.is_some() && in_a == in_b {
+                self.messages.remove(&id);
+            } else if self.messages.insert(id.clone()) {
+                self.new.push(id);
+            }
+        }
+        if [list_a, list_b].contains(&ListChange::Kept { appended: true }) {
+            self.follow_order(seen);
+        }
+    }
+
+    fn full_messages(&mut self, a: &Replayer, b: &Replayer, seen: &[Seen; 2]) {
         let (ca, cb) = (a.conversation(), b.conversation());
         self.messages.clear();
         for message in ca.iter() {
@@ -581,37 +695,21 @@ impl Tracker {
                 self.messages.insert(message.id().to_owned());
             }
         }
-        self.message_order =
-            self.messages.is_empty() && !ca.iter().map(|m| m.id()).eq(cb.iter().map(|m| m.id()));
-        self.state = a.state() != b.state();
+        self.new = self.messages.iter().cloned().collect();
+        self.same_order = 0;
+        self.follow_order(seen);
     }
 
-    /// Brings the comparison from the previous step (`seen`: A's and B's)
-    /// to this one: only what either side changed is compared again.
-    fn update(&mut self, seen: &mut [Seen; 2], a: &Replayer, b: &Replayer) {
-        let mut touched = Vec::new();
-        let (kept_a, state_a) = seen[0].changes(a, &mut touched);
-        let (kept_b, state_b) = seen[1].changes(b, &mut touched);
-        if state_a || state_b {
-            self.state = a.state() != b.state();
-        }
-        if !kept_a || !kept_b {
-            return self.full_messages(a, b);
-        }
-        for id in touched {
-            let (in_a, in_b) = (a.conversation().get(&id), b.conversation().get(&id));
-            if in_a.is_some() && in_a == in_b {
-                self.messages.remove(&id);
-            } else {
-                self.messages.insert(id);
-            }
-        }
+    /// Extends [`Self::same_order`] over what was appended.
+    fn follow_order(&mut self, seen: &[Seen; 2]) {
+        let [a, b] = [&seen[0].ids, &seen[1].ids];
+        self.same_order += common_len(&a[self.same_order..], &b[self.same_order..]);
+        self.orders_differ = self.same_order != a.len() || self.same_order != b.len();
     }
 
-    fn full_messages(&mut self, a: &Replayer, b: &Replayer) {
-        let state = self.state;
-        self.full(a, b);
-        self.state = state;
+    /// The ids that began to differ since the last call.
+    fn take_new(&mut self) -> std::vec::Drain<'_, String> {
+        self.new.drain(..)
     }
 
     fn difference(&self, a: &Replayer, b: &Replayer) -> StateDifference {
@@ -619,11 +717,15 @@ impl Tracker {
             a: a.step(),
             b: b.step(),
             messages: self.messages.iter().cloned().collect(),
-            message_order: self.message_order,
+            message_order: self.message_order(),
             state: self.state,
             patch: json_patch::diff(&document(a), &document(b)),
         }
     }
+}
+
+fn common_len(a: &[String], b: &[String]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }
 
 /// `{messages, state}` with the messages by id.
@@ -643,32 +745,52 @@ pub fn compare(a: Side<'_>, b: Side<'_>) -> StreamComparison {
 /// [`compare`], with `limit` for the alignment's search instead of
 /// [`ALIGNMENT_TIME_LIMIT`].
 pub fn compare_within(a: Side<'_>, b: Side<'_>, limit: Duration) -> StreamComparison {
-    let mut keys = Keys::default();
-    let read_a = read(a.events, &mut keys);
-    let read_b = read(b.events, &mut keys);
-    let (rows, alignment_exact) = rows(&read_a.keys, &read_b.keys, Instant::now() + limit);
+    // The two streams' keys are read on two threads, each into a table of
+    // its own, then B's numbered as A's table numbers them.
+    let ((mut keys, keys_a), (keys_of_b, mut keys_b)) = std::thread::scope(|scope| {
+        let b_side = scope.spawn(|| {
+            let mut keys = Keys::default();
+            let read = read_keys(b.events, &mut keys);
+            (keys, read)
+        });
+        let mut keys = Keys::default();
+        let read_a = read_keys(a.events, &mut keys);
+        let read_b = b_side
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        ((keys, read_a), read_b)
+    });
+    let as_in_a: Vec<u32> = keys_of_b
+        .keys
+        .iter()
+        .map(|key| keys.intern_key(key))
+        .collect();
+    for key in &mut keys_b {
+        *key = as_in_a[*key as usize];
+    }
+    let (rows, alignment_exact) = align::rows(&keys_a, &keys_b, Instant::now() + limit);
 
     let mut alignment = Alignment {
-        b_of_a: vec![Seq::START; read_a.keys.len() + 1],
-        a_of_b: vec![Seq::START; read_b.keys.len() + 1],
-        matches_a: vec![EventMatch::Only; read_a.keys.len()],
-        matches_b: vec![EventMatch::Only; read_b.keys.len()],
+        b_of_a: vec![Seq::START; keys_a.len() + 1],
+        a_of_b: vec![Seq::START; keys_b.len() + 1],
+        matches_a: vec![EventMatch::Only; keys_a.len()],
+        matches_b: vec![EventMatch::Only; keys_b.len()],
     };
     let mut differences = Vec::new();
     let (mut replay_a, mut replay_b) = (a.start, b.start);
-    let (mut cursor_a, mut cursor_b) = (EventCursor::new(a.events), EventCursor::new(b.events));
+    let mut seen = [Seen::of(&mut replay_a), Seen::of(&mut replay_b)];
     let mut tracker = Tracker::default();
-    tracker.full(&replay_a, &replay_b);
-    let mut seen = [Seen::of(&replay_a), Seen::of(&replay_b)];
+    tracker.full(&replay_a, &replay_b, &seen);
     let mut first_state_divergence = None;
     let mut spans: Vec<StateSpan> = Vec::new();
     let mut in_span = false;
-    let mut note_state = |tracker: &Tracker,
+    let mut note_state = |tracker: &mut Tracker,
                           replay_a: &Replayer,
                           replay_b: &Replayer,
                           first: &mut Option<StateDifference>| {
         let at = (replay_a.step(), replay_b.step());
         if tracker.is_equal() {
+            tracker.take_new();
             in_span = false;
             return;
         }
@@ -676,99 +798,127 @@ pub fn compare_within(a: Side<'_>, b: Side<'_>, limit: Duration) -> StreamCompar
             *first = Some(tracker.difference(replay_a, replay_b));
         }
         match spans.last_mut() {
+            // The span holds every message that differed at one of its
+            // steps: those that differ now began to at one of them.
             Some(span) if in_span => {
                 span.to = at;
-                span.messages.extend(tracker.messages.iter().cloned());
+                span.messages.extend(tracker.take_new());
                 span.state |= tracker.state;
             }
-            _ => spans.push(StateSpan {
-                from: at,
-                to: at,
-                messages: tracker.messages.clone(),
-                state: tracker.state,
-            }),
+            _ => {
+                tracker.take_new();
+                spans.push(StateSpan {
+                    from: at,
+                    to: at,
+                    messages: tracker.messages.clone(),
+                    state: tracker.state,
+                });
+            }
         }
         in_span = true;
     };
-    note_state(&tracker, &replay_a, &replay_b, &mut first_state_divergence);
-    for row in rows {
-        match row {
-            Row::Both(i, j) => {
-                let (raw_a, raw_b) = (cursor_a.take(), cursor_b.take());
-                let same = read_a.hashes[i] == read_b.hashes[j];
-                let event_match = if same {
-                    EventMatch::Same
-                } else {
-                    EventMatch::Changed
-                };
-                alignment.matches_a[i] = event_match;
-                alignment.matches_b[j] = event_match;
-                alignment.b_of_a[i + 1] = Seq::from_index(j);
-                alignment.a_of_b[j + 1] = Seq::from_index(i);
-                if !same {
-                    let before = comparable(&raw_a).0.unwrap_or(Value::Null);
-                    let after = comparable(&raw_b).0.unwrap_or(Value::Null);
-                    differences.push(EventDifference {
-                        kind: DifferenceKind::Changed,
-                        a: Seq::from_index(i),
-                        b: Seq::from_index(j),
-                        key: keys.keys[read_a.keys[i] as usize].clone(),
-                        patch: Some(json_patch::diff(&before, &after)),
-                    });
+    note_state(
+        &mut tracker,
+        &replay_a,
+        &replay_b,
+        &mut first_state_divergence,
+    );
+    std::thread::scope(|scope| {
+        let mut cursor_a = EventCursor::spawn(scope, a.events);
+        let mut cursor_b = EventCursor::spawn(scope, b.events);
+        for row in rows {
+            match row {
+                Row::Both(i, j) => {
+                    let ((raw_a, parsed_a), (raw_b, parsed_b)) = (cursor_a.take(), cursor_b.take());
+                    let same = same_event(&raw_a, &raw_b);
+                    let event_match = if same {
+                        EventMatch::Same
+                    } else {
+                        EventMatch::Changed
+                    };
+                    alignment.matches_a[i] = event_match;
+                    alignment.matches_b[j] = event_match;
+                    alignment.b_of_a[i + 1] = Seq::from_index(j);
+                    alignment.a_of_b[j + 1] = Seq::from_index(i);
+                    if !same {
+                        let before = comparable(&raw_a).0.unwrap_or(Value::Null);
+                        let after = comparable(&raw_b).0.unwrap_or(Value::Null);
+                        differences.push(EventDifference {
+                            kind: DifferenceKind::Changed,
+                            a: Seq::from_index(i),
+                            b: Seq::from_index(j),
+                            key: keys.keys[keys_a[i] as usize].clone(),
+                            patch: Some(json_patch::diff(&before, &after)),
+                        });
+                    }
+                    replay_a.apply(parsed_a);
+                    replay_b.apply(parsed_b);
                 }
-                replay_a.apply_bytes(&raw_a);
-                replay_b.apply_bytes(&raw_b);
+                Row::OnlyA(i) => {
+                    let (_, parsed) = cursor_a.take();
+                    alignment.b_of_a[i + 1] = replay_b.step();
+                    differences.push(EventDifference {
+                        kind: DifferenceKind::OnlyInA,
+                        a: Seq::from_index(i),
+                        b: replay_b.step(),
+                        key: keys.keys[keys_a[i] as usize].clone(),
+                        patch: None,
+                    });
+                    replay_a.apply(parsed);
+                }
+                Row::OnlyB(j) => {
+                    let (_, parsed) = cursor_b.take();
+                    alignment.a_of_b[j + 1] = replay_a.step();
+                    differences.push(EventDifference {
+                        kind: DifferenceKind::OnlyInB,
+                        a: replay_a.step(),
+                        b: Seq::from_index(j),
+                        key: keys.keys[keys_b[j] as usize].clone(),
+                        patch: None,
+                    });
+                    replay_b.apply(parsed);
+                }
             }
-            Row::OnlyA(i) => {
-                let raw = cursor_a.take();
-                alignment.b_of_a[i + 1] = replay_b.step();
-                differences.push(EventDifference {
-                    kind: DifferenceKind::OnlyInA,
-                    a: Seq::from_index(i),
-                    b: replay_b.step(),
-                    key: keys.keys[read_a.keys[i] as usize].clone(),
-                    patch: None,
-                });
-                replay_a.apply_bytes(&raw);
+            tracker.update(&mut seen, &mut replay_a, &mut replay_b);
+            #[cfg(test)]
+            {
+                // What the shortcut finds is what comparing everything finds.
+                let mut everything = Tracker::default();
+                let fresh = [
+                    Seen::of(&mut replay_a.clone()),
+                    Seen::of(&mut replay_b.clone()),
+                ];
+                everything.full(&replay_a, &replay_b, &fresh);
+                assert_eq!(
+                    (
+                        &everything.messages,
+                        everything.message_order(),
+                        everything.state
+                    ),
+                    (&tracker.messages, tracker.message_order(), tracker.state),
+                    "at A {} / B {}",
+                    replay_a.step(),
+                    replay_b.step()
+                );
             }
-            Row::OnlyB(j) => {
-                let raw = cursor_b.take();
-                alignment.a_of_b[j + 1] = replay_a.step();
-                differences.push(EventDifference {
-                    kind: DifferenceKind::OnlyInB,
-                    a: replay_a.step(),
-                    b: Seq::from_index(j),
-                    key: keys.keys[read_b.keys[j] as usize].clone(),
-                    patch: None,
-                });
-                replay_b.apply_bytes(&raw);
-            }
-        }
-        tracker.update(&mut seen, &replay_a, &replay_b);
-        #[cfg(test)]
-        {
-            // What the shortcut finds is what comparing everything finds.
-            let mut everything = Tracker::default();
-            everything.full(&replay_a, &replay_b);
-            assert_eq!(
-                (&everything.messages, everything.state),
-                (&tracker.messages, tracker.state),
-                "at A {} / B {}",
-                replay_a.step(),
-                replay_b.step()
+            note_state(
+                &mut tracker,
+                &replay_a,
+                &replay_b,
+                &mut first_state_divergence,
             );
         }
-        note_state(&tracker, &replay_a, &replay_b, &mut first_state_divergence);
-    }
+    });
     // The end-of-stream checks (R44…) may change nothing of the document,
     // but a stream's end is where the final states are read.
     replay_a.finish();
     replay_b.finish();
-    tracker.full(&replay_a, &replay_b);
+    let seen = [Seen::of(&mut replay_a), Seen::of(&mut replay_b)];
+    tracker.full(&replay_a, &replay_b, &seen);
     let final_state = (!tracker.is_equal()).then(|| tracker.difference(&replay_a, &replay_b));
     StreamComparison {
-        num_events_a: read_a.keys.len() as u64,
-        num_events_b: read_b.keys.len() as u64,
+        num_events_a: keys_a.len() as u64,
+        num_events_b: keys_b.len() as u64,
         outcomes: [&replay_a, &replay_b].map(|r| (r.outcome(), r.fatal().map(|d| d.seq))),
         alignment,
         differences,
