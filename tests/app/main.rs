@@ -20,6 +20,7 @@ mod open;
 mod schemas;
 mod search_lanes;
 mod serve;
+mod timeline_input;
 mod timing;
 mod tools;
 mod views;

@@ -172,6 +172,15 @@ pub(super) fn plot_ui(
         ) {
             commands.push(Command::Time(TimeCommand::Set(divergence.seq)));
             playhead = divergence.seq;
+        } else if !shift {
+            // Issue 43: a tap sends its press and its release in one
+            // frame, so the button is no longer down when the scrub above
+            // looks: the click scrubs on every row.
+            let step = step_at(&axis, pos.x, num_events);
+            if step != playhead {
+                commands.push(Command::Time(TimeCommand::Set(step)));
+                playhead = step;
+            }
         }
     }
     if state.time().is_playing() && new_range == range {
