@@ -25,6 +25,7 @@ pub mod memo;
 pub mod rule_text;
 pub mod search;
 pub mod serve;
+pub mod splitter;
 pub mod state_view;
 pub mod status_bar;
 pub mod step_axis;
@@ -241,14 +242,15 @@ impl ReplayApp {
                 serve::status_ui(ui, &mut self.serve);
             });
         });
-        if self.layout.show_timeline {
-            egui::Panel::bottom("timeline")
+        let timeline_grip = self.layout.show_timeline.then(|| {
+            let panel = egui::Panel::bottom("timeline")
                 .resizable(true)
-                .default_size(theme::TIMELINE_HEIGHT)
-                .show(ui, |ui| {
-                    timeline::timeline_ui(ui, &self.state, &mut commands)
-                });
-        }
+                .default_size(theme::TIMELINE_HEIGHT);
+            let ((), grip) = splitter::bottom_panel_ui(ui, panel, |ui| {
+                timeline::timeline_ui(ui, &self.state, &mut commands)
+            });
+            grip
+        });
         self.layout.begin(ui.available_width());
         let wide = self.state.wide_diff()
             && matches!(
@@ -300,6 +302,9 @@ impl ReplayApp {
             }
         });
         self.layout.took_central(central.response.rect.width());
+        if let Some(grip) = timeline_grip {
+            grip.paint(ui);
+        }
         if self.show_keys {
             let modal =
                 egui::Modal::new(egui::Id::unique("keys-overlay")).show(&ctx, keys::keys_ui);
