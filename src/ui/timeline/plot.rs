@@ -145,43 +145,41 @@ pub(super) fn plot_ui(
         }
     }
     let dragging = marks::drag_range(ui, &response, |x| step_at(&axis, x, num_events), commands);
-    if response.clicked()
-        && let Some(pos) = response.interact_pointer_pos()
-    {
-        if let Some(finding) = schema_marks::finding_at(ui.ctx(), doc, pos) {
-            let (step, activity) = schema_marks::go_to(finding);
-            if activity.is_some() {
-                commands.push(Command::SelectActivity(activity));
+    // Where a click goes: a mark's step, or else the step under it (issue
+    // 43: a tap sends its press and its release in one frame, so the
+    // button is no longer down when the scrub above looks).
+    let clicked_step = response
+        .clicked()
+        .then(|| response.interact_pointer_pos())
+        .flatten()
+        .and_then(|pos| {
+            if let Some(finding) = schema_marks::finding_at(ui.ctx(), doc, pos) {
+                let (step, activity) = schema_marks::go_to(finding);
+                if activity.is_some() {
+                    commands.push(Command::SelectActivity(activity));
+                }
+                Some(step)
+            } else if let Some((lane, mark)) = lanes.hit(pos) {
+                let id = doc.timeline.index().lanes()[lane].message_id.clone();
+                commands.push(Command::SelectActivity(Some(id)));
+                Some(mark.seq)
+            } else if let Some(tick) = tick_at(&ticks, ticks_rect, pos) {
+                Some(tick.step)
+            } else if let Some(divergence) = marks::divergence_at(
+                &axis,
+                &doc.divergences,
+                ticks_rect.center().y,
+                pos,
+                super::HIT_RADIUS,
+            ) {
+                Some(divergence.seq)
+            } else {
+                Some(step_at(&axis, pos.x, num_events)).filter(|&step| !shift && step != playhead)
             }
-            commands.push(Command::Time(TimeCommand::Set(step)));
-            playhead = step;
-        } else if let Some((lane, mark)) = lanes.hit(pos) {
-            let id = doc.timeline.index().lanes()[lane].message_id.clone();
-            commands.push(Command::SelectActivity(Some(id)));
-            commands.push(Command::Time(TimeCommand::Set(mark.seq)));
-            playhead = mark.seq;
-        } else if let Some(tick) = tick_at(&ticks, ticks_rect, pos) {
-            commands.push(Command::Time(TimeCommand::Set(tick.step)));
-            playhead = tick.step;
-        } else if let Some(divergence) = marks::divergence_at(
-            &axis,
-            &doc.divergences,
-            ticks_rect.center().y,
-            pos,
-            super::HIT_RADIUS,
-        ) {
-            commands.push(Command::Time(TimeCommand::Set(divergence.seq)));
-            playhead = divergence.seq;
-        } else if !shift {
-            // Issue 43: a tap sends its press and its release in one
-            // frame, so the button is no longer down when the scrub above
-            // looks: the click scrubs on every row.
-            let step = step_at(&axis, pos.x, num_events);
-            if step != playhead {
-                commands.push(Command::Time(TimeCommand::Set(step)));
-                playhead = step;
-            }
-        }
+        });
+    if let Some(step) = clicked_step {
+        commands.push(Command::Time(TimeCommand::Set(step)));
+        playhead = step;
     }
     if state.time().is_playing() && new_range == range {
         new_range = follow_playhead(range, playhead, num_events);
