@@ -221,17 +221,12 @@ impl RecordingWriter {
         // a rollback journal, into the main file itself: a live recording
         // switches to its write-ahead log only afterwards, so that the file
         // says "recording" on its own from the start, whatever happens to
-        // its `-wal` (issue 12).
-        if for_import {
-            configure(&conn, false)
-        } else {
-            conn.busy_timeout(BUSY_TIMEOUT)
-        }
-        .map_err(sqlite("cannot set up the recording"))?;
+        // its `-wal` (issue 12). The page cache is sized once the schema
+        // has set the page size (issue 40, see `configure`).
+        conn.busy_timeout(BUSY_TIMEOUT)
+            .map_err(sqlite("cannot set up the recording"))?;
         schema::create(&conn).map_err(sqlite("cannot create the recording schema"))?;
-        if !for_import {
-            configure(&conn, true).map_err(sqlite("cannot set up the recording"))?;
-        }
+        configure(&conn, !for_import).map_err(sqlite("cannot set up the recording"))?;
         Ok(Self::with_connection(conn, path, !for_import))
     }
 
@@ -1043,18 +1038,34 @@ fn pieces(parts: &[Vec<u8>], piece_bytes: usize) -> impl Iterator<Item = Vec<&[u
 /// A writer waits (up to [`BUSY_TIMEOUT`]) rather than fails when another
 /// connection briefly holds the write lock: a reader saving a bookmark into
 /// a recording the proxy is still writing.
+///
+/// The page cache holds [`LIVE_CACHE_BYTES`] or [`IMPORT_CACHE_BYTES`],
+/// given in pages of the file's page size (issue 40: given in kibibytes
+/// before the schema set the page size, SQLite counted the pages of its
+/// default size, and an import's cache grew to four times what was asked,
+/// 264 MB of a 2,000,000-event import's peak).
 fn configure(conn: &Connection, live: bool) -> rusqlite::Result<()> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
-    let (journal, synchronous) = if live {
-        ("WAL", "NORMAL")
+    let (journal, synchronous, cache_bytes) = if live {
+        ("WAL", "NORMAL", LIVE_CACHE_BYTES)
     } else {
-        ("DELETE", "OFF")
+        ("DELETE", "OFF", IMPORT_CACHE_BYTES)
     };
+    let page_bytes: i64 = conn.pragma_query_value(None, "page_size", |row| row.get(0))?;
+    let cache_pages = (cache_bytes / page_bytes.max(512)).max(16);
     conn.execute_batch(&format!(
         "PRAGMA journal_mode = {journal}; PRAGMA synchronous = {synchronous};
-         PRAGMA cache_size = -65536;"
+         PRAGMA cache_size = {cache_pages};"
     ))
 }
+
+/// The page cache of a live recording's writer.
+const LIVE_CACHE_BYTES: i64 = 64 << 20;
+
+/// The page cache of an import's writer: its inserts append, and a larger
+/// cache only holds more of what was written (an import of 2,000,000
+/// events took as long with 16 MiB as with the 256 MiB it had before).
+const IMPORT_CACHE_BYTES: i64 = 16 << 20;
 
 impl Drop for RecordingWriter {
     /// A writer dropped without [`RecordingWriter::finish`] (an error path,
@@ -1069,6 +1080,30 @@ mod tests {
     use super::*;
     use crate::input::EventLog;
     use crate::replay::Options;
+
+    /// The page cache is what was asked, in bytes, for an import's writer
+    /// and a live one (issue 40: an import's cache was sized before the
+    /// schema set the page size, and held four times as much).
+    #[test]
+    fn a_writers_page_cache_holds_the_bytes_asked_for() {
+        let dir = std::env::temp_dir().join(format!("agui-replay-cache-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        for (for_import, asked) in [(true, IMPORT_CACHE_BYTES), (false, LIVE_CACHE_BYTES)] {
+            let path = dir.join(format!("cache-{for_import}.rec"));
+            let _ = std::fs::remove_file(&path);
+            let writer = RecordingWriter::create(&path, for_import).unwrap();
+            let query = |name: &str| -> i64 {
+                writer
+                    .conn
+                    .pragma_query_value(None, name, |row| row.get(0))
+                    .unwrap()
+            };
+            let (pages, page_bytes) = (query("cache_size"), query("page_size"));
+            assert_eq!(page_bytes, schema::PAGE_BYTES, "import: {for_import}");
+            assert_eq!(pages * page_bytes, asked, "import: {for_import}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     /// The pieces of an index in parts are the pieces of the parts joined,
     /// whatever the parts' lengths against the pieces' (a part shorter
