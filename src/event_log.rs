@@ -22,6 +22,18 @@ pub trait RawEvents: Sync {
     fn for_each_raw(&self, indices: Range<usize>, each: &mut dyn FnMut(Seq, &[u8]));
 }
 
+/// Events borrowed (an edited stream read over the recording's,
+/// [`crate::whatif::EditedEvents`]).
+impl<E: RawEvents + ?Sized> RawEvents for &E {
+    fn len(&self) -> usize {
+        (**self).len()
+    }
+
+    fn for_each_raw(&self, indices: Range<usize>, each: &mut dyn FnMut(Seq, &[u8])) {
+        (**self).for_each_raw(indices, each);
+    }
+}
+
 impl RawEvents for EventLog {
     fn len(&self) -> usize {
         self.ends.len()

@@ -199,31 +199,97 @@ impl EditedStream {
     /// time of the event before it (the first, of the one after it), so
     /// that it adds no gap.
     pub fn arrivals(&self, recorded: &[u64]) -> Vec<u64> {
-        let at = |seq: Seq| seq.index().and_then(|i| recorded.get(i).copied());
-        let mut times: Vec<Option<u64>> = self
-            .origins
-            .iter()
-            .map(|origin| match *origin {
-                Origin::Recorded(seq) | Origin::Replaced(seq) => at(seq),
-                Origin::Inserted { .. } => None,
-            })
-            .collect();
-        let mut last = None;
-        for time in &mut times {
-            match time {
-                Some(t) => last = Some(*t),
-                None => *time = last,
-            }
-        }
-        let mut next = None;
-        for time in times.iter_mut().rev() {
-            match time {
-                Some(t) => next = Some(*t),
-                None => *time = next,
-            }
-        }
-        times.into_iter().map(|t| t.unwrap_or(0)).collect()
+        arrivals_of(&self.origins, recorded)
     }
+}
+
+/// A stream with the edits applied, read where it lies: the recorded
+/// events are read from `recorded` as they are asked for, and only those
+/// put in are held (issue 41: a million-event recording is edited without
+/// copying it).
+#[derive(Clone, Debug)]
+pub struct EditedEvents<E> {
+    recorded: E,
+    origins: Vec<Origin>,
+    /// The bytes of each event put in, by index in the edited stream.
+    put_in: HashMap<usize, Vec<u8>>,
+}
+
+impl<E: RawEvents> EditedEvents<E> {
+    /// Where each event comes from (index 0 is the edited stream's step 1).
+    pub fn origins(&self) -> &[Origin] {
+        &self.origins
+    }
+
+    /// The recorded events it reads from.
+    pub fn recorded(&self) -> &E {
+        &self.recorded
+    }
+}
+
+impl<E: RawEvents> RawEvents for EditedEvents<E> {
+    fn len(&self) -> usize {
+        self.origins.len()
+    }
+
+    fn for_each_raw(&self, indices: std::ops::Range<usize>, each: &mut dyn FnMut(Seq, &[u8])) {
+        let end = indices.end.min(self.origins.len());
+        let mut i = indices.start.min(end);
+        while i < end {
+            match self.origins[i] {
+                Origin::Recorded(first) => {
+                    // A run of recorded events, read in one go.
+                    let mut run = 1;
+                    while i + run < end
+                        && self.origins[i + run]
+                            == Origin::Recorded(Seq::new(first.get() + run as u64))
+                    {
+                        run += 1;
+                    }
+                    let from = first.index().unwrap_or(0);
+                    let mut at = i;
+                    self.recorded.for_each_raw(from..from + run, &mut |_, raw| {
+                        each(Seq::from_index(at), raw);
+                        at += 1;
+                    });
+                    i += run;
+                }
+                _ => {
+                    let raw = self.put_in.get(&i).map_or(&[][..], Vec::as_slice);
+                    each(Seq::from_index(i), raw);
+                    i += 1;
+                }
+            }
+        }
+    }
+}
+
+/// Each event's arrival time from the recorded ones, as
+/// [`EditedStream::arrivals`] gives them.
+pub fn arrivals_of(origins: &[Origin], recorded: &[u64]) -> Vec<u64> {
+    let at = |seq: Seq| seq.index().and_then(|i| recorded.get(i).copied());
+    let mut times: Vec<Option<u64>> = origins
+        .iter()
+        .map(|origin| match *origin {
+            Origin::Recorded(seq) | Origin::Replaced(seq) => at(seq),
+            Origin::Inserted { .. } => None,
+        })
+        .collect();
+    let mut last = None;
+    for time in &mut times {
+        match time {
+            Some(t) => last = Some(*t),
+            None => *time = last,
+        }
+    }
+    let mut next = None;
+    for time in times.iter_mut().rev() {
+        match time {
+            Some(t) => next = Some(*t),
+            None => *time = next,
+        }
+    }
+    times.into_iter().map(|t| t.unwrap_or(0)).collect()
 }
 
 /// Reads an edit's JSON text as the replay would (a lone UTF-16 surrogate
@@ -340,6 +406,70 @@ impl Edits {
         self.edits.iter().map(Edit::step).min()
     }
 
+    /// The edited stream over `recorded` (the recording's events, step 1
+    /// first), read as it is asked for: only the events put in are copied.
+    pub fn over<E: RawEvents>(&self, recorded: E) -> EditedEvents<E> {
+        let mut inserts: BTreeMap<Seq, Vec<&str>> = BTreeMap::new();
+        let mut changes: HashMap<Seq, Option<&str>> = HashMap::new();
+        for edit in &self.edits {
+            match edit {
+                Edit::Insert(step, text) => inserts.entry(*step).or_default().push(text),
+                Edit::Drop(step) => {
+                    changes.insert(*step, None);
+                }
+                Edit::Replace(step, text) => {
+                    changes.insert(*step, Some(text));
+                }
+            }
+        }
+        let num_events = recorded.len();
+        // Only the steps edited are looked at one by one: the runs of
+        // recorded ones between them are pushed whole. Step 0 is the run
+        // input, not an event.
+        let mut edited_steps: Vec<Seq> = changes.keys().chain(inserts.keys()).copied().collect();
+        edited_steps.retain(|step| *step != Seq::START);
+        edited_steps.sort_unstable();
+        edited_steps.dedup();
+        let mut origins = Vec::with_capacity(num_events + inserts.len());
+        let mut put_in = HashMap::new();
+        let mut push_inserts =
+            |origins: &mut Vec<Origin>, put_in: &mut HashMap<usize, Vec<u8>>, before: Seq| {
+                for text in inserts.remove(&before).unwrap_or_default() {
+                    put_in.insert(origins.len(), event_bytes(text));
+                    origins.push(Origin::Inserted { before });
+                }
+            };
+        let mut next = 1u64;
+        for step in edited_steps
+            .into_iter()
+            .chain(std::iter::once(Seq::from_index(num_events)))
+        {
+            let step = step.get().min(num_events as u64 + 1);
+            origins.extend((next..step).map(|s| Origin::Recorded(Seq::new(s))));
+            next = next.max(step);
+            if step > num_events as u64 {
+                continue;
+            }
+            let seq = Seq::new(step);
+            push_inserts(&mut origins, &mut put_in, seq);
+            match changes.get(&seq) {
+                None => origins.push(Origin::Recorded(seq)),
+                Some(None) => {}
+                Some(Some(text)) => {
+                    put_in.insert(origins.len(), event_bytes(text));
+                    origins.push(Origin::Replaced(seq));
+                }
+            }
+            next = step + 1;
+        }
+        push_inserts(&mut origins, &mut put_in, Seq::from_index(num_events));
+        EditedEvents {
+            recorded,
+            origins,
+            put_in,
+        }
+    }
+
     /// The edited stream: `events` (the recording's, step 1 first) with the
     /// edits applied. The recorded events are read, never changed.
     pub fn apply<E: RawEvents + ?Sized>(&self, events: &E) -> EditedStream {
@@ -453,6 +583,49 @@ mod tests {
         assert_eq!(edits.first_step(), Some(Seq::new(1)));
         // The recorded events are untouched.
         assert_eq!(recorded, log(&[A, B, C]));
+    }
+
+    #[test]
+    fn the_edited_stream_read_where_it_lies_equals_the_one_applied() {
+        // Issue 41: the app reads the edited stream without copying the
+        // recording; it must be the stream `apply` gives.
+        let recorded = log(&[A, B, C, A, B]);
+        let cases = [
+            vec![],
+            vec![Edit::Drop(Seq::START)],
+            vec![Edit::Replace(Seq::START, "{}".into())],
+            vec![Edit::Drop(Seq::new(1)), Edit::Drop(Seq::new(5))],
+            vec![
+                Edit::Insert(Seq::new(6), C.into()),
+                Edit::Insert(Seq::new(3), A.into()),
+                Edit::Replace(Seq::new(3), C.into()),
+                Edit::Insert(Seq::new(3), B.into()),
+                Edit::Drop(Seq::new(4)),
+                Edit::Insert(Seq::new(1), B.into()),
+            ],
+        ];
+        for edits in cases {
+            let edits = Edits::new(edits, 5, true).unwrap();
+            let applied = edits.apply(&recorded);
+            let over = edits.over(&recorded);
+            assert_eq!(over.origins(), applied.origins.as_slice(), "{edits:?}");
+            let mut read = EventLog::default();
+            over.for_each_raw(0..over.len(), &mut |_, raw| {
+                read.push(raw);
+            });
+            assert_eq!(read, applied.events, "{edits:?}");
+            // A range from the middle.
+            let mut middle = Vec::new();
+            over.for_each_raw(1..3, &mut |seq, raw| middle.push((seq, raw.to_vec())));
+            let expected: Vec<_> = applied
+                .events
+                .iter()
+                .skip(1)
+                .take(2)
+                .map(|(seq, raw)| (seq, raw.to_vec()))
+                .collect();
+            assert_eq!(middle, expected);
+        }
     }
 
     #[test]

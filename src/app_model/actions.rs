@@ -186,6 +186,8 @@ impl Trigger {
 pub enum Menu {
     /// File.
     File,
+    /// Edit: "What if this event were different?" (issue 41).
+    Edit,
     /// View.
     View,
     /// Go: moving the cursor.
@@ -200,8 +202,9 @@ pub enum Menu {
 
 impl Menu {
     /// The menu bar's order.
-    pub const ALL: [Menu; 6] = [
+    pub const ALL: [Menu; 7] = [
         Menu::File,
+        Menu::Edit,
         Menu::View,
         Menu::Go,
         Menu::Marks,
@@ -213,6 +216,7 @@ impl Menu {
     pub fn title(self) -> &'static str {
         match self {
             Menu::File => "File",
+            Menu::Edit => "Edit",
             Menu::View => "View",
             Menu::Go => "Go",
             Menu::Marks => "Marks",
@@ -245,6 +249,20 @@ pub enum ActionId {
     ExportRepro,
     /// File › Quit.
     Quit,
+    /// Edit › Skip this event (issue 41).
+    SkipEvent,
+    /// Edit › Edit this event….
+    EditEvent,
+    /// Edit › Insert an event before….
+    InsertEvent,
+    /// Edit › Toggle recorded / edited.
+    ToggleEdited,
+    /// Edit › Clear edits.
+    ClearEdits,
+    /// Edit › Compare edited with the recording.
+    CompareEdited,
+    /// Edit › Save edits into the recording.
+    SaveEdits,
     /// View › Event list (shown or hidden).
     ToggleEventList,
     /// View › Inspector (shown or hidden).
@@ -434,6 +452,55 @@ pub const ACTIONS: &[Action] = &[
         &[ctrl(KeyName::Letter('q'))],
         In(Menu::File),
         "Close the window",
+    ),
+    row(
+        ActionId::SkipEvent,
+        "Skip this event",
+        &[],
+        In(Menu::Edit),
+        "What if the event at the cursor had not been sent: replay without it",
+    ),
+    row(
+        ActionId::EditEvent,
+        "Edit this event…",
+        &[],
+        In(Menu::Edit),
+        "What if the event at the cursor had been different: edit its JSON and replay",
+    ),
+    row(
+        ActionId::InsertEvent,
+        "Insert an event before…",
+        &[],
+        In(Menu::Edit),
+        "What if another event had come before the cursor's: write it and replay",
+    ),
+    row(
+        ActionId::ToggleEdited,
+        "Toggle recorded / edited",
+        &[letter('e')],
+        In(Menu::Edit),
+        "Show the stream as recorded or with your edits",
+    ),
+    row(
+        ActionId::ClearEdits,
+        "Clear edits",
+        &[],
+        In(Menu::Edit),
+        "Remove every edit: the stream as recorded",
+    ),
+    row(
+        ActionId::CompareEdited,
+        "Compare edited with the recording",
+        &[],
+        In(Menu::Edit),
+        "The edited stream beside the recording, from the first divergence",
+    ),
+    row(
+        ActionId::SaveEdits,
+        "Save edits into the recording",
+        &[],
+        In(Menu::Edit),
+        "Keep the edits in the .rec file (its events unchanged), restored when it opens",
     ),
     row(
         ActionId::ToggleEventList,
@@ -888,6 +955,30 @@ mod tests {
                 "{label}"
             );
         }
+    }
+
+    #[test]
+    fn the_issue_41_actions_are_in_the_edit_menu() {
+        // "What if this event were different?": every edit has its menu
+        // entry (and so its palette row), the toggle its key.
+        let edit: Vec<ActionId> = in_menu(Menu::Edit).map(|a| a.id).collect();
+        for id in [
+            ActionId::SkipEvent,
+            ActionId::EditEvent,
+            ActionId::InsertEvent,
+            ActionId::ToggleEdited,
+            ActionId::ClearEdits,
+            ActionId::CompareEdited,
+            ActionId::SaveEdits,
+        ] {
+            assert!(edit.contains(&id), "{id:?}");
+            assert!(action(id).runs_from_palette());
+        }
+        let toggle = action_of_chord(KeyChord::plain(KeyName::Letter('e'))).map(|a| a.id);
+        assert_eq!(toggle, Some(ActionId::ToggleEdited));
+        let export = action_of_chord(KeyChord::ctrl(KeyName::Letter('e'))).map(|a| a.id);
+        assert_eq!(export, Some(ActionId::ExportRepro));
+        assert!(Menu::ALL.contains(&Menu::Edit));
     }
 
     #[test]

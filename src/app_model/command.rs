@@ -110,6 +110,9 @@ pub enum Command {
     /// The schema folder the contents are checked against (View ›
     /// Activity schemas…, issue 42).
     Schemas(crate::app_model::schemas::SchemaCommand),
+    /// "What if this event were different?": the edits of the stream and
+    /// the toggle between recorded and edited (issue 41).
+    WhatIf(crate::app_model::whatif::WhatIfCommand),
 }
 
 /// What the marks A and B (the diff's two points) are asked.

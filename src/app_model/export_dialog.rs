@@ -340,6 +340,13 @@ impl ExportDialog {
                 None => write(doc, &request, &path),
             },
         };
+        // Issue 41: the edited stream is exported while it shows.
+        let result = match result {
+            Ok(message) if state.whatif().showing_edited() => {
+                Ok(format!("{message} (the stream as edited)"))
+            }
+            other => other,
+        };
         self.result = Some(result.clone());
         self.result_fields = Some(self.fields_key());
         match result {

@@ -27,4 +27,5 @@ pub mod state;
 #[cfg(test)]
 pub mod test_support;
 pub mod time_control;
+pub mod whatif;
 pub mod words;

@@ -137,6 +137,8 @@ pub struct AppState {
     schemas: SchemaSetting,
     /// The schema folder chosen for each recent recording (issue 42).
     schema_folders: SchemaFolders,
+    /// The edits of the stream, and which view shows (issue 41).
+    whatif: crate::app_model::whatif::WhatIf,
 }
 
 /// When to draw the next frame, as the logic step of a frame says.
@@ -315,6 +317,72 @@ impl AppState {
         if let Some(step) = response.go_to {
             self.time_command(TimeCommand::Set(step));
         }
+    }
+
+    /// The edits of the stream ("What if…", issue 41).
+    pub fn whatif(&self) -> &crate::app_model::whatif::WhatIf {
+        &self.whatif
+    }
+
+    /// Applies a "What if…" command (issue 41): a changed stream is
+    /// shown as a replay again is, the cursor kept.
+    fn whatif_command(&mut self, command: crate::app_model::whatif::WhatIfCommand) {
+        use crate::app_model::whatif::WhatIfCommand;
+        let Some(doc) = &mut self.doc else {
+            return;
+        };
+        let compare = command == WhatIfCommand::CompareWithRecording;
+        if compare {
+            if self.whatif.edits().is_empty() {
+                self.error =
+                    Some("no edits yet: skip or edit an event first (right-click it)".into());
+                return;
+            }
+            if !self.whatif.showing_edited() {
+                self.whatif_command(WhatIfCommand::Toggle);
+            }
+            let path = self.doc.as_ref().map(|d| d.path.clone());
+            if let Some(path) = path {
+                self.apply_one(Command::Compare(
+                    crate::app_model::compare_with::CompareCommand::Open(path),
+                ));
+            }
+            return;
+        }
+        let step = self.time.step();
+        let response = self.whatif.apply(command, doc, step, self.load_options);
+        self.whatif_response(response);
+    }
+
+    /// Acts on what a "What if…" command changed.
+    fn whatif_response(&mut self, response: crate::app_model::whatif::WhatIfResponse) {
+        if response.stream_changed {
+            self.search = SearchRun::default();
+            if let Some(doc) = &self.doc {
+                self.marks.clamp(doc.num_events());
+                self.compare_with.a_changed(true, doc, self.options);
+            }
+            self.refresh_rows();
+            self.view = None;
+            self.stream_changed();
+        }
+        if let Some(notice) = response.notice {
+            self.notify(notice);
+        }
+        if let Some(error) = response.error {
+            self.error = Some(error);
+        }
+    }
+
+    /// Applies the edits restored from the recording (or kept over a
+    /// replay again) once the recording is whole.
+    fn resume_whatif(&mut self) {
+        let Some(doc) = &mut self.doc else {
+            return;
+        };
+        let step = self.time.step();
+        let response = self.whatif.resume(doc, step, self.load_options);
+        self.whatif_response(response);
     }
 
     /// Bookmarks and notes.
@@ -503,6 +571,7 @@ impl AppState {
         // Those kept in memory are set aside with their stream, taken back
         // when it opens again (a replay, another exchange and back).
         self.notes.open(self.doc.as_ref(), &doc);
+        let whatif_error = self.whatif.opened(same_stream, &doc);
         self.time
             .reset(num_events, doc.live, Seq::new(num_events.min(1)));
         self.doc = Some(doc);
@@ -522,6 +591,10 @@ impl AppState {
         // The view at the kept step was computed from the replay replaced.
         self.view = None;
         self.sync_view();
+        if let Some(error) = whatif_error {
+            self.error = Some(error);
+        }
+        self.resume_whatif();
         // A vector, or a session imported from one, declares the profile it
         // is replayed under, as on the command line (issue 12, item 12);
         // switching profile afterwards is the user's choice.
@@ -729,6 +802,7 @@ impl AppState {
                 self.compare_response(response);
             }
             Command::Schemas(command) => self.schema_command(command),
+            Command::WhatIf(command) => self.whatif_command(command),
             Command::CancelIndexing => {
                 if let Some(doc) = &mut self.doc
                     && let Some(indexing) = doc.indexing.take()
@@ -805,6 +879,9 @@ impl AppState {
             changed = true;
             self.index_update(update);
         }
+        if changed {
+            self.resume_whatif();
+        }
         changed
     }
 
@@ -825,6 +902,7 @@ impl AppState {
         }
         // And the events indexed checked against the schema folder.
         self.advance_schema_check(usize::MAX);
+        self.resume_whatif();
     }
 
     /// Shows what the indexing thread sent: a longer timeline, the whole

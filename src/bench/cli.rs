@@ -8,7 +8,9 @@ use clap::{Args, Subcommand};
 
 use agui_replay::cli::EXIT_OK;
 
-use super::{GenConfig, generate_each, import_figures, proxy_figures, replay_figures};
+use super::{
+    GenConfig, generate_each, import_figures, proxy_figures, replay_figures, whatif_figures,
+};
 
 /// `bench` subcommands.
 #[derive(Debug, Subcommand)]
@@ -33,6 +35,25 @@ pub enum BenchCommand {
     /// (`state FILE --at LAST`) in the same run: best of three, as ratios
     /// (issue 40).
     Commands(CommandsArgs),
+    /// One edit in the middle of a generated stream, in the app's model
+    /// ("What if…", issue 41): the time to the state at the cursor, and
+    /// to the edited timeline indexed whole.
+    Whatif(WhatifArgs),
+}
+
+/// `bench whatif` options.
+#[derive(Debug, Args)]
+pub struct WhatifArgs {
+    /// The stream's shape.
+    #[command(flatten)]
+    pub shape: StreamShape,
+    /// Import the stream into a recording and open that (its events left
+    /// in the file), instead of the JSON lines.
+    #[arg(long)]
+    pub recording: bool,
+    /// Where to put the temporary files (default: the system's temp dir).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 /// `bench commands` options.
@@ -237,6 +258,12 @@ pub fn run(command: &BenchCommand, out: &mut dyn Write) -> anyhow::Result<u8> {
                 None => std::env::current_exe()?,
             };
             let figures = super::commands::commands_figures(config, &dir, &exe)?;
+            serde_json::to_writer_pretty(&mut *out, &figures)?;
+            writeln!(out)?;
+        }
+        BenchCommand::Whatif(args) => {
+            let dir = args.dir.clone().unwrap_or_else(std::env::temp_dir);
+            let figures = whatif_figures(args.shape.config(), &dir, args.recording)?;
             serde_json::to_writer_pretty(&mut *out, &figures)?;
             writeln!(out)?;
         }

@@ -10,6 +10,7 @@ pub mod cli;
 mod commands;
 pub mod generate;
 mod proxy;
+mod whatif;
 
 use std::time::Instant;
 
@@ -20,6 +21,7 @@ use serde_json::Value;
 
 pub use generate::{GenConfig, generate, generate_each};
 pub use proxy::proxy_figures;
+pub use whatif::whatif_figures;
 
 use agui_replay::diagnostic::Seq;
 use agui_replay::input::{EventLog, RawEvents};

@@ -360,6 +360,15 @@ impl Replayer {
         self.seq = self.seq.max(step);
     }
 
+    /// Puts back the logs of the steps up to this replayer's (a state
+    /// thawed from a checkpoint starts with empty ones): what the head of
+    /// a timeline that shares another's first steps holds (issue 41,
+    /// `Timeline::shared_prefix`).
+    pub fn restore_logs(&mut self, diagnostics: Vec<Diagnostic>, effects: Vec<EventEffect>) {
+        self.diagnostics = diagnostics;
+        self.effects = effects;
+    }
+
     /// Makes room to record `num_events` more events.
     pub fn reserve(&mut self, num_events: usize) {
         self.effects.reserve(num_events);

@@ -104,6 +104,46 @@ impl Recording {
     }
 }
 
+/// The `meta` key of a session's saved edits (issue 41).
+fn edits_key(session: SessionId) -> String {
+    format!("whatif:session:{}", session.0)
+}
+
+impl Recording {
+    /// The edits saved for a session ("What if…", issue 41), as the text
+    /// [`save_edits`] wrote; `None` when there are none.
+    pub fn saved_edits(&self, session: SessionId) -> Result<Option<String>, StoreError> {
+        let key = edits_key(session);
+        let load = |conn: &Connection| -> rusqlite::Result<Option<String>> {
+            conn.query_row("SELECT value FROM meta WHERE key = ?1", [&key], |row| {
+                row.get(0)
+            })
+            .optional()
+        };
+        self.read_current(load)
+            .map_err(|e| self.error("cannot read the saved edits", e))
+    }
+}
+
+/// Saves the edits of a session ("What if…", issue 41) as `text` in the
+/// recording's `meta` table, replacing those saved before (`None`: removes
+/// them). The recorded events are not touched.
+pub fn save_edits(path: &Path, session: SessionId, text: Option<&str>) -> Result<(), StoreError> {
+    let write = AnnotationWrite::new(path, "edits", "saved");
+    let key = edits_key(session);
+    write.run(|tx| {
+        require_session(tx, path, session)?;
+        match text {
+            Some(text) => tx.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)",
+                params![key, text],
+            )?,
+            None => tx.execute("DELETE FROM meta WHERE key = ?1", [&key])?,
+        };
+        Ok(())
+    })
+}
+
 fn seq_from_stored(seq: i64) -> Seq {
     Seq::new(u64::try_from(seq).unwrap_or(0))
 }

@@ -38,7 +38,7 @@ use std::path::PathBuf;
 
 pub use annotations::{
     Bookmark, Note, add_bookmark, add_note, delete_bookmark, delete_note, edit_note,
-    rename_bookmark,
+    rename_bookmark, save_edits,
 };
 pub use blocks::SessionBlocks;
 pub use import::{

@@ -161,6 +161,45 @@ impl StreamIndex {
         }
     }
 
+    /// The index of the first `num_events` events only (issue 41: an
+    /// edited stream shares the recording's first steps). A lane whose
+    /// every event comes later goes; a lane keeps the `activityType` its
+    /// last event gave, which an activity that changes type later on
+    /// shows a little early.
+    pub fn truncated(&self, num_events: usize) -> Self {
+        let last = Seq::new(num_events as u64);
+        let mut index = Self::default();
+        for lane in &self.lanes {
+            let kept = lane.events.partition_point(|(seq, _)| *seq <= last);
+            if kept == 0 {
+                continue;
+            }
+            index
+                .lane_by_id
+                .insert(lane.message_id.clone(), index.lanes.len());
+            index.lanes.push(ActivityLane {
+                message_id: lane.message_id.clone(),
+                activity_type: lane.activity_type.clone(),
+                events: lane.events[..kept].to_vec(),
+            });
+        }
+        for (kept, steps) in index.severity_steps.iter_mut().zip(&self.severity_steps) {
+            *kept = steps[..steps.partition_point(|seq| *seq <= last)].to_vec();
+        }
+        let num_events = num_events.min(self.kinds.len());
+        index.kinds = self.kinds[..num_events].to_vec();
+        let whole_buckets = num_events / BUCKET_EVENTS;
+        index.buckets = self.buckets[..whole_buckets].to_vec();
+        if !num_events.is_multiple_of(BUCKET_EVENTS) {
+            let mut partial = [0; NUM_KINDS];
+            for &kind in &index.kinds[whole_buckets * BUCKET_EVENTS..] {
+                partial[usize::from(kind)] += 1;
+            }
+            index.buckets.push(partial);
+        }
+        index
+    }
+
     /// Records a diagnostic raised outside an event (end of stream, reader).
     pub fn record_diagnostic(&mut self, diagnostic: &Diagnostic) {
         let steps = &mut self.severity_steps[severity_slot(diagnostic.severity)];

@@ -17,6 +17,7 @@ mod build;
 mod dropper;
 mod events;
 mod index;
+mod prefix;
 mod stored;
 
 pub use build::TimelineBuilder;
@@ -408,6 +409,10 @@ impl Timeline {
 #[derive(Clone, Debug)]
 struct Checkpoints {
     stored: Option<std::sync::Arc<stored::StoredCheckpoints>>,
+    /// How many of the stored ones count: all of them, or fewer in a
+    /// timeline that shares only the first ones (an edited stream, issue
+    /// 41: [`Timeline::shared_prefix`]).
+    stored_len: usize,
     frozen: Vec<FrozenReplay>,
     thawed: Thawed,
 }
@@ -416,6 +421,7 @@ impl From<FrozenReplay> for Checkpoints {
     fn from(first: FrozenReplay) -> Self {
         Self {
             stored: None,
+            stored_len: 0,
             frozen: vec![first],
             thawed: Thawed::default(),
         }
@@ -424,7 +430,7 @@ impl From<FrozenReplay> for Checkpoints {
 
 impl Checkpoints {
     fn num_stored(&self) -> usize {
-        self.stored.as_ref().map_or(0, |s| s.len())
+        self.stored.as_ref().map_or(0, |_| self.stored_len)
     }
 
     fn len(&self) -> usize {
@@ -433,7 +439,7 @@ impl Checkpoints {
 
     fn step(&self, i: usize) -> Seq {
         match &self.stored {
-            Some(stored) if i < stored.len() => stored.step(i),
+            Some(stored) if i < self.num_stored() => stored.step(i),
             _ => self
                 .frozen
                 .get(i - self.num_stored())
@@ -449,7 +455,7 @@ impl Checkpoints {
     /// none or it cannot be decoded.
     fn get(&self, i: usize) -> Option<std::borrow::Cow<'_, FrozenReplay>> {
         match &self.stored {
-            Some(stored) if i < stored.len() => stored
+            Some(stored) if i < self.num_stored() => stored
                 .decoded(i)
                 .map(|decoded| std::borrow::Cow::Owned(FrozenReplay::clone(&decoded))),
             _ => self
@@ -463,8 +469,8 @@ impl Checkpoints {
     fn partition_point(&self, step: Seq) -> usize {
         let num_stored = match &self.stored {
             Some(stored) => match stored.partition_point(step) {
-                n if n < stored.len() => return n,
-                n => n,
+                n if n < self.num_stored() => return n,
+                _ => self.num_stored(),
             },
             None => 0,
         };
@@ -497,7 +503,7 @@ impl Checkpoints {
             return frozen.thaw();
         }
         match &self.stored {
-            Some(stored) => stored.thaw_at_or_before(i.min(stored.len().saturating_sub(1))),
+            Some(stored) => stored.thaw_at_or_before(i.min(num_stored.saturating_sub(1))),
             None => self.frozen[0].thaw(),
         }
     }
@@ -507,7 +513,7 @@ impl Checkpoints {
     fn all(&self) -> Option<Vec<std::borrow::Cow<'_, FrozenReplay>>> {
         let mut all = Vec::with_capacity(self.len());
         if let Some(stored) = &self.stored {
-            for i in 0..stored.len() {
+            for i in 0..self.num_stored() {
                 all.push(std::borrow::Cow::Owned(FrozenReplay::clone(
                     &*stored.decoded(i)?,
                 )));

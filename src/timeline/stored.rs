@@ -919,6 +919,7 @@ impl Timeline {
             events,
             head,
             checkpoints: Checkpoints {
+                stored_len: stored.len(),
                 stored: Some(stored),
                 frozen: Vec::new(),
                 thawed: super::Thawed::default(),

@@ -60,6 +60,17 @@ fn fields_ui(
 ) {
     let step = state.step();
     dialog.follow_state(state);
+    // Issue 41: what is exported is what shows.
+    if state.whatif().showing_edited() {
+        ui.colored_label(
+            ui.visuals().warn_fg_color,
+            format!(
+                "Exports the stream as edited ({} edits), not the recording: press E in the \
+                 window for the recording",
+                state.whatif().edits().len()
+            ),
+        );
+    }
     let apply = |dialog: &mut ExportDialog, command: ExportCommand| {
         dialog.apply(command, state);
     };

@@ -34,6 +34,7 @@ mod test_harness;
 pub mod theme;
 pub mod timeline;
 pub mod timing_view;
+pub mod whatif;
 
 use crate::app_model::actions::{self, ActionId};
 use crate::app_model::command::NoteCommand;
@@ -247,6 +248,8 @@ impl ReplayApp {
                 .resizable(true)
                 .default_size(theme::TIMELINE_HEIGHT);
             let ((), grip) = splitter::bottom_panel_ui(ui, panel, |ui| {
+                // Issue 41: the edits, above the timeline.
+                whatif::chips_ui(ui, &self.state, &mut commands);
                 timeline::timeline_ui(ui, &self.state, &mut commands)
             });
             grip
@@ -353,6 +356,7 @@ impl ReplayApp {
             None => {}
         }
         serve::serve_window_ui(&ctx, &self.state, &mut self.serve);
+        whatif::editor_window_ui(&ctx, &self.state, &mut commands);
         self.state.apply(commands);
         // The served front end follows the cursor (issue 15.2).
         if let Some(after) = self.serve.follow(&self.state) {
@@ -470,6 +474,17 @@ impl ReplayApp {
                 );
             }
             ActionId::Quit => ctx.send_viewport_cmd(egui::ViewportCommand::Close),
+            ActionId::SkipEvent
+            | ActionId::EditEvent
+            | ActionId::InsertEvent
+            | ActionId::ToggleEdited
+            | ActionId::ClearEdits
+            | ActionId::CompareEdited
+            | ActionId::SaveEdits => {
+                if let Some(command) = whatif_command_of(action, self.state.step()) {
+                    commands.push(Command::WhatIf(command));
+                }
+            }
             ActionId::ToggleEventList => self.layout.show_events = !self.layout.show_events,
             ActionId::ToggleInspector => {
                 self.layout.show_inspector = !self.layout.show_inspector;
@@ -554,6 +569,11 @@ impl ReplayApp {
             ActionId::RulesReference => self.show_rules = true,
             ActionId::About => self.show_about = true,
             ActionId::Close => {
+                if self.state.whatif().editor().is_some() {
+                    commands.push(Command::WhatIf(
+                        crate::app_model::whatif::WhatIfCommand::CancelEditor,
+                    ));
+                }
                 self.palette.open = false;
                 self.show_keys = false;
                 self.show_rules = false;
@@ -580,6 +600,13 @@ impl ReplayApp {
             | ActionId::ActivitySchemas
             | ActionId::InferSchemas => self.state.doc().is_some(),
             ActionId::NoActivitySchemas => self.state.schemas().folder().is_some(),
+            ActionId::SkipEvent | ActionId::EditEvent | ActionId::InsertEvent => {
+                self.state.doc().is_some()
+            }
+            ActionId::ToggleEdited
+            | ActionId::ClearEdits
+            | ActionId::CompareEdited
+            | ActionId::SaveEdits => !self.state.whatif().edits().is_empty(),
             _ => true,
         }
     }
@@ -969,6 +996,25 @@ fn keyboard(ctx: &egui::Context) -> Vec<ActionId> {
         }
     });
     found.into_iter().map(|(action, ..)| action).collect()
+}
+
+/// The "What if…" command of an Edit menu action, on the event at the
+/// cursor (issue 41).
+fn whatif_command_of(
+    action: ActionId,
+    step: crate::diagnostic::Seq,
+) -> Option<crate::app_model::whatif::WhatIfCommand> {
+    use crate::app_model::whatif::WhatIfCommand;
+    Some(match action {
+        ActionId::SkipEvent => WhatIfCommand::Skip(step),
+        ActionId::EditEvent => WhatIfCommand::Edit(step),
+        ActionId::InsertEvent => WhatIfCommand::InsertBefore(step),
+        ActionId::ToggleEdited => WhatIfCommand::Toggle,
+        ActionId::ClearEdits => WhatIfCommand::Clear,
+        ActionId::CompareEdited => WhatIfCommand::CompareWithRecording,
+        ActionId::SaveEdits => WhatIfCommand::Save,
+        _ => return None,
+    })
 }
 
 fn dropped_files(ctx: &egui::Context, commands: &mut Vec<Command>) {

@@ -55,6 +55,16 @@ pub fn status_bar_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>)
             return;
         };
         ui.label(step_label(state.step().get(), doc.num_events()));
+        // Issue 41: the stream shown is not the recording.
+        if state.whatif().showing_edited() {
+            let marker = super::whatif::edited_marker_ui(ui);
+            let hover = if state.whatif().is_edited(state.step()) {
+                "The stream as edited; this step's event is not the recorded one (E: as recorded)"
+            } else {
+                "The stream as edited (E: as recorded)"
+            };
+            marker.on_hover_text(hover);
+        }
         ui.separator();
         let counts = diagnostic_counts(&doc.counts);
         if counts.is_empty() {

@@ -24,3 +24,4 @@ mod timeline_input;
 mod timing;
 mod tools;
 mod views;
+mod whatif;

@@ -189,6 +189,10 @@ fn table_ui(ui: &mut egui::Ui, doc: &Doc, state: &AppState, commands: &mut Vec<C
                     ui.add(Label::new(text(id)).selectable(false).truncate());
                 });
                 row.col(|ui| {
+                    // Issue 41: a step the edits changed says so.
+                    if state.whatif().is_edited(seq) {
+                        super::whatif::edited_marker_ui(ui);
+                    }
                     let summary = summary(&parsed, raw);
                     ui.add(Label::new(text(summary)).selectable(false).truncate());
                 });
@@ -198,6 +202,7 @@ fn table_ui(ui: &mut egui::Ui, doc: &Doc, state: &AppState, commands: &mut Vec<C
                     let why = "not applied: after the fatal error (R43)";
                     response = super::rule_text::on_hover_cited(response, why, Some(why));
                 }
+                response.context_menu(|ui| super::whatif::event_menu_ui(ui, seq, commands));
                 if response.clicked() {
                     clicked = Some(seq);
                     // The inspector follows the event stepped to (issue

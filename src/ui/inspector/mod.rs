@@ -82,6 +82,17 @@ pub fn inspector_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>) 
                 }
             }
             ui.separator();
+            // Issue 41: what if the event at the cursor were different?
+            ui.horizontal(|ui| {
+                ui.menu_button("What if…", |ui| {
+                    crate::ui::whatif::event_menu_ui(ui, view.step, commands);
+                })
+                .response
+                .on_hover_text("Skip, edit or insert an event here and replay");
+                if state.whatif().is_edited(view.step) {
+                    crate::ui::whatif::edited_marker_ui(ui);
+                }
+            });
             ui.scope(|ui| {
                 ui.set_max_width(width);
                 current_event_ui(ui, doc, view);

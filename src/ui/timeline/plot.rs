@@ -181,6 +181,21 @@ pub(super) fn plot_ui(
         commands.push(Command::Time(TimeCommand::Set(step)));
         playhead = step;
     }
+    // Issue 41: a right-click on a mark (or a step) asks "what if…".
+    let menu_step = ui.make_persistent_id("timeline_whatif_step");
+    if response.secondary_clicked()
+        && let Some(pos) = response.interact_pointer_pos()
+    {
+        let step = match lanes.hit(pos) {
+            Some((_, mark)) => mark.seq,
+            None => step_at(&axis, pos.x, num_events),
+        };
+        ui.data_mut(|d| d.insert_temp(menu_step, step));
+    }
+    response.context_menu(|ui| {
+        let step = ui.data(|d| d.get_temp(menu_step)).unwrap_or(playhead);
+        crate::ui::whatif::event_menu_ui(ui, step, commands);
+    });
     if state.time().is_playing() && new_range == range {
         new_range = follow_playhead(range, playhead, num_events);
     }

@@ -1,0 +1,189 @@
+//! `agui-replay bench whatif` (issue 41): what an edit in the middle of a
+//! long stream costs in the app. The app's model opens a generated stream
+//! (JSON lines, or imported into a recording), waits until it is indexed,
+//! puts the cursor in the middle, then applies one edit there (the event
+//! at the cursor skipped, then the same event replaced) and times, for
+//! each, the state at the cursor being shown (the edited replay starts
+//! from the checkpoint before the edit) and the edited timeline being
+//! whole (indexed in the background).
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use agui_replay::app_model::command::Command;
+use agui_replay::app_model::state::AppState;
+use agui_replay::app_model::time_control::TimeCommand;
+use agui_replay::app_model::whatif::WhatIfCommand;
+use agui_replay::diagnostic::Seq;
+
+use super::{GenConfig, generate_each};
+
+/// The figures of `agui-replay bench whatif`.
+#[derive(Clone, Debug, Serialize)]
+pub struct WhatifFigures {
+    /// Events in the generated stream.
+    pub events: usize,
+    /// `jsonl` (the events in memory) or `rec` (a recording, its events
+    /// left in the file).
+    pub file: &'static str,
+    /// From the start of the open to the whole stream indexed (for scale:
+    /// what a replay from step 0 costs).
+    pub open_to_whole_ms: f64,
+    /// The step the cursor is at, and the edit names.
+    pub cursor: u64,
+    /// The event at the cursor skipped: from the command to the state at
+    /// the cursor computed on the edited stream (budget ≤ 100 ms).
+    pub skip_to_cursor_ms: f64,
+    /// From the same command to the edited timeline whole (indexed in the
+    /// background).
+    pub skip_to_whole_ms: f64,
+    /// The event at the cursor replaced by other JSON (the editor's Apply):
+    /// to the state at the cursor.
+    pub replace_to_cursor_ms: f64,
+    /// The same, to the edited timeline whole.
+    pub replace_to_whole_ms: f64,
+    /// Toggling back to the recording and to the edited stream again: the
+    /// slower of the two, to the state at the cursor.
+    pub toggle_ms: f64,
+}
+
+/// Generates the stream into `dir` (a recording if `recording`), opens it
+/// in the app's model and times the edits.
+pub fn whatif_figures(
+    config: GenConfig,
+    dir: &Path,
+    recording: bool,
+) -> anyhow::Result<WhatifFigures> {
+    let work = dir.join(format!("agui-replay-bench-whatif-{}", std::process::id()));
+    std::fs::create_dir_all(&work)?;
+    let result = (|| {
+        let path = write_stream(config, &work, recording)?;
+        measure(config, &path, recording)
+    })();
+    let _ = std::fs::remove_dir_all(&work);
+    result
+}
+
+/// The generated stream as JSON lines in `work`, imported into a
+/// recording if asked.
+fn write_stream(config: GenConfig, work: &Path, recording: bool) -> anyhow::Result<PathBuf> {
+    let input = work.join("stream.jsonl");
+    let mut writer = BufWriter::new(File::create(&input)?);
+    let mut written = Ok(());
+    generate_each(config, |line| {
+        if written.is_ok() {
+            written = writeln!(writer, "{line}");
+        }
+    });
+    written?;
+    writer.flush()?;
+    drop(writer);
+    if !recording {
+        return Ok(input);
+    }
+    let rec = work.join("stream.rec");
+    agui_replay::store::import_files(std::slice::from_ref(&input), &rec, &mut |_| {})?;
+    let _ = std::fs::remove_file(&input);
+    Ok(rec)
+}
+
+fn millis(since: Instant) -> f64 {
+    (since.elapsed().as_secs_f64() * 10_000.0).round() / 10.0
+}
+
+/// Polls the background indexing until the timeline is whole.
+fn wait_until_whole(state: &mut AppState) -> anyhow::Result<()> {
+    let started = Instant::now();
+    loop {
+        state.poll_indexing();
+        let doc = state
+            .doc()
+            .ok_or_else(|| anyhow::anyhow!("the stream closed"))?;
+        if doc.indexing.as_ref().is_none_or(|i| i.comparing) {
+            return match state.error() {
+                Some(error) => Err(anyhow::anyhow!("indexing failed: {error}")),
+                None => Ok(()),
+            };
+        }
+        anyhow::ensure!(
+            started.elapsed() < Duration::from_secs(600),
+            "indexing took more than 10 minutes"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+fn measure(config: GenConfig, path: &Path, recording: bool) -> anyhow::Result<WhatifFigures> {
+    let mut state = AppState::default();
+    let opening = Instant::now();
+    state.open_now(path, None);
+    if let Some(error) = state.error() {
+        anyhow::bail!("cannot open the generated stream: {error}");
+    }
+    wait_until_whole(&mut state)?;
+    let open_to_whole_ms = millis(opening);
+    // The profiles' comparison after the open is not timed.
+    state.wait_for_indexing();
+    let num_events = state.doc().map_or(0, |d| d.num_events());
+    let cursor = Seq::new((num_events / 2).max(1));
+    state.apply(vec![Command::Time(TimeCommand::Set(cursor))]);
+
+    let shown = |state: &AppState| -> anyhow::Result<()> {
+        anyhow::ensure!(state.whatif().showing_edited(), "the edit was refused");
+        let view = state.view().ok_or_else(|| anyhow::anyhow!("no view"))?;
+        anyhow::ensure!(view.step == cursor, "the cursor moved to {}", view.step);
+        Ok(())
+    };
+
+    let skipping = Instant::now();
+    state.apply(vec![Command::WhatIf(WhatIfCommand::Skip(cursor))]);
+    let skip_to_cursor_ms = millis(skipping);
+    shown(&state)?;
+    wait_until_whole(&mut state)?;
+    let skip_to_whole_ms = millis(skipping);
+    state.wait_for_indexing();
+
+    // The same step replaced instead: the editor opened on the event the
+    // cursor shows now (the next recorded one), its text applied.
+    state.apply(vec![
+        Command::WhatIf(WhatIfCommand::Clear),
+        Command::WhatIf(WhatIfCommand::Edit(cursor)),
+    ]);
+    state.wait_for_indexing();
+    let text = state
+        .whatif()
+        .editor()
+        .map(|e| e.text.clone())
+        .ok_or_else(|| anyhow::anyhow!("the editor did not open"))?;
+    state.apply(vec![Command::WhatIf(WhatIfCommand::SetText(text))]);
+    let replacing = Instant::now();
+    state.apply(vec![Command::WhatIf(WhatIfCommand::ApplyEditor)]);
+    let replace_to_cursor_ms = millis(replacing);
+    shown(&state)?;
+    wait_until_whole(&mut state)?;
+    let replace_to_whole_ms = millis(replacing);
+    state.wait_for_indexing();
+
+    let mut toggle_ms: f64 = 0.0;
+    for _ in 0..2 {
+        let toggling = Instant::now();
+        state.apply(vec![Command::WhatIf(WhatIfCommand::Toggle)]);
+        toggle_ms = toggle_ms.max(millis(toggling));
+    }
+    shown(&state)?;
+    Ok(WhatifFigures {
+        events: config.events,
+        file: if recording { "rec" } else { "jsonl" },
+        open_to_whole_ms,
+        cursor: cursor.get(),
+        skip_to_cursor_ms,
+        skip_to_whole_ms,
+        replace_to_cursor_ms,
+        replace_to_whole_ms,
+        toggle_ms,
+    })
+}

@@ -1,0 +1,294 @@
+//! Issue 41: "What if this event were different?" in the app. A right-click
+//! on an event skips it, edits its JSON or inserts one before it; the
+//! replay shows the edited stream (the failed patch of the demo's step 16
+//! goes when that delta is skipped), marked "edited", with the edits as
+//! chips above the timeline; E toggles back to the recording; an invalid
+//! event is refused in the editor and nothing changes; the export writes
+//! the edited stream and leaves the file as it was; the edits saved into a
+//! recording come back when it opens again.
+
+use agui_replay::app_model::command::Command;
+use agui_replay::app_model::export_dialog::{ExportCommand, Format, ScopeChoice};
+use agui_replay::app_model::time_control::TimeCommand;
+use agui_replay::app_model::whatif::WhatIfCommand;
+use agui_replay::diagnostic::Seq;
+use agui_replay::ui::ReplayApp;
+use agui_replay::whatif::Edit;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+
+use crate::common::TempDir;
+use crate::common::files::{demo, demo_rec};
+use crate::panel::{harness, settle, wait_for_loading};
+
+/// The app open on `path`, at `step`.
+fn open_at(path: &std::path::Path, step: u64) -> Harness<'static, ReplayApp> {
+    let mut h = harness(ReplayApp::with_file(path));
+    wait_for_loading(&mut h);
+    assert!(
+        h.state().state.error().is_none(),
+        "{:?}",
+        h.state().state.error()
+    );
+    h.state_mut()
+        .state
+        .apply(vec![Command::Time(TimeCommand::Set(Seq::new(step)))]);
+    settle(&mut h);
+    h
+}
+
+/// The demo's failed patches (its step 16).
+fn failed_patches(h: &Harness<'static, ReplayApp>) -> usize {
+    h.state()
+        .state
+        .doc()
+        .expect("a stream")
+        .diagnostics()
+        .filter(|d| d.code.as_str() == "activity.patch.failed")
+        .count()
+}
+
+/// The event list's row of `step` (its step number, left of the window).
+fn row_of(h: &Harness<'static, ReplayApp>, step: u64) -> egui::Rect {
+    h.get_all_by_label(&step.to_string())
+        .map(|node| node.rect())
+        .min_by(|a, b| a.left().total_cmp(&b.left()))
+        .expect("the row's step")
+}
+
+/// A right-click at `pos`.
+fn right_click(h: &mut Harness<'static, ReplayApp>, pos: egui::Pos2) {
+    h.hover_at(pos);
+    h.run();
+    for pressed in [true, false] {
+        h.event(egui::Event::PointerButton {
+            pos,
+            button: egui::PointerButton::Secondary,
+            pressed,
+            modifiers: egui::Modifiers::NONE,
+        });
+    }
+    h.run();
+}
+
+#[test]
+fn skipping_the_failed_delta_from_its_row_removes_the_failure_and_e_restores_it() {
+    let mut h = open_at(&demo(), 16);
+    assert_eq!(failed_patches(&h), 1);
+    let row = row_of(&h, 16);
+    right_click(&mut h, row.center());
+    h.get_by_label("Skip this event").click();
+    settle(&mut h);
+    let whatif = h.state().state.whatif();
+    assert!(whatif.showing_edited());
+    assert_eq!(whatif.edits(), [Edit::Drop(Seq::new(16))]);
+    assert_eq!(failed_patches(&h), 0);
+    // The chip above the timeline, and the marker in the status bar.
+    h.get_by_label("skip #16 ×");
+    assert!(h.query_all_by_label("edited").count() >= 1);
+    // The state at the cursor: step 16 is the recording's 17 now (the
+    // price chart's delta, which names an activity never created).
+    let view = h.state().state.view().expect("a view");
+    assert_eq!(view.step, Seq::new(16));
+    assert_eq!(h.state().state.doc().unwrap().num_events(), 44);
+
+    // E: the recording, as recorded.
+    h.key_press(egui::Key::E);
+    settle(&mut h);
+    assert!(!h.state().state.whatif().showing_edited());
+    assert_eq!(failed_patches(&h), 1);
+    assert_eq!(h.state().state.doc().unwrap().num_events(), 45);
+    h.get_by_label("Recorded");
+    // And back.
+    h.key_press(egui::Key::E);
+    settle(&mut h);
+    assert_eq!(failed_patches(&h), 0);
+    // The chip removes its edit.
+    h.get_by_label("skip #16 ×").click();
+    settle(&mut h);
+    assert!(h.state().state.whatif().edits().is_empty());
+    assert_eq!(failed_patches(&h), 1);
+    assert!(h.query_by_label("skip #16 ×").is_none());
+}
+
+#[test]
+fn an_invalid_event_is_refused_in_the_editor_and_nothing_is_applied() {
+    let mut h = open_at(&demo(), 16);
+    h.get_by_label("Edit").click();
+    h.run();
+    h.get_by_label("Edit this event…").click();
+    settle(&mut h);
+    let editor = h
+        .state()
+        .state
+        .whatif()
+        .editor()
+        .expect("the editor")
+        .clone();
+    assert!(editor.text.contains("/stats/total"), "{}", editor.text);
+    let field = h.get_by_label_contains("The event as JSON");
+    field.focus();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.get_by_label_contains("The event as JSON")
+        .type_text("{ \"type\": ");
+    h.run();
+    h.get_by_label("Apply").click();
+    settle(&mut h);
+    let error = h
+        .state()
+        .state
+        .whatif()
+        .editor()
+        .and_then(|e| e.error.clone())
+        .expect("refused in place");
+    assert!(error.contains("not JSON"), "{error}");
+    h.get_by_label_contains("not JSON");
+    assert!(h.state().state.whatif().edits().is_empty());
+    assert!(!h.state().state.whatif().showing_edited());
+    assert_eq!(failed_patches(&h), 1);
+
+    // A valid event is applied: the delta replaced by one that fits.
+    let fixed = r#"{"type":"ACTIVITY_DELTA","messageId":"search-1","activityType":"web_search","patch":[{"op":"add","path":"/stats","value":{"total":2}}]}"#;
+    h.get_by_label_contains("The event as JSON").focus();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.get_by_label_contains("The event as JSON")
+        .type_text(fixed);
+    h.run();
+    h.get_by_label("Apply").click();
+    settle(&mut h);
+    assert!(h.state().state.whatif().editor().is_none(), "it closes");
+    assert_eq!(failed_patches(&h), 0);
+    h.get_by_label("edit #16 ×");
+    let view = h.state().state.view().expect("a view");
+    let search = view
+        .at
+        .conversation()
+        .get("search-1")
+        .expect("the activity");
+    let content = search.to_json().to_string();
+    assert!(content.contains("\"total\":2"), "{content}");
+
+    // Esc closes the editor unchanged.
+    h.get_by_label("Edit").click();
+    h.run();
+    h.get_by_label("Insert an event before…").click();
+    settle(&mut h);
+    assert!(h.state().state.whatif().editor().is_some());
+    h.key_press(egui::Key::Escape);
+    settle(&mut h);
+    assert!(h.state().state.whatif().editor().is_none());
+    assert_eq!(h.state().state.whatif().edits().len(), 1);
+}
+
+#[test]
+fn the_export_writes_the_edited_stream_and_leaves_the_file_as_it_was() {
+    let dir = TempDir::new("whatif-export");
+    let source = dir.write("demo.jsonl", std::fs::read(demo()).expect("the demo"));
+    let before = std::fs::read(&source).expect("read");
+    let mut h = open_at(&source, 16);
+    h.state_mut()
+        .state
+        .apply(vec![Command::WhatIf(WhatIfCommand::Skip(Seq::new(16)))]);
+    settle(&mut h);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::E);
+    h.run();
+    assert!(h.state().export_dialog.is_open());
+    h.get_by_label_contains("Exports the stream as edited");
+    let out = dir.path().join("edited.jsonl");
+    let app = h.state_mut();
+    for command in [
+        ExportCommand::SetScope(ScopeChoice::Whole),
+        ExportCommand::SetFormat(Format::Jsonl),
+        ExportCommand::SetPath(out.display().to_string()),
+    ] {
+        let response = app.export_dialog.apply(command, &app.state);
+        assert_eq!(response.error, None);
+    }
+    h.run();
+    h.get_by_label("Export").click();
+    h.run();
+    let result = h.state().export_dialog.result().cloned();
+    assert!(
+        matches!(&result, Some(Ok(m)) if m.contains("the stream as edited")),
+        "{result:?}"
+    );
+    let written = std::fs::read_to_string(&out).expect("written");
+    let recorded: Vec<&str> = std::str::from_utf8(&before).unwrap().lines().collect();
+    let lines: Vec<&str> = written.lines().collect();
+    assert_eq!(lines.len(), recorded.len() - 1);
+    assert!(
+        !written.contains("/stats/total\",\"value\":2}]"),
+        "step 16 left out"
+    );
+    assert_eq!(lines[15], recorded[16]);
+    assert_eq!(
+        std::fs::read(&source).expect("read"),
+        before,
+        "the file is unchanged"
+    );
+}
+
+#[test]
+fn edits_saved_into_a_recording_come_back_when_it_opens_again() {
+    let dir = TempDir::new("whatif-save");
+    let rec = dir.path().join("demo.rec");
+    std::fs::copy(demo_rec(), &rec).expect("copy the demo recording");
+    let mut h = open_at(&rec, 16);
+    let recorded_failures = failed_patches(&h);
+    assert_eq!(recorded_failures, 1);
+    let row = row_of(&h, 16);
+    right_click(&mut h, row.center());
+    h.get_by_label("Skip this event").click();
+    settle(&mut h);
+    assert_eq!(failed_patches(&h), 0);
+    h.get_by_label("Save into the recording").click();
+    settle(&mut h);
+    assert!(
+        h.state().state.error().is_none(),
+        "{:?}",
+        h.state().state.error()
+    );
+    drop(h);
+
+    let mut again = open_at(&rec, 16);
+    settle(&mut again);
+    let whatif = again.state().state.whatif();
+    assert_eq!(whatif.edits(), [Edit::Drop(Seq::new(16))]);
+    assert!(whatif.showing_edited(), "restored on the edited view");
+    assert_eq!(failed_patches(&again), 0);
+    again.get_by_label("skip #16 ×");
+    // The recorded events are untouched: the recording shows as before.
+    again.key_press(egui::Key::E);
+    settle(&mut again);
+    assert_eq!(failed_patches(&again), 1);
+    assert_eq!(again.state().state.doc().unwrap().num_events(), 45);
+}
+
+#[test]
+fn a_stream_file_says_edits_are_saved_only_in_recordings() {
+    let mut h = open_at(&demo(), 16);
+    h.state_mut()
+        .state
+        .apply(vec![Command::WhatIf(WhatIfCommand::Skip(Seq::new(16)))]);
+    settle(&mut h);
+    h.get_by_label("edits are saved only in recordings (.rec)");
+    assert!(h.query_by_label("Save into the recording").is_none());
+}
+
+#[test]
+fn compare_with_the_recording_shows_the_edited_stream_beside_it() {
+    let mut h = open_at(&demo(), 16);
+    h.state_mut()
+        .state
+        .apply(vec![Command::WhatIf(WhatIfCommand::Skip(Seq::new(16)))]);
+    settle(&mut h);
+    h.get_by_label("Compare with the recording").click();
+    h.step();
+    h.state_mut().state.wait_for_compare();
+    settle(&mut h);
+    let compared = h.state().state.compare_with().compared().expect("compared");
+    assert_eq!(compared.doc.num_events(), 45, "B is the recording");
+    assert_eq!(h.state().state.doc().unwrap().num_events(), 44);
+    let first = compared.comparison.alignment.b_of_a(Seq::new(16));
+    assert!(first >= Seq::new(16), "{first}");
+}
