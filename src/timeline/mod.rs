@@ -15,12 +15,14 @@
 
 mod build;
 mod dropper;
+mod entities;
 mod events;
 mod index;
 mod stored;
 
 pub use build::TimelineBuilder;
 pub use dropper::drop_in_background;
+pub use entities::{EntityKind, EntityLane, EntityLanes};
 pub use events::{BLOCK_EVENTS, BlockSource, Events, FileEvents, RawEvent};
 pub use index::{ActivityLane, EventKind, KindCounts, NUM_KINDS, Pending, StreamIndex};
 pub use stored::{

@@ -13,6 +13,7 @@ mod blame;
 mod compare;
 mod counts;
 mod desktop;
+mod entity_lanes;
 mod follow;
 mod interop;
 mod layout;

@@ -70,7 +70,7 @@ fn a_tap_on_each_row_of_the_timeline_moves_the_cursor() {
         ("Events", 13),
         ("Steps", 7),
         ("Diagnostics", 19),
-        ("plan-1", 23),
+        ("run-1", 23),
     ] {
         harness
             .state_mut()

@@ -163,6 +163,10 @@ pub(super) fn plot_ui(
                 let id = doc.timeline.index().lanes()[lane].message_id.clone();
                 commands.push(Command::SelectActivity(Some(id)));
                 Some(mark.seq)
+            } else if let Some((_, hit)) = lanes.entity_hit(doc.timeline.index(), pos) {
+                // Issue 43: a click on an entity's mark goes to its event,
+                // on its bar to the step under the pointer.
+                Some(hit.step())
             } else if let Some(tick) = tick_at(&ticks, ticks_rect, pos) {
                 Some(tick.step)
             } else if let Some(divergence) = marks::divergence_at(
