@@ -4,11 +4,14 @@
 //! nearest it; a stream without activities no longer shows an empty
 //! "No activities" area.
 
+use agui_replay::app_model::command::Command;
+use agui_replay::app_model::time_control::TimeCommand;
+use agui_replay::diagnostic::Seq;
 use agui_replay::ui::ReplayApp;
 use agui_replay::ui::step_axis::StepAxis;
 use agui_replay::ui::theme;
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 
 use crate::common::TempDir;
 use crate::panel::{harness, step};
@@ -193,4 +196,87 @@ fn a_click_on_a_tool_calls_bar_or_mark_moves_the_cursor() {
     // Its label goes to its first event.
     click_at(&mut harness, row.left_center() + egui::vec2(30.0, 0.0));
     assert_eq!(step(&harness), 402);
+}
+
+/// A run of 20 short messages, then a tool call from step 42 to 53: more
+/// lanes than the lanes' area shows.
+fn many_lanes() -> String {
+    let mut lines = vec![r#"{"type":"RUN_STARTED","threadId":"t","runId":"run-a"}"#.to_owned()];
+    for i in 0..20 {
+        lines.push(format!(
+            r#"{{"type":"TEXT_MESSAGE_START","messageId":"m-{i}"}}"#
+        ));
+        lines.push(format!(
+            r#"{{"type":"TEXT_MESSAGE_END","messageId":"m-{i}"}}"#
+        ));
+    }
+    lines.push(
+        r#"{"type":"TOOL_CALL_START","toolCallId":"call-1","toolCallName":"get_weather"}"#.into(),
+    );
+    for _ in 0..10 {
+        lines.push(r#"{"type":"STATE_SNAPSHOT","snapshot":{}}"#.into());
+    }
+    lines.push(
+        r#"{"type":"TOOL_CALL_RESULT","messageId":"t-1","toolCallId":"call-1","content":"ok"}"#
+            .into(),
+    );
+    lines.push(r#"{"type":"RUN_FINISHED","threadId":"t","runId":"run-a"}"#.into());
+    lines.join("\n")
+}
+
+/// Whether the timeline row labelled `label` is drawn as the current
+/// event's (its label selected).
+fn is_current(harness: &Harness<'static, ReplayApp>, label: &str) -> bool {
+    let plot = harness.get_by_label("Timeline").rect();
+    harness
+        .query_all_by_label(label)
+        .filter(|node| node.rect().right() <= plot.left())
+        .any(|node| node.accesskit_node().toggled() == Some(egui::accesskit::Toggled::True))
+}
+
+/// Whether a row is inside the lanes' part of the plot.
+fn in_view(harness: &Harness<'static, ReplayApp>, label: &str) -> bool {
+    let plot = harness.get_by_label("Timeline").rect();
+    row_rect(harness, label).is_some_and(|r| plot.top() <= r.top() && r.bottom() <= plot.bottom())
+}
+
+#[test]
+fn the_current_events_entity_lane_is_highlighted_and_followed_but_not_forced() {
+    // Issue 43: the lanes follow the cursor to the lane of its event, and
+    // leave the wheel's scrolling alone until the cursor moves again.
+    let dir = TempDir::new("entity-lanes-follow");
+    let mut harness = opened(&dir, "many.jsonl", &many_lanes());
+    let set = |harness: &mut Harness<'static, ReplayApp>, step: u64| {
+        harness
+            .state_mut()
+            .state
+            .apply(vec![Command::Time(TimeCommand::Set(Seq::new(step)))]);
+        crate::panel::settle(harness);
+    };
+    set(&mut harness, 1);
+    assert!(is_current(&harness, "run-a"), "the run's start");
+    assert!(!in_view(&harness, "call-1"), "below the fold");
+    // The tool call's result: its lane shows, highlighted.
+    set(&mut harness, 53);
+    assert!(in_view(&harness, "call-1"));
+    assert!(is_current(&harness, "call-1") && !is_current(&harness, "run-a"));
+    // Scrolled away by hand, the lanes stay there while the cursor does.
+    let plot = harness.get_by_label("Timeline").rect();
+    let over_lanes = egui::pos2(plot.center().x, plot.bottom() - 20.0);
+    harness.hover_at(over_lanes);
+    harness.run();
+    harness.event(egui::Event::MouseWheel {
+        unit: egui::MouseWheelUnit::Line,
+        delta: egui::vec2(0.0, 10.0),
+        phase: egui::TouchPhase::Move,
+        source: egui::MouseWheelSource::Unknown,
+        modifiers: egui::Modifiers::NONE,
+    });
+    harness.run_steps(20);
+    assert!(!in_view(&harness, "call-1"), "scrolled away");
+    harness.run_steps(5);
+    assert!(!in_view(&harness, "call-1"), "not yanked back");
+    // The cursor moves to the call's start: its lane shows again.
+    set(&mut harness, 42);
+    assert!(in_view(&harness, "call-1"));
 }
