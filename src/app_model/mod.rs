@@ -26,5 +26,6 @@ pub mod search;
 pub mod state;
 #[cfg(test)]
 pub mod test_support;
+pub mod time_axis;
 pub mod time_control;
 pub mod words;

@@ -475,6 +475,9 @@ impl ReplayApp {
                 self.layout.show_inspector = !self.layout.show_inspector;
             }
             ActionId::ToggleTimeline => self.layout.show_timeline = !self.layout.show_timeline,
+            ActionId::TimelineInTime => {
+                commands.push(Command::SetTimelineInTime(!self.state.timeline_in_time()));
+            }
             ActionId::ResetLayout => self.layout.reset(),
             ActionId::ActivitySchemas => {
                 if self.state.doc().is_some() {
@@ -580,6 +583,7 @@ impl ReplayApp {
             | ActionId::ActivitySchemas
             | ActionId::InferSchemas => self.state.doc().is_some(),
             ActionId::NoActivitySchemas => self.state.schemas().folder().is_some(),
+            ActionId::TimelineInTime => self.state.has_recorded_times(),
             _ => true,
         }
     }
@@ -618,6 +622,27 @@ impl ReplayApp {
             };
             if let Some(shown) = toggle {
                 ui.checkbox(shown, action.name).on_hover_text(action.help);
+                continue;
+            }
+            if action.id == ActionId::TimelineInTime {
+                // A toggle, as the checkboxes above, with its key beside.
+                let mut in_time = self.state.timeline_in_time();
+                let enabled = self.action_enabled(action.id);
+                let response = ui
+                    .horizontal(|ui| {
+                        let response = ui
+                            .add_enabled(enabled, egui::Checkbox::new(&mut in_time, action.name))
+                            .on_hover_text(action.help)
+                            .on_disabled_hover_text(crate::app_model::time_axis::NO_RECORDED_TIMES);
+                        if let Some(shortcut) = keys::shortcut_text(ui.ctx(), action) {
+                            ui.weak(shortcut);
+                        }
+                        response
+                    })
+                    .inner;
+                if response.changed() {
+                    commands.push(Command::SetTimelineInTime(in_time));
+                }
                 continue;
             }
             let mut button = egui::Button::new(action.name);

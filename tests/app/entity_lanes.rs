@@ -82,6 +82,7 @@ fn axis(harness: &Harness<'static, ReplayApp>) -> StepAxis {
         last_step: last as f64,
         left_x: plot.left() + theme::TIMELINE_PLOT_PADDING,
         right_x: plot.right() - theme::TIMELINE_PLOT_PADDING,
+        time: None,
     }
 }
 

@@ -21,6 +21,7 @@ mod open;
 mod schemas;
 mod search_lanes;
 mod serve;
+mod time_axis;
 mod timeline_input;
 mod timing;
 mod tools;

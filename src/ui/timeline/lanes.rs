@@ -867,7 +867,7 @@ pub fn lanes_ui(
                             marks: Arc::clone(&marks),
                             rings: Arc::clone(&lane_drifts),
                             rect,
-                            axis: *axis,
+                            axis: axis.clone(),
                             visuals: ui.visuals().clone(),
                         };
                         let layers = Kept::get_or_make(&mut slot, ui.ctx(), key, || {
@@ -901,7 +901,7 @@ pub fn lanes_ui(
     let (lanes, entities) = output.inner;
     LanesView {
         viewport: output.inner_rect,
-        axis: *axis,
+        axis: axis.clone(),
         lanes,
         entities,
     }

@@ -248,6 +248,7 @@ mod tests {
             last_step: last,
             left_x: plot.left() + crate::ui::theme::TIMELINE_PLOT_PADDING,
             right_x: plot.right() - crate::ui::theme::TIMELINE_PLOT_PADDING,
+            time: None,
         };
         // A little off the mark, and off the step: the mark wins.
         let pos = egui::pos2(axis.x_from_step(seq.get() as f64) + 3.0, row.center().y);
