@@ -721,20 +721,24 @@ fn lane_of_step(index: &StreamIndex, step: Seq) -> Option<Row> {
 }
 
 /// The row of the current event's lane, to highlight, and whether the
-/// cursor moved since the last frame (or the stream was replayed): then
-/// the lanes scroll it into view, as the demo's "never created" lane sat
-/// below the fold while its skipped delta was the current event (issue
-/// 43, point 5). Between moves the lanes stay where the wheel put them.
+/// cursor moved since the last frame, or its event is on another lane (a
+/// replay again): then the lanes scroll it into view, as the demo's "never
+/// created" lane sat below the fold while its skipped delta was the
+/// current event (issue 43, point 5). Between moves the lanes stay where
+/// the wheel put them, however a live recording grows.
 fn current_row(ui: &egui::Ui, state: &AppState, doc: &Doc, rows: &[Row]) -> (Option<usize>, bool) {
     let id = egui::Id::unique("timeline_lanes_followed");
     let now = (state.step(), state.generation());
-    let before: Option<((Seq, u64), Option<Row>)> = ui.data(|d| d.get_temp(id));
+    type Followed = ((Seq, u64), Option<Row>);
+    let before: Option<Followed> = ui.data(|d| d.get_temp(id));
     let (lane, moved) = match before {
         Some((then, lane)) if then == now => (lane, false),
         _ => {
             let lane = lane_of_step(doc.timeline.index(), state.step());
+            let moved =
+                before.is_none_or(|((step, _), before)| step != state.step() || before != lane);
             ui.data_mut(|d| d.insert_temp(id, (now, lane.clone())));
-            (lane, true)
+            (lane, moved)
         }
     };
     let row = lane.and_then(|lane| rows.iter().position(|row| *row == lane));
