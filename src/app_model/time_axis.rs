@@ -94,30 +94,33 @@ pub const NO_RECORDED_TIMES: &str = "This stream has no recorded times: its even
      timestamp and were not recorded as they arrived, so its times would be made up";
 
 /// A time on the axis: `250 ms`, `1.5 s`, `2 min 05 s`. `step_nanos` is
-/// the spacing of the labels, which sets the precision.
+/// the spacing of the labels, which picks one unit and precision for all
+/// of them (`0.0 s`, `0.5 s`, `1.0 s`, not `0 ms`, `500 ms`, `1.0 s`).
 pub fn time_label(nanos: f64, step_nanos: f64) -> String {
-    let millis = nanos / 1e6;
-    if step_nanos < 1e6 {
-        return format!("{millis:.1} ms");
-    }
-    if step_nanos < 1e9 && nanos < 1e9 {
-        return format!("{millis:.0} ms");
+    let decimals = |unit: f64| {
+        let per_unit = step_nanos / unit;
+        match per_unit {
+            p if p < 0.1 => 2,
+            p if p < 1.0 => 1,
+            _ => 0,
+        }
+    };
+    if step_nanos < 100e6 {
+        let millis = nanos / 1e6;
+        return format!("{millis:.*} ms", decimals(1e6));
     }
     let seconds = nanos / 1e9;
-    if nanos < 60e9 {
-        let decimals = match step_nanos {
-            s if s < 1e8 => 2,
-            s if s < 1e9 => 1,
-            _ => 0,
-        };
-        return format!("{seconds:.decimals$} s");
+    if seconds < 60.0 {
+        return format!("{seconds:.*} s", decimals(1e9));
     }
     let minutes = (seconds / 60.0).floor();
     let rest = seconds - minutes * 60.0;
-    if step_nanos >= 60e9 && rest < 0.5 {
+    if step_nanos >= 60e9 {
         return format!("{minutes:.0} min");
     }
-    format!("{minutes:.0} min {rest:02.0} s")
+    let places = decimals(1e9);
+    let width = if places == 0 { 2 } else { 3 + places };
+    format!("{minutes:.0} min {rest:0width$.places$} s")
 }
 
 /// The spacing of the axis' time labels: the nicest of 1, 2 and 5 times a
@@ -194,13 +197,16 @@ mod tests {
     #[test]
     fn time_labels_read_in_ms_s_and_min() {
         assert_eq!(time_label(250e6, 50e6), "250 ms");
-        assert_eq!(time_label(0.0, 100e6), "0 ms");
+        assert_eq!(time_label(3e5, 1e5), "0.3 ms");
+        // One unit for every label: seconds once they are 100 ms apart.
+        assert_eq!(time_label(0.0, 500e6), "0.0 s");
+        assert_eq!(time_label(500e6, 500e6), "0.5 s");
         assert_eq!(time_label(1.5e9, 500e6), "1.5 s");
         assert_eq!(time_label(2e9, 1e9), "2 s");
-        assert_eq!(time_label(1.25e9, 50e6), "1.25 s");
+        assert_eq!(time_label(1.2e9, 200e6), "1.2 s");
         assert_eq!(time_label(125e9, 5e9), "2 min 05 s");
+        assert_eq!(time_label(90.5e9, 500e6), "1 min 30.5 s");
         assert_eq!(time_label(120e9, 60e9), "2 min");
-        assert_eq!(time_label(3e5, 1e5), "0.3 ms");
         assert_eq!(time_spacing(130e6), 200e6);
         assert_eq!(time_spacing(1e9), 1e9);
         assert_eq!(time_spacing(3e9), 5e9);

@@ -130,7 +130,7 @@ fn time_axis_toggle_ui(ui: &mut egui::Ui, state: &AppState, commands: &mut Vec<C
         "Read the timeline in recorded time, the gaps visible, as Chrome's Performance panel does (T)"
     };
     if ui
-        .add_enabled(enabled, egui::Button::selectable(in_time, "Time"))
+        .add_enabled(enabled, egui::Button::new("Time").selected(in_time))
         .on_hover_text(hover)
         .on_disabled_hover_text(crate::app_model::time_axis::NO_RECORDED_TIMES)
         .clicked()
