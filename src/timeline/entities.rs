@@ -176,8 +176,9 @@ enum Role {
 #[derive(Clone, Debug, Default)]
 pub struct EntityLanes {
     lanes: Vec<EntityLane>,
-    /// The latest lane of each kind and id.
-    by_key: rustc_hash::FxHashMap<(EntityKind, String), usize>,
+    /// The latest lane of each id, per kind ([`EntityKind`] as an index):
+    /// looked up by `&str`, without a copy of the id per event.
+    by_id: [rustc_hash::FxHashMap<String, usize>; EntityKind::ALL.len()],
     /// The runs started and not ended, latest last (a `RUN_ERROR` names
     /// no run: it ends the latest).
     open_runs: Vec<usize>,
@@ -201,14 +202,13 @@ impl EntityLanes {
     /// recorded at its step by [`Self::record`].
     pub(super) fn prepare(&mut self, parsed: &ParseOutcome) -> Option<usize> {
         let (kind, id, role, name) = entity_of(parsed)?;
-        let key = (kind, id.to_owned());
-        let existing = self.by_key.get(&key).copied();
+        let existing = self.by_id[kind as usize].get(id).copied();
         let index = match existing {
             Some(index) if !(role == Role::Start && self.lanes[index].ended) => index,
             _ => {
                 self.lanes.push(EntityLane::new(kind, id));
                 let index = self.lanes.len() - 1;
-                self.by_key.insert(key, index);
+                self.by_id[kind as usize].insert(id.to_owned(), index);
                 if kind == EntityKind::Run {
                     self.open_runs.push(index);
                 }
@@ -296,7 +296,7 @@ impl EntityLanes {
                 return Err(out_of_range());
             }
             let index = lanes.lanes.len();
-            lanes.by_key.insert((kind, id.clone()), index);
+            lanes.by_id[kind as usize].insert(id.clone(), index);
             lanes.lanes.push(EntityLane {
                 kind,
                 id,
