@@ -2,7 +2,7 @@
 //! steps and the times the events arrived, so that the timeline can put a
 //! step where its time falls (gaps visible, as Rerun's and Chrome's
 //! Performance panel's timelines do) and label its axis in ms, s or min.
-//! No UI toolkit here; [`crate::ui::step_axis`] draws with it.
+//! No UI toolkit here; the timeline's step axis draws with it.
 
 use crate::app_model::document::Timing;
 

@@ -199,6 +199,21 @@ fn a_click_on_a_tool_calls_bar_or_mark_moves_the_cursor() {
     assert_eq!(step(&harness), 402);
 }
 
+#[test]
+fn hovering_a_bar_names_the_entity_and_its_steps() {
+    let dir = TempDir::new("entity-lanes-hover");
+    let mut harness = opened(&dir, "long.jsonl", &long_run());
+    let axis = axis(&harness);
+    let row = scrolled_to(&mut harness, "call-1");
+    harness.hover_at(egui::pos2(axis.x_from_step(600.0), row.center().y));
+    harness.run_steps(10);
+    let tooltip = "toolCallId call-1\ntool get_weather\nsteps 402 to 803 · 2 events";
+    assert!(
+        harness.query_by_label_contains(tooltip).is_some(),
+        "the tooltip names the call, its tool and its steps"
+    );
+}
+
 /// A run of 20 short messages, then a tool call from step 42 to 53: more
 /// lanes than the lanes' area shows.
 fn many_lanes() -> String {
