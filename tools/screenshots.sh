@@ -2,12 +2,14 @@
 # Screenshots of the real window (issue 13): the demo at 1024x700, 1400x900
 # and 1920x1080, in the dark and the light theme, as demo-WxH-THEME.png.
 #
-#   tools/screenshots.sh BINARY OUT_DIR [DISPLAY_NUMBER] [STEP]
+#   tools/screenshots.sh BINARY OUT_DIR [DISPLAY_NUMBER] [STEP] [KEYS] [NAME]
 #
 # BINARY is a built agui-replay (this script builds nothing), OUT_DIR where
 # the PNGs go, DISPLAY_NUMBER the X display to start Xvfb on (default 97),
 # STEP how many times → is pressed before the capture (default 15: step 16,
-# the failed patch of search-1). The demo is opened from a temporary copy, so
+# the failed patch of search-1), KEYS keys pressed after (xdotool's names,
+# e.g. "t" for the timeline in recorded time; default none), NAME the files'
+# prefix (default demo). The demo is opened from a temporary copy, so
 # the bundled one is never written. Needs Xvfb, xdotool and ImageMagick's
 # `import`.
 set -euo pipefail
@@ -20,6 +22,8 @@ binary=$(realpath "$1")
 out=$2
 display=":${3:-97}"
 steps=${4:-15}
+keys=${5:-}
+name=${6:-demo}
 here=$(cd "$(dirname "$0")/.." && pwd)
 demo="$here/recordings/demo.rec"
 
@@ -74,9 +78,13 @@ for size in 1024x700 1400x900 1920x1080; do
             DISPLAY="$display" xdotool key Right 2>/dev/null
             sleep 0.05
         done
+        for key in $keys; do
+            DISPLAY="$display" xdotool key "$key" 2>/dev/null
+            sleep 0.05
+        done
         sleep 1.5
-        DISPLAY="$display" import -window root "$out/demo-$size-$theme.png"
-        echo "$out/demo-$size-$theme.png"
+        DISPLAY="$display" import -window root "$out/$name-$size-$theme.png"
+        echo "$out/$name-$size-$theme.png"
         kill "$app_pid" 2>/dev/null || true
         wait "$app_pid" 2>/dev/null || true
         app_pid=

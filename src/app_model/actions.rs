@@ -269,6 +269,8 @@ pub enum ActionId {
     ToggleInspector,
     /// View › Timeline (shown or hidden).
     ToggleTimeline,
+    /// View › Timeline in recorded time (or in steps; issue 43).
+    TimelineInTime,
     /// View › Reset layout.
     ResetLayout,
     /// View › Activity schemas… (issue 42).
@@ -522,6 +524,13 @@ pub const ACTIONS: &[Action] = &[
         &[],
         In(Menu::View),
         "Show or hide the timeline",
+    ),
+    row(
+        ActionId::TimelineInTime,
+        "Timeline in recorded time",
+        &[letter('t')],
+        In(Menu::View),
+        "Read the timeline in recorded time, the gaps visible (ms, s, min), or event by event",
     ),
     row(
         ActionId::ResetLayout,

@@ -86,6 +86,9 @@ pub enum Command {
     SetDiagnosticsFilter(String),
     /// The timeline's visible range.
     SetTimelineRange(TimelineRange),
+    /// The timeline read in recorded time (true) or in steps (issue 43);
+    /// refused for a stream without recorded times.
+    SetTimelineInTime(bool),
     /// Dismiss the error banner.
     DismissError,
     /// A short message in the status bar (copied, saved…).

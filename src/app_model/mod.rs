@@ -26,6 +26,7 @@ pub mod search;
 pub mod state;
 #[cfg(test)]
 pub mod test_support;
+pub mod time_axis;
 pub mod time_control;
 pub mod whatif;
 pub mod words;

@@ -102,6 +102,9 @@ pub struct AppState {
     diagnostics_filter: String,
     /// The timeline's visible range (`None`: the whole stream).
     timeline_range: Option<TimelineRange>,
+    /// Whether the timeline is read in recorded time (issue 43), when the
+    /// stream has recorded times ([`Self::timeline_in_time`]).
+    timeline_in_time: bool,
     /// A background open in progress.
     loading: Option<Loading>,
     /// The last error, shown in a banner.
@@ -252,6 +255,20 @@ impl AppState {
     /// The timeline's visible range (`None`: the whole stream).
     pub fn timeline_range(&self) -> Option<TimelineRange> {
         self.timeline_range
+    }
+
+    /// Whether the timeline is read in recorded time (issue 43): asked
+    /// for, and the stream has times of its own.
+    pub fn timeline_in_time(&self) -> bool {
+        self.timeline_in_time && self.has_recorded_times()
+    }
+
+    /// Whether the open stream has times of its own, at least in part
+    /// ([`super::time_axis::has_recorded_times`]).
+    pub fn has_recorded_times(&self) -> bool {
+        self.doc
+            .as_ref()
+            .is_some_and(|doc| super::time_axis::has_recorded_times(doc.timing))
     }
 
     /// The open in progress, if any.
@@ -744,6 +761,13 @@ impl AppState {
             }
             Command::SetDiagnosticsFilter(filter) => self.diagnostics_filter = filter,
             Command::SetTimelineRange(range) => self.timeline_range = Some(range),
+            Command::SetTimelineInTime(in_time) => {
+                // Kept across opens: a stream without times shows steps
+                // until one with times opens.
+                if !in_time || self.has_recorded_times() {
+                    self.timeline_in_time = in_time;
+                }
+            }
             Command::DismissError => {
                 self.error = None;
                 self.notice = None;

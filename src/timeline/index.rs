@@ -1,5 +1,6 @@
 //! Indices built while events are appended, so that a timeline can be drawn
-//! without scanning the stream: per-activity lanes, the steps with
+//! without scanning the stream: per-activity lanes, the lanes of the other
+//! entities ([`super::entities`]), the steps with
 //! diagnostics of each severity, and event counts per kind over step ranges.
 
 use std::ops::RangeInclusive;
@@ -8,6 +9,8 @@ use crate::diagnostic::{Diagnostic, Seq, Severity};
 use crate::protocol::{EventType, ParseOutcome};
 use crate::replay::codec::{DecodeError, Decoded, Decoder, Encoder, change_byte, change_of};
 use crate::replay::{ActivityChange, EventEffect};
+
+use super::entities::EntityLanes;
 
 /// What kind of event a step holds, as the density strip counts it.
 /// Ordered as [`EventKind::index`] numbers them.
@@ -85,6 +88,7 @@ pub struct ActivityLane {
 pub struct Pending {
     kind: EventKind,
     lane: Option<usize>,
+    entity: Option<usize>,
 }
 
 /// Events per bucket of the density histogram.
@@ -95,6 +99,7 @@ const BUCKET_EVENTS: usize = 256;
 pub struct StreamIndex {
     lanes: Vec<ActivityLane>,
     lane_by_id: rustc_hash::FxHashMap<String, usize>,
+    entities: EntityLanes,
     severity_steps: [Vec<Seq>; 4],
     kinds: Vec<u8>,
     buckets: Vec<KindCounts>,
@@ -108,7 +113,8 @@ impl StreamIndex {
     }
 
     /// What the index needs of an event before the replay consumes it: its
-    /// kind, and the lane of the activity it names (created on first sight).
+    /// kind, the lane of the activity it names (created on first sight) and
+    /// that of the other entity it belongs to.
     pub fn prepare(&mut self, parsed: &ParseOutcome) -> Pending {
         let lane = activity_of(parsed).map(|(id, activity_type)| {
             let index = match self.lane_by_id.get(id) {
@@ -134,6 +140,7 @@ impl StreamIndex {
         Pending {
             kind: EventKind::of(parsed),
             lane,
+            entity: self.entities.prepare_event(parsed),
         }
     }
 
@@ -155,6 +162,9 @@ impl StreamIndex {
         self.buckets[bucket][kind] += 1;
         if let (Some(lane), Some(change)) = (pending.lane, effect.activity) {
             self.lanes[lane].events.push((seq, change));
+        }
+        if let Some(entity) = pending.entity {
+            self.entities.record(entity, seq);
         }
         for diagnostic in diagnostics {
             self.record_diagnostic(diagnostic);
@@ -186,6 +196,7 @@ impl StreamIndex {
         for (kept, steps) in index.severity_steps.iter_mut().zip(&self.severity_steps) {
             *kept = steps[..steps.partition_point(|seq| *seq <= last)].to_vec();
         }
+        index.entities = self.entities.truncated(num_events);
         let num_events = num_events.min(self.kinds.len());
         index.kinds = self.kinds[..num_events].to_vec();
         let whole_buckets = num_events / BUCKET_EVENTS;
@@ -211,6 +222,12 @@ impl StreamIndex {
     /// The activities, in order of their first event.
     pub fn lanes(&self) -> &[ActivityLane] {
         &self.lanes
+    }
+
+    /// The lanes of the entities other than activities (runs, steps,
+    /// messages, tool calls…), in order of their first event.
+    pub fn entities(&self) -> &EntityLanes {
+        &self.entities
     }
 
     /// The lane of one activity.
@@ -272,6 +289,7 @@ impl StreamIndex {
                 e.u8(change_byte(*change));
             }
         }
+        self.entities.encode(e);
         for steps in &self.severity_steps {
             e.usize(steps.len());
             let mut last = 0;
@@ -314,6 +332,7 @@ impl StreamIndex {
                 events,
             });
         }
+        index.entities = EntityLanes::decode(d, last_step)?;
         for slot in 0..index.severity_steps.len() {
             let n = d.count()?;
             let mut steps = Vec::with_capacity(n);

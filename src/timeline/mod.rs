@@ -15,6 +15,7 @@
 
 mod build;
 mod dropper;
+mod entities;
 mod events;
 mod index;
 mod prefix;
@@ -22,6 +23,7 @@ mod stored;
 
 pub use build::TimelineBuilder;
 pub use dropper::drop_in_background;
+pub use entities::{EntityKind, EntityLane, EntityLanes};
 pub use events::{BLOCK_EVENTS, BlockSource, Events, FileEvents, RawEvent};
 pub use index::{ActivityLane, EventKind, KindCounts, NUM_KINDS, Pending, StreamIndex};
 pub use stored::{

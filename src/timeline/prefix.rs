@@ -115,6 +115,11 @@ mod tests {
                     reference.index().counts(Seq::new(1)..=last)
                 );
                 assert_eq!(shared.index().lanes(), reference.index().lanes());
+                assert_eq!(
+                    shared.index().entities().lanes(),
+                    reference.index().entities().lanes(),
+                    "at {at}"
+                );
                 for step in (0..=other.len() as u64).step_by(37) {
                     let step = Seq::new(step);
                     assert_eq!(

@@ -55,8 +55,10 @@ use crate::replay::{FrozenReplay, Options, Replayer};
 /// E4 skipped; formats 5 and 6 are no longer read. Format 8 (issue 38):
 /// a checkpoint holds the long text of a message being streamed as the
 /// first pieces of a text log, the logs stored once, after the drift
-/// layers; format 7 is no longer read.
-pub const INDEX_FORMAT_VERSION: i64 = 8;
+/// layers; format 7 is no longer read. Format 9 (issue 43): the index
+/// holds the lanes of runs, steps, messages and tool calls; format 8 is no
+/// longer read.
+pub const INDEX_FORMAT_VERSION: i64 = 9;
 
 /// The version of what the replay computes (its rules, diagnostics,
 /// checkpoint policy) as far as a stored index holds it. Bump it by hand
@@ -64,7 +66,7 @@ pub const INDEX_FORMAT_VERSION: i64 = 8;
 /// written by another engine version is not believed. The test
 /// `the_encoded_index_of_a_fixed_stream_changes_only_with_the_engine_version`
 /// fails when the index of a fixed stream changes while this stays.
-pub const REPLAY_ENGINE_VERSION: u32 = 8;
+pub const REPLAY_ENGINE_VERSION: u32 = 9;
 
 /// The engine that wrote an index, stored beside it: the crate's version
 /// and [`REPLAY_ENGINE_VERSION`]. An index written by another is not
@@ -81,7 +83,8 @@ fn engine_named(version: u32) -> String {
 /// its own only. Engine 8 (issue 39) replays id collisions and the client's
 /// chunk lanes otherwise, and format 7 stores what is open otherwise, so
 /// the indexes of formats 5 and 6 (engines 5 to 7) are rebuilt; format 8
-/// (issue 38) stores long texts otherwise, so format 7 is rebuilt too.
+/// (issue 38) stores long texts otherwise, so format 7 is rebuilt too;
+/// format 9 (issue 43) stores the entities' lanes, so format 8 is too.
 const READABLE_INDEXES: [(i64, u32); 1] = [(INDEX_FORMAT_VERSION, REPLAY_ENGINE_VERSION)];
 
 /// The checkpoint policies of the indexes this build believes: its own,
@@ -1009,6 +1012,11 @@ mod tests {
         // tracking stores (issue 39). Engine 8 still unreleased: its
         // fingerprint replaced, not appended.
         (8, 0xb721_e5a3_b312_8cfd),
+        // Index format 9 (issue 43): the lanes of runs, steps, messages,
+        // reasoning, tool calls and subagents, with the event that ended
+        // each (issue 41). Engine 9 still unreleased: its fingerprint
+        // replaced, not appended.
+        (9, 0x4fb7_31df_7630_11e8),
     ];
 
     /// The demo under both profiles, strict and best effort.

@@ -490,6 +490,9 @@ impl ReplayApp {
                 self.layout.show_inspector = !self.layout.show_inspector;
             }
             ActionId::ToggleTimeline => self.layout.show_timeline = !self.layout.show_timeline,
+            ActionId::TimelineInTime => {
+                commands.push(Command::SetTimelineInTime(!self.state.timeline_in_time()));
+            }
             ActionId::ResetLayout => self.layout.reset(),
             ActionId::ActivitySchemas => {
                 if self.state.doc().is_some() {
@@ -607,6 +610,7 @@ impl ReplayApp {
             | ActionId::ClearEdits
             | ActionId::CompareEdited
             | ActionId::SaveEdits => !self.state.whatif().edits().is_empty(),
+            ActionId::TimelineInTime => self.state.has_recorded_times(),
             _ => true,
         }
     }
@@ -645,6 +649,27 @@ impl ReplayApp {
             };
             if let Some(shown) = toggle {
                 ui.checkbox(shown, action.name).on_hover_text(action.help);
+                continue;
+            }
+            if action.id == ActionId::TimelineInTime {
+                // A toggle, as the checkboxes above, with its key beside.
+                let mut in_time = self.state.timeline_in_time();
+                let enabled = self.action_enabled(action.id);
+                let response = ui
+                    .horizontal(|ui| {
+                        let response = ui
+                            .add_enabled(enabled, egui::Checkbox::new(&mut in_time, action.name))
+                            .on_hover_text(action.help)
+                            .on_disabled_hover_text(crate::app_model::time_axis::NO_RECORDED_TIMES);
+                        if let Some(shortcut) = keys::shortcut_text(ui.ctx(), action) {
+                            ui.weak(shortcut);
+                        }
+                        response
+                    })
+                    .inner;
+                if response.changed() {
+                    commands.push(Command::SetTimelineInTime(in_time));
+                }
                 continue;
             }
             let mut button = egui::Button::new(action.name);

@@ -253,6 +253,25 @@ pub fn kind_group_color(group: super::timeline::KindGroup) -> Color32 {
     }
 }
 
+/// The colour of an entity's bar on the timeline's lanes (issue 43): that
+/// of its events in the density strip; a failed run's is the error colour.
+pub fn entity_color(
+    visuals: &egui::Visuals,
+    kind: crate::timeline::EntityKind,
+    failed: bool,
+) -> Color32 {
+    use super::timeline::KindGroup;
+    use crate::timeline::EntityKind as K;
+    if failed {
+        return severity_color(visuals, Severity::Error);
+    }
+    kind_group_color(match kind {
+        K::Run | K::Subagent | K::Step => KindGroup::Lifecycle,
+        K::Message | K::Reasoning => KindGroup::Text,
+        K::ToolCall => KindGroup::ToolCall,
+    })
+}
+
 /// The colour of a group's count in the density strip's hover: the group's
 /// colour where it reads as text, the text colour on a light background.
 pub fn kind_group_text_color(

@@ -208,6 +208,9 @@ fn the_in_combo_filters_the_ids_as_one_types() {
     harness.run();
     // The lanes name every activity once; the open list names them again.
     let before = harness.query_all_by_label("plan-1").count();
+    // The lanes name hotels-1 when its lane shows (issue 43: below the
+    // runs' and messages' lanes, it may not).
+    let hotels_lane = harness.query_all_by_label("hotels-1").count();
     harness.get_by_role_and_label(Role::ComboBox, "In").click();
     harness.run();
     assert_eq!(harness.query_all_by_label("plan-1").count(), before + 1);
@@ -221,7 +224,11 @@ fn the_in_combo_filters_the_ids_as_one_types() {
         "filtered out of the list"
     );
     let hotels = harness.query_all_by_label("hotels-1").count();
-    assert_eq!(hotels, 2, "the lane and the one id left in the list");
+    assert_eq!(
+        hotels,
+        hotels_lane + 1,
+        "the lane and the one id left in the list"
+    );
     // The id left, clicked, is the target.
     harness
         .query_all_by_label("hotels-1")
@@ -279,8 +286,8 @@ fn every_lane_of_the_demo_can_be_reached() {
         assert!(lanes.contains(&"hotels-1".to_owned()));
         // Scrolled down over the lanes if need be, the last group's lanes
         // show inside the window.
-        let plan = lane_rect(&harness, "plan-1").expect("the first lane shows");
-        for _ in 0..5 {
+        let plan = lane_rect(&harness, "run-1").expect("the first lane shows");
+        for _ in 0..12 {
             if lane_rect(&harness, "prices-7").is_some() {
                 break;
             }
@@ -299,8 +306,8 @@ fn a_group_collapses_and_the_never_created_ids_have_their_own() {
     let mut harness = demo_harness();
     // prices-7 has a delta and no snapshot (R12): never created. The
     // lanes scroll to it.
-    let plan = lane_rect(&harness, "plan-1").expect("the first lane shows");
-    for _ in 0..5 {
+    let plan = lane_rect(&harness, "run-1").expect("the first lane shows");
+    for _ in 0..12 {
         if lane_rect(&harness, "prices-7").is_some() {
             break;
         }
@@ -318,7 +325,12 @@ fn a_group_collapses_and_the_never_created_ids_have_their_own() {
     harness.get_by_label("never created").click();
     harness.run();
     // Shown again (the lanes scrolled back while it was shorter).
-    wheel_at(&mut harness, plan.center(), -3.0);
+    for _ in 0..12 {
+        if lane_rect(&harness, "prices-7").is_some() {
+            break;
+        }
+        wheel_at(&mut harness, plan.center(), -3.0);
+    }
     lane_rect(&harness, "prices-7").expect("shown again");
 }
 

@@ -26,6 +26,7 @@ fn axis(harness: &Harness<'static, ReplayApp>) -> StepAxis {
         last_step: last as f64,
         left_x: plot.left() + theme::TIMELINE_PLOT_PADDING,
         right_x: plot.right() - theme::TIMELINE_PLOT_PADDING,
+        time: None,
     }
 }
 
@@ -70,7 +71,7 @@ fn a_tap_on_each_row_of_the_timeline_moves_the_cursor() {
         ("Events", 13),
         ("Steps", 7),
         ("Diagnostics", 19),
-        ("plan-1", 23),
+        ("run-1", 23),
     ] {
         harness
             .state_mut()

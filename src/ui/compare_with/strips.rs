@@ -66,6 +66,7 @@ pub fn axis(strip: Rect, num_events: u64) -> StepAxis {
         last_step: num_events.max(2) as f64,
         left_x: strip.left() + pad,
         right_x: strip.right() - pad,
+        time: None,
     }
 }
 

@@ -98,6 +98,25 @@ impl Hover<'_> {
             ui.weak("Click to select it and go there");
             return;
         }
+        if let Some((entity, hit)) = self.lanes.entity_hit(index, pos) {
+            let lane = &index.entities().lanes()[entity];
+            step_line_ui(ui, index, hit.step());
+            ui.label(super::lane_row::entity_summary(lane));
+            match hit {
+                super::lanes::EntityHit::Mark(mark) => {
+                    if mark.num_merged > 1 {
+                        let more =
+                            count(u64::from(mark.num_merged) - 1, "more event", "more events");
+                        ui.weak(format!("and {more} of it here"));
+                    }
+                    ui.weak("Click to go to this event");
+                }
+                super::lanes::EntityHit::Bar(_) => {
+                    ui.weak("Click to go to this step");
+                }
+            }
+            return;
+        }
         if let Some(tick) = tick_at(self.ticks, self.ticks_rect, pos) {
             step_line_ui(ui, index, tick.step);
             let diagnostics = self.doc.timeline.diagnostics();

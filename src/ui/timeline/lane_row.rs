@@ -1,14 +1,16 @@
 //! One row of the timeline's lanes ([`super::lanes`]): a group's
-//! header, or an activity's name with its lifetime and its marks, each
-//! mark's shape and colour telling what the event did.
+//! header; an activity's name with its lifetime and its marks, each
+//! mark's shape and colour telling what the event did; or another
+//! entity's id with its bar and the marks of its events.
 
 use crate::app_model::words::thousands;
 use egui::{Align, Layout, Pos2, Rangef, Rect, RichText, Shape, Stroke, UiBuilder, pos2};
 
-use super::lanes::{DriftMark, LaneGroup, LaneMark};
+use super::lanes::{DriftMark, EntityMark, LaneGroup, LaneMark, MarkRole};
 use crate::app_model::command::Command;
+use crate::app_model::time_control::TimeCommand;
 use crate::replay::ActivityChange;
-use crate::timeline::ActivityLane;
+use crate::timeline::{ActivityLane, EntityKind, EntityLane};
 use crate::ui::step_axis::StepAxis;
 use crate::ui::theme;
 
@@ -67,6 +69,11 @@ pub(super) fn group_row_ui(
     ui.painter()
         .add(Shape::convex_polygon(points, color, Stroke::NONE));
     let what = match group {
+        LaneGroup::Entities(kind) => format!(
+            "{name}: {} ({} each)",
+            thousands(num_lanes as u64),
+            kind.id_name()
+        ),
         LaneGroup::Type(_) => format!(
             "activityType {name}: {} activities",
             thousands(num_lanes as u64)
@@ -97,6 +104,8 @@ pub(super) struct LaneRow<'a> {
     pub(super) activity: &'a ActivityLane,
     pub(super) striped: bool,
     pub(super) selected: bool,
+    /// Whether the current event is the activity's.
+    pub(super) current: bool,
     /// The activity's drifts (E20) in view, merged per bin: a ring around
     /// each.
     pub(super) drifts: &'a [DriftMark],
@@ -114,6 +123,9 @@ impl LaneRow<'_> {
                 .rect_filled(rect, 0.0, visuals.selection.bg_fill.gamma_multiply(0.35));
         } else if self.striped {
             ui.painter().rect_filled(rect, 0.0, visuals.faint_bg_color);
+        }
+        if self.current {
+            paint_current(ui, rect);
         }
         let label_rect = Rect::from_x_y_ranges(
             rect.left() + LANE_INDENT..=self.plot_x.min - 4.0,
@@ -191,6 +203,158 @@ impl LaneRow<'_> {
             })
             .collect()
     }
+}
+
+/// The mark of the lane holding the current event (issue 43): a bar at
+/// its left edge and a frame in the selection's colour.
+fn paint_current(ui: &egui::Ui, rect: Rect) {
+    let stroke = ui.visuals().selection.stroke;
+    let color = ui.visuals().selection.bg_fill;
+    let edge = Rect::from_x_y_ranges(rect.left()..=rect.left() + 3.0, rect.y_range());
+    ui.painter().rect_filled(edge, 0.0, color);
+    ui.painter().rect_stroke(
+        rect.shrink(0.5),
+        0.0,
+        Stroke::new(1.0, stroke.color.gamma_multiply(0.6)),
+        egui::StrokeKind::Inside,
+    );
+}
+
+/// One entity's row (a run, a step, a message, a tool call…): its id
+/// and name on the left, its bar and marks on the right.
+pub(super) struct EntityRow<'a> {
+    pub(super) rect: Rect,
+    pub(super) plot_x: Rangef,
+    pub(super) axis: &'a StepAxis,
+    pub(super) lane: &'a EntityLane,
+    pub(super) striped: bool,
+    /// Whether the current event is the entity's.
+    pub(super) current: bool,
+}
+
+impl EntityRow<'_> {
+    /// Draws the row's background and label; a click on the label goes to
+    /// the entity's first event.
+    pub(super) fn ui(&self, ui: &mut egui::Ui, commands: &mut Vec<Command>) {
+        let rect = self.rect;
+        if self.striped {
+            ui.painter()
+                .rect_filled(rect, 0.0, ui.visuals().faint_bg_color);
+        }
+        if self.current {
+            paint_current(ui, rect);
+        }
+        let label_rect = Rect::from_x_y_ranges(
+            rect.left() + LANE_INDENT..=self.plot_x.min - 4.0,
+            rect.y_range(),
+        );
+        let lane = self.lane;
+        let id = crate::surrogate::display(&lane.id);
+        let response = left_aligned_ui(ui, label_rect, |ui| {
+            ui.spacing_mut().button_padding.y = 0.0;
+            ui.spacing_mut().interact_size.y = rect.height();
+            let text = RichText::new(id.as_ref()).monospace().size(11.0);
+            let response = ui.add(egui::Button::selectable(self.current, text).truncate());
+            // A tool call's tool, a subagent's name, beside the id.
+            if !lane.name.is_empty() && lane.kind != EntityKind::Run {
+                let name = crate::surrogate::display(&lane.name);
+                let name = RichText::new(name.as_ref()).monospace().size(11.0).weak();
+                ui.add(egui::Label::new(name).truncate().selectable(false));
+            }
+            response
+        });
+        let response = response.on_hover_text(format!(
+            "{}\nClick to go to its first event",
+            entity_summary(lane)
+        ));
+        if response.clicked() {
+            commands.push(Command::Time(TimeCommand::Set(lane.first())));
+        }
+    }
+
+    /// The bar from the entity's first event to its last, and the marks of
+    /// its events (merged per bin).
+    pub(super) fn plot_shapes(&self, visuals: &egui::Visuals, marks: &[EntityMark]) -> Vec<Shape> {
+        let lane = self.lane;
+        let y = self.rect.center().y;
+        let color = theme::entity_color(visuals, lane.kind, lane.failed);
+        let x0 = self.axis.x_from_step(lane.first().get() as f64);
+        let x1 = self.axis.x_from_step(lane.last().get() as f64);
+        let half = theme::LANE_HEIGHT * 0.2;
+        let mut shapes = Vec::with_capacity(marks.len() + 1);
+        // Clamped to the plot: a bar from far outside the view is drawn
+        // across it, not over thousands of points.
+        let bar_x0 = x0.max(self.plot_x.min - 10.0);
+        let bar_x1 = x1.min(self.plot_x.max + 10.0).max(bar_x0);
+        let bar = Rect::from_x_y_ranges(bar_x0..=bar_x1, y - half..=y + half);
+        // An entity not ended has a fainter bar.
+        let fill = if lane.ended {
+            color.gamma_multiply(0.45)
+        } else {
+            color.gamma_multiply(0.25)
+        };
+        shapes.push(Shape::rect_filled(
+            bar.expand2(egui::vec2(1.0, 0.0)),
+            2.0,
+            fill,
+        ));
+        for mark in marks {
+            let x = self.axis.x_from_step(mark.seq.get() as f64);
+            match mark.role {
+                MarkRole::Part => shapes.push(Shape::vline(
+                    x,
+                    y - half * 0.6..=y + half * 0.6,
+                    Stroke::new(1.0, color.gamma_multiply(0.9)),
+                )),
+                MarkRole::Start | MarkRole::End => shapes.push(Shape::vline(
+                    x,
+                    y - half - 2.0..=y + half + 2.0,
+                    Stroke::new(2.0, visuals.text_color()),
+                )),
+                MarkRole::Error => {
+                    let error = theme::entity_color(visuals, lane.kind, true);
+                    let big = half + 2.5;
+                    let triangle = vec![
+                        pos2(x, y - big),
+                        pos2(x + big, y + big * 0.8),
+                        pos2(x - big, y + big * 0.8),
+                    ];
+                    shapes.push(Shape::convex_polygon(triangle, error, Stroke::NONE));
+                }
+            }
+        }
+        shapes
+    }
+}
+
+/// What an entity is, for its tooltips: its kind and id, its name, its
+/// steps and number of events.
+pub(super) fn entity_summary(lane: &EntityLane) -> String {
+    let id = crate::surrogate::display(&lane.id);
+    let mut text = format!("{} {id}", lane.kind.id_name());
+    if !lane.name.is_empty() {
+        let name = crate::surrogate::display(&lane.name);
+        let what = match lane.kind {
+            EntityKind::Run => "parentRunId",
+            EntityKind::ToolCall => "tool",
+            _ => "name",
+        };
+        text.push_str(&format!("\n{what} {name}"));
+    }
+    let (first, last) = (lane.first().get(), lane.last().get());
+    let steps = if first == last {
+        format!("step {}", thousands(first))
+    } else {
+        format!("steps {} to {}", thousands(first), thousands(last))
+    };
+    let events = crate::app_model::words::count(lane.num_events() as u64, "event", "events");
+    text.push_str(&format!("\n{steps} · {events}"));
+    if lane.failed {
+        text.push_str(" · failed (RUN_ERROR)");
+    } else if !lane.ended {
+        text.push_str(" · not ended");
+    }
+    text
 }
 
 /// The filled circle of a mark that is one.

@@ -1,9 +1,13 @@
-//! The activity lanes of the timeline ([`super::timeline`]): one per
-//! activity, grouped by `activityType` (a click on a group's header
-//! collapses it), the ids no snapshot ever created in a group of their
-//! own, each marking what every event did to its activity. This module lays them out (the rows, the marks merged per
-//! bin, the scroll area) and finds what the pointer is over;
-//! [`super::lane_row`] paints a row.
+//! The lanes of the timeline ([`super::timeline`]): one per entity of the
+//! stream, in groups a click on whose header collapses: the runs, the
+//! subagents, the steps, the text and reasoning messages and the tool calls
+//! (issue 43), each a bar from its first event to its last with a mark at
+//! each event; then the activities, grouped by `activityType`, the ids no
+//! snapshot ever created in a group of their own, each marking what every
+//! event did to its activity. This module lays them out (the rows, the
+//! marks merged per bin, the scroll area) and finds what the pointer is
+//! over; [`super::lane_row`] paints a row. The lane of the current event
+//! is highlighted and scrolled into view when the cursor moves.
 //!
 //! The lanes scroll vertically; only the rows in view are drawn, and in
 //! each only the marks and the drift rings in the visible range, merged per
@@ -19,15 +23,16 @@ use egui::{Pos2, Rangef, Rect};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::HIT_RADIUS;
-use super::lane_row::{LaneRow, group_row_ui};
+use super::lane_row::{EntityRow, LaneRow, group_row_ui};
 use super::mesh::Kept;
 use super::range::bin_groups;
 use crate::app_model::command::Command;
 use crate::app_model::document::Doc;
 use crate::app_model::state::AppState;
 use crate::diagnostic::{Code, DriftKind, Seq};
+use crate::protocol::EventType;
 use crate::replay::ActivityChange;
-use crate::timeline::ActivityLane;
+use crate::timeline::{ActivityLane, EntityKind, EntityLane, EventKind, StreamIndex};
 use crate::ui::step_axis::StepAxis;
 use crate::ui::theme;
 
@@ -45,11 +50,16 @@ pub enum Row {
     },
     /// An activity: an index into [`crate::timeline::StreamIndex::lanes`].
     Lane(usize),
+    /// Another entity: an index into
+    /// [`crate::timeline::EntityLanes::lanes`].
+    Entity(usize),
 }
 
 /// A group of lanes.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum LaneGroup {
+    /// The entities of one kind (runs, steps, messages…).
+    Entities(EntityKind),
     /// The activities of one `activityType`.
     Type(String),
     /// Ids that events named but no snapshot ever created as an activity
@@ -62,6 +72,7 @@ impl LaneGroup {
     /// Its name on the header.
     pub fn label(&self) -> &str {
         match self {
+            Self::Entities(kind) => kind.group_label(),
             Self::Type(name) if name.is_empty() => "(no type)",
             Self::Type(name) => name,
             Self::NeverCreated => "never created",
@@ -85,12 +96,26 @@ pub fn was_created(lane: &ActivityLane) -> bool {
     })
 }
 
-/// The rows: the types in order of their first activity, each followed by
-/// its activities in order of their first event (none when the group is
-/// in `collapsed`); then the activities never created.
-pub fn rows_of(lanes: &[ActivityLane], collapsed: &FxHashSet<LaneGroup>) -> Vec<Row> {
+/// The rows: the entities' groups in the order of [`EntityKind::ALL`],
+/// then the activities' types in order of their first activity; each
+/// followed by its lanes in order of their first event (none when the
+/// group is in `collapsed`); then the activities never created.
+pub fn rows_of(
+    lanes: &[ActivityLane],
+    entities: &[EntityLane],
+    collapsed: &FxHashSet<LaneGroup>,
+) -> Vec<Row> {
     let mut groups: Vec<LaneGroup> = Vec::new();
     let mut members: FxHashMap<LaneGroup, Vec<usize>> = FxHashMap::default();
+    for kind in EntityKind::ALL {
+        let of_kind: Vec<usize> = (0..entities.len())
+            .filter(|&i| entities[i].kind == kind)
+            .collect();
+        if !of_kind.is_empty() {
+            groups.push(LaneGroup::Entities(kind));
+            members.insert(LaneGroup::Entities(kind), of_kind);
+        }
+    }
     let mut never_created = Vec::new();
     for (index, lane) in lanes.iter().enumerate() {
         if !was_created(lane) {
@@ -110,17 +135,21 @@ pub fn rows_of(lanes: &[ActivityLane], collapsed: &FxHashSet<LaneGroup>) -> Vec<
         groups.push(LaneGroup::NeverCreated);
         members.insert(LaneGroup::NeverCreated, never_created);
     }
-    let mut rows = Vec::with_capacity(lanes.len() + groups.len());
+    let mut rows = Vec::with_capacity(lanes.len() + entities.len() + groups.len());
     for group in groups {
         let lanes = &members[&group];
         let is_collapsed = collapsed.contains(&group);
+        let is_entity = matches!(group, LaneGroup::Entities(_));
         rows.push(Row::Group {
             group,
             num_lanes: lanes.len(),
             collapsed: is_collapsed,
         });
         if !is_collapsed {
-            rows.extend(lanes.iter().map(|&lane| Row::Lane(lane)));
+            rows.extend(lanes.iter().map(|&lane| match is_entity {
+                true => Row::Entity(lane),
+                false => Row::Lane(lane),
+            }));
         }
     }
     rows
@@ -169,6 +198,89 @@ pub fn merge_marks(
                 seq,
                 change,
                 num_merged: u32::try_from(group.len()).unwrap_or(u32::MAX),
+            })
+        })
+        .collect()
+}
+
+/// A mark drawn on an entity's lane: the most telling of the events
+/// merged into it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EntityMark {
+    /// The step of the event shown.
+    pub seq: Seq,
+    /// What the event is to its entity.
+    pub role: MarkRole,
+    /// How many of the entity's events the mark stands for.
+    pub num_merged: u32,
+}
+
+/// What an event is to its entity, as its mark shows it; ordered by how
+/// much it tells when marks merge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum MarkRole {
+    /// Content, arguments, a chunk.
+    Part,
+    /// It ended the entity.
+    End,
+    /// It started the entity.
+    Start,
+    /// A run's error.
+    Error,
+}
+
+impl MarkRole {
+    /// The role of the event at `seq` ([`StreamIndex::kind`]).
+    pub fn of(index: &StreamIndex, seq: Seq) -> Self {
+        use EventType as T;
+        match index.kind(seq) {
+            Some(EventKind::Known(T::RunError)) => Self::Error,
+            Some(EventKind::Known(
+                T::RunStarted
+                | T::SubagentStarted
+                | T::StepStarted
+                | T::TextMessageStart
+                | T::ReasoningStart
+                | T::ReasoningMessageStart
+                | T::ToolCallStart,
+            )) => Self::Start,
+            Some(EventKind::Known(
+                T::RunFinished
+                | T::SubagentFinished
+                | T::StepFinished
+                | T::TextMessageEnd
+                | T::ReasoningEnd
+                | T::ToolCallResult,
+            )) => Self::End,
+            _ => Self::Part,
+        }
+    }
+}
+
+/// The marks of an entity's events in the visible bins: one per bin,
+/// showing the more telling of its first and last event (each bin is
+/// looked at in two places, however many events it holds).
+pub fn merge_entity_marks(
+    index: &StreamIndex,
+    lane: &EntityLane,
+    bins: &RangeInclusive<u64>,
+    bin_steps: u64,
+) -> Vec<EntityMark> {
+    let offsets = lane.offsets();
+    bin_groups(offsets, |&o| lane.step_of(o), bins, bin_steps)
+        .into_iter()
+        .filter_map(|(_, group)| {
+            let num_merged = u32::try_from(group.len()).unwrap_or(u32::MAX);
+            let first = lane.step_of(*offsets.get(group.start)?);
+            let last = lane.step_of(*offsets.get(group.end.checked_sub(1)?)?);
+            let (seq, role) = [first, last]
+                .into_iter()
+                .map(|seq| (seq, MarkRole::of(index, seq)))
+                .max_by_key(|(seq, role)| (*role, Reverse(*seq)))?;
+            Some(EntityMark {
+                seq,
+                role,
+                num_merged,
             })
         })
         .collect()
@@ -244,6 +356,8 @@ struct LanesCache {
     /// merged from.
     marks_for: Option<MarksKey>,
     marks: FxHashMap<usize, LaneMarks>,
+    /// The entities' marks, for the same bins.
+    entity_marks: FxHashMap<usize, Arc<[EntityMark]>>,
     /// The number of diagnostics `drifts` was gathered from.
     drifts_for: Option<usize>,
     /// Every drift (E20) per activity id.
@@ -318,7 +432,8 @@ fn rows(ui: &egui::Ui, doc: &Doc, generation: u64) -> Arc<[Row]> {
             };
         }
         if !cache.rows_fresh {
-            cache.rows = rows_of(doc.timeline.index().lanes(), &cache.collapsed).into();
+            let index = doc.timeline.index();
+            cache.rows = rows_of(index.lanes(), index.entities().lanes(), &cache.collapsed).into();
             cache.rows_fresh = true;
         }
         Arc::clone(&cache.rows)
@@ -379,6 +494,7 @@ fn marks(
         if cache.marks_for.as_ref() != Some(&key) {
             cache.marks_for = Some(key);
             cache.marks.clear();
+            cache.entity_marks.clear();
         }
         lanes
             .iter()
@@ -395,6 +511,30 @@ fn marks(
                     )
                 });
                 (Arc::clone(marks), Arc::clone(lane_rings))
+            })
+            .collect()
+    })
+}
+
+/// The marks of some entities' lanes (from the cache when the range is
+/// the same; [`marks`] clears it when it changes, and runs first).
+fn entity_marks(
+    ui: &egui::Ui,
+    doc: &Doc,
+    lanes: &[usize],
+    bins: &(RangeInclusive<u64>, u64),
+) -> Vec<Arc<[EntityMark]>> {
+    let index = doc.timeline.index();
+    let all = index.entities().lanes();
+    ui.data_mut(|d| {
+        let cache = d.get_temp_mut_or_default::<LanesCache>(cache_id());
+        lanes
+            .iter()
+            .map(|&lane| {
+                let marks = cache.entity_marks.entry(lane).or_insert_with(|| {
+                    merge_entity_marks(index, &all[lane], &bins.0, bins.1).into()
+                });
+                Arc::clone(marks)
             })
             .collect()
     })
@@ -454,12 +594,39 @@ struct VisibleLane {
     drifts: Arc<[DriftMark]>,
 }
 
+/// What of an entity's lane the pointer is over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntityHit {
+    /// A mark: its event (and those merged into it).
+    Mark(EntityMark),
+    /// The bar away from the marks: the step under the pointer.
+    Bar(Seq),
+}
+
+impl EntityHit {
+    /// The step a click goes to.
+    pub fn step(self) -> Seq {
+        match self {
+            Self::Mark(mark) => mark.seq,
+            Self::Bar(step) => step,
+        }
+    }
+}
+
+/// An entity's lane on screen.
+struct VisibleEntity {
+    entity: usize,
+    rect: Rect,
+    marks: Arc<[EntityMark]>,
+}
+
 /// The lanes drawn this frame, to find what the pointer is over.
 pub struct LanesView {
     /// Where the lanes show.
     pub viewport: Rect,
     axis: StepAxis,
     lanes: Vec<VisibleLane>,
+    entities: Vec<VisibleEntity>,
 }
 
 impl LanesView {
@@ -469,6 +636,26 @@ impl LanesView {
         let lane = self.lane_at(pos)?;
         let mark = self.nearest(&lane.marks, |m| m.seq, pos.x, HIT_RADIUS)?;
         Some((lane.lane, *mark))
+    }
+
+    /// The entity (an index into [`crate::timeline::EntityLanes::lanes`])
+    /// whose mark or bar is under a position, and where a click there
+    /// goes: the mark's event, or the step under the pointer within the
+    /// entity's span; the mark when one is near.
+    pub fn entity_hit(&self, index: &StreamIndex, pos: Pos2) -> Option<(usize, EntityHit)> {
+        if !self.viewport.contains(pos) {
+            return None;
+        }
+        let visible = self.entities.iter().find(|l| l.rect.contains(pos))?;
+        if let Some(mark) = self.nearest(&visible.marks, |m| m.seq, pos.x, HIT_RADIUS) {
+            return Some((visible.entity, EntityHit::Mark(*mark)));
+        }
+        let lane = index.entities().lanes().get(visible.entity)?;
+        let x = |seq: Seq| self.axis.x_from_step(seq.get() as f64);
+        let on_bar = (x(lane.first()) - HIT_RADIUS..=x(lane.last()) + HIT_RADIUS).contains(&pos.x);
+        let step = self.axis.step_from_x(pos.x).round().max(0.0) as u64;
+        let step = Seq::new(step.clamp(lane.first().get(), lane.last().get()));
+        on_bar.then_some((visible.entity, EntityHit::Bar(step)))
     }
 
     /// The drift ring (E20) nearest a position on a lane, if one is near.
@@ -519,27 +706,43 @@ fn schema_marks_ui(
     super::schema_marks::paint_schema_marks(painter, visuals, axis, rect, doc, id);
 }
 
-/// The row of the current event's lane when the cursor moved since the
-/// last frame (or the stream was replayed): the lanes scroll it into view,
-/// as the demo's "never created" lane sat below the fold while its skipped
-/// delta was the current event (issue 43, point 5). Between moves the
-/// lanes stay where the wheel put them.
-fn row_to_follow(ui: &egui::Ui, state: &AppState, doc: &Doc, rows: &[Row]) -> Option<usize> {
-    let id = egui::Id::unique("timeline_lanes_followed");
-    let now = (state.step(), state.generation());
-    let before: Option<(Seq, u64)> = ui.data(|d| d.get_temp(id));
-    if before == Some(now) {
-        return None;
-    }
-    ui.data_mut(|d| d.insert_temp(id, now));
-    let step = state.step();
-    let lanes = doc.timeline.index().lanes();
-    let lane = lanes.iter().position(|lane| {
+/// The lane of the current event: an activity's, else another entity's
+/// (issue 43).
+fn lane_of_step(index: &StreamIndex, step: Seq) -> Option<Row> {
+    let activity = index.lanes().iter().position(|lane| {
         lane.events
             .binary_search_by_key(&step, |&(seq, _)| seq)
             .is_ok()
-    })?;
-    rows.iter().position(|row| *row == Row::Lane(lane))
+    });
+    match activity {
+        Some(lane) => Some(Row::Lane(lane)),
+        None => index.entities().lane_at(step).map(Row::Entity),
+    }
+}
+
+/// The row of the current event's lane, to highlight, and whether the
+/// cursor moved since the last frame, or its event is on another lane (a
+/// replay again): then the lanes scroll it into view, as the demo's "never
+/// created" lane sat below the fold while its skipped delta was the
+/// current event (issue 43, point 5). Between moves the lanes stay where
+/// the wheel put them, however a live recording grows.
+fn current_row(ui: &egui::Ui, state: &AppState, doc: &Doc, rows: &[Row]) -> (Option<usize>, bool) {
+    let id = egui::Id::unique("timeline_lanes_followed");
+    let now = (state.step(), state.generation());
+    type Followed = ((Seq, u64), Option<Row>);
+    let before: Option<Followed> = ui.data(|d| d.get_temp(id));
+    let (lane, moved) = match before {
+        Some((then, lane)) if then == now => (lane, false),
+        _ => {
+            let lane = lane_of_step(doc.timeline.index(), state.step());
+            let moved =
+                before.is_none_or(|((step, _), before)| step != state.step() || before != lane);
+            ui.data_mut(|d| d.insert_temp(id, (now, lane.clone())));
+            (lane, moved)
+        }
+    };
+    let row = lane.and_then(|lane| rows.iter().position(|row| *row == lane));
+    (row, moved)
 }
 
 /// Draws the lanes in a vertical scroll area filling the rest of the panel.
@@ -557,7 +760,8 @@ pub fn lanes_ui(
     let selected = state.selected_activity();
     let rows = rows(ui, doc, state.generation());
     let row_height = theme::LANE_HEIGHT;
-    let follow = row_to_follow(ui, state, doc, &rows);
+    let (current, moved) = current_row(ui, state, doc, &rows);
+    let follow = current.filter(|_| moved);
     let output = egui::ScrollArea::vertical()
         .id_salt("timeline_lanes")
         .auto_shrink(false)
@@ -565,8 +769,8 @@ pub fn lanes_ui(
         .show_viewport(ui, |ui, viewport| {
             ui.set_height(rows.len() as f32 * row_height);
             if rows.is_empty() {
-                ui.weak("No activities");
-                return Vec::new();
+                ui.weak("No runs, messages, tool calls or activities yet");
+                return (Vec::new(), Vec::new());
             }
             let first = ((viewport.min.y / row_height).floor().max(0.0) as usize).min(rows.len());
             let last = ((viewport.max.y / row_height).ceil().max(0.0) as usize).min(rows.len());
@@ -587,7 +791,14 @@ pub fn lanes_ui(
                 .iter()
                 .filter_map(|row| match row {
                     Row::Lane(lane) => Some(*lane),
-                    Row::Group { .. } => None,
+                    Row::Group { .. } | Row::Entity(_) => None,
+                })
+                .collect();
+            let visible_entities: Vec<usize> = rows[first..last]
+                .iter()
+                .filter_map(|row| match row {
+                    Row::Entity(lane) => Some(*lane),
+                    Row::Group { .. } | Row::Lane(_) => None,
                 })
                 .collect();
             let mut marks = match &bins {
@@ -595,6 +806,12 @@ pub fn lanes_ui(
                 None => Vec::new(),
             }
             .into_iter();
+            let mut entity_marks = match &bins {
+                Some(bins) => entity_marks(ui, doc, &visible_entities, bins),
+                None => Vec::new(),
+            }
+            .into_iter();
+            let mut shown_entities = Vec::new();
             let mut kept: LaneMeshes =
                 ui.data_mut(|d| std::mem::take(d.get_temp_mut_or_default(meshes_id())));
             let mut meshes = LaneMeshes::default();
@@ -612,6 +829,28 @@ pub fn lanes_ui(
                             toggled = Some(group.clone());
                         }
                     }
+                    Row::Entity(entity) => {
+                        let index = doc.timeline.index();
+                        let lane = &index.entities().lanes()[*entity];
+                        let marks = entity_marks.next().unwrap_or_else(|| Arc::new([]));
+                        let row = EntityRow {
+                            rect,
+                            plot_x,
+                            axis,
+                            lane,
+                            striped: i % 2 == 1,
+                            current: current == Some(i),
+                        };
+                        row.ui(ui, commands);
+                        let plot = Rect::from_x_y_ranges(plot_x, rect.y_range());
+                        let painter = ui.painter().with_clip_rect(ui.clip_rect().intersect(plot));
+                        painter.extend(row.plot_shapes(ui.visuals(), &marks));
+                        shown_entities.push(VisibleEntity {
+                            entity: *entity,
+                            rect: plot,
+                            marks,
+                        });
+                    }
                     Row::Lane(lane) => {
                         let activity = &doc.timeline.index().lanes()[*lane];
                         let is_selected = selected == Some(activity.message_id.as_str());
@@ -623,6 +862,7 @@ pub fn lanes_ui(
                             activity,
                             striped: i % 2 == 1,
                             selected: is_selected,
+                            current: current == Some(i),
                             drifts: &lane_drifts,
                         };
                         row.ui(ui, commands);
@@ -631,7 +871,7 @@ pub fn lanes_ui(
                             marks: Arc::clone(&marks),
                             rings: Arc::clone(&lane_drifts),
                             rect,
-                            axis: *axis,
+                            axis: axis.clone(),
                             visuals: ui.visuals().clone(),
                         };
                         let layers = Kept::get_or_make(&mut slot, ui.ctx(), key, || {
@@ -660,12 +900,14 @@ pub fn lanes_ui(
                 toggle_group(ui, &group);
                 ui.ctx().request_repaint();
             }
-            shown
+            (shown, shown_entities)
         });
+    let (lanes, entities) = output.inner;
     LanesView {
         viewport: output.inner_rect,
-        axis: *axis,
-        lanes: output.inner,
+        axis: axis.clone(),
+        lanes,
+        entities,
     }
 }
 
@@ -696,7 +938,7 @@ mod tests {
         };
         let none = FxHashSet::default();
         assert_eq!(
-            rows_of(&lanes, &none),
+            rows_of(&lanes, &[], &none),
             vec![
                 group("checklist", 2),
                 Row::Lane(0),
@@ -707,11 +949,11 @@ mod tests {
                 Row::Lane(4),
             ]
         );
-        assert!(rows_of(&[], &none).is_empty());
+        assert!(rows_of(&[], &[], &none).is_empty());
         // Collapsed: the header stays, its lanes go.
         let collapsed: FxHashSet<_> = [LaneGroup::Type("search".into())].into_iter().collect();
         assert_eq!(
-            rows_of(&lanes, &collapsed),
+            rows_of(&lanes, &[], &collapsed),
             vec![
                 group("checklist", 2),
                 Row::Lane(0),
@@ -723,6 +965,95 @@ mod tests {
                 },
             ]
         );
+    }
+
+    #[test]
+    fn entities_come_first_a_group_per_kind_and_collapse() {
+        // Issue 43: runs, steps, messages… each in a group, before the
+        // activities.
+        let mut index = StreamIndex::default();
+        let lines = [
+            r#"{"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"search"}"#,
+            r#"{"type":"RUN_STARTED","threadId":"t","runId":"r1"}"#,
+            r#"{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}"#,
+            r#"{"type":"TOOL_CALL_START","toolCallId":"c2","toolCallName":"book"}"#,
+        ];
+        for (i, line) in lines.iter().enumerate() {
+            let parsed = crate::protocol::parse_event(line.as_bytes());
+            let pending = index.prepare(&parsed);
+            let effect = crate::replay::EventEffect {
+                effect: crate::replay::Effect::Applied,
+                activity: None,
+            };
+            index.record(Seq::new(i as u64 + 1), pending, effect, &[]);
+        }
+        let entities = index.entities().lanes();
+        let activities = [lane("plan", "checklist")];
+        let group = |kind, num_lanes, collapsed| Row::Group {
+            group: LaneGroup::Entities(kind),
+            num_lanes,
+            collapsed,
+        };
+        assert_eq!(
+            rows_of(&activities, entities, &FxHashSet::default()),
+            vec![
+                group(EntityKind::Run, 1, false),
+                Row::Entity(1),
+                group(EntityKind::Message, 1, false),
+                Row::Entity(2),
+                group(EntityKind::ToolCall, 2, false),
+                Row::Entity(0),
+                Row::Entity(3),
+                Row::Group {
+                    group: LaneGroup::Type("checklist".into()),
+                    num_lanes: 1,
+                    collapsed: false,
+                },
+                Row::Lane(0),
+            ]
+        );
+        let collapsed = [LaneGroup::Entities(EntityKind::ToolCall)]
+            .into_iter()
+            .collect();
+        let rows = rows_of(&activities, entities, &collapsed);
+        assert!(rows.contains(&group(EntityKind::ToolCall, 2, true)));
+        assert!(!rows.contains(&Row::Entity(0)) && !rows.contains(&Row::Entity(3)));
+        assert_eq!(
+            LaneGroup::Entities(EntityKind::ToolCall).label(),
+            "Tool calls"
+        );
+    }
+
+    #[test]
+    fn an_entitys_marks_merge_per_bin_its_start_and_end_first() {
+        let mut index = StreamIndex::default();
+        let mut lines = vec![r#"{"type":"TEXT_MESSAGE_START","messageId":"m1"}"#.to_owned()];
+        for _ in 0..6 {
+            lines.push(r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a"}"#.into());
+        }
+        lines.push(r#"{"type":"TEXT_MESSAGE_END","messageId":"m1"}"#.into());
+        for (i, line) in lines.iter().enumerate() {
+            let parsed = crate::protocol::parse_event(line.as_bytes());
+            let pending = index.prepare(&parsed);
+            let effect = crate::replay::EventEffect {
+                effect: crate::replay::Effect::Applied,
+                activity: None,
+            };
+            index.record(Seq::new(i as u64 + 1), pending, effect, &[]);
+        }
+        let lane = &index.entities().lanes()[0];
+        // Bins of 4 steps: 1-4 (start, 3 parts), 5-8 (3 parts, end).
+        let marks = merge_entity_marks(&index, lane, &(0..=1), 4);
+        let summary: Vec<_> = marks
+            .iter()
+            .map(|m| (m.seq.get(), m.role, m.num_merged))
+            .collect();
+        assert_eq!(
+            summary,
+            vec![(1, MarkRole::Start, 4), (8, MarkRole::End, 4)]
+        );
+        // A bin a step: a mark per event.
+        assert_eq!(merge_entity_marks(&index, lane, &(0..=100), 1).len(), 8);
     }
 
     #[test]
@@ -747,7 +1078,7 @@ mod tests {
         ];
         assert!(!was_created(&lanes[0]) && was_created(&lanes[3]));
         assert_eq!(
-            rows_of(&lanes, &FxHashSet::default()),
+            rows_of(&lanes, &[], &FxHashSet::default()),
             vec![
                 Row::Group {
                     group: LaneGroup::Type("search".into()),

@@ -3,7 +3,8 @@
 //!
 //! From the top: a toolbar (playback, speed, the step, navigation, zoom); a
 //! ruler of steps; a density strip (the kinds of the events under each pixel
-//! column); the diagnostics; one lane per activity. Click or drag to scrub;
+//! column); the diagnostics; one lane per run, subagent, step, message,
+//! reasoning, tool call and activity (issue 43). Click or drag to scrub;
 //! Ctrl + wheel zooms around the pointer; the wheel, Shift + drag or a
 //! middle drag pans.
 //!
@@ -93,7 +94,9 @@ mod tests {
         let demo = concat!(env!("CARGO_MANIFEST_DIR"), "/recordings/demo.jsonl");
         state.open_now(std::path::Path::new(demo), None);
         assert!(state.doc().is_some(), "{:?}", state.error());
-        panel_harness(timeline_ui, egui::vec2(1200.0, 320.0), state)
+        // Tall enough for every lane of the demo, its runs', steps',
+        // messages' and tool calls' above its activities' (issue 43).
+        panel_harness(timeline_ui, egui::vec2(1200.0, 720.0), state)
     }
 
     #[test]
@@ -245,6 +248,7 @@ mod tests {
             last_step: last,
             left_x: plot.left() + crate::ui::theme::TIMELINE_PLOT_PADDING,
             right_x: plot.right() - crate::ui::theme::TIMELINE_PLOT_PADDING,
+            time: None,
         };
         // A little off the mark, and off the step: the mark wins.
         let pos = egui::pos2(axis.x_from_step(seq.get() as f64) + 3.0, row.center().y);

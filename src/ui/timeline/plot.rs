@@ -3,8 +3,10 @@
 //! the marks over them. Click or drag to scrub; Ctrl + wheel zooms around
 //! the pointer; the wheel, Shift + drag or a middle drag pans.
 
+use crate::app_model::time_axis::TimeMap;
 use crate::app_model::time_control::TimeCommand;
 use std::ops::RangeInclusive;
+use std::sync::Arc;
 
 use egui::{PointerButton, Rangef, Rect, Sense, Shape, Stroke};
 
@@ -38,11 +40,13 @@ pub(super) fn plot_ui(
         rect.left() + theme::TIMELINE_LABEL_WIDTH,
         (rect.right() - bar_room).max(rect.left() + theme::TIMELINE_LABEL_WIDTH + 1.0),
     );
+    let in_time = state.timeline_in_time();
     let axis = StepAxis {
         first_step: range.first,
         last_step: range.last,
         left_x: plot_x.min + theme::TIMELINE_PLOT_PADDING,
         right_x: plot_x.max - theme::TIMELINE_PLOT_PADDING,
+        time: in_time.then(|| time_map(ui, doc, state.generation())),
     };
     let row = |top: f32, height: f32| Rect::from_x_y_ranges(plot_x, top..=top + height);
     let ruler = row(rect.top(), theme::RULER_HEIGHT);
@@ -81,7 +85,7 @@ pub(super) fn plot_ui(
         }
     }
 
-    strip_labels_ui(ui, rect, ruler, density_rect, ticks_rect);
+    strip_labels_ui(ui, rect, ruler, density_rect, ticks_rect, in_time);
     let painter = ui.painter_at(plot_rect);
     let k = bin_steps(axis.steps_per_pixel());
     let bins = visible_bins(range, k, num_events);
@@ -163,6 +167,10 @@ pub(super) fn plot_ui(
                 let id = doc.timeline.index().lanes()[lane].message_id.clone();
                 commands.push(Command::SelectActivity(Some(id)));
                 Some(mark.seq)
+            } else if let Some((_, hit)) = lanes.entity_hit(doc.timeline.index(), pos) {
+                // Issue 43: a click on an entity's mark goes to its event,
+                // on its bar to the step under the pointer.
+                Some(hit.step())
             } else if let Some(tick) = tick_at(&ticks, ticks_rect, pos) {
                 Some(tick.step)
             } else if let Some(divergence) = marks::divergence_at(
@@ -243,6 +251,26 @@ pub(super) fn plot_ui(
             hover.ui(ui, pos);
         });
     }
+}
+
+/// The steps' recorded times (issue 43), kept between frames while the
+/// document and its number of events stay the same (a live recording's
+/// grow).
+fn time_map(ui: &egui::Ui, doc: &Doc, generation: u64) -> Arc<TimeMap> {
+    let id = egui::Id::unique("timeline_time_map");
+    let key = (generation, doc.arrival_nanos.len());
+    type Kept = Option<((u64, usize), Arc<TimeMap>)>;
+    ui.data_mut(|d| {
+        let kept = d.get_temp_mut_or_default::<Kept>(id);
+        match kept {
+            Some((for_key, map)) if *for_key == key => Arc::clone(map),
+            _ => {
+                let map = Arc::new(TimeMap::from_arrivals(&doc.arrival_nanos));
+                *kept = Some((key, Arc::clone(&map)));
+                map
+            }
+        }
+    })
 }
 
 /// The playhead: a line across every row, with a handle on the ruler.

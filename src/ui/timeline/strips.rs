@@ -11,6 +11,7 @@ use rustc_hash::FxHashMap;
 use super::HIT_RADIUS;
 use super::density::KindGroup;
 use super::range::{bin_groups, ruler_spacing};
+use crate::app_model::time_axis::{time_label, time_spacing};
 use crate::diagnostic::{Seq, Severity};
 use crate::timeline::StreamIndex;
 use crate::ui::step_axis::StepAxis;
@@ -41,6 +42,7 @@ pub(super) fn strip_labels_ui(
     ruler: Rect,
     density: Rect,
     ticks: Rect,
+    in_time: bool,
 ) {
     let label_rect = |row: Rect| {
         Rect::from_x_y_ranges(
@@ -57,9 +59,16 @@ pub(super) fn strip_labels_ui(
         )
         .inner
     };
-    put(ruler, "Steps").on_hover_text(
-        "Click or drag to scrub · Ctrl + wheel to zoom · wheel, Shift + drag or middle drag to pan",
-    );
+    let gestures =
+        "Click or drag to scrub · Ctrl + wheel to zoom · wheel, Shift + drag or middle drag to pan";
+    if in_time {
+        // Issue 43: the axis in recorded time, `t` to go back to steps.
+        put(ruler, "Recorded time").on_hover_text(format!(
+            "Recorded time from the start: each event where it arrived, the gaps visible\n{gestures}"
+        ));
+    } else {
+        put(ruler, "Steps").on_hover_text(gestures);
+    }
     put(density, "Events").on_hover_ui(|ui| {
         ui.label("The kinds of the events under each column:");
         for group in KindGroup::ALL {
@@ -83,6 +92,10 @@ pub(super) fn paint_ruler(ui: &egui::Ui, painter: &egui::Painter, axis: &StepAxi
         rect.bottom(),
         Stroke::new(1.0, color.gamma_multiply(0.4)),
     );
+    if let Some((t0, t1)) = axis.nanos_range() {
+        paint_time_ruler(painter, axis, rect, (t0, t1), color);
+        return;
+    }
     let spacing = ruler_spacing(axis.steps_per_pixel(), RULER_LABEL_POINTS);
     let first = (axis.first_step.max(0.0) / spacing as f64).ceil() as u64;
     let last = (axis.last_step.max(0.0) / spacing as f64).floor() as u64;
@@ -99,6 +112,44 @@ pub(super) fn paint_ruler(ui: &egui::Ui, painter: &egui::Painter, axis: &StepAxi
             egui::pos2(x + 2.0, rect.bottom() - 1.0),
             egui::Align2::LEFT_BOTTOM,
             step.to_string(),
+            font.clone(),
+            color,
+        );
+    }
+}
+
+/// The ruler of a time axis (issue 43): a tick and a label (ms, s, min)
+/// at round times, at least [`RULER_LABEL_POINTS`] apart.
+fn paint_time_ruler(
+    painter: &egui::Painter,
+    axis: &StepAxis,
+    rect: Rect,
+    (t0, t1): (f64, f64),
+    color: egui::Color32,
+) {
+    let width = f64::from((axis.right_x - axis.left_x).max(1.0));
+    let nanos_per_point = (t1 - t0) / width;
+    let spacing = time_spacing(nanos_per_point * f64::from(RULER_LABEL_POINTS));
+    let x_of = |t: f64| axis.left_x + ((t - t0) / (t1 - t0) * width) as f32;
+    let font = egui::FontId::proportional(10.0);
+    let first = (t0 / spacing).ceil();
+    // Bounded however the times are spread: far from 0, a spacing of a
+    // nanosecond adds nothing to an f64 (hostile timestamps).
+    for i in 0..=(width as usize / 8 + 2) {
+        let t = (first + i as f64) * spacing;
+        if t > t1 {
+            break;
+        }
+        let x = x_of(t);
+        painter.vline(
+            x,
+            rect.bottom() - 4.0..=rect.bottom(),
+            Stroke::new(1.0, color),
+        );
+        painter.text(
+            egui::pos2(x + 2.0, rect.bottom() - 1.0),
+            egui::Align2::LEFT_BOTTOM,
+            time_label(t, spacing),
             font.clone(),
             color,
         );

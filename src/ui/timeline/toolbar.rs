@@ -88,6 +88,7 @@ pub(super) fn toolbar_ui(
                     .on_hover_text(timing.explanation());
             }
         }
+        time_axis_toggle_ui(ui, state, commands);
         ui.separator();
         let previous = state.diagnostic_step(false);
         if ui
@@ -116,6 +117,26 @@ pub(super) fn toolbar_ui(
         ui.separator();
         zoom_buttons_ui(ui, step, range, num_events, commands);
     });
+}
+
+/// The toggle between the timeline in steps and in recorded time (issue
+/// 43), disabled for a stream without times of its own.
+fn time_axis_toggle_ui(ui: &mut egui::Ui, state: &AppState, commands: &mut Vec<Command>) {
+    let in_time = state.timeline_in_time();
+    let enabled = state.has_recorded_times();
+    let hover = if in_time {
+        "The timeline is in recorded time, the gaps visible: click for steps (T)"
+    } else {
+        "Read the timeline in recorded time, the gaps visible, as Chrome's Performance panel does (T)"
+    };
+    if ui
+        .add_enabled(enabled, egui::Button::new("Time").selected(in_time))
+        .on_hover_text(hover)
+        .on_disabled_hover_text(crate::app_model::time_axis::NO_RECORDED_TIMES)
+        .clicked()
+    {
+        commands.push(Command::SetTimelineInTime(!in_time));
+    }
 }
 
 /// A symbol (`▶`, `◂`…) in the monospace font: the proportional one of
