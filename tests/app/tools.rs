@@ -542,7 +542,12 @@ fn bookmarks_and_notes_are_saved_in_the_recording() {
     assert_eq!(notes[0].message_id.as_deref(), Some("prices-7"));
     assert_eq!(notes[0].seq, Seq::new(16));
     // Edited in the panel, saved in the file.
-    harness.get_by_label("Edit").click();
+    // The Edit menu is the other "Edit": the note's is below it.
+    harness
+        .query_all_by_label("Edit")
+        .max_by(|a, b| a.rect().top().total_cmp(&b.rect().top()))
+        .expect("the note's Edit")
+        .click();
     harness.run();
     harness
         .state_mut()
