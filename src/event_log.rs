@@ -22,8 +22,8 @@ pub trait RawEvents: Sync {
     fn for_each_raw(&self, indices: Range<usize>, each: &mut dyn FnMut(Seq, &[u8]));
 }
 
-/// Events borrowed (an edited stream read over the recording's,
-/// [`crate::whatif::EditedEvents`]).
+/// Events borrowed (issue 41: an edited stream is read over the
+/// recording's events).
 impl<E: RawEvents + ?Sized> RawEvents for &E {
     fn len(&self) -> usize {
         (**self).len()
