@@ -177,12 +177,17 @@ pub(super) fn paint_density(
             continue;
         }
         let seqs = bin_seqs(bin, density.bin_steps, num_events);
-        let mut x0 = axis
-            .x_from_step(seqs.start().get() as f64 - 0.5)
-            .max(rect.left());
-        let mut x1 = axis
-            .x_from_step(seqs.end().get() as f64 + 0.5)
-            .min(rect.right());
+        let (first, last) = (seqs.start().get() as f64, seqs.end().get() as f64);
+        let (mut x0, mut x1) = if axis.time.is_some() {
+            // Issue 43: on a time axis half a step can be a long gap; a
+            // column spans its events' times, at most a few points more.
+            let pad = (0.5 / axis.steps_per_pixel().max(f64::EPSILON)).clamp(0.5, 3.0) as f32;
+            (axis.x_from_step(first) - pad, axis.x_from_step(last) + pad)
+        } else {
+            (axis.x_from_step(first - 0.5), axis.x_from_step(last + 0.5))
+        };
+        x0 = x0.max(rect.left());
+        x1 = x1.min(rect.right());
         if x1 - x0 > 4.0 {
             // Zoomed in to single events: a gap between them.
             x0 += 0.5;
