@@ -162,6 +162,10 @@ pub(super) fn density(
     density
 }
 
+/// How far, at most, a column of a time axis reaches past its events'
+/// times, in points.
+const MAX_TIME_PAD: f32 = 10.0;
+
 /// Each bin as a column of its kinds' colours, in proportion.
 pub(super) fn paint_density(
     painter: &egui::Painter,
@@ -178,14 +182,13 @@ pub(super) fn paint_density(
         }
         let seqs = bin_seqs(bin, density.bin_steps, num_events);
         let (first, last) = (seqs.start().get() as f64, seqs.end().get() as f64);
-        let (mut x0, mut x1) = if axis.time.is_some() {
+        let (mut x0, mut x1) = (axis.x_from_step(first - 0.5), axis.x_from_step(last + 0.5));
+        if axis.time.is_some() {
             // Issue 43: on a time axis half a step can be a long gap; a
-            // column spans its events' times, at most a few points more.
-            let pad = (0.5 / axis.steps_per_pixel().max(f64::EPSILON)).clamp(0.5, 3.0) as f32;
-            (axis.x_from_step(first) - pad, axis.x_from_step(last) + pad)
-        } else {
-            (axis.x_from_step(first - 0.5), axis.x_from_step(last + 0.5))
-        };
+            // column reaches at most a few points past its events' times.
+            x0 = x0.max(axis.x_from_step(first) - MAX_TIME_PAD);
+            x1 = x1.min(axis.x_from_step(last) + MAX_TIME_PAD);
+        }
         x0 = x0.max(rect.left());
         x1 = x1.min(rect.right());
         if x1 - x0 > 4.0 {
