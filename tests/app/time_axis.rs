@@ -156,3 +156,50 @@ fn a_stream_without_times_keeps_its_steps_and_says_why() {
     assert!(!harness.state().state.timeline_in_time());
     assert!(harness.query_by_label("Steps").is_some());
 }
+
+/// The rects filled in the Events strip's row (its mesh's quads).
+fn density_columns(harness: &Harness<'static, ReplayApp>) -> Vec<egui::Rect> {
+    let plot = harness.get_by_label("Timeline").rect();
+    let row = harness
+        .query_all_by_label("Events")
+        .map(|node| node.rect())
+        .find(|r| r.right() <= plot.left())
+        .expect("the Events row")
+        .y_range();
+    let mut columns = Vec::new();
+    for clipped in &harness.output().shapes {
+        if let egui::Shape::Mesh(mesh) = &clipped.shape {
+            for quad in mesh.vertices.chunks_exact(4) {
+                let rect = egui::Rect::from_points(&quad.iter().map(|v| v.pos).collect::<Vec<_>>());
+                if rect.left() >= plot.left() && row.contains(rect.center().y) {
+                    columns.push(rect);
+                }
+            }
+        }
+    }
+    columns
+}
+
+#[test]
+fn in_recorded_time_the_events_strip_leaves_the_gap_empty() {
+    // Half a step either side of an event is half the 10 s gap on a time
+    // axis: the columns stop a few points past their events.
+    let dir = TempDir::new("time-axis-strip");
+    let mut harness = opened(&dir, "gap.jsonl", WITH_A_GAP);
+    let plot = harness.get_by_label("Timeline").rect();
+    let middle = plot.center().x;
+    assert!(
+        density_columns(&harness)
+            .iter()
+            .any(|r| r.x_range().contains(middle)),
+        "in steps, the strip is full"
+    );
+    harness.get_by_label("Time").click();
+    harness.run();
+    let columns = density_columns(&harness);
+    assert!(columns.len() >= 4, "{columns:?}");
+    assert!(
+        columns.iter().all(|r| !r.x_range().contains(middle)),
+        "{columns:?}"
+    );
+}

@@ -162,6 +162,10 @@ pub(super) fn density(
     density
 }
 
+/// How far, at most, a column of a time axis reaches past its events'
+/// times, in points.
+const MAX_TIME_PAD: f32 = 10.0;
+
 /// Each bin as a column of its kinds' colours, in proportion.
 pub(super) fn paint_density(
     painter: &egui::Painter,
@@ -177,12 +181,16 @@ pub(super) fn paint_density(
             continue;
         }
         let seqs = bin_seqs(bin, density.bin_steps, num_events);
-        let mut x0 = axis
-            .x_from_step(seqs.start().get() as f64 - 0.5)
-            .max(rect.left());
-        let mut x1 = axis
-            .x_from_step(seqs.end().get() as f64 + 0.5)
-            .min(rect.right());
+        let (first, last) = (seqs.start().get() as f64, seqs.end().get() as f64);
+        let (mut x0, mut x1) = (axis.x_from_step(first - 0.5), axis.x_from_step(last + 0.5));
+        if axis.time.is_some() {
+            // Issue 43: on a time axis half a step can be a long gap; a
+            // column reaches at most a few points past its events' times.
+            x0 = x0.max(axis.x_from_step(first) - MAX_TIME_PAD);
+            x1 = x1.min(axis.x_from_step(last) + MAX_TIME_PAD);
+        }
+        x0 = x0.max(rect.left());
+        x1 = x1.min(rect.right());
         if x1 - x0 > 4.0 {
             // Zoomed in to single events: a gap between them.
             x0 += 0.5;

@@ -39,7 +39,7 @@ impl Hover<'_> {
                 && (self.axis.x_from_step(b.seq.get() as f64) - pos.x).abs() <= super::HIT_RADIUS
         });
         if let Some(bookmark) = flag {
-            step_line_ui(ui, index, bookmark.seq);
+            step_line_ui(ui, index, bookmark.seq, self.axis);
             ui.label(format!("Bookmark: {}", bookmark.label));
             ui.weak("[ and ] go from one bookmark to the next");
             return;
@@ -52,7 +52,7 @@ impl Hover<'_> {
             pos,
             super::HIT_RADIUS,
         ) {
-            step_line_ui(ui, index, divergence.seq);
+            step_line_ui(ui, index, divergence.seq, self.axis);
             ui.colored_label(
                 super::marks::divergence_color(ui.visuals()),
                 "The two profiles part here",
@@ -63,7 +63,7 @@ impl Hover<'_> {
         }
         if let Some((lane, mark)) = self.lanes.hit(pos) {
             let lane = &index.lanes()[lane];
-            step_line_ui(ui, index, mark.seq);
+            step_line_ui(ui, index, mark.seq, self.axis);
             ui.label(format!(
                 "{}: {}",
                 lane.message_id,
@@ -100,7 +100,7 @@ impl Hover<'_> {
         }
         if let Some((entity, hit)) = self.lanes.entity_hit(index, pos) {
             let lane = &index.entities().lanes()[entity];
-            step_line_ui(ui, index, hit.step());
+            step_line_ui(ui, index, hit.step(), self.axis);
             ui.label(super::lane_row::entity_summary(lane));
             match hit {
                 super::lanes::EntityHit::Mark(mark) => {
@@ -118,7 +118,7 @@ impl Hover<'_> {
             return;
         }
         if let Some(tick) = tick_at(self.ticks, self.ticks_rect, pos) {
-            step_line_ui(ui, index, tick.step);
+            step_line_ui(ui, index, tick.step, self.axis);
             let diagnostics = self.doc.timeline.diagnostics();
             let start = diagnostics.partition_point(|d| d.seq < tick.step);
             let end = diagnostics.partition_point(|d| d.seq <= tick.step);
@@ -171,12 +171,13 @@ impl Hover<'_> {
                 return;
             }
         }
-        step_line_ui(ui, index, step);
+        step_line_ui(ui, index, step, self.axis);
     }
 }
 
-/// `Step 12 · ACTIVITY_DELTA`.
-fn step_line_ui(ui: &mut egui::Ui, index: &StreamIndex, step: Seq) {
+/// `Step 12 · ACTIVITY_DELTA`, and on a time axis (issue 43) its time,
+/// `at 1.234 s`.
+fn step_line_ui(ui: &mut egui::Ui, index: &StreamIndex, step: Seq, axis: &StepAxis) {
     let kind = match index.kind(step) {
         Some(kind) => kind.name(),
         None => "before the first event",
@@ -184,5 +185,9 @@ fn step_line_ui(ui: &mut egui::Ui, index: &StreamIndex, step: Seq) {
     ui.horizontal(|ui| {
         ui.strong(format!("Step {}", thousands(step.get())));
         ui.label(kind);
+        if let Some(map) = axis.time.as_deref() {
+            let seconds = map.nanos_from_step(step.get() as f64) / 1e9;
+            ui.weak(format!("at {seconds:.3} s"));
+        }
     });
 }

@@ -64,7 +64,8 @@ pub(super) fn plot_ui(
         let (scroll, zoom) = ui.input(|i| (i.smooth_scroll_delta(), i.zoom_delta()));
         if zoom != 1.0 {
             let anchor = axis.step_from_x(pos.x);
-            new_range = zoom_range(new_range, anchor, f64::from(zoom), num_events);
+            new_range = zoom_in_time(&axis, pos.x, f64::from(zoom), num_events)
+                .unwrap_or_else(|| zoom_range(new_range, anchor, f64::from(zoom), num_events));
         }
         let lanes_scroll = lanes_rect.contains(pos)
             && content_height(ui, doc, state.generation()) > lanes_rect.height();
@@ -253,6 +254,23 @@ pub(super) fn plot_ui(
     }
 }
 
+/// Zooms a time axis by `factor` (above 1: in) keeping the time under `x`
+/// where it is (issue 43); none on an axis of steps, which
+/// [`zoom_range`] zooms around the step under the pointer.
+fn zoom_in_time(axis: &StepAxis, x: f32, factor: f64, num_events: u64) -> Option<TimelineRange> {
+    let (t0, t1) = axis.nanos_range()?;
+    let map = axis.time.as_deref()?;
+    let width = f64::from((axis.right_x - axis.left_x).max(1.0));
+    let fraction = (f64::from(x - axis.left_x) / width).clamp(0.0, 1.0);
+    let anchor = t0 + fraction * (t1 - t0);
+    let span = (t1 - t0) / factor.max(f64::EPSILON);
+    let range = TimelineRange {
+        first: map.step_from_nanos(anchor - fraction * span),
+        last: map.step_from_nanos(anchor + (1.0 - fraction) * span),
+    };
+    Some(super::range::clamp_range(range, num_events))
+}
+
 /// The steps' recorded times (issue 43), kept between frames while the
 /// document and its number of events stay the same (a live recording's
 /// grow).
@@ -307,4 +325,40 @@ fn paint_playhead(
         egui::pos2(x, top + 7.0),
     ];
     painter.add(Shape::convex_polygon(handle, color, Stroke::NONE));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_time_axis_zooms_around_the_time_under_the_pointer() {
+        // 1,000 steps a millisecond apart, then one 10 s later: the
+        // pointer a twentieth in, at 0.55 s, among the first.
+        let mut arrivals: Vec<u64> = (0..1000).map(|i| i * 1_000_000).collect();
+        arrivals.push(10_999_000_000);
+        let map = Arc::new(TimeMap::from_arrivals(&arrivals));
+        let axis = StepAxis {
+            first_step: 0.0,
+            last_step: 1001.0,
+            left_x: 0.0,
+            right_x: 1000.0,
+            time: Some(Arc::clone(&map)),
+        };
+        let x = 50.0;
+        let before = map.nanos_from_step(axis.step_from_x(x));
+        let zoomed = zoom_in_time(&axis, x, 4.0, 1001).expect("a time axis");
+        let after = StepAxis {
+            first_step: zoomed.first,
+            last_step: zoomed.last,
+            ..axis.clone()
+        };
+        let (t0, t1) = after.nanos_range().expect("times");
+        assert!((t1 - t0 - 10_999e6 / 4.0).abs() < 1e6, "{t0} to {t1}");
+        let still = map.nanos_from_step(after.step_from_x(x));
+        assert!((still - before).abs() < 1e6, "{before} then {still}");
+        // On an axis of steps, the step zoom does it.
+        let steps = StepAxis { time: None, ..axis };
+        assert_eq!(zoom_in_time(&steps, x, 4.0, 1001), None);
+    }
 }
