@@ -210,7 +210,8 @@ impl EditedStream {
 #[derive(Clone, Debug)]
 pub struct EditedEvents<E> {
     recorded: E,
-    origins: Vec<Origin>,
+    /// Shared with whoever marks the edited steps (the app), not copied.
+    origins: std::sync::Arc<[Origin]>,
     /// The bytes of each event put in, by index in the edited stream.
     put_in: HashMap<usize, Vec<u8>>,
 }
@@ -219,6 +220,11 @@ impl<E: RawEvents> EditedEvents<E> {
     /// Where each event comes from (index 0 is the edited stream's step 1).
     pub fn origins(&self) -> &[Origin] {
         &self.origins
+    }
+
+    /// The same, shared.
+    pub fn shared_origins(&self) -> std::sync::Arc<[Origin]> {
+        std::sync::Arc::clone(&self.origins)
     }
 
     /// The recorded events it reads from.
@@ -268,28 +274,33 @@ impl<E: RawEvents> RawEvents for EditedEvents<E> {
 /// [`EditedStream::arrivals`] gives them.
 pub fn arrivals_of(origins: &[Origin], recorded: &[u64]) -> Vec<u64> {
     let at = |seq: Seq| seq.index().and_then(|i| recorded.get(i).copied());
-    let mut times: Vec<Option<u64>> = origins
-        .iter()
-        .map(|origin| match *origin {
+    let mut times = Vec::with_capacity(origins.len());
+    // Events put in before the first timed one: its time, once known.
+    let mut untimed_first = 0;
+    let mut last = None;
+    for origin in origins {
+        let time = match *origin {
             Origin::Recorded(seq) | Origin::Replaced(seq) => at(seq),
             Origin::Inserted { .. } => None,
-        })
-        .collect();
-    let mut last = None;
-    for time in &mut times {
-        match time {
-            Some(t) => last = Some(*t),
-            None => *time = last,
+        };
+        match (time, last) {
+            (Some(t), None) => {
+                times[..untimed_first].fill(t);
+                last = Some(t);
+                times.push(t);
+            }
+            (Some(t), Some(_)) => {
+                last = Some(t);
+                times.push(t);
+            }
+            (None, Some(t)) => times.push(t),
+            (None, None) => {
+                untimed_first += 1;
+                times.push(0);
+            }
         }
     }
-    let mut next = None;
-    for time in times.iter_mut().rev() {
-        match time {
-            Some(t) => next = Some(*t),
-            None => *time = next,
-        }
-    }
-    times.into_iter().map(|t| t.unwrap_or(0)).collect()
+    times
 }
 
 /// Reads an edit's JSON text as the replay would (a lone UTF-16 surrogate
@@ -465,7 +476,7 @@ impl Edits {
         push_inserts(&mut origins, &mut put_in, Seq::from_index(num_events));
         EditedEvents {
             recorded,
-            origins,
+            origins: origins.into(),
             put_in,
         }
     }

@@ -133,7 +133,6 @@ impl Parts {
 }
 
 /// The edits of the open stream, and which view shows.
-#[derive(Default)]
 pub struct WhatIf {
     /// The stack, in the order made; each names a step of the recording.
     edits: Vec<Edit>,
@@ -142,12 +141,38 @@ pub struct WhatIf {
     /// The parts of the view not shown (`None` without edits).
     set_aside: Option<Parts>,
     /// Where each event of the edited stream comes from.
-    origins: Vec<Origin>,
+    origins: Arc<[Origin]>,
+    /// The indexing in the background of the rest of the edited stream,
+    /// started once the state at the cursor shows
+    /// ([`WhatIf::start_indexing`]): the two cores on that first.
+    pending: Option<PendingIndexing>,
     /// The JSON editor, when open.
     editor: Option<Editor>,
     /// Edits restored from the recording (or kept over a replay again),
     /// to apply once the recording is whole.
-    pending: bool,
+    restored: bool,
+}
+
+impl Default for WhatIf {
+    fn default() -> Self {
+        Self {
+            edits: Vec::new(),
+            showing_edited: false,
+            set_aside: None,
+            origins: Arc::from(Vec::new()),
+            pending: None,
+            editor: None,
+            restored: false,
+        }
+    }
+}
+
+/// What the indexing of an edited stream starts with.
+struct PendingIndexing {
+    source: EditedSource,
+    total: u64,
+    comparison: (Replayer, Replayer),
+    plan: crate::app_model::indexing::IndexPlan,
 }
 
 /// A step in the app's way: `4,790`.
@@ -203,28 +228,47 @@ impl WhatIf {
     /// replayed again (another profile) takes them again.
     pub fn opened(&mut self, same_stream: bool, doc: &Doc) -> Option<String> {
         self.set_aside = None;
-        self.origins.clear();
+        self.origins = Arc::from(Vec::new());
+        self.pending = None;
         self.editor = None;
         self.showing_edited = false;
         if !same_stream {
             self.edits.clear();
-            self.pending = false;
+            self.restored = false;
             let (edits, error) = load_saved(doc);
             self.edits = edits;
-            self.pending = !self.edits.is_empty();
+            self.restored = !self.edits.is_empty();
             return error;
         }
-        self.pending = !self.edits.is_empty();
+        self.restored = !self.edits.is_empty();
         None
+    }
+
+    /// Starts indexing the rest of the edited stream in the background, if
+    /// it waits for that and shows (after the state at the cursor did).
+    pub fn start_indexing(&mut self, doc: &mut Doc) {
+        if !self.showing_edited || doc.indexing.is_some() {
+            return;
+        }
+        let Some(pending) = self.pending.take() else {
+            return;
+        };
+        doc.indexing = Some(Indexing::start(
+            Timeline::clone(&doc.timeline),
+            pending.source,
+            pending.total,
+            pending.comparison,
+            pending.plan,
+        ));
     }
 
     /// Applies edits waiting for the recording to be whole (restored from
     /// it, or kept over a replay again), once it is.
     pub fn resume(&mut self, doc: &mut Doc, cursor: Seq, load: LoadOptions) -> WhatIfResponse {
-        if !self.pending || !doc.is_whole() || doc.live {
+        if !self.restored || !doc.is_whole() || doc.live {
             return WhatIfResponse::default();
         }
-        self.pending = false;
+        self.restored = false;
         let edits = std::mem::take(&mut self.edits);
         match self.rebuild(edits, doc, cursor, load) {
             Ok(()) => WhatIfResponse {
@@ -524,12 +568,17 @@ impl WhatIf {
             parts.swap_with(doc);
         }
         self.showing_edited = false;
-        self.set_aside = None;
-        self.origins.clear();
-        if let Some((mut parts, origins)) = edited {
+        // The edited stream replaced: freed off the frame's path.
+        if let Some(old) = self.set_aside.take() {
+            crate::timeline::drop_in_background(old);
+        }
+        self.origins = Arc::from(Vec::new());
+        self.pending = None;
+        if let Some((mut parts, origins, pending)) = edited {
             parts.swap_with(doc);
             self.set_aside = Some(parts);
             self.origins = origins;
+            self.pending = pending;
             self.showing_edited = true;
         }
         self.edits = checked.edits().to_vec();
@@ -553,7 +602,8 @@ fn edits_in_words(n: usize) -> String {
     }
 }
 
-/// The JSON of the event shown at `step` (step 0: the run input), pretty.
+/// The JSON of the event shown at `step` (step 0: the run input),
+/// re-indented.
 fn event_text(doc: &Doc, step: Seq) -> Option<String> {
     if step == Seq::START {
         return doc
@@ -563,13 +613,13 @@ fn event_text(doc: &Doc, step: Seq) -> Option<String> {
             .and_then(|input| serde_json::to_string_pretty(input).ok());
     }
     let raw = doc.raw(step)?;
-    let raw: &[u8] = &raw;
-    Some(
-        serde_json::from_slice::<Value>(raw)
-            .ok()
-            .and_then(|value| serde_json::to_string_pretty(&value).ok())
-            .unwrap_or_else(|| String::from_utf8_lossy(raw).into_owned()),
-    )
+    let text = String::from_utf8_lossy(&raw);
+    // Members in the order sent, as the inspector's Pretty shows them; a
+    // text that is not JSON as it is.
+    Some(match serde_json::from_str::<serde::de::IgnoredAny>(&text) {
+        Ok(_) => crate::app_model::json_text::pretty_raw(&text),
+        Err(_) => text.into_owned(),
+    })
 }
 
 /// The recording's events, shared with the thread that indexes the
@@ -625,9 +675,9 @@ fn edited_parts(
     options: Options,
     cursor: Seq,
     load: LoadOptions,
-) -> (Parts, Vec<Origin>) {
+) -> (Parts, Arc<[Origin]>, Option<PendingIndexing>) {
     let events = edits.over(Shared(Arc::clone(recorded)));
-    let origins = events.origins().to_vec();
+    let origins = events.shared_origins();
     let arrivals = arrivals_of(&origins, recorded_arrivals);
     let run_input = edits.run_input(recorded_input);
     let start = |options| match &run_input {
@@ -656,29 +706,28 @@ fn edited_parts(
             schema_findings: Vec::new(),
             run_input,
         };
-        return (parts, origins);
+        return (parts, origins, None);
     }
     // The state at the cursor at once; the rest in the background.
     let to = (cursor.get() as usize + 1).min(total);
     timeline.extend_from(&events, to.saturating_sub(timeline.len()));
     let shown = arrivals[..timeline.len()].to_vec();
-    let indexing = Indexing::start(
-        timeline.clone(),
-        EditedSource { events, arrivals },
-        total as u64,
+    let pending = PendingIndexing {
+        source: EditedSource { events, arrivals },
+        total: total as u64,
         comparison,
-        load.plan,
-    );
+        plan: load.plan,
+    };
     let parts = Parts {
         timeline: Arc::new(timeline),
         arrival_nanos: shown,
-        indexing: Some(indexing),
+        indexing: None,
         cancelled: None,
         divergences: Vec::new(),
         schema_findings: Vec::new(),
         run_input,
     };
-    (parts, origins)
+    (parts, origins, Some(pending))
 }
 
 /// The recording and session edits are saved in, or why there is none.
@@ -824,8 +873,11 @@ mod tests {
         let mut state = demo_at(15);
         state.apply(vec![whatif(WhatIfCommand::Edit(Seq::new(15)))]);
         let editor = state.whatif().editor().expect("the editor opens");
+        // The members in the order sent, one a line.
         assert!(
-            editor.text.contains("\"ACTIVITY_DELTA\""),
+            editor
+                .text
+                .starts_with("{\n  \"type\": \"ACTIVITY_DELTA\","),
             "{}",
             editor.text
         );
