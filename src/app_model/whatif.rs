@@ -27,7 +27,7 @@ use crate::event_log::RawEvents;
 use crate::replay::{Lockstep, Options, Replayer};
 use crate::store::SessionId;
 use crate::timeline::Timeline;
-use crate::whatif::{Edit, EditedEvents, Edits, Origin, arrivals_of};
+use crate::whatif::{Edit, EditedEvents, Edits, Layout, Origin};
 
 /// What the user asks of the edits. Steps are those shown: of the edited
 /// stream while it shows, of the recording otherwise.
@@ -133,6 +133,7 @@ impl Parts {
 }
 
 /// The edits of the open stream, and which view shows.
+#[derive(Default)]
 pub struct WhatIf {
     /// The stack, in the order made; each names a step of the recording.
     edits: Vec<Edit>,
@@ -141,7 +142,7 @@ pub struct WhatIf {
     /// The parts of the view not shown (`None` without edits).
     set_aside: Option<Parts>,
     /// Where each event of the edited stream comes from.
-    origins: Arc<[Origin]>,
+    layout: Arc<Layout>,
     /// The indexing in the background of the rest of the edited stream,
     /// started once the state at the cursor shows
     /// ([`WhatIf::start_indexing`]): the two cores on that first.
@@ -153,23 +154,9 @@ pub struct WhatIf {
     restored: bool,
 }
 
-impl Default for WhatIf {
-    fn default() -> Self {
-        Self {
-            edits: Vec::new(),
-            showing_edited: false,
-            set_aside: None,
-            origins: Arc::from(Vec::new()),
-            pending: None,
-            editor: None,
-            restored: false,
-        }
-    }
-}
-
 /// What the indexing of an edited stream starts with.
 struct PendingIndexing {
-    source: EditedSource,
+    events: EditedEvents<Shared>,
     total: u64,
     comparison: (Replayer, Replayer),
     plan: crate::app_model::indexing::IndexPlan,
@@ -208,7 +195,7 @@ impl WhatIf {
         if !self.showing_edited {
             return None;
         }
-        step.index().and_then(|i| self.origins.get(i)).copied()
+        step.index().and_then(|i| self.layout.origin(i))
     }
 
     /// A chip's text for an edit: `skip #4,790`, `edit #4,801`, `insert
@@ -228,7 +215,7 @@ impl WhatIf {
     /// replayed again (another profile) takes them again.
     pub fn opened(&mut self, same_stream: bool, doc: &Doc) -> Option<String> {
         self.set_aside = None;
-        self.origins = Arc::from(Vec::new());
+        self.layout = Arc::default();
         self.pending = None;
         self.editor = None;
         self.showing_edited = false;
@@ -253,9 +240,18 @@ impl WhatIf {
         let Some(pending) = self.pending.take() else {
             return;
         };
+        // The recording's arrival times, set aside while the edits show.
+        let recorded_arrivals = self
+            .set_aside
+            .as_ref()
+            .map(|parts| parts.arrival_nanos.clone())
+            .unwrap_or_default();
         doc.indexing = Some(Indexing::start(
             Timeline::clone(&doc.timeline),
-            pending.source,
+            EditedSource {
+                events: pending.events,
+                recorded_arrivals,
+            },
             pending.total,
             pending.comparison,
             pending.plan,
@@ -467,7 +463,7 @@ impl WhatIf {
         let Some(index) = shown.index() else {
             return Located::Recorded(shown);
         };
-        match self.origins.get(index) {
+        match self.layout.origin(index).as_ref() {
             None => Located::Recorded(shown),
             Some(Origin::Recorded(seq)) => Located::Recorded(*seq),
             Some(Origin::Replaced(seq)) => self
@@ -477,9 +473,9 @@ impl WhatIf {
                 .map_or(Located::Recorded(*seq), Located::Existing),
             Some(Origin::Inserted { before }) => {
                 // The how-manieth insert before that step it is.
-                let nth = self.origins[..index]
-                    .iter()
+                let nth = (0..index)
                     .rev()
+                    .map_while(|i| self.layout.origin(i))
                     .take_while(|o| matches!(o, Origin::Inserted { before: b } if b == before))
                     .count();
                 self.edits
@@ -572,12 +568,12 @@ impl WhatIf {
         if let Some(old) = self.set_aside.take() {
             crate::timeline::drop_in_background(old);
         }
-        self.origins = Arc::from(Vec::new());
+        self.layout = Arc::default();
         self.pending = None;
-        if let Some((mut parts, origins, pending)) = edited {
+        if let Some((mut parts, layout, pending)) = edited {
             parts.swap_with(doc);
             self.set_aside = Some(parts);
-            self.origins = origins;
+            self.layout = layout;
             self.pending = pending;
             self.showing_edited = true;
         }
@@ -640,7 +636,8 @@ impl RawEvents for Shared {
 /// times: what the indexing thread reads.
 struct EditedSource {
     events: EditedEvents<Shared>,
-    arrivals: Vec<u64>,
+    /// The recording's arrival times (index 0 is step 1).
+    recorded_arrivals: Vec<u64>,
 }
 
 impl RawEvents for EditedSource {
@@ -655,8 +652,10 @@ impl RawEvents for EditedSource {
 
 impl IndexSource for EditedSource {
     fn arrivals(&mut self, indices: std::ops::Range<usize>) -> Result<Vec<u64>, String> {
-        let end = indices.end.min(self.arrivals.len());
-        Ok(self.arrivals[indices.start.min(end)..end].to_vec())
+        Ok(self
+            .events
+            .layout()
+            .arrivals(indices, &self.recorded_arrivals))
     }
 
     fn read_error(&self) -> Option<String> {
@@ -675,10 +674,9 @@ fn edited_parts(
     options: Options,
     cursor: Seq,
     load: LoadOptions,
-) -> (Parts, Arc<[Origin]>, Option<PendingIndexing>) {
+) -> (Parts, Arc<Layout>, Option<PendingIndexing>) {
     let events = edits.over(Shared(Arc::clone(recorded)));
-    let origins = events.shared_origins();
-    let arrivals = arrivals_of(&origins, recorded_arrivals);
+    let layout = Arc::clone(events.layout());
     let run_input = edits.run_input(recorded_input);
     let start = |options| match &run_input {
         Some(input) => Replayer::with_run_input(options, input),
@@ -699,21 +697,21 @@ fn edited_parts(
         let divergences = crate::replay::replay_comparing(comparison.0, comparison.1, &events).1;
         let parts = Parts {
             timeline: Arc::new(timeline),
-            arrival_nanos: arrivals,
+            arrival_nanos: layout.arrivals(0..total, recorded_arrivals),
             indexing: None,
             cancelled: None,
             divergences,
             schema_findings: Vec::new(),
             run_input,
         };
-        return (parts, origins, None);
+        return (parts, layout, None);
     }
     // The state at the cursor at once; the rest in the background.
     let to = (cursor.get() as usize + 1).min(total);
     timeline.extend_from(&events, to.saturating_sub(timeline.len()));
-    let shown = arrivals[..timeline.len()].to_vec();
+    let shown = layout.arrivals(0..timeline.len(), recorded_arrivals);
     let pending = PendingIndexing {
-        source: EditedSource { events, arrivals },
+        events,
         total: total as u64,
         comparison,
         plan: load.plan,
@@ -727,7 +725,7 @@ fn edited_parts(
         schema_findings: Vec::new(),
         run_input,
     };
-    (parts, origins, Some(pending))
+    (parts, layout, Some(pending))
 }
 
 /// The recording and session edits are saved in, or why there is none.

@@ -211,7 +211,9 @@ fn measure(config: GenConfig, path: &Path, recording: bool) -> anyhow::Result<Wh
         doc.source.run_input.is_some(),
     )?;
     let events = edits.over(recorded.events());
-    let arrivals = agui_replay::whatif::arrivals_of(events.origins(), &doc.arrival_nanos);
+    let arrivals = events
+        .layout()
+        .arrivals(0..cursor.get() as usize, &doc.arrival_nanos);
     let engine_layout_ms = millis(laying);
     let sharing = Instant::now();
     let mut timeline = recorded.shared_prefix(cursor);
@@ -223,7 +225,7 @@ fn measure(config: GenConfig, path: &Path, recording: bool) -> anyhow::Result<Wh
     let seeking = Instant::now();
     let at = timeline.seek(cursor);
     let engine_seek_ms = millis(seeking);
-    anyhow::ensure!(at.step() == cursor && arrivals.len() + 1 == recorded.len());
+    anyhow::ensure!(at.step() == cursor && arrivals.len() == cursor.get() as usize);
     drop((timeline, events, at));
     state.apply(vec![
         Command::WhatIf(WhatIfCommand::Edit(cursor)),
