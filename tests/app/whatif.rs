@@ -114,7 +114,7 @@ fn skipping_the_failed_delta_from_its_row_removes_the_failure_and_e_restores_it(
 #[test]
 fn an_invalid_event_is_refused_in_the_editor_and_nothing_is_applied() {
     let mut h = open_at(&demo(), 16);
-    h.get_by_label("Edit").click();
+    h.get_by_label("What if").click();
     h.run();
     h.get_by_label("Edit this event…").click();
     settle(&mut h);
@@ -169,7 +169,7 @@ fn an_invalid_event_is_refused_in_the_editor_and_nothing_is_applied() {
     assert!(content.contains("\"total\":2"), "{content}");
 
     // Esc closes the editor unchanged.
-    h.get_by_label("Edit").click();
+    h.get_by_label("What if").click();
     h.run();
     h.get_by_label("Insert an event before…").click();
     settle(&mut h);
