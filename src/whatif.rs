@@ -203,6 +203,110 @@ impl EditedStream {
     }
 }
 
+/// Where each event of an edited stream comes from, without a word per
+/// event: runs of recorded events and the events put in between them, in
+/// order (issue 41: laying out an edit of a million-event recording costs
+/// what its edits cost, not what its events do).
+#[derive(Clone, Debug, Default)]
+pub struct Layout {
+    pieces: Vec<Piece>,
+    /// The index in the edited stream each piece starts at, ascending.
+    starts: Vec<usize>,
+    len: usize,
+}
+
+/// A part of a [`Layout`].
+#[derive(Clone, Debug)]
+enum Piece {
+    /// `len` recorded events from step `first` on.
+    Run { first: Seq, len: usize },
+    /// One event put in, with its bytes.
+    PutIn { origin: Origin, bytes: Vec<u8> },
+}
+
+impl Layout {
+    fn push(&mut self, piece: Piece) {
+        let len = match &piece {
+            Piece::Run { len: 0, .. } => return,
+            Piece::Run { len, .. } => *len,
+            Piece::PutIn { .. } => 1,
+        };
+        self.starts.push(self.len);
+        self.pieces.push(piece);
+        self.len += len;
+    }
+
+    /// The number of events.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The piece holding the event at 0-based `index`.
+    fn piece_of(&self, index: usize) -> Option<usize> {
+        (index < self.len).then(|| self.starts.partition_point(|&s| s <= index) - 1)
+    }
+
+    /// Where the event at 0-based `index` comes from.
+    pub fn origin(&self, index: usize) -> Option<Origin> {
+        let k = self.piece_of(index)?;
+        Some(match &self.pieces[k] {
+            Piece::Run { first, .. } => {
+                Origin::Recorded(Seq::new(first.get() + (index - self.starts[k]) as u64))
+            }
+            Piece::PutIn { origin, .. } => *origin,
+        })
+    }
+
+    /// Every event's origin, in order (index 0 is step 1).
+    pub fn origins(&self) -> Vec<Origin> {
+        (0..self.len).filter_map(|i| self.origin(i)).collect()
+    }
+
+    /// The arrival times of the events at 0-based `indices`, from the
+    /// recorded ones, as [`EditedStream::arrivals`] gives them (an event
+    /// put in takes the time of the event before it, the first the time
+    /// of the one after it).
+    pub fn arrivals(&self, indices: std::ops::Range<usize>, recorded: &[u64]) -> Vec<u64> {
+        let at = |seq: Seq| seq.index().and_then(|i| recorded.get(i).copied());
+        let own = |k: usize, index: usize| match &self.pieces[k] {
+            Piece::Run { first, .. } => at(Seq::new(first.get() + (index - self.starts[k]) as u64)),
+            Piece::PutIn {
+                origin: Origin::Replaced(seq) | Origin::Recorded(seq),
+                ..
+            } => at(*seq),
+            Piece::PutIn { .. } => None,
+        };
+        // The time of the last timed event of the pieces before `k`, else
+        // of the first after it.
+        let neighbour = |k: usize| {
+            (0..k)
+                .rev()
+                .find_map(|j| own(j, self.starts[j] + self.piece_len(j) - 1))
+                .or_else(|| (k + 1..self.pieces.len()).find_map(|j| own(j, self.starts[j])))
+                .unwrap_or(0)
+        };
+        let end = indices.end.min(self.len);
+        let mut times = Vec::with_capacity(end.saturating_sub(indices.start));
+        for index in indices.start.min(end)..end {
+            let Some(k) = self.piece_of(index) else { break };
+            times.push(own(k, index).unwrap_or_else(|| neighbour(k)));
+        }
+        times
+    }
+
+    fn piece_len(&self, k: usize) -> usize {
+        match &self.pieces[k] {
+            Piece::Run { len, .. } => *len,
+            Piece::PutIn { .. } => 1,
+        }
+    }
+}
+
 /// A stream with the edits applied, read where it lies: the recorded
 /// events are read from `recorded` as they are asked for, and only those
 /// put in are held (issue 41: a million-event recording is edited without
@@ -210,15 +314,14 @@ impl EditedStream {
 #[derive(Clone, Debug)]
 pub struct EditedEvents<E> {
     recorded: E,
-    origins: Vec<Origin>,
-    /// The bytes of each event put in, by index in the edited stream.
-    put_in: HashMap<usize, Vec<u8>>,
+    /// Shared with whoever marks the edited steps (the app), not copied.
+    layout: std::sync::Arc<Layout>,
 }
 
 impl<E: RawEvents> EditedEvents<E> {
-    /// Where each event comes from (index 0 is the edited stream's step 1).
-    pub fn origins(&self) -> &[Origin] {
-        &self.origins
+    /// Where each event comes from.
+    pub fn layout(&self) -> &std::sync::Arc<Layout> {
+        &self.layout
     }
 
     /// The recorded events it reads from.
@@ -229,37 +332,30 @@ impl<E: RawEvents> EditedEvents<E> {
 
 impl<E: RawEvents> RawEvents for EditedEvents<E> {
     fn len(&self) -> usize {
-        self.origins.len()
+        self.layout.len
     }
 
     fn for_each_raw(&self, indices: std::ops::Range<usize>, each: &mut dyn FnMut(Seq, &[u8])) {
-        let end = indices.end.min(self.origins.len());
+        let layout = &self.layout;
+        let end = indices.end.min(layout.len);
         let mut i = indices.start.min(end);
         while i < end {
-            match self.origins[i] {
-                Origin::Recorded(first) => {
+            let Some(k) = layout.piece_of(i) else { return };
+            let piece_end = (layout.starts[k] + layout.piece_len(k)).min(end);
+            match &layout.pieces[k] {
+                Piece::Run { first, .. } => {
                     // A run of recorded events, read in one go.
-                    let mut run = 1;
-                    while i + run < end
-                        && self.origins[i + run]
-                            == Origin::Recorded(Seq::new(first.get() + run as u64))
-                    {
-                        run += 1;
-                    }
-                    let from = first.index().unwrap_or(0);
+                    let from = first.index().unwrap_or(0) + (i - layout.starts[k]);
                     let mut at = i;
-                    self.recorded.for_each_raw(from..from + run, &mut |_, raw| {
-                        each(Seq::from_index(at), raw);
-                        at += 1;
-                    });
-                    i += run;
+                    self.recorded
+                        .for_each_raw(from..from + (piece_end - i), &mut |_, raw| {
+                            each(Seq::from_index(at), raw);
+                            at += 1;
+                        });
                 }
-                _ => {
-                    let raw = self.put_in.get(&i).map_or(&[][..], Vec::as_slice);
-                    each(Seq::from_index(i), raw);
-                    i += 1;
-                }
+                Piece::PutIn { bytes, .. } => each(Seq::from_index(i), bytes),
             }
+            i = piece_end;
         }
     }
 }
@@ -268,28 +364,33 @@ impl<E: RawEvents> RawEvents for EditedEvents<E> {
 /// [`EditedStream::arrivals`] gives them.
 pub fn arrivals_of(origins: &[Origin], recorded: &[u64]) -> Vec<u64> {
     let at = |seq: Seq| seq.index().and_then(|i| recorded.get(i).copied());
-    let mut times: Vec<Option<u64>> = origins
-        .iter()
-        .map(|origin| match *origin {
+    let mut times = Vec::with_capacity(origins.len());
+    // Events put in before the first timed one: its time, once known.
+    let mut untimed_first = 0;
+    let mut last = None;
+    for origin in origins {
+        let time = match *origin {
             Origin::Recorded(seq) | Origin::Replaced(seq) => at(seq),
             Origin::Inserted { .. } => None,
-        })
-        .collect();
-    let mut last = None;
-    for time in &mut times {
-        match time {
-            Some(t) => last = Some(*t),
-            None => *time = last,
+        };
+        match (time, last) {
+            (Some(t), None) => {
+                times[..untimed_first].fill(t);
+                last = Some(t);
+                times.push(t);
+            }
+            (Some(t), Some(_)) => {
+                last = Some(t);
+                times.push(t);
+            }
+            (None, Some(t)) => times.push(t),
+            (None, None) => {
+                untimed_first += 1;
+                times.push(0);
+            }
         }
     }
-    let mut next = None;
-    for time in times.iter_mut().rev() {
-        match time {
-            Some(t) => next = Some(*t),
-            None => *time = next,
-        }
-    }
-    times.into_iter().map(|t| t.unwrap_or(0)).collect()
+    times
 }
 
 /// Reads an edit's JSON text as the replay would (a lone UTF-16 surrogate
@@ -423,50 +524,54 @@ impl Edits {
             }
         }
         let num_events = recorded.len();
-        // Only the steps edited are looked at one by one: the runs of
-        // recorded ones between them are pushed whole. Step 0 is the run
-        // input, not an event.
+        // Only the steps edited are looked at one by one: the recorded
+        // ones between them are runs. Step 0 is the run input, not an
+        // event.
         let mut edited_steps: Vec<Seq> = changes.keys().chain(inserts.keys()).copied().collect();
         edited_steps.retain(|step| *step != Seq::START);
         edited_steps.sort_unstable();
         edited_steps.dedup();
-        let mut origins = Vec::with_capacity(num_events + inserts.len());
-        let mut put_in = HashMap::new();
-        let mut push_inserts =
-            |origins: &mut Vec<Origin>, put_in: &mut HashMap<usize, Vec<u8>>, before: Seq| {
-                for text in inserts.remove(&before).unwrap_or_default() {
-                    put_in.insert(origins.len(), event_bytes(text));
-                    origins.push(Origin::Inserted { before });
-                }
-            };
+        let mut layout = Layout::default();
+        let mut push_inserts = |layout: &mut Layout, before: Seq| {
+            for text in inserts.remove(&before).unwrap_or_default() {
+                layout.push(Piece::PutIn {
+                    origin: Origin::Inserted { before },
+                    bytes: event_bytes(text),
+                });
+            }
+        };
         let mut next = 1u64;
         for step in edited_steps
             .into_iter()
             .chain(std::iter::once(Seq::from_index(num_events)))
         {
             let step = step.get().min(num_events as u64 + 1);
-            origins.extend((next..step).map(|s| Origin::Recorded(Seq::new(s))));
+            if step > next {
+                layout.push(Piece::Run {
+                    first: Seq::new(next),
+                    len: (step - next) as usize,
+                });
+            }
             next = next.max(step);
             if step > num_events as u64 {
                 continue;
             }
             let seq = Seq::new(step);
-            push_inserts(&mut origins, &mut put_in, seq);
+            push_inserts(&mut layout, seq);
             match changes.get(&seq) {
-                None => origins.push(Origin::Recorded(seq)),
+                None => layout.push(Piece::Run { first: seq, len: 1 }),
                 Some(None) => {}
-                Some(Some(text)) => {
-                    put_in.insert(origins.len(), event_bytes(text));
-                    origins.push(Origin::Replaced(seq));
-                }
+                Some(Some(text)) => layout.push(Piece::PutIn {
+                    origin: Origin::Replaced(seq),
+                    bytes: event_bytes(text),
+                }),
             }
             next = step + 1;
         }
-        push_inserts(&mut origins, &mut put_in, Seq::from_index(num_events));
+        push_inserts(&mut layout, Seq::from_index(num_events));
         EditedEvents {
             recorded,
-            origins,
-            put_in,
+            layout: std::sync::Arc::new(layout),
         }
     }
 
@@ -608,7 +713,16 @@ mod tests {
             let edits = Edits::new(edits, 5, true).unwrap();
             let applied = edits.apply(&recorded);
             let over = edits.over(&recorded);
-            assert_eq!(over.origins(), applied.origins.as_slice(), "{edits:?}");
+            assert_eq!(over.layout().origins(), applied.origins, "{edits:?}");
+            assert_eq!(
+                over.layout().arrivals(0..over.len(), &[10, 20, 30, 40, 50]),
+                applied.arrivals(&[10, 20, 30, 40, 50]),
+                "{edits:?}"
+            );
+            assert_eq!(
+                over.layout().arrivals(2..4, &[10, 20, 30, 40, 50]),
+                applied.arrivals(&[10, 20, 30, 40, 50])[2..4.min(applied.origins.len())]
+            );
             let mut read = EventLog::default();
             over.for_each_raw(0..over.len(), &mut |_, raw| {
                 read.push(raw);

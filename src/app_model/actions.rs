@@ -186,8 +186,8 @@ impl Trigger {
 pub enum Menu {
     /// File.
     File,
-    /// Edit: "What if this event were different?" (issue 41).
-    Edit,
+    /// What if: "What if this event were different?" (issue 41).
+    WhatIf,
     /// View.
     View,
     /// Go: moving the cursor.
@@ -204,7 +204,7 @@ impl Menu {
     /// The menu bar's order.
     pub const ALL: [Menu; 7] = [
         Menu::File,
-        Menu::Edit,
+        Menu::WhatIf,
         Menu::View,
         Menu::Go,
         Menu::Marks,
@@ -216,7 +216,7 @@ impl Menu {
     pub fn title(self) -> &'static str {
         match self {
             Menu::File => "File",
-            Menu::Edit => "Edit",
+            Menu::WhatIf => "What if",
             Menu::View => "View",
             Menu::Go => "Go",
             Menu::Marks => "Marks",
@@ -249,19 +249,19 @@ pub enum ActionId {
     ExportRepro,
     /// File › Quit.
     Quit,
-    /// Edit › Skip this event (issue 41).
+    /// What if › Skip this event (issue 41).
     SkipEvent,
-    /// Edit › Edit this event….
+    /// What if › Edit this event….
     EditEvent,
-    /// Edit › Insert an event before….
+    /// What if › Insert an event before….
     InsertEvent,
-    /// Edit › Toggle recorded / edited.
+    /// What if › Toggle recorded / edited.
     ToggleEdited,
-    /// Edit › Clear edits.
+    /// What if › Clear edits.
     ClearEdits,
-    /// Edit › Compare edited with the recording.
+    /// What if › Compare edited with the recording.
     CompareEdited,
-    /// Edit › Save edits into the recording.
+    /// What if › Save edits into the recording.
     SaveEdits,
     /// View › Event list (shown or hidden).
     ToggleEventList,
@@ -459,49 +459,49 @@ pub const ACTIONS: &[Action] = &[
         ActionId::SkipEvent,
         "Skip this event",
         &[],
-        In(Menu::Edit),
+        In(Menu::WhatIf),
         "What if the event at the cursor had not been sent: replay without it",
     ),
     row(
         ActionId::EditEvent,
         "Edit this event…",
         &[],
-        In(Menu::Edit),
+        In(Menu::WhatIf),
         "What if the event at the cursor had been different: edit its JSON and replay",
     ),
     row(
         ActionId::InsertEvent,
         "Insert an event before…",
         &[],
-        In(Menu::Edit),
+        In(Menu::WhatIf),
         "What if another event had come before the cursor's: write it and replay",
     ),
     row(
         ActionId::ToggleEdited,
         "Toggle recorded / edited",
         &[letter('e')],
-        In(Menu::Edit),
+        In(Menu::WhatIf),
         "Show the stream as recorded or with your edits",
     ),
     row(
         ActionId::ClearEdits,
         "Clear edits",
         &[],
-        In(Menu::Edit),
+        In(Menu::WhatIf),
         "Remove every edit: the stream as recorded",
     ),
     row(
         ActionId::CompareEdited,
         "Compare edited with the recording",
         &[],
-        In(Menu::Edit),
+        In(Menu::WhatIf),
         "The edited stream beside the recording, from the first divergence",
     ),
     row(
         ActionId::SaveEdits,
         "Save edits into the recording",
         &[],
-        In(Menu::Edit),
+        In(Menu::WhatIf),
         "Keep the edits in the .rec file (its events unchanged), restored when it opens",
     ),
     row(
@@ -967,10 +967,10 @@ mod tests {
     }
 
     #[test]
-    fn the_issue_41_actions_are_in_the_edit_menu() {
+    fn the_issue_41_actions_are_in_the_what_if_menu() {
         // "What if this event were different?": every edit has its menu
         // entry (and so its palette row), the toggle its key.
-        let edit: Vec<ActionId> = in_menu(Menu::Edit).map(|a| a.id).collect();
+        let edit: Vec<ActionId> = in_menu(Menu::WhatIf).map(|a| a.id).collect();
         for id in [
             ActionId::SkipEvent,
             ActionId::EditEvent,
@@ -987,7 +987,7 @@ mod tests {
         assert_eq!(toggle, Some(ActionId::ToggleEdited));
         let export = action_of_chord(KeyChord::ctrl(KeyName::Letter('e'))).map(|a| a.id);
         assert_eq!(export, Some(ActionId::ExportRepro));
-        assert!(Menu::ALL.contains(&Menu::Edit));
+        assert!(Menu::ALL.contains(&Menu::WhatIf));
     }
 
     #[test]

@@ -382,6 +382,11 @@ impl AppState {
             self.refresh_rows();
             self.view = None;
             self.stream_changed();
+            // The rest of an edited stream is indexed once the state at
+            // the cursor shows.
+            if let Some(doc) = &mut self.doc {
+                self.whatif.start_indexing(doc);
+            }
         }
         if let Some(notice) = response.notice {
             self.notify(notice);

@@ -27,7 +27,7 @@ use crate::event_log::RawEvents;
 use crate::replay::{Lockstep, Options, Replayer};
 use crate::store::SessionId;
 use crate::timeline::Timeline;
-use crate::whatif::{Edit, EditedEvents, Edits, Origin, arrivals_of};
+use crate::whatif::{Edit, EditedEvents, Edits, Layout, Origin};
 
 /// What the user asks of the edits. Steps are those shown: of the edited
 /// stream while it shows, of the recording otherwise.
@@ -142,12 +142,24 @@ pub struct WhatIf {
     /// The parts of the view not shown (`None` without edits).
     set_aside: Option<Parts>,
     /// Where each event of the edited stream comes from.
-    origins: Vec<Origin>,
+    layout: Arc<Layout>,
+    /// The indexing in the background of the rest of the edited stream,
+    /// started once the state at the cursor shows
+    /// ([`WhatIf::start_indexing`]): the two cores on that first.
+    pending: Option<PendingIndexing>,
     /// The JSON editor, when open.
     editor: Option<Editor>,
     /// Edits restored from the recording (or kept over a replay again),
     /// to apply once the recording is whole.
-    pending: bool,
+    restored: bool,
+}
+
+/// What the indexing of an edited stream starts with.
+struct PendingIndexing {
+    events: EditedEvents<Shared>,
+    total: u64,
+    comparison: (Replayer, Replayer),
+    plan: crate::app_model::indexing::IndexPlan,
 }
 
 /// A step in the app's way: `4,790`.
@@ -183,7 +195,7 @@ impl WhatIf {
         if !self.showing_edited {
             return None;
         }
-        step.index().and_then(|i| self.origins.get(i)).copied()
+        step.index().and_then(|i| self.layout.origin(i))
     }
 
     /// A chip's text for an edit: `skip #4,790`, `edit #4,801`, `insert
@@ -203,28 +215,56 @@ impl WhatIf {
     /// replayed again (another profile) takes them again.
     pub fn opened(&mut self, same_stream: bool, doc: &Doc) -> Option<String> {
         self.set_aside = None;
-        self.origins.clear();
+        self.layout = Arc::default();
+        self.pending = None;
         self.editor = None;
         self.showing_edited = false;
         if !same_stream {
             self.edits.clear();
-            self.pending = false;
+            self.restored = false;
             let (edits, error) = load_saved(doc);
             self.edits = edits;
-            self.pending = !self.edits.is_empty();
+            self.restored = !self.edits.is_empty();
             return error;
         }
-        self.pending = !self.edits.is_empty();
+        self.restored = !self.edits.is_empty();
         None
+    }
+
+    /// Starts indexing the rest of the edited stream in the background, if
+    /// it waits for that and shows (after the state at the cursor did).
+    pub fn start_indexing(&mut self, doc: &mut Doc) {
+        if !self.showing_edited || doc.indexing.is_some() {
+            return;
+        }
+        let Some(pending) = self.pending.take() else {
+            return;
+        };
+        // The recording's arrival times, set aside while the edits show.
+        let recorded_arrivals = self
+            .set_aside
+            .as_ref()
+            .map(|parts| parts.arrival_nanos.clone())
+            .unwrap_or_default();
+        doc.indexing = Some(Indexing::start(
+            Timeline::clone(&doc.timeline),
+            EditedSource {
+                events: pending.events,
+                recorded_arrivals,
+            },
+            pending.total,
+            pending.comparison,
+            pending.plan,
+        ));
     }
 
     /// Applies edits waiting for the recording to be whole (restored from
     /// it, or kept over a replay again), once it is.
     pub fn resume(&mut self, doc: &mut Doc, cursor: Seq, load: LoadOptions) -> WhatIfResponse {
-        if !self.pending || !doc.is_whole() || doc.live {
+        if !self.restored || !doc.is_whole() || doc.live {
             return WhatIfResponse::default();
         }
-        self.pending = false;
+        self.restored = false;
         let edits = std::mem::take(&mut self.edits);
         match self.rebuild(edits, doc, cursor, load) {
             Ok(()) => WhatIfResponse {
@@ -423,7 +463,7 @@ impl WhatIf {
         let Some(index) = shown.index() else {
             return Located::Recorded(shown);
         };
-        match self.origins.get(index) {
+        match self.layout.origin(index).as_ref() {
             None => Located::Recorded(shown),
             Some(Origin::Recorded(seq)) => Located::Recorded(*seq),
             Some(Origin::Replaced(seq)) => self
@@ -433,9 +473,9 @@ impl WhatIf {
                 .map_or(Located::Recorded(*seq), Located::Existing),
             Some(Origin::Inserted { before }) => {
                 // The how-manieth insert before that step it is.
-                let nth = self.origins[..index]
-                    .iter()
+                let nth = (0..index)
                     .rev()
+                    .map_while(|i| self.layout.origin(i))
                     .take_while(|o| matches!(o, Origin::Inserted { before: b } if b == before))
                     .count();
                 self.edits
@@ -524,12 +564,17 @@ impl WhatIf {
             parts.swap_with(doc);
         }
         self.showing_edited = false;
-        self.set_aside = None;
-        self.origins.clear();
-        if let Some((mut parts, origins)) = edited {
+        // The edited stream replaced: freed off the frame's path.
+        if let Some(old) = self.set_aside.take() {
+            crate::timeline::drop_in_background(old);
+        }
+        self.layout = Arc::default();
+        self.pending = None;
+        if let Some((mut parts, layout, pending)) = edited {
             parts.swap_with(doc);
             self.set_aside = Some(parts);
-            self.origins = origins;
+            self.layout = layout;
+            self.pending = pending;
             self.showing_edited = true;
         }
         self.edits = checked.edits().to_vec();
@@ -553,7 +598,8 @@ fn edits_in_words(n: usize) -> String {
     }
 }
 
-/// The JSON of the event shown at `step` (step 0: the run input), pretty.
+/// The JSON of the event shown at `step` (step 0: the run input),
+/// re-indented.
 fn event_text(doc: &Doc, step: Seq) -> Option<String> {
     if step == Seq::START {
         return doc
@@ -563,13 +609,13 @@ fn event_text(doc: &Doc, step: Seq) -> Option<String> {
             .and_then(|input| serde_json::to_string_pretty(input).ok());
     }
     let raw = doc.raw(step)?;
-    let raw: &[u8] = &raw;
-    Some(
-        serde_json::from_slice::<Value>(raw)
-            .ok()
-            .and_then(|value| serde_json::to_string_pretty(&value).ok())
-            .unwrap_or_else(|| String::from_utf8_lossy(raw).into_owned()),
-    )
+    let text = String::from_utf8_lossy(&raw);
+    // Members in the order sent, as the inspector's Pretty shows them; a
+    // text that is not JSON as it is.
+    Some(match serde_json::from_str::<serde::de::IgnoredAny>(&text) {
+        Ok(_) => crate::app_model::json_text::pretty_raw(&text),
+        Err(_) => text.into_owned(),
+    })
 }
 
 /// The recording's events, shared with the thread that indexes the
@@ -590,7 +636,8 @@ impl RawEvents for Shared {
 /// times: what the indexing thread reads.
 struct EditedSource {
     events: EditedEvents<Shared>,
-    arrivals: Vec<u64>,
+    /// The recording's arrival times (index 0 is step 1).
+    recorded_arrivals: Vec<u64>,
 }
 
 impl RawEvents for EditedSource {
@@ -605,8 +652,10 @@ impl RawEvents for EditedSource {
 
 impl IndexSource for EditedSource {
     fn arrivals(&mut self, indices: std::ops::Range<usize>) -> Result<Vec<u64>, String> {
-        let end = indices.end.min(self.arrivals.len());
-        Ok(self.arrivals[indices.start.min(end)..end].to_vec())
+        Ok(self
+            .events
+            .layout()
+            .arrivals(indices, &self.recorded_arrivals))
     }
 
     fn read_error(&self) -> Option<String> {
@@ -625,10 +674,9 @@ fn edited_parts(
     options: Options,
     cursor: Seq,
     load: LoadOptions,
-) -> (Parts, Vec<Origin>) {
+) -> (Parts, Arc<Layout>, Option<PendingIndexing>) {
     let events = edits.over(Shared(Arc::clone(recorded)));
-    let origins = events.origins().to_vec();
-    let arrivals = arrivals_of(&origins, recorded_arrivals);
+    let layout = Arc::clone(events.layout());
     let run_input = edits.run_input(recorded_input);
     let start = |options| match &run_input {
         Some(input) => Replayer::with_run_input(options, input),
@@ -649,36 +697,35 @@ fn edited_parts(
         let divergences = crate::replay::replay_comparing(comparison.0, comparison.1, &events).1;
         let parts = Parts {
             timeline: Arc::new(timeline),
-            arrival_nanos: arrivals,
+            arrival_nanos: layout.arrivals(0..total, recorded_arrivals),
             indexing: None,
             cancelled: None,
             divergences,
             schema_findings: Vec::new(),
             run_input,
         };
-        return (parts, origins);
+        return (parts, layout, None);
     }
     // The state at the cursor at once; the rest in the background.
     let to = (cursor.get() as usize + 1).min(total);
     timeline.extend_from(&events, to.saturating_sub(timeline.len()));
-    let shown = arrivals[..timeline.len()].to_vec();
-    let indexing = Indexing::start(
-        timeline.clone(),
-        EditedSource { events, arrivals },
-        total as u64,
+    let shown = layout.arrivals(0..timeline.len(), recorded_arrivals);
+    let pending = PendingIndexing {
+        events,
+        total: total as u64,
         comparison,
-        load.plan,
-    );
+        plan: load.plan,
+    };
     let parts = Parts {
         timeline: Arc::new(timeline),
         arrival_nanos: shown,
-        indexing: Some(indexing),
+        indexing: None,
         cancelled: None,
         divergences: Vec::new(),
         schema_findings: Vec::new(),
         run_input,
     };
-    (parts, origins)
+    (parts, layout, Some(pending))
 }
 
 /// The recording and session edits are saved in, or why there is none.
@@ -824,8 +871,11 @@ mod tests {
         let mut state = demo_at(15);
         state.apply(vec![whatif(WhatIfCommand::Edit(Seq::new(15)))]);
         let editor = state.whatif().editor().expect("the editor opens");
+        // The members in the order sent, one a line.
         assert!(
-            editor.text.contains("\"ACTIVITY_DELTA\""),
+            editor
+                .text
+                .starts_with("{\n  \"type\": \"ACTIVITY_DELTA\","),
             "{}",
             editor.text
         );

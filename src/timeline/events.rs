@@ -41,6 +41,59 @@ pub enum Events {
     Memory(EventLog),
     /// The first events of a recording, read from it when needed.
     File(FileEvents),
+    /// The first events of another timeline, shared, then events of its
+    /// own: a stream that equals a recording up to an edit (issue 41,
+    /// [`super::Timeline::shared_prefix`]).
+    Spliced(Spliced),
+}
+
+/// The first `shared_len` events of another timeline, then `own`.
+#[derive(Clone, Debug)]
+pub struct Spliced {
+    shared: Arc<super::Timeline>,
+    shared_len: usize,
+    own: EventLog,
+}
+
+impl Spliced {
+    /// The first `shared_len` events of `shared`, and none of its own yet.
+    pub fn new(shared: Arc<super::Timeline>, shared_len: usize) -> Self {
+        let shared_len = shared_len.min(shared.len());
+        Self {
+            shared,
+            shared_len,
+            own: EventLog::default(),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.shared_len + self.own.len()
+    }
+
+    fn get(&self, seq: Seq) -> Option<RawEvent<'_>> {
+        let index = seq.index()?;
+        match index.checked_sub(self.shared_len) {
+            None => self.shared.events().get(seq),
+            Some(own) => self.own.get(Seq::from_index(own)).map(RawEvent::Borrowed),
+        }
+    }
+
+    fn for_each_raw(&self, indices: Range<usize>, each: &mut dyn FnMut(Seq, &[u8])) {
+        let end = indices.end.min(self.len());
+        let start = indices.start.min(end);
+        if start < self.shared_len {
+            let shared_end = end.min(self.shared_len);
+            self.shared.events().for_each_raw(start..shared_end, each);
+        }
+        let own_start = start.max(self.shared_len) - self.shared_len;
+        let own_end = end.saturating_sub(self.shared_len);
+        if own_start < own_end {
+            let shared_len = self.shared_len;
+            self.own.for_each_raw(own_start..own_end, &mut |seq, raw| {
+                each(Seq::from_index(shared_len + seq.index().unwrap_or(0)), raw);
+            });
+        }
+    }
 }
 
 impl Default for Events {
@@ -93,6 +146,7 @@ impl Events {
         match self {
             Self::Memory(log) => log.len(),
             Self::File(file) => file.len,
+            Self::Spliced(spliced) => spliced.len(),
         }
     }
 
@@ -112,6 +166,7 @@ impl Events {
         match self {
             Self::Memory(log) => log.get(seq).map(RawEvent::Borrowed),
             Self::File(file) => file.get(seq),
+            Self::Spliced(spliced) => spliced.get(seq),
         }
     }
 
@@ -120,6 +175,10 @@ impl Events {
     pub fn push(&mut self, raw: &[u8]) -> Seq {
         match self {
             Self::Memory(log) => log.push(raw),
+            Self::Spliced(spliced) => {
+                spliced.own.push(raw);
+                Seq::from_index(spliced.len() - 1)
+            }
             Self::File(file) => {
                 file.len += 1;
                 Seq::from_index(file.len - 1)
@@ -139,6 +198,13 @@ impl Events {
                 });
                 Cow::Owned(log)
             }
+            Self::Spliced(spliced) => {
+                let mut log = EventLog::default();
+                spliced.for_each_raw(0..spliced.len(), &mut |_, raw| {
+                    log.push(raw);
+                });
+                Cow::Owned(log)
+            }
         }
     }
 
@@ -147,6 +213,7 @@ impl Events {
         match self {
             Self::Memory(_) => None,
             Self::File(file) => file.read_error(),
+            Self::Spliced(spliced) => spliced.shared.events().read_error(),
         }
     }
 }
@@ -160,6 +227,7 @@ impl RawEvents for Events {
         match self {
             Self::Memory(log) => log.for_each_raw(indices, each),
             Self::File(file) => file.for_each_raw(indices, each),
+            Self::Spliced(spliced) => spliced.for_each_raw(indices, each),
         }
     }
 }

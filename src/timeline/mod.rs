@@ -24,7 +24,7 @@ mod stored;
 pub use build::TimelineBuilder;
 pub use dropper::drop_in_background;
 pub use entities::{EntityKind, EntityLane, EntityLanes};
-pub use events::{BLOCK_EVENTS, BlockSource, Events, FileEvents, RawEvent};
+pub use events::{BLOCK_EVENTS, BlockSource, Events, FileEvents, RawEvent, Spliced};
 pub use index::{ActivityLane, EventKind, KindCounts, NUM_KINDS, Pending, StreamIndex};
 pub use stored::{
     INDEX_FORMAT_VERSION, IndexPieces, REPLAY_ENGINE_VERSION, StoredPieces, index_engine,
@@ -156,15 +156,14 @@ impl Timeline {
         let mut events = std::mem::take(&mut self.events);
         for_each_parsed_in(source, from..to, |_, num_bytes, parsed| {
             // The bytes are counted (a file's) or copied (in memory).
-            let seq = match &mut events {
-                Events::Memory(log) => {
-                    let mut raw = None;
-                    source.for_each_raw(from + appended..from + appended + 1, &mut |_, r| {
-                        raw = Some(log.push(r));
-                    });
-                    raw.unwrap_or_else(|| log.push(b""))
-                }
-                Events::File(_) => events.push(b""),
+            let seq = if events.is_file() {
+                events.push(b"")
+            } else {
+                let mut raw = None;
+                source.for_each_raw(from + appended..from + appended + 1, &mut |_, r| {
+                    raw = Some(events.push(r));
+                });
+                raw.unwrap_or_else(|| events.push(b""))
             };
             self.apply_parsed(seq, num_bytes, parsed);
             appended += 1;
@@ -415,7 +414,9 @@ struct Checkpoints {
     /// timeline that shares only the first ones (an edited stream, issue
     /// 41: [`Timeline::shared_prefix`]).
     stored_len: usize,
-    frozen: Vec<FrozenReplay>,
+    /// Shared, so that a timeline sharing the first steps of another
+    /// shares its checkpoints without copying them (issue 41).
+    frozen: Vec<std::sync::Arc<FrozenReplay>>,
     thawed: Thawed,
 }
 
@@ -424,7 +425,7 @@ impl From<FrozenReplay> for Checkpoints {
         Self {
             stored: None,
             stored_len: 0,
-            frozen: vec![first],
+            frozen: vec![std::sync::Arc::new(first)],
             thawed: Thawed::default(),
         }
     }
@@ -445,12 +446,12 @@ impl Checkpoints {
             _ => self
                 .frozen
                 .get(i - self.num_stored())
-                .map_or(Seq::START, FrozenReplay::step),
+                .map_or(Seq::START, |frozen| frozen.step()),
         }
     }
 
     fn push(&mut self, checkpoint: FrozenReplay) {
-        self.frozen.push(checkpoint);
+        self.frozen.push(std::sync::Arc::new(checkpoint));
     }
 
     /// Checkpoint `i`, decoded if it is a stored one; `None` when there is
@@ -463,7 +464,7 @@ impl Checkpoints {
             _ => self
                 .frozen
                 .get(i - self.num_stored())
-                .map(std::borrow::Cow::Borrowed),
+                .map(|frozen| std::borrow::Cow::Borrowed(&**frozen)),
         }
     }
 
@@ -521,7 +522,11 @@ impl Checkpoints {
                 )));
             }
         }
-        all.extend(self.frozen.iter().map(std::borrow::Cow::Borrowed));
+        all.extend(
+            self.frozen
+                .iter()
+                .map(|frozen| std::borrow::Cow::Borrowed(&**frozen)),
+        );
         Some(all)
     }
 }

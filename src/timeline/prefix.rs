@@ -4,19 +4,21 @@
 //! checkpoints, the indices and the logs up to there, and only the events
 //! after it are replayed.
 
-use super::{Checkpoints, Events, Thawed, Timeline};
+use std::sync::Arc;
+
+use super::{Checkpoints, Events, Spliced, Thawed, Timeline};
 use crate::diagnostic::Seq;
-use crate::event_log::{EventLog, RawEvents};
 use crate::replay::FreezeCache;
 
 impl Timeline {
     /// The timeline of a stream whose events before step `first_change`
     /// are this one's: this one cut at its last checkpoint before that
     /// step (and before its last step, whose end-of-stream checks the
-    /// other stream runs again), its events there copied into memory.
+    /// other stream runs again), sharing its events and checkpoints up to
+    /// there (not copying them).
     /// [`Self::extend_from`] then replays the other stream's events from
     /// its length on, and [`Self::finish`] ends it.
-    pub fn shared_prefix(&self, first_change: Seq) -> Self {
+    pub fn shared_prefix(self: &Arc<Self>, first_change: Seq) -> Self {
         let limit = Seq::new(
             first_change
                 .get()
@@ -34,6 +36,7 @@ impl Timeline {
             self.effects()[..num_events.min(self.effects().len())].to_vec(),
         );
         let num_stored = self.checkpoints.num_stored().min(num_checkpoints);
+        // Shared, not copied.
         let frozen = self.checkpoints.frozen[..num_checkpoints - num_stored].to_vec();
         let checkpoints = Checkpoints {
             stored: self.checkpoints.stored.clone().filter(|_| num_stored > 0),
@@ -41,12 +44,8 @@ impl Timeline {
             frozen,
             thawed: Thawed::default(),
         };
-        let mut events = EventLog::default();
-        self.events.for_each_raw(0..num_events, &mut |_, raw| {
-            events.push(raw);
-        });
         Self {
-            events: Events::Memory(events),
+            events: Events::Spliced(Spliced::new(Arc::clone(self), num_events)),
             head,
             checkpoints,
             policy: self.policy,
@@ -62,6 +61,7 @@ impl Timeline {
 mod tests {
     use super::super::test_streams;
     use super::*;
+    use crate::event_log::{EventLog, RawEvents};
     use crate::replay::Options;
     use crate::timeline::CheckpointPolicy;
 
@@ -85,14 +85,17 @@ mod tests {
             max_cost: 20_000,
             op_cost: 48,
         };
-        let recorded = Timeline::builder(Options::default())
-            .policy(policy)
-            .replay(log.clone());
+        let recorded = Arc::new(
+            Timeline::builder(Options::default())
+                .policy(policy)
+                .replay(log.clone()),
+        );
         let blob = Timeline::from_log(log.clone(), Options::default())
             .encode_index()
             .expect("encodes");
-        let stored =
-            Timeline::from_stored_index(log.clone(), blob, Options::default()).expect("decodes");
+        let stored = Arc::new(
+            Timeline::from_stored_index(log.clone(), blob, Options::default()).expect("decodes"),
+        );
         for at in [0, 1, 300, 500] {
             let other = edited(&log, at);
             let reference = Timeline::builder(Options::default())
@@ -119,6 +122,18 @@ mod tests {
                     shared.index().entities().lanes(),
                     reference.index().entities().lanes(),
                     "at {at}"
+                );
+                // The events read back across the splice.
+                let mut read = EventLog::default();
+                shared
+                    .events()
+                    .for_each_raw(0..shared.len(), &mut |_, raw| {
+                        read.push(raw);
+                    });
+                assert_eq!(read, other, "at {at}");
+                assert_eq!(
+                    shared.events().get(Seq::from_index(at)).as_deref(),
+                    other.get(Seq::from_index(at))
                 );
                 for step in (0..=other.len() as u64).step_by(37) {
                     let step = Seq::new(step);

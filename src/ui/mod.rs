@@ -1023,7 +1023,7 @@ fn keyboard(ctx: &egui::Context) -> Vec<ActionId> {
     found.into_iter().map(|(action, ..)| action).collect()
 }
 
-/// The "What if…" command of an Edit menu action, on the event at the
+/// The command of a What if menu action, on the event at the
 /// cursor (issue 41).
 fn whatif_command_of(
     action: ActionId,

@@ -135,7 +135,7 @@ pub fn chips_ui(ui: &mut egui::Ui, state: &AppState, commands: &mut Vec<Command>
     }
     let showing = whatif_state.showing_edited();
     ui.horizontal_wrapped(|ui| {
-        ui.label(RichText::new("What if").strong());
+        ui.label(RichText::new("Edits").strong());
         let toggle_help = "E: the stream as recorded, or as edited";
         if ui
             .selectable_label(!showing, "Recorded")

@@ -114,7 +114,7 @@ fn skipping_the_failed_delta_from_its_row_removes_the_failure_and_e_restores_it(
 #[test]
 fn an_invalid_event_is_refused_in_the_editor_and_nothing_is_applied() {
     let mut h = open_at(&demo(), 16);
-    h.get_by_label("Edit").click();
+    h.get_by_label("What if").click();
     h.run();
     h.get_by_label("Edit this event…").click();
     settle(&mut h);
@@ -169,7 +169,7 @@ fn an_invalid_event_is_refused_in_the_editor_and_nothing_is_applied() {
     assert!(content.contains("\"total\":2"), "{content}");
 
     // Esc closes the editor unchanged.
-    h.get_by_label("Edit").click();
+    h.get_by_label("What if").click();
     h.run();
     h.get_by_label("Insert an event before…").click();
     settle(&mut h);
@@ -291,4 +291,33 @@ fn compare_with_the_recording_shows_the_edited_stream_beside_it() {
     assert_eq!(h.state().state.doc().unwrap().num_events(), 44);
     let first = compared.comparison.alignment.b_of_a(Seq::new(16));
     assert!(first >= Seq::new(16), "{first}");
+}
+
+#[test]
+fn a_right_click_on_the_timeline_and_the_inspector_menu_ask_what_if() {
+    let mut h = open_at(&demo(), 16);
+    // The timeline: the step under the pointer (the middle of the stream).
+    let plot = h.get_by_label("Timeline").rect();
+    right_click(&mut h, plot.center());
+    h.get_by_label("Skip this event").click();
+    settle(&mut h);
+    let edits = h.state().state.whatif().edits().to_vec();
+    assert_eq!(edits.len(), 1, "{edits:?}");
+    let skipped = edits[0].step().get();
+    assert!((20..=26).contains(&skipped), "skipped {skipped}");
+    assert_eq!(
+        h.state().state.step().get(),
+        skipped,
+        "the cursor went there"
+    );
+    // The inspector: the event at the cursor.
+    h.get_by_label("What if…").click();
+    h.run();
+    h.get_by_label("Edit this event…").click();
+    settle(&mut h);
+    let editor = h.state().state.whatif().editor().expect("the editor");
+    assert_eq!(editor.step.get(), skipped);
+    h.get_by_label("Cancel").click();
+    settle(&mut h);
+    assert!(h.state().state.whatif().editor().is_none());
 }
