@@ -37,6 +37,9 @@ pub enum CompareCommand {
     /// Open a stream as B and compare it with the one shown (File ›
     /// Compare with…).
     Open(PathBuf),
+    /// Open one session of a recording as B (issue 41: the edited stream
+    /// beside the session it edits, not the recording's first).
+    OpenSession(PathBuf, i64),
     /// Put B's cursor at a step (a click on B's timeline); A's goes to the
     /// step aligned with it.
     SetB(Seq),
@@ -76,6 +79,7 @@ impl Compared {
 /// B being read and compared on a thread of its own.
 struct Comparing {
     path: PathBuf,
+    session: Option<i64>,
     receiver: Receiver<Result<(Box<Doc>, StreamComparison), String>>,
 }
 
@@ -123,42 +127,47 @@ impl CompareWith {
         options: Options,
         a_step: Seq,
     ) -> CompareResponse {
-        match command {
-            CompareCommand::Open(path) => match a {
-                Some(doc) => match self.start(path, doc, options) {
-                    Ok(()) => CompareResponse {
-                        show_tab: Some(true),
-                        ..CompareResponse::default()
-                    },
-                    Err(error) => CompareResponse {
-                        error: Some(error),
-                        ..CompareResponse::default()
-                    },
+        let (path, session) = match command {
+            CompareCommand::Open(path) => (path, None),
+            CompareCommand::OpenSession(path, session) => (path, Some(session)),
+            CompareCommand::SetB(b) => return self.set_b(b, a_step),
+            CompareCommand::Close => {
+                self.close();
+                return CompareResponse {
+                    show_tab: Some(false),
+                    ..CompareResponse::default()
+                };
+            }
+        };
+        match a {
+            Some(doc) => match self.start(path, session, doc, options) {
+                Ok(()) => CompareResponse {
+                    show_tab: Some(true),
+                    ..CompareResponse::default()
                 },
-                None => CompareResponse {
-                    error: Some("open a stream first, then compare another with it".to_owned()),
+                Err(error) => CompareResponse {
+                    error: Some(error),
                     ..CompareResponse::default()
                 },
             },
-            CompareCommand::SetB(b) => {
-                let Some(compared) = &mut self.compared else {
-                    return CompareResponse::default();
-                };
-                let b = Seq::new(b.get().min(compared.comparison.num_events_b));
-                let a = compared.comparison.alignment.a_of_b(b);
-                compared.b_override = Some((a, b));
-                CompareResponse {
-                    go_to: (a != a_step).then_some(a),
-                    ..CompareResponse::default()
-                }
-            }
-            CompareCommand::Close => {
-                self.close();
-                CompareResponse {
-                    show_tab: Some(false),
-                    ..CompareResponse::default()
-                }
-            }
+            None => CompareResponse {
+                error: Some("open a stream first, then compare another with it".to_owned()),
+                ..CompareResponse::default()
+            },
+        }
+    }
+
+    /// Puts B's cursor at `b`, and A's at the step aligned with it.
+    fn set_b(&mut self, b: Seq, a_step: Seq) -> CompareResponse {
+        let Some(compared) = &mut self.compared else {
+            return CompareResponse::default();
+        };
+        let b = Seq::new(b.get().min(compared.comparison.num_events_b));
+        let a = compared.comparison.alignment.a_of_b(b);
+        compared.b_override = Some((a, b));
+        CompareResponse {
+            go_to: (a != a_step).then_some(a),
+            ..CompareResponse::default()
         }
     }
 
@@ -169,7 +178,13 @@ impl CompareWith {
     }
 
     /// Reads B and compares it with A (`doc`) on a thread of its own.
-    fn start(&mut self, path: PathBuf, doc: &Doc, options: Options) -> Result<(), String> {
+    fn start(
+        &mut self,
+        path: PathBuf,
+        session: Option<i64>,
+        doc: &Doc,
+        options: Options,
+    ) -> Result<(), String> {
         if !doc.is_whole() {
             return Err(format!(
                 "{} is still being read: compare once it is indexed",
@@ -183,11 +198,21 @@ impl CompareWith {
         std::thread::Builder::new()
             .name("compare".to_owned())
             .spawn(move || {
-                let _ = sender.send(compare_with(&timeline, start, &thread_path, options));
+                let _ = sender.send(compare_with(
+                    &timeline,
+                    start,
+                    &thread_path,
+                    session,
+                    options,
+                ));
             })
             .map_err(|e| format!("cannot start comparing: {e}"))?;
         self.compared = None;
-        self.comparing = Some(Comparing { path, receiver });
+        self.comparing = Some(Comparing {
+            path,
+            session,
+            receiver,
+        });
         Ok(())
     }
 
@@ -195,12 +220,12 @@ impl CompareWith {
     /// the same stream is compared again with B, another one closes the
     /// comparison.
     pub fn a_changed(&mut self, same_stream: bool, doc: &Doc, options: Options) {
-        let path = match (&self.compared, &self.comparing) {
-            (Some(compared), _) => compared.doc.path.clone(),
-            (None, Some(comparing)) => comparing.path.clone(),
+        let (path, session) = match (&self.compared, &self.comparing) {
+            (Some(compared), _) => (compared.doc.path.clone(), compared.doc.session),
+            (None, Some(comparing)) => (comparing.path.clone(), comparing.session),
             (None, None) => return,
         };
-        if !same_stream || self.start(path, doc, options).is_err() {
+        if !same_stream || self.start(path, session, doc, options).is_err() {
             self.close();
         }
     }
@@ -287,6 +312,7 @@ fn compare_with(
     a: &Timeline,
     a_start: Replayer,
     b_path: &Path,
+    b_session: Option<i64>,
     options: Options,
 ) -> Result<(Box<Doc>, StreamComparison), String> {
     let load_options = LoadOptions {
@@ -294,7 +320,7 @@ fn compare_with(
         sync_events: usize::MAX,
         ..LoadOptions::default()
     };
-    let b = load_with(b_path, None, options, load_options)?;
+    let b = load_with(b_path, b_session, options, load_options)?;
     let comparison = compare(
         Side {
             start: a_start,

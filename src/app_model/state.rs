@@ -358,11 +358,16 @@ impl AppState {
             if !self.whatif.showing_edited() {
                 self.whatif_command(WhatIfCommand::Toggle);
             }
-            let path = self.doc.as_ref().map(|d| d.path.clone());
-            if let Some(path) = path {
-                self.apply_one(Command::Compare(
-                    crate::app_model::compare_with::CompareCommand::Open(path),
-                ));
+            // B is the session edited, not the recording's first.
+            let open = self.doc.as_ref().map(|d| match d.session {
+                Some(session) => crate::app_model::compare_with::CompareCommand::OpenSession(
+                    d.path.clone(),
+                    session,
+                ),
+                None => crate::app_model::compare_with::CompareCommand::Open(d.path.clone()),
+            });
+            if let Some(open) = open {
+                self.apply_one(Command::Compare(open));
             }
             return;
         }

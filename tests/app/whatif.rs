@@ -321,3 +321,37 @@ fn a_right_click_on_the_timeline_and_the_inspector_menu_ask_what_if() {
     settle(&mut h);
     assert!(h.state().state.whatif().editor().is_none());
 }
+
+#[test]
+fn compare_with_the_recording_opens_the_session_edited() {
+    // Issue 41: a recording of two sessions, the second edited; B is that
+    // session, not the recording's first.
+    let dir = TempDir::new("whatif-sessions");
+    let recording = dir.path().join("two.rec");
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    agui_replay::store::import_files(
+        &[demo(), root.join("tests/samples/search-agent.sse")],
+        &recording,
+        &mut |_| {},
+    )
+    .expect("imports");
+    let mut h = harness(ReplayApp::with_file(&recording));
+    wait_for_loading(&mut h);
+    h.state_mut().state.apply(vec![Command::PickSession(2)]);
+    h.step();
+    wait_for_loading(&mut h);
+    assert_eq!(h.state().state.doc().expect("doc").session, Some(2));
+    assert_eq!(h.state().state.doc().unwrap().num_events(), 13);
+    h.state_mut()
+        .state
+        .apply(vec![Command::WhatIf(WhatIfCommand::Skip(Seq::new(3)))]);
+    settle(&mut h);
+    assert_eq!(h.state().state.doc().unwrap().num_events(), 12);
+    h.get_by_label("Compare with the recording").click();
+    h.step();
+    h.state_mut().state.wait_for_compare();
+    settle(&mut h);
+    let compared = h.state().state.compare_with().compared().expect("compared");
+    assert_eq!(compared.doc.session, Some(2));
+    assert_eq!(compared.doc.num_events(), 13, "B is the session edited");
+}
