@@ -25,6 +25,7 @@ use crate::app_model::indexing::{IndexSource, Indexing};
 use crate::diagnostic::{Diagnostic, Seq};
 use crate::event_log::RawEvents;
 use crate::replay::{Lockstep, Options, Replayer};
+use crate::schemas::{SchemaSet, StreamCheck};
 use crate::store::SessionId;
 use crate::timeline::Timeline;
 use crate::whatif::{Edit, EditedEvents, Edits, Layout, Origin};
@@ -114,6 +115,9 @@ struct Parts {
     cancelled: Option<u64>,
     divergences: Vec<Diagnostic>,
     schema_findings: Vec<Diagnostic>,
+    /// The schema folder's check of these events, fed as they are indexed
+    /// (the edited stream's starts at its step 0).
+    schema_check: Option<(Arc<SchemaSet>, StreamCheck)>,
     run_input: Option<Value>,
 }
 
@@ -126,6 +130,7 @@ impl Parts {
         std::mem::swap(&mut self.cancelled, &mut doc.cancelled);
         std::mem::swap(&mut self.divergences, &mut doc.divergences);
         std::mem::swap(&mut self.run_input, &mut doc.source.run_input);
+        std::mem::swap(&mut self.schema_check, &mut doc.schema_check);
         let findings = std::mem::take(&mut self.schema_findings);
         self.schema_findings = std::mem::take(&mut doc.schema_findings);
         doc.set_schema_findings(findings);
@@ -549,9 +554,12 @@ impl WhatIf {
         let edited = (!checked.is_empty()).then(|| {
             edited_parts(
                 &checked,
-                &recorded,
-                recorded_arrivals,
-                recorded_input.as_ref(),
+                Recorded {
+                    timeline: &recorded,
+                    arrivals: recorded_arrivals,
+                    input: recorded_input.as_ref(),
+                    schemas: doc.schema_check.as_ref().map(|(set, _)| Arc::clone(set)),
+                },
                 doc.options(),
                 cursor,
                 load,
@@ -663,18 +671,31 @@ impl IndexSource for EditedSource {
     }
 }
 
+/// What the edited stream is made from: the recording's timeline, arrival
+/// times and run input, and the schema folder it is checked against.
+struct Recorded<'r> {
+    timeline: &'r Arc<Timeline>,
+    arrivals: &'r [u64],
+    input: Option<&'r Value>,
+    schemas: Option<Arc<SchemaSet>>,
+}
+
 /// The edited stream's parts: its timeline from the recording's
 /// checkpoint before the first edit, replayed at once up to `cursor` (the
 /// whole of a short stream), the rest indexed in the background.
 fn edited_parts(
     edits: &Edits,
-    recorded: &Arc<Timeline>,
-    recorded_arrivals: &[u64],
-    recorded_input: Option<&Value>,
+    recorded: Recorded<'_>,
     options: Options,
     cursor: Seq,
     load: LoadOptions,
 ) -> (Parts, Arc<Layout>, Option<PendingIndexing>) {
+    let Recorded {
+        timeline: recorded,
+        arrivals: recorded_arrivals,
+        input: recorded_input,
+        schemas,
+    } = recorded;
     let events = edits.over(Shared(Arc::clone(recorded)));
     let layout = Arc::clone(events.layout());
     let run_input = edits.run_input(recorded_input);
@@ -682,6 +703,12 @@ fn edited_parts(
         Some(input) => Replayer::with_run_input(options, input),
         None => Replayer::new(options),
     };
+    // Checked from step 0 as the events are indexed, a few a frame (issue
+    // 42's check of a stream indexed in the background).
+    let schema_check = schemas.map(|set| {
+        let check = StreamCheck::new(&set, start(options), run_input.as_ref());
+        (set, check)
+    });
     let first = edits.first_step().unwrap_or(Seq::START);
     let mut timeline = match first {
         // The run input changes step 0 itself.
@@ -702,6 +729,7 @@ fn edited_parts(
             cancelled: None,
             divergences,
             schema_findings: Vec::new(),
+            schema_check,
             run_input,
         };
         return (parts, layout, None);
@@ -723,6 +751,7 @@ fn edited_parts(
         cancelled: None,
         divergences: Vec::new(),
         schema_findings: Vec::new(),
+        schema_check,
         run_input,
     };
     (parts, layout, Some(pending))

@@ -355,3 +355,56 @@ fn compare_with_the_recording_opens_the_session_edited() {
     assert_eq!(compared.doc.session, Some(2));
     assert_eq!(compared.doc.num_events(), 13, "B is the session edited");
 }
+
+#[test]
+fn the_edited_stream_is_checked_against_the_schema_folder() {
+    // Issue 41 with issue 42: the edited stream's schema findings are its
+    // own, not none. Step 3 sets `found` to a string, which the schema
+    // refuses; step 4 sets it to a number.
+    let stream = r#"{"type":"RUN_STARTED","threadId":"t1","runId":"r1"}
+{"type":"ACTIVITY_SNAPSHOT","messageId":"search-1","activityType":"web_search","content":{"query":"rust","found":1}}
+{"type":"ACTIVITY_DELTA","messageId":"search-1","activityType":"web_search","patch":[{"op":"replace","path":"/found","value":"3"}]}
+{"type":"ACTIVITY_DELTA","messageId":"search-1","activityType":"web_search","patch":[{"op":"replace","path":"/found","value":4}]}
+{"type":"RUN_FINISHED","threadId":"t1","runId":"r1"}
+"#;
+    let dir = TempDir::new("whatif-schemas");
+    let path = dir.write("stream.jsonl", stream);
+    let schemas = dir.subdir("schemas");
+    std::fs::write(
+        schemas.join("web_search.schema.json"),
+        r#"{"type":"object","properties":{"found":{"type":"integer"}}}"#,
+    )
+    .expect("write the schema");
+    let mut h = open_at(&path, 4);
+    h.state_mut().state.apply(vec![Command::Schemas(
+        agui_replay::app_model::schemas::SchemaCommand::Load(schemas),
+    )]);
+    settle(&mut h);
+    let finding_steps = |h: &Harness<'static, ReplayApp>| -> Vec<u64> {
+        let doc = h.state().state.doc().expect("doc");
+        doc.schema_findings.iter().map(|d| d.seq.get()).collect()
+    };
+    assert_eq!(finding_steps(&h), [3], "as recorded");
+    // The run's end skipped: the edited stream still sets a string at 3.
+    h.state_mut()
+        .state
+        .apply(vec![Command::WhatIf(WhatIfCommand::Skip(Seq::new(5)))]);
+    settle(&mut h);
+    assert!(h.state().state.whatif().showing_edited());
+    assert_eq!(finding_steps(&h), [3], "as edited");
+    // The string replaced by a number: nothing to find.
+    let number = r#"{"type":"ACTIVITY_DELTA","messageId":"search-1","activityType":"web_search","patch":[{"op":"replace","path":"/found","value":3}]}"#;
+    h.state_mut().state.apply(vec![
+        Command::WhatIf(WhatIfCommand::Edit(Seq::new(3))),
+        Command::WhatIf(WhatIfCommand::SetText(number.to_owned())),
+        Command::WhatIf(WhatIfCommand::ApplyEditor),
+    ]);
+    settle(&mut h);
+    assert_eq!(finding_steps(&h), Vec::<u64>::new(), "3 replaced");
+    // Back to the recording: its finding.
+    h.state_mut()
+        .state
+        .apply(vec![Command::WhatIf(WhatIfCommand::Toggle)]);
+    settle(&mut h);
+    assert_eq!(finding_steps(&h), [3], "as recorded again");
+}
