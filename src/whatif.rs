@@ -410,6 +410,12 @@ fn event_bytes(text: &str) -> Vec<u8> {
         .collect()
 }
 
+/// The events inserted before each step, in the order given.
+type Inserts<'e> = BTreeMap<Seq, Vec<&'e str>>;
+
+/// What became of each step dropped (`None`) or replaced.
+type Changes<'e> = HashMap<Seq, Option<&'e str>>;
+
 impl Edits {
     /// Checks `edits` against a stream of `num_events` events, which holds
     /// a run input if `has_run_input`.
@@ -507,9 +513,10 @@ impl Edits {
         self.edits.iter().map(Edit::step).min()
     }
 
-    /// The edited stream over `recorded` (the recording's events, step 1
-    /// first), read as it is asked for: only the events put in are copied.
-    pub fn over<E: RawEvents>(&self, recorded: E) -> EditedEvents<E> {
+    /// The edits by the step they name: the events inserted before each
+    /// step, in the order given, and what became of each step dropped or
+    /// replaced (`None`: dropped).
+    fn by_step(&self) -> (Inserts<'_>, Changes<'_>) {
         let mut inserts: BTreeMap<Seq, Vec<&str>> = BTreeMap::new();
         let mut changes: HashMap<Seq, Option<&str>> = HashMap::new();
         for edit in &self.edits {
@@ -523,6 +530,13 @@ impl Edits {
                 }
             }
         }
+        (inserts, changes)
+    }
+
+    /// The edited stream over `recorded` (the recording's events, step 1
+    /// first), read as it is asked for: only the events put in are copied.
+    pub fn over<E: RawEvents>(&self, recorded: E) -> EditedEvents<E> {
+        let (mut inserts, changes) = self.by_step();
         let num_events = recorded.len();
         // Only the steps edited are looked at one by one: the recorded
         // ones between them are runs. Step 0 is the run input, not an
@@ -578,19 +592,7 @@ impl Edits {
     /// The edited stream: `events` (the recording's, step 1 first) with the
     /// edits applied. The recorded events are read, never changed.
     pub fn apply<E: RawEvents + ?Sized>(&self, events: &E) -> EditedStream {
-        let mut inserts: BTreeMap<Seq, Vec<&str>> = BTreeMap::new();
-        let mut changes: HashMap<Seq, Option<&str>> = HashMap::new();
-        for edit in &self.edits {
-            match edit {
-                Edit::Insert(step, text) => inserts.entry(*step).or_default().push(text),
-                Edit::Drop(step) => {
-                    changes.insert(*step, None);
-                }
-                Edit::Replace(step, text) => {
-                    changes.insert(*step, Some(text));
-                }
-            }
-        }
+        let (mut inserts, changes) = self.by_step();
         let mut edited = EditedStream::default();
         let mut push_inserts = |edited: &mut EditedStream, before: Seq| {
             for text in inserts.remove(&before).unwrap_or_default() {

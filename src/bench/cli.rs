@@ -346,16 +346,7 @@ fn ui_figures(args: &UiArgs) -> anyhow::Result<UiFigures> {
             None => {
                 let input = work.join("stream.jsonl");
                 let recording = work.join("stream.rec");
-                let mut writer = BufWriter::new(File::create(&input)?);
-                let mut written = Ok(());
-                generate_each(args.shape.config(), |line| {
-                    if written.is_ok() {
-                        written = writeln!(writer, "{line}");
-                    }
-                });
-                written?;
-                writer.flush()?;
-                drop(writer);
+                super::generate::write_jsonl(args.shape.config(), &input)?;
                 agui_replay::store::import_files(
                     std::slice::from_ref(&input),
                     &recording,

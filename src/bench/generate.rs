@@ -66,6 +66,20 @@ pub fn generate(config: GenConfig) -> EventLog {
     log
 }
 
+/// Writes the stream to `path` as JSON lines.
+pub fn write_jsonl(config: GenConfig, path: &std::path::Path) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut writer = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let mut written = Ok(());
+    generate_each(config, |line| {
+        if written.is_ok() {
+            written = writeln!(writer, "{line}");
+        }
+    });
+    written?;
+    writer.flush()
+}
+
 /// Generates the stream, handing each event's JSON text to `emit`.
 pub fn generate_each(config: GenConfig, mut emit: impl FnMut(&str)) {
     let mut out = |value: Value| emit(&value.to_string());

@@ -156,7 +156,6 @@ pub fn import_figures(
     dir: &std::path::Path,
     sql_indexes: bool,
 ) -> anyhow::Result<ImportFigures> {
-    use std::io::Write;
     let stamp = format!("{}-{}", std::process::id(), config.seed);
     let input = dir.join(format!("agui-replay-bench-{stamp}.jsonl"));
     let recording = dir.join(format!("agui-replay-bench-{stamp}.rec"));
@@ -170,16 +169,7 @@ pub fn import_figures(
     };
     cleanup();
     let result = (|| -> anyhow::Result<ImportFigures> {
-        let mut writer = std::io::BufWriter::new(std::fs::File::create(&input)?);
-        let mut written = Ok(());
-        generate_each(config, |line| {
-            if written.is_ok() {
-                written = writeln!(writer, "{line}");
-            }
-        });
-        written?;
-        writer.flush()?;
-        drop(writer);
+        generate::write_jsonl(config, &input)?;
         let input_bytes = std::fs::metadata(&input)?.len();
 
         let started = Instant::now();

@@ -7,8 +7,6 @@
 //! from the checkpoint before the edit) and the edited timeline being
 //! whole (indexed in the background).
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -20,7 +18,7 @@ use agui_replay::app_model::time_control::TimeCommand;
 use agui_replay::app_model::whatif::WhatIfCommand;
 use agui_replay::diagnostic::Seq;
 
-use super::{GenConfig, generate_each};
+use super::GenConfig;
 
 /// The figures of `agui-replay bench whatif`.
 #[derive(Clone, Debug, Serialize)]
@@ -89,16 +87,7 @@ pub fn whatif_figures(
 /// recording if asked.
 fn write_stream(config: GenConfig, work: &Path, recording: bool) -> anyhow::Result<PathBuf> {
     let input = work.join("stream.jsonl");
-    let mut writer = BufWriter::new(File::create(&input)?);
-    let mut written = Ok(());
-    generate_each(config, |line| {
-        if written.is_ok() {
-            written = writeln!(writer, "{line}");
-        }
-    });
-    written?;
-    writer.flush()?;
-    drop(writer);
+    super::generate::write_jsonl(config, &input)?;
     if !recording {
         return Ok(input);
     }
