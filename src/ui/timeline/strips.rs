@@ -99,23 +99,38 @@ pub(super) fn paint_ruler(ui: &egui::Ui, painter: &egui::Painter, axis: &StepAxi
     let spacing = ruler_spacing(axis.steps_per_pixel(), RULER_LABEL_POINTS);
     let first = (axis.first_step.max(0.0) / spacing as f64).ceil() as u64;
     let last = (axis.last_step.max(0.0) / spacing as f64).floor() as u64;
-    let font = egui::FontId::proportional(10.0);
     for i in first..=last {
         let step = i.saturating_mul(spacing);
-        let x = axis.x_from_step(step as f64);
-        painter.vline(
-            x,
-            rect.bottom() - 4.0..=rect.bottom(),
-            Stroke::new(1.0, color),
-        );
-        painter.text(
-            egui::pos2(x + 2.0, rect.bottom() - 1.0),
-            egui::Align2::LEFT_BOTTOM,
+        paint_ruler_tick(
+            painter,
+            rect,
+            axis.x_from_step(step as f64),
             step.to_string(),
-            font.clone(),
             color,
         );
     }
+}
+
+/// One tick of a ruler at `x`, its label to its right.
+fn paint_ruler_tick(
+    painter: &egui::Painter,
+    rect: Rect,
+    x: f32,
+    label: String,
+    color: egui::Color32,
+) {
+    painter.vline(
+        x,
+        rect.bottom() - 4.0..=rect.bottom(),
+        Stroke::new(1.0, color),
+    );
+    painter.text(
+        egui::pos2(x + 2.0, rect.bottom() - 1.0),
+        egui::Align2::LEFT_BOTTOM,
+        label,
+        egui::FontId::proportional(10.0),
+        color,
+    );
 }
 
 /// The ruler of a time axis (issue 43): a tick and a label (ms, s, min)
@@ -131,7 +146,6 @@ fn paint_time_ruler(
     let nanos_per_point = (t1 - t0) / width;
     let spacing = time_spacing(nanos_per_point * f64::from(RULER_LABEL_POINTS));
     let x_of = |t: f64| axis.left_x + ((t - t0) / (t1 - t0) * width) as f32;
-    let font = egui::FontId::proportional(10.0);
     let first = (t0 / spacing).ceil();
     // Bounded however the times are spread: far from 0, a spacing of a
     // nanosecond adds nothing to an f64 (hostile timestamps).
@@ -140,19 +154,7 @@ fn paint_time_ruler(
         if t > t1 {
             break;
         }
-        let x = x_of(t);
-        painter.vline(
-            x,
-            rect.bottom() - 4.0..=rect.bottom(),
-            Stroke::new(1.0, color),
-        );
-        painter.text(
-            egui::pos2(x + 2.0, rect.bottom() - 1.0),
-            egui::Align2::LEFT_BOTTOM,
-            time_label(t, spacing),
-            font.clone(),
-            color,
-        );
+        paint_ruler_tick(painter, rect, x_of(t), time_label(t, spacing), color);
     }
 }
 
