@@ -14,7 +14,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 
 use crate::common::TempDir;
-use crate::panel::{harness, step};
+use crate::panel::{click_button, opened_text, step};
 
 /// A run with a step, a message and a tool call, and no activity.
 const NO_ACTIVITIES: &str = r#"{"type":"RUN_STARTED","threadId":"t","runId":"run-a"}
@@ -31,14 +31,6 @@ const NO_ACTIVITIES: &str = r#"{"type":"RUN_STARTED","threadId":"t","runId":"run
 {"type":"TEXT_MESSAGE_END","messageId":"msg-1"}
 {"type":"RUN_FINISHED","threadId":"t","runId":"run-a"}
 "#;
-
-fn opened(dir: &TempDir, name: &str, text: &str) -> Harness<'static, ReplayApp> {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    let mut harness = harness(ReplayApp::with_file(&path));
-    harness.run();
-    harness
-}
 
 /// The rect of the timeline row (lane or group header) labelled `label`
 /// in the label column (left of the plot), if drawn.
@@ -89,7 +81,7 @@ fn axis(harness: &Harness<'static, ReplayApp>) -> StepAxis {
 #[test]
 fn a_stream_without_activities_shows_its_runs_steps_messages_and_tool_calls() {
     let dir = TempDir::new("entity-lanes");
-    let mut harness = opened(&dir, "no-activities.jsonl", NO_ACTIVITIES);
+    let mut harness = opened_text(&dir, "no-activities.jsonl", NO_ACTIVITIES);
     assert!(harness.query_by_label_contains("No activities").is_none());
     // Groups in the order of the issue, each lane under its header: the
     // lanes scroll down to each in turn.
@@ -121,7 +113,7 @@ fn a_stream_of_no_entity_says_it_has_nothing_to_show() {
     // The state alone: no run, message, tool call or activity.
     let dir = TempDir::new("entity-lanes-empty");
     let state = r#"{"type":"STATE_SNAPSHOT","snapshot":{}}"#;
-    let harness = opened(&dir, "state.jsonl", state);
+    let harness = opened_text(&dir, "state.jsonl", state);
     assert!(harness.state().state.doc().is_some(), "it opens");
     assert!(
         harness
@@ -133,7 +125,7 @@ fn a_stream_of_no_entity_says_it_has_nothing_to_show() {
 #[test]
 fn collapsing_a_group_hides_its_lanes() {
     let dir = TempDir::new("entity-lanes-collapse");
-    let mut harness = opened(&dir, "no-activities.jsonl", NO_ACTIVITIES);
+    let mut harness = opened_text(&dir, "no-activities.jsonl", NO_ACTIVITIES);
     scrolled_to(&mut harness, "call-1");
     harness.get_by_label("Tool calls").click();
     harness.run();
@@ -162,23 +154,13 @@ fn long_run() -> String {
 
 /// A click (press and release) at a position.
 fn click_at(harness: &mut Harness<'static, ReplayApp>, pos: egui::Pos2) {
-    harness.hover_at(pos);
-    harness.run();
-    for pressed in [true, false] {
-        harness.event(egui::Event::PointerButton {
-            pos,
-            button: egui::PointerButton::Primary,
-            pressed,
-            modifiers: egui::Modifiers::NONE,
-        });
-    }
-    harness.run();
+    click_button(harness, pos, egui::PointerButton::Primary);
 }
 
 #[test]
 fn a_click_on_a_tool_calls_bar_or_mark_moves_the_cursor() {
     let dir = TempDir::new("entity-lanes-click");
-    let mut harness = opened(&dir, "long.jsonl", &long_run());
+    let mut harness = opened_text(&dir, "long.jsonl", &long_run());
     let axis = axis(&harness);
     assert!(axis.steps_per_pixel() > 0.8, "{axis:?}");
     let row = scrolled_to(&mut harness, "call-1");
@@ -202,7 +184,7 @@ fn a_click_on_a_tool_calls_bar_or_mark_moves_the_cursor() {
 #[test]
 fn hovering_a_bar_names_the_entity_and_its_steps() {
     let dir = TempDir::new("entity-lanes-hover");
-    let mut harness = opened(&dir, "long.jsonl", &long_run());
+    let mut harness = opened_text(&dir, "long.jsonl", &long_run());
     let axis = axis(&harness);
     let row = scrolled_to(&mut harness, "call-1");
     harness.hover_at(egui::pos2(axis.x_from_step(600.0), row.center().y));
@@ -261,7 +243,7 @@ fn the_current_events_entity_lane_is_highlighted_and_followed_but_not_forced() {
     // Issue 43: the lanes follow the cursor to the lane of its event, and
     // leave the wheel's scrolling alone until the cursor moves again.
     let dir = TempDir::new("entity-lanes-follow");
-    let mut harness = opened(&dir, "many.jsonl", &many_lanes());
+    let mut harness = opened_text(&dir, "many.jsonl", &many_lanes());
     let set = |harness: &mut Harness<'static, ReplayApp>, step: u64| {
         harness
             .state_mut()

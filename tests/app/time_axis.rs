@@ -9,7 +9,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 
 use crate::common::TempDir;
-use crate::panel::{harness, step};
+use crate::panel::{opened_text, step};
 
 /// Steps 1 to 3 10 ms apart, then a 10 s gap before step 4.
 const WITH_A_GAP: &str = r#"{"type":"RUN_STARTED","threadId":"t","runId":"r","timestamp":1764470000000}
@@ -24,14 +24,6 @@ const WITHOUT_TIMES: &str = r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}
 {"type":"STEP_FINISHED","stepName":"a"}
 {"type":"RUN_FINISHED","threadId":"t","runId":"r"}
 "#;
-
-fn opened(dir: &TempDir, name: &str, text: &str) -> Harness<'static, ReplayApp> {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    let mut harness = harness(ReplayApp::with_file(&path));
-    harness.run();
-    harness
-}
 
 /// The texts painted on the ruler, left to right: the row of the label
 /// "Steps" or "Recorded time".
@@ -68,7 +60,7 @@ fn press_t(harness: &mut Harness<'static, ReplayApp>) {
 #[test]
 fn the_time_toggle_puts_the_axis_in_recorded_time_and_back() {
     let dir = TempDir::new("time-axis");
-    let mut harness = opened(&dir, "gap.jsonl", WITH_A_GAP);
+    let mut harness = opened_text(&dir, "gap.jsonl", WITH_A_GAP);
     let steps = ruler_labels(&harness);
     assert!(!steps.is_empty(), "labelled in steps");
     assert!(steps.iter().all(|l| l.parse::<u64>().is_ok()), "{steps:?}");
@@ -109,7 +101,7 @@ fn in_recorded_time_the_gap_takes_its_width() {
     // steps, the middle of the axis is step 2; in time, it is in the gap,
     // after step 3.
     let dir = TempDir::new("time-axis-gap");
-    let mut harness = opened(&dir, "gap.jsonl", WITH_A_GAP);
+    let mut harness = opened_text(&dir, "gap.jsonl", WITH_A_GAP);
     let plot = harness.get_by_label("Timeline").rect();
     let middle = egui::pos2(plot.center().x, plot.top() + 6.0);
     let click = |harness: &mut Harness<'static, ReplayApp>| {
@@ -136,7 +128,7 @@ fn in_recorded_time_the_gap_takes_its_width() {
 #[test]
 fn a_stream_without_times_keeps_its_steps_and_says_why() {
     let dir = TempDir::new("time-axis-none");
-    let mut harness = opened(&dir, "plain.jsonl", WITHOUT_TIMES);
+    let mut harness = opened_text(&dir, "plain.jsonl", WITHOUT_TIMES);
     let toggle = harness.get_by_label("Time");
     assert!(toggle.accesskit_node().is_disabled(), "disabled");
     toggle.hover();
@@ -185,7 +177,7 @@ fn in_recorded_time_the_events_strip_leaves_the_gap_empty() {
     // Half a step either side of an event is half the 10 s gap on a time
     // axis: the columns stop a few points past their events.
     let dir = TempDir::new("time-axis-strip");
-    let mut harness = opened(&dir, "gap.jsonl", WITH_A_GAP);
+    let mut harness = opened_text(&dir, "gap.jsonl", WITH_A_GAP);
     let plot = harness.get_by_label("Timeline").rect();
     let middle = plot.center().x;
     assert!(

@@ -19,7 +19,7 @@ use egui_kittest::kittest::Queryable;
 
 use crate::common::TempDir;
 use crate::common::files::{demo, demo_rec};
-use crate::panel::{harness, settle, wait_for_loading};
+use crate::panel::{click_button, harness, settle, wait_for_loading};
 
 /// The app open on `path`, at `step`.
 fn open_at(path: &std::path::Path, step: u64) -> Harness<'static, ReplayApp> {
@@ -58,17 +58,7 @@ fn row_of(h: &Harness<'static, ReplayApp>, step: u64) -> egui::Rect {
 
 /// A right-click at `pos`.
 fn right_click(h: &mut Harness<'static, ReplayApp>, pos: egui::Pos2) {
-    h.hover_at(pos);
-    h.run();
-    for pressed in [true, false] {
-        h.event(egui::Event::PointerButton {
-            pos,
-            button: egui::PointerButton::Secondary,
-            pressed,
-            modifiers: egui::Modifiers::NONE,
-        });
-    }
-    h.run();
+    click_button(h, pos, egui::PointerButton::Secondary);
 }
 
 #[test]

@@ -56,3 +56,36 @@ pub fn harness_sized(app: ReplayApp, width: f32, height: f32) -> Harness<'static
     settle(&mut harness);
     harness
 }
+
+/// The app on `text` written to `name` in `dir`, its first frames run.
+pub fn opened_text(
+    dir: &crate::common::TempDir,
+    name: &str,
+    text: &str,
+) -> Harness<'static, ReplayApp> {
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write the stream");
+    let mut harness = harness(ReplayApp::with_file(&path));
+    harness.run();
+    harness
+}
+
+/// A click of `button` at `pos`: hovered, then pressed and released (a
+/// frame each: `Harness::event` runs one).
+pub fn click_button(
+    harness: &mut Harness<'static, ReplayApp>,
+    pos: egui::Pos2,
+    button: egui::PointerButton,
+) {
+    harness.hover_at(pos);
+    harness.run();
+    for pressed in [true, false] {
+        harness.event(egui::Event::PointerButton {
+            pos,
+            button,
+            pressed,
+            modifiers: egui::Modifiers::NONE,
+        });
+    }
+    harness.run();
+}
