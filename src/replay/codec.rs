@@ -242,6 +242,19 @@ impl<'a> Decoder<'a> {
         Err(DecodeError::Malformed("a number in the index is too long"))
     }
 
+    /// Eight bytes, little-endian (a checksum).
+    pub fn u64_le(&mut self) -> Decoded<u64> {
+        let Some(bytes) = self.data.get(self.pos..self.pos + 8) else {
+            return Err(DecodeError::EndsEarly(
+                "the index ends in the middle of a checksum",
+            ));
+        };
+        self.pos += 8;
+        let mut word = [0u8; 8];
+        word.copy_from_slice(bytes);
+        Ok(u64::from_le_bytes(word))
+    }
+
     /// A length or a count, which must not exceed the bytes left (each
     /// item takes at least one).
     pub fn count(&mut self) -> Decoded<usize> {
@@ -365,11 +378,17 @@ pub struct MessageTable {
     /// added pieces to one).
     text_numbers: FxHashMap<*const TextLog, usize>,
     text_logs: Vec<Arc<TextLog>>,
+    /// What keeps each address numbered from being reused until the table
+    /// is finished, when the states encoded are not kept (issue 40: an
+    /// import encodes each checkpoint as it is made, then drops it). A weak
+    /// reference keeps the allocation, not what the value holds.
+    kept_messages: Vec<std::sync::Weak<Message>>,
+    kept_layers: Vec<std::sync::Weak<[(String, Option<super::drift::Since>)]>>,
 }
 
 impl MessageTable {
     /// The number of `message`, encoding it on first sight.
-    fn number(&mut self, message: &Arc<Message>) -> Decoded<usize> {
+    pub(crate) fn number(&mut self, message: &Arc<Message>) -> Decoded<usize> {
         let key = Arc::as_ptr(message);
         if let Some(&n) = self.numbers.get(&key) {
             return Ok(n);
@@ -380,6 +399,7 @@ impl MessageTable {
         let n = self.count;
         self.count += 1;
         self.numbers.insert(key, n);
+        self.kept_messages.push(Arc::downgrade(message));
         Ok(n)
     }
 
@@ -397,6 +417,7 @@ impl MessageTable {
         let n = self.layer_count;
         self.layer_count += 1;
         self.layer_numbers.insert(key, n);
+        self.kept_layers.push(Arc::downgrade(layer));
         n
     }
 
@@ -836,45 +857,100 @@ fn encode_map<'m>(
     }
 }
 
+/// Encodes a message list whole: its messages' numbers in the
+/// [`MessageTable`].
+pub(crate) fn encode_list_whole(e: &mut Encoder, numbers: &[usize]) {
+    e.u8(0);
+    e.usize(numbers.len());
+    for &n in numbers {
+        e.usize(n);
+    }
+}
+
+/// Encodes a message list as the first `len` messages of the last state's
+/// with those at `changed` (position, number in the [`MessageTable`], in
+/// order) replaced ([`Conversation::prefix_of`]): decoded in time
+/// independent of the list's length (issue 14).
+pub(crate) fn encode_list_against(e: &mut Encoder, len: usize, changed: &[(usize, usize)]) {
+    e.u8(1);
+    e.usize(len);
+    e.usize(changed.len());
+    let mut last = 0;
+    for &(i, n) in changed {
+        e.usize(i - last);
+        e.usize(n);
+        last = i;
+    }
+}
+
+/// Decodes a message list [`encode_list_whole`] or [`encode_list_against`]
+/// wrote.
+fn decode_list(d: &mut Decoder<'_>, shared: Shared<'_>) -> Decoded<Conversation> {
+    let message = |n: usize| shared.tables.get(shared.blob, n);
+    match d.u8()? {
+        0 => {
+            let n = d.count()?;
+            let mut list = Vec::with_capacity(n);
+            for _ in 0..n {
+                list.push(message(d.usize()?)?);
+            }
+            let mut conversation = Conversation::default();
+            conversation.set_messages(list);
+            Ok(conversation)
+        }
+        1 => {
+            let Some(head) = shared.head else {
+                return Err(DecodeError::Malformed(
+                    "a state in the index is stored against the last one, not given",
+                ));
+            };
+            let len = d.usize()?;
+            let n = d.count()?;
+            let mut changed = Vec::with_capacity(n);
+            let mut at = 0usize;
+            for i in 0..n {
+                let gap = d.usize()?;
+                at = match at.checked_add(gap) {
+                    Some(at) if gap > 0 || i == 0 => at,
+                    _ => {
+                        return Err(DecodeError::Malformed(
+                            "a changed message in the index is out of range",
+                        ));
+                    }
+                };
+                changed.push((at, message(d.usize()?)?));
+            }
+            Conversation::prefix_of(head, len, changed).ok_or(DecodeError::Malformed(
+                "a checkpoint's messages in the index do not follow the last state's",
+            ))
+        }
+        _ => Err(DecodeError::Unknown(
+            "a message list in the index is of an unknown kind",
+        )),
+    }
+}
+
 impl Replayer {
-    /// Encodes this state (its logs included) with its messages in `table`
-    /// and its shared state as `state` (JSON text). With `head` (the last
-    /// state of the same stream), the message list is stored as the
-    /// changes from that one's when it can be (issue 14: a checkpoint
-    /// decoded in time independent of the list's length).
+    /// Encodes this state (its logs included) with its shared state as
+    /// `state` (JSON text); with its message list whole, its messages in
+    /// `table`, when `with_list` (the head of a timeline). A checkpoint's
+    /// list is stored apart, as the changes from the last state's when it
+    /// can be (issue 14; issue 40: [`encode_list_against`]).
     fn encode_with(
         &self,
         e: &mut Encoder,
         table: &mut MessageTable,
         state: &[u8],
-        head: Option<&Conversation>,
+        with_list: bool,
     ) -> Decoded<()> {
         encode_options(e, self.options);
-        let conversation = &self.conversation;
-        match head.and_then(|head| conversation.changes_from(head)) {
-            Some(changed) => {
-                e.u8(1);
-                e.usize(conversation.len());
-                e.usize(changed.len());
-                let mut last = 0;
-                for i in changed {
-                    let Some(message) = conversation.shared_at(i) else {
-                        return Err(DecodeError::Malformed(
-                            "a changed message is past the list's end",
-                        ));
-                    };
-                    e.usize(i - last);
-                    e.usize(table.number(message)?);
-                    last = i;
-                }
-            }
-            None => {
-                e.u8(0);
-                e.usize(conversation.len());
-                for message in conversation.shared() {
-                    e.usize(table.number(message)?);
-                }
-            }
+        if with_list {
+            let numbers = self
+                .conversation
+                .shared()
+                .map(|message| table.number(message))
+                .collect::<Decoded<Vec<usize>>>()?;
+            encode_list_whole(e, &numbers);
         }
         let mut from_input = self.conversation.input_entries();
         from_input.sort();
@@ -936,13 +1012,13 @@ impl Replayer {
         }
         let state = serde_json::to_vec(&*self.state)
             .map_err(|e| DecodeError::NotWritable(e.to_string()))?;
-        self.encode_with(e, table, &state, None)
+        self.encode_with(e, table, &state, true)
     }
 
     /// Decodes a state [`Self::encode`] wrote, its messages and drift
     /// layers from `shared`'s tables.
     pub fn decode(d: &mut Decoder<'_>, shared: Shared<'_>) -> Decoded<Self> {
-        let (mut replayer, state) = Self::decode_with(d, shared)?;
+        let (mut replayer, state) = Self::decode_with(d, None, shared)?;
         replayer.state = Arc::new(
             serde_json::from_slice(state)
                 .map_err(|_| DecodeError::Malformed("the stored state is not JSON"))?,
@@ -950,56 +1026,18 @@ impl Replayer {
         Ok(replayer)
     }
 
-    fn decode_with<'a>(d: &mut Decoder<'a>, shared: Shared<'_>) -> Decoded<(Self, &'a [u8])> {
+    /// Decodes what [`Self::encode_with`] wrote, the message list from
+    /// `list` when it is stored apart (a checkpoint's).
+    fn decode_with<'a>(
+        d: &mut Decoder<'a>,
+        list: Option<&mut Decoder<'_>>,
+        shared: Shared<'_>,
+    ) -> Decoded<(Self, &'a [u8])> {
         let options = decode_options(d)?;
         let mut replayer = Self::new(options);
-        let message = |n: usize| shared.tables.get(shared.blob, n);
-        let mut conversation = match d.u8()? {
-            0 => {
-                let n = d.count()?;
-                let mut list = Vec::with_capacity(n);
-                for _ in 0..n {
-                    list.push(message(d.usize()?)?);
-                }
-                let mut conversation = Conversation::default();
-                conversation.set_messages(list);
-                conversation
-            }
-            1 => {
-                let Some(head) = shared.head else {
-                    return Err(DecodeError::Malformed(
-                        "a state in the index is stored against the last one, not given",
-                    ));
-                };
-                let len = d.usize()?;
-                let n = d.count()?;
-                let mut changed = Vec::with_capacity(n);
-                let mut at = 0usize;
-                for _ in 0..n {
-                    at = match at.checked_add(d.usize()?) {
-                        Some(at) => at,
-                        None => {
-                            return Err(DecodeError::Malformed(
-                                "a changed message in the index is out of range",
-                            ));
-                        }
-                    };
-                    changed.push((at, message(d.usize()?)?));
-                }
-                match Conversation::prefix_of(head, len, changed) {
-                    Some(conversation) => conversation,
-                    None => {
-                        return Err(DecodeError::Malformed(
-                            "a checkpoint's messages in the index do not follow the last state's",
-                        ));
-                    }
-                }
-            }
-            _ => {
-                return Err(DecodeError::Unknown(
-                    "a message list in the index is of an unknown kind",
-                ));
-            }
+        let mut conversation = match list {
+            Some(list) => decode_list(list, shared)?,
+            None => decode_list(d, shared)?,
         };
         for _ in 0..d.count()? {
             let id = d.str()?;
@@ -1066,21 +1104,16 @@ impl Replayer {
 }
 
 impl FrozenReplay {
-    /// Encodes this checkpoint, its messages in `table`, its message list
-    /// as the changes from `head`'s (the last state of the same stream)
-    /// when it can be.
-    pub fn encode(
-        &self,
-        e: &mut Encoder,
-        table: &mut MessageTable,
-        head: &Conversation,
-    ) -> Decoded<()> {
+    /// Encodes this checkpoint but its message list, which is stored apart
+    /// ([`encode_list_against`], [`encode_list_whole`]): its drift layers
+    /// and texts in `table`.
+    pub fn encode_body(&self, e: &mut Encoder, table: &mut MessageTable) -> Decoded<()> {
         let Some(state) = self.state.text() else {
             return Err(DecodeError::Unstorable(
                 "a checkpoint holds a value nested too deeply to be stored",
             ));
         };
-        self.base.encode_with(e, table, state, Some(head))?;
+        self.base.encode_with(e, table, state, false)?;
         e.usize(self.contents.len());
         for (i, content) in &self.contents {
             let Some(text) = content.text() else {
@@ -1102,20 +1135,19 @@ impl FrozenReplay {
         Ok(())
     }
 
-    /// Whether [`Self::encode`] stores its message list as the changes
-    /// from `head`'s (or whole).
-    #[cfg(test)]
-    pub(crate) fn stored_against(&self, head: &Replayer) -> bool {
-        self.base
-            .conversation
-            .changes_from(&head.conversation)
-            .is_some()
+    /// Its message list, for the encoder that stores it apart.
+    pub(crate) fn conversation(&self) -> &Conversation {
+        &self.base.conversation
     }
 
-    /// Decodes a checkpoint [`Self::encode`] wrote (`shared.head`: the
-    /// last state's messages).
-    pub fn decode(d: &mut Decoder<'_>, shared: Shared<'_>) -> Decoded<Self> {
-        let (base, state) = Replayer::decode_with(d, shared)?;
+    /// Decodes a checkpoint [`Self::encode_body`] wrote, its message list
+    /// from `list` (`shared.head`: the last state's messages).
+    pub fn decode(
+        d: &mut Decoder<'_>,
+        list: &mut Decoder<'_>,
+        shared: Shared<'_>,
+    ) -> Decoded<Self> {
+        let (base, state) = Replayer::decode_with(d, Some(list), shared)?;
         let state = super::frozen::Stored::from_text(state)?;
         let n = d.count()?;
         let mut contents = Vec::with_capacity(n);

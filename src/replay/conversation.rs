@@ -409,7 +409,7 @@ impl Conversation {
     }
 
     /// The message at position `i`, as a shared pointer.
-    pub(super) fn shared_at(&self, i: usize) -> Option<&Arc<Message>> {
+    pub(crate) fn shared_at(&self, i: usize) -> Option<&Arc<Message>> {
         self.messages.get(i)
     }
 
@@ -652,43 +652,55 @@ impl Conversation {
         Value::Array(self.iter().map(Message::to_json).collect())
     }
 
-    /// Where this list differs from the first messages of `longer`'s (a
-    /// state later in the same stream): the positions whose messages are
-    /// not the same shared ones, ascending. `None` when this list is not
-    /// `longer`'s first messages, some replaced by messages of the same id
-    /// (a message was inserted or removed since, the list was replaced by
-    /// a snapshot, or `longer`'s is shorter). What a stored checkpoint
-    /// keeps of its list (issue 14): the list of the last state is stored
-    /// whole, and a checkpoint's is mostly the same messages.
-    pub(super) fn changes_from(&self, longer: &Conversation) -> Option<Vec<usize>> {
+    /// The positions of this list whose messages are not the shared ones
+    /// at the same position of `earlier`'s (or are past its end),
+    /// ascending: what changed since `earlier`, when this list's messages
+    /// kept their places. Nodes of the list both share are skipped whole.
+    /// What an index's writer keeps of each checkpoint's list as it is
+    /// made (issue 40), to store it at the end against the last state's.
+    pub(crate) fn changed_since(&self, earlier: &Conversation) -> Vec<usize> {
         let len = self.messages.len();
-        if len > longer.messages.len() {
-            return None;
-        }
+        let common = len.min(earlier.messages.len());
         let mut changed = Vec::new();
         let mut mine = self.messages.focus();
-        let mut theirs = longer.messages.focus();
+        let mut theirs = earlier.messages.focus();
         let mut i = 0;
-        while i < len {
+        while i < common {
             let (mine_range, mine_chunk) = mine.chunk_at(i);
             let (their_range, their_chunk) = theirs.chunk_at(i);
-            let end = mine_range.end.min(their_range.end).min(len);
+            let end = mine_range.end.min(their_range.end).min(common);
             let a = &mine_chunk[i - mine_range.start..end - mine_range.start];
             let b = &their_chunk[i - their_range.start..end - their_range.start];
-            // A tree node both lists share: the same messages, skipped whole.
             if !std::ptr::eq(a.as_ptr(), b.as_ptr()) {
                 for (k, (a, b)) in a.iter().zip(b).enumerate() {
                     if !Arc::ptr_eq(a, b) {
-                        if a.id() != b.id() {
-                            return None;
-                        }
                         changed.push(i + k);
                     }
                 }
             }
             i = end;
         }
-        Some(changed)
+        changed.extend(common..len);
+        changed
+    }
+
+    /// Where this list differs from the first messages of `longer`'s (a
+    /// state later in the same stream): the positions whose messages are
+    /// not the same shared ones, ascending. `None` when this list is not
+    /// `longer`'s first messages, some replaced by messages of the same id
+    /// (a message was inserted or removed since, the list was replaced by
+    /// a snapshot, or `longer`'s is shorter): what [`Self::prefix_of`]
+    /// rebuilds.
+    #[cfg(test)]
+    pub(crate) fn changes_from(&self, longer: &Conversation) -> Option<Vec<usize>> {
+        if self.messages.len() > longer.messages.len() {
+            return None;
+        }
+        let changed = self.changed_since(longer);
+        changed
+            .iter()
+            .all(|&i| self.messages[i].id() == longer.messages[i].id())
+            .then_some(changed)
     }
 
     /// The first `len` messages of `longer`'s list with those at the

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::writer::{EncodedIndex, NewSession, RecordingWriter};
+use crate::timeline::IndexEncoder;
 use super::{SessionId, SessionStatus, StoreError};
 use crate::input::{self, EventLog, ReadError, Stream};
 use crate::timeline::Timeline;
@@ -106,7 +107,7 @@ pub fn import_files_with(
     }
     let mut imported = Vec::new();
     let written = super::replace_file(out, |temporary| {
-        imported = write_planned(planned, temporary, options, progress)?;
+        imported = write_planned(planned, temporary, options, None, progress)?;
         Ok::<(), ImportError>(())
     });
     match written {
@@ -122,14 +123,19 @@ pub fn import_files_with(
     }
 }
 
-/// Writes the planned sessions into a new recording at `out`.
+/// Writes the planned sessions into a new recording at `out`, its indexes
+/// in pieces of `piece_bytes` when given (tests).
 fn write_planned(
     planned: Vec<Planned>,
     out: &Path,
     options: ImportOptions,
+    piece_bytes: Option<usize>,
     progress: &mut dyn FnMut(ImportProgress),
 ) -> Result<Vec<ImportedSession>, ImportError> {
     let mut writer = RecordingWriter::create(out, true)?;
+    if let Some(n) = piece_bytes {
+        writer.set_index_piece_bytes(n);
+    }
     let events_known: u64 = planned.iter().map(|p| p.events.len()).sum();
     let mut events_done = 0u64;
     let mut imported = Vec::with_capacity(planned.len());
@@ -203,25 +209,63 @@ fn write_events(
     progress: &mut dyn FnMut(u64),
 ) -> Result<(u64, Option<EncodedIndex>), ImportError> {
     let start = writer.index_start(id, planned.declared_profile.as_deref())?;
+    let options = start.as_ref().map(|start| start.options());
+    let piece_bytes = writer.index_piece_bytes();
     std::thread::scope(|scope| {
         let (chunk_sender, chunk_receiver) = std::sync::mpsc::sync_channel::<Arc<EventLog>>(2);
         let (arrivals_sender, arrivals_receiver) = std::sync::mpsc::channel::<Vec<u64>>();
+        // The index's pieces, as its checkpoints fill them (issue 40).
+        let (piece_sender, piece_receiver) = std::sync::mpsc::channel::<Vec<u8>>();
         let replay = start.map(|start| {
             scope.spawn(move || {
                 let mut timeline = Timeline::starting_from(start).empty();
+                let mut encoder = IndexEncoder::handing_out(
+                    piece_bytes,
+                    Box::new(move |piece| {
+                        let _ = piece_sender.send(piece);
+                    }),
+                );
                 for chunk in chunk_receiver {
                     timeline.index_more(&chunk);
+                    for checkpoint in timeline.take_checkpoints() {
+                        encoder.push(&checkpoint);
+                    }
                 }
                 timeline.finish();
+                for checkpoint in timeline.take_checkpoints() {
+                    encoder.push(&checkpoint);
+                }
                 // No arrivals: the writing failed, and nothing is stored.
                 let arrivals = arrivals_receiver.recv().ok()?;
-                Some(EncodedIndex::of(&timeline, Some(&arrivals)))
+                let pieces_before = encoder.handed_out() / piece_bytes;
+                Some(EncodedIndex::finished(
+                    encoder,
+                    &timeline,
+                    Some(&arrivals),
+                    pieces_before,
+                ))
             })
         });
         let mut written = 0u64;
         let mut arrivals = Vec::new();
+        let mut pieces_stored = 0usize;
+        let mut store_pieces = |writer: &mut RecordingWriter, wait: bool| {
+            let (Some(options), Some(_)) = (options, &replay) else {
+                return Ok(());
+            };
+            let next = || match wait {
+                true => piece_receiver.recv().ok(),
+                false => piece_receiver.try_recv().ok(),
+            };
+            while let Some(piece) = next() {
+                writer.store_index_piece(id, options, pieces_stored, &piece)?;
+                pieces_stored += 1;
+            }
+            Ok::<(), ImportError>(())
+        };
         let write = || -> Result<(), ImportError> {
             for chunk in events.chunks()? {
+                store_pieces(writer, false)?;
                 let chunk = Arc::new(writer.stored_events(id, chunk?)?);
                 if replay.is_some() {
                     // The index's thread has stopped only if it panicked;
@@ -249,6 +293,10 @@ fn write_events(
         // one thread idle).
         if sql_indexes && result.is_ok() {
             result = writer.build_sql_indexes().map_err(ImportError::from);
+        }
+        // The pieces still to come, until the index's thread is done.
+        if result.is_ok() {
+            result = store_pieces(writer, true);
         }
         let encoded = replay.and_then(|replay| replay.join().ok().flatten());
         result.map(|()| (written, encoded))
@@ -530,24 +578,26 @@ mod tests {
         };
         let whole = input::read_path(&input).expect("read").events;
         let num_events = whole.len() as u64;
+        let lines = || PlannedEvents::Lines {
+            path: input.clone(),
+            num_events,
+            block: 997,
+        };
+        // Issue 40: the last in pieces of 700 bytes, most of them stored
+        // as the checkpoints are encoded, before the stream's end.
         let imports = [
-            (dir.join("whole.rec"), PlannedEvents::Read(whole)),
-            (
-                dir.join("chunks.rec"),
-                PlannedEvents::Lines {
-                    path: input.clone(),
-                    num_events,
-                    block: 997,
-                },
-            ),
+            (dir.join("whole.rec"), PlannedEvents::Read(whole), None),
+            (dir.join("chunks.rec"), lines(), None),
+            (dir.join("pieces.rec"), lines(), Some(700)),
         ];
         let mut read = Vec::new();
-        for (out, events) in imports {
+        for (out, events, piece_bytes) in imports {
             let mut reported = Vec::new();
             write_planned(
                 vec![planned(events)],
                 &out,
                 ImportOptions::default(),
+                piece_bytes,
                 &mut |p| reported.push(p),
             )
             .expect("imported");
@@ -577,6 +627,15 @@ mod tests {
                 .any(|(_, raw)| raw.windows(13).any(|w| w == b"sk-secret-123"))
         );
         assert!(read[0] == read[1], "the two recordings differ");
+        assert!(read[1] == read[2], "the index stored in pieces differs");
+        let pieces: i64 = rusqlite::Connection::open(dir.join("pieces.rec"))
+            .and_then(|c| {
+                c.query_row("SELECT count(*) FROM timeline_index_piece", [], |r| {
+                    r.get(0)
+                })
+            })
+            .expect("counted");
+        assert!(pieces > 5, "{pieces} pieces");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -13,7 +13,7 @@ use super::{SessionId, SessionStatus, StoreError, is_secret_header, now_unix_ms,
 use crate::diagnostic::{Diagnostic, Seq};
 use crate::input::{Arrivals, EventKeys, EventLog, HttpRequest, HttpResponse};
 use crate::replay::Options;
-use crate::timeline::{INDEX_FORMAT_VERSION, Timeline, index_engine};
+use crate::timeline::{INDEX_FORMAT_VERSION, IndexEncoder, Timeline, index_engine};
 
 /// Events are committed at least this often while they arrive: a killed
 /// writer loses at most the events of the last interval. Half the 100 ms a
@@ -93,6 +93,10 @@ pub struct EncodedIndex {
     /// ([`Timeline::encode_index_parts`]); `None` when it cannot be read
     /// back (a value nested too deeply), which is then not stored.
     parts: Option<Vec<Vec<u8>>>,
+    /// The pieces stored before the parts, as they were encoded
+    /// ([`RecordingWriter::store_index_piece`], issue 40), each
+    /// [`RecordingWriter::index_piece_bytes`] long.
+    pieces_before: usize,
 }
 
 impl EncodedIndex {
@@ -103,6 +107,24 @@ impl EncodedIndex {
             options: timeline.options(),
             num_events: timeline.last_step().get(),
             parts: timeline.encode_index_parts(arrivals).ok(),
+            pieces_before: 0,
+        }
+    }
+
+    /// The end of an index whose first `pieces_before` pieces were stored
+    /// as `encoder` handed them out (issue 40: an import stores each
+    /// checkpoint as it is made); `timeline` is the encoder's own.
+    pub fn finished(
+        encoder: IndexEncoder,
+        timeline: &Timeline,
+        arrivals: Option<&[u64]>,
+        pieces_before: usize,
+    ) -> Self {
+        Self {
+            options: timeline.options(),
+            num_events: timeline.last_step().get(),
+            parts: encoder.finish(timeline, arrivals).ok(),
+            pieces_before,
         }
     }
 }
@@ -166,6 +188,8 @@ pub struct RecordingWriter {
     /// Per open session, the values its stored request body hid, as
     /// written: hidden wherever its events echo them (issue 38).
     hidden_values: FxHashMap<SessionId, Vec<Vec<u8>>>,
+    /// The size of an index's pieces, when not the default (tests).
+    index_piece_bytes: Option<usize>,
 }
 
 struct Session {
@@ -273,6 +297,7 @@ impl RecordingWriter {
             uncheckpointed: false,
             redaction: StoreRedaction::default(),
             hidden_values: FxHashMap::default(),
+            index_piece_bytes: None,
         }
     }
 
@@ -487,6 +512,63 @@ impl RecordingWriter {
         self.store_encoded_index(session, &encoded)
     }
 
+    /// Stores indexes in pieces of `n` bytes (tests: an index of many
+    /// pieces from a small stream).
+    pub(crate) fn set_index_piece_bytes(&mut self, n: usize) {
+        self.index_piece_bytes = Some(n.max(1));
+    }
+
+    /// The size of the pieces an index is stored in: at most
+    /// [`schema::INDEX_PIECE_BYTES`], and half SQLite's length limit, which
+    /// leaves room for the piece row's other columns.
+    pub fn index_piece_bytes(&self) -> usize {
+        if let Some(n) = self.index_piece_bytes {
+            return n;
+        }
+        let limit = self
+            .conn
+            .limit(rusqlite::limits::Limit::SQLITE_LIMIT_LENGTH)
+            .unwrap_or(i32::MAX);
+        schema::INDEX_PIECE_BYTES
+            .min(usize::try_from(limit / 2).unwrap_or(0))
+            .max(1)
+    }
+
+    /// Stores piece `n` of the index of `session` replayed with `options`
+    /// as it is encoded (issue 40), before the index is ended
+    /// ([`EncodedIndex::finished`], [`Self::store_encoded_index`], which
+    /// stores the rest and makes it an index a reader believes, or removes
+    /// the pieces). The first stored for a session and options removes
+    /// those of an index stored before.
+    pub fn store_index_piece(
+        &mut self,
+        session: SessionId,
+        options: crate::replay::Options,
+        n: usize,
+        piece: &[u8],
+    ) -> Result<(), StoreError> {
+        let options = schema::options_key(options);
+        let conn = &self.conn;
+        let store = || -> rusqlite::Result<()> {
+            let tx = conn.unchecked_transaction()?;
+            if n == 0 {
+                tx.execute(
+                    "DELETE FROM timeline_index WHERE session_id = ?1 AND options = ?2",
+                    params![session.0, options],
+                )?;
+                tx.execute(
+                    "DELETE FROM timeline_index_piece WHERE session_id = ?1 AND options = ?2",
+                    params![session.0, options],
+                )?;
+            }
+            write_piece(&tx, session, &options, n, &[piece])?;
+            tx.commit()
+        };
+        store().map_err(|e| self.sqlite("cannot store the timeline index", e))?;
+        self.uncheckpointed = true;
+        Ok(())
+    }
+
     /// Stores a timeline index encoded beforehand ([`EncodedIndex::of`], on
     /// another thread while this writer builds the recording's own
     /// indexes: issue 14's import). Returns whether it was stored, as
@@ -496,26 +578,30 @@ impl RecordingWriter {
         session: SessionId,
         encoded: &EncodedIndex,
     ) -> Result<bool, StoreError> {
+        let options = schema::options_key(encoded.options);
         let Some(parts) = &encoded.parts else {
+            // What was stored of it goes too.
+            if encoded.pieces_before > 0 {
+                self.conn
+                    .execute(
+                        "DELETE FROM timeline_index_piece WHERE session_id = ?1 AND options = ?2",
+                        params![session.0, options],
+                    )
+                    .map_err(|e| self.sqlite("cannot store the timeline index", e))?;
+            }
             return Ok(false);
         };
-        let num_bytes: usize = parts.iter().map(Vec::len).sum();
-        // Half the length limit leaves room for the piece row's other
-        // columns.
-        let limit = self
-            .conn
-            .limit(rusqlite::limits::Limit::SQLITE_LIMIT_LENGTH)
-            .unwrap_or(i32::MAX);
-        let piece_bytes = schema::INDEX_PIECE_BYTES
-            .min(usize::try_from(limit / 2).unwrap_or(0))
-            .max(1);
-        let options = schema::options_key(encoded.options);
+        let piece_bytes = self.index_piece_bytes();
+        let first_piece = encoded.pieces_before;
+        let num_bytes = first_piece * piece_bytes + parts.iter().map(Vec::len).sum::<usize>();
         let conn = &self.conn;
         let store = || -> rusqlite::Result<()> {
-            conn.execute(
-                "DELETE FROM timeline_index_piece WHERE session_id = ?1 AND options = ?2",
-                params![session.0, options],
-            )?;
+            if first_piece == 0 {
+                conn.execute(
+                    "DELETE FROM timeline_index_piece WHERE session_id = ?1 AND options = ?2",
+                    params![session.0, options],
+                )?;
+            }
             conn.execute(
                 "INSERT OR REPLACE INTO timeline_index
                         (session_id, options, format_version, engine, num_events, data,
@@ -531,29 +617,8 @@ impl RecordingWriter {
                     num_bytes as i64,
                 ],
             )?;
-            let mut insert = conn.prepare(
-                "INSERT INTO timeline_index_piece (session_id, options, piece, data)
-                     VALUES (?1, ?2, ?3, ?4)",
-            )?;
-            for (n, piece) in pieces(parts, piece_bytes).enumerate() {
-                // A piece is written straight into its pages (incremental
-                // blob I/O): bound as a value, SQLite copied it twice, into
-                // fresh memory each time (issue 14: a sixth of a 10M
-                // import's page faults).
-                let len: usize = piece.iter().map(|slice| slice.len()).sum();
-                insert.execute(params![session.0, options, n as i64, ZeroBlob(len as u64)])?;
-                let mut data = conn.blob_open(
-                    rusqlite::MAIN_DB,
-                    "timeline_index_piece",
-                    "data",
-                    conn.last_insert_rowid(),
-                    false,
-                )?;
-                let mut at = 0;
-                for slice in piece {
-                    data.write_all_at(slice, at)?;
-                    at += slice.len();
-                }
+            for (n, piece) in (first_piece..).zip(pieces(parts, piece_bytes)) {
+                write_piece(conn, session, &options, n, &piece)?;
             }
             Ok(())
         };
@@ -570,6 +635,14 @@ impl RecordingWriter {
         match stored {
             Ok(()) => {}
             Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::TooBig) => {
+                // What was stored of it before goes too.
+                if first_piece > 0 {
+                    conn.execute(
+                        "DELETE FROM timeline_index_piece WHERE session_id = ?1 AND options = ?2",
+                        params![session.0, options],
+                    )
+                    .map_err(|e| self.sqlite("cannot store the timeline index", e))?;
+                }
                 return Ok(false);
             }
             Err(e) => return Err(self.sqlite("cannot store the timeline index", e)),
@@ -999,6 +1072,38 @@ impl RecordingWriter {
         }
         Ok(self.path.clone())
     }
+}
+
+/// Inserts piece `n` of an index, the concatenation of `slices`, written
+/// straight into its pages (incremental blob I/O): bound as a value,
+/// SQLite copied it twice, into fresh memory each time (issue 14: a sixth
+/// of a 10M import's page faults).
+fn write_piece(
+    conn: &rusqlite::Connection,
+    session: SessionId,
+    options: &str,
+    n: usize,
+    slices: &[&[u8]],
+) -> rusqlite::Result<()> {
+    let len: usize = slices.iter().map(|slice| slice.len()).sum();
+    conn.prepare_cached(
+        "INSERT INTO timeline_index_piece (session_id, options, piece, data)
+             VALUES (?1, ?2, ?3, ?4)",
+    )?
+    .execute(params![session.0, options, n as i64, ZeroBlob(len as u64)])?;
+    let mut data = conn.blob_open(
+        rusqlite::MAIN_DB,
+        "timeline_index_piece",
+        "data",
+        conn.last_insert_rowid(),
+        false,
+    )?;
+    let mut at = 0;
+    for slice in slices {
+        data.write_all_at(slice, at)?;
+        at += slice.len();
+    }
+    Ok(())
 }
 
 /// The bytes of `parts`, joined, cut into pieces of `piece_bytes` (the

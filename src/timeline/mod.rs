@@ -27,6 +27,7 @@ pub use entities::{EntityKind, EntityLane, EntityLanes};
 pub use events::{BLOCK_EVENTS, BlockSource, Events, FileEvents, RawEvent, Spliced};
 pub use index::{ActivityLane, EventKind, KindCounts, NUM_KINDS, Pending, StreamIndex};
 pub use stored::{
+    IndexEncoder,
     INDEX_FORMAT_VERSION, IndexPieces, REPLAY_ENGINE_VERSION, StoredPieces, index_engine,
     index_is_readable,
 };
@@ -511,23 +512,10 @@ impl Checkpoints {
         }
     }
 
-    /// Every checkpoint, decoded (to encode them again); `None` when a
-    /// stored one cannot be decoded.
-    fn all(&self) -> Option<Vec<std::borrow::Cow<'_, FrozenReplay>>> {
-        let mut all = Vec::with_capacity(self.len());
-        if let Some(stored) = &self.stored {
-            for i in 0..self.num_stored() {
-                all.push(std::borrow::Cow::Owned(FrozenReplay::clone(
-                    &*stored.decoded(i)?,
-                )));
-            }
-        }
-        all.extend(
-            self.frozen
-                .iter()
-                .map(|frozen| std::borrow::Cow::Borrowed(&**frozen)),
-        );
-        Some(all)
+    /// Takes the checkpoints in memory (for [`Timeline::take_checkpoints`]).
+    fn take_frozen(&mut self) -> Vec<std::sync::Arc<FrozenReplay>> {
+        self.thawed = Thawed::default();
+        std::mem::take(&mut self.frozen)
     }
 }
 

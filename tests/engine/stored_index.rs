@@ -301,11 +301,13 @@ type Expected = fn(&IndexUnused) -> bool;
 /// format 6 by engines 6 and 7) are no longer believed: they are rebuilt.
 /// (Issue 14 read them, when only checkpoints' weights and spacing had
 /// changed.) Issue 38: format 8 stores the long texts of checkpoints
-/// otherwise, so format 7 (by engine 8) is not believed either.
+/// otherwise, so format 7 (by engine 8) is not believed either; issue 43's
+/// format 9 stores the entities' lanes, so format 8 is not; issue 40's
+/// format 10 lays the checkpoints out first, so format 9 (engine 9) is not.
 #[test]
 fn indexes_of_the_builds_before_are_not_believed() {
     let this_engine = format!(" engine {}", agui_replay::timeline::REPLAY_ENGINE_VERSION);
-    for (format, engine) in [(5u8, 5), (6, 6), (6, 7), (7, 8)] {
+    for (format, engine) in [(5u8, 5), (6, 6), (6, 7), (7, 8), (8, 8), (9, 9)] {
         let rec = TempPath::new(&format!("stored-format-{format}-{engine}"), "demo.rec");
         import_files(&[demo()], rec.path(), &mut |_| {}).expect("imports");
         let conn = rusqlite::Connection::open(rec.path()).expect("opens for writing");
