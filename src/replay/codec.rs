@@ -435,14 +435,17 @@ impl MessageTable {
 
     /// The table, encoded: its count, then each message; then the count of
     /// drift layers and each layer; then the count of text logs and each
-    /// log (its count of pieces, then each piece).
-    pub fn finish(self) -> Vec<u8> {
-        let mut out = Encoder::default();
-        out.usize(self.count);
-        out.buf.extend_from_slice(&self.encoded.buf);
-        out.usize(self.layer_count);
-        out.buf.extend_from_slice(&self.encoded_layers.buf);
-        out.usize(self.text_logs.len());
+    /// log (its count of pieces, then each piece). In parts, whose
+    /// concatenation it is (issue 40: a writer stores them without joining
+    /// them).
+    pub fn finish(self) -> Vec<Vec<u8>> {
+        let count = |n: usize| {
+            let mut e = Encoder::default();
+            e.usize(n);
+            e.buf
+        };
+        let mut texts = Encoder::default();
+        texts.usize(self.text_logs.len());
         for log in &self.text_logs {
             let mut one = Encoder::default();
             log.with_pieces(|pieces| {
@@ -451,9 +454,15 @@ impl MessageTable {
                     one.str(piece);
                 }
             });
-            out.bytes(&one.buf);
+            texts.bytes(&one.buf);
         }
-        out.buf
+        vec![
+            count(self.count),
+            self.encoded.buf,
+            count(self.layer_count),
+            self.encoded_layers.buf,
+            texts.buf,
+        ]
     }
 }
 

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::writer::{EncodedIndex, NewSession, RecordingWriter};
-use crate::timeline::IndexEncoder;
+use crate::timeline::{ArrivalTimes, IndexEncoder};
 use super::{SessionId, SessionStatus, StoreError};
 use crate::input::{self, EventLog, ReadError, Stream};
 use crate::timeline::Timeline;
@@ -213,7 +213,7 @@ fn write_events(
     let piece_bytes = writer.index_piece_bytes();
     std::thread::scope(|scope| {
         let (chunk_sender, chunk_receiver) = std::sync::mpsc::sync_channel::<Arc<EventLog>>(2);
-        let (arrivals_sender, arrivals_receiver) = std::sync::mpsc::channel::<Vec<u64>>();
+        let (arrivals_sender, arrivals_receiver) = std::sync::mpsc::channel::<ArrivalTimes>();
         // The index's pieces, as its checkpoints fill them (issue 40).
         let (piece_sender, piece_receiver) = std::sync::mpsc::channel::<Vec<u8>>();
         let replay = start.map(|start| {
@@ -241,13 +241,14 @@ fn write_events(
                 Some(EncodedIndex::finished(
                     encoder,
                     &timeline,
-                    Some(&arrivals),
+                    Some(arrivals),
                     pieces_before,
                 ))
             })
         });
         let mut written = 0u64;
-        let mut arrivals = Vec::new();
+        // Kept encoded, a few bytes each (issue 40).
+        let mut arrivals = ArrivalTimes::default();
         let mut pieces_stored = 0usize;
         let mut store_pieces = |writer: &mut RecordingWriter, wait: bool| {
             let (Some(options), Some(_)) = (options, &replay) else {
@@ -277,7 +278,7 @@ fn write_events(
                     .as_deref()
                     .map(|known| &known[(written as usize).min(known.len())..]);
                 arrivals
-                    .extend(writer.import_events(&chunk, known, &mut |n| progress(written + n))?);
+                    .extend(&writer.import_events(&chunk, known, &mut |n| progress(written + n))?);
                 written += chunk.len() as u64;
             }
             Ok(())

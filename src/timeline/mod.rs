@@ -27,7 +27,7 @@ pub use entities::{EntityKind, EntityLane, EntityLanes};
 pub use events::{BLOCK_EVENTS, BlockSource, Events, FileEvents, RawEvent, Spliced};
 pub use index::{ActivityLane, EventKind, KindCounts, NUM_KINDS, Pending, StreamIndex};
 pub use stored::{
-    IndexEncoder,
+    ArrivalTimes, IndexEncoder,
     INDEX_FORMAT_VERSION, IndexPieces, REPLAY_ENGINE_VERSION, StoredPieces, index_engine,
     index_is_readable,
 };

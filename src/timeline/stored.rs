@@ -123,30 +123,86 @@ const RECENT_CHECKPOINTS: usize = 4;
 /// (each word goes through a bijection of its lane), so a damaged index is
 /// refused before anything is decoded from it lazily.
 fn checksum(bytes: &[u8]) -> u64 {
-    const K: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut lanes: [u64; 4] = [
-        0x243f_6a88_85a3_08d3,
-        0x1319_8a2e_0370_7344,
-        0xa409_3822_299f_31d0,
-        0x082e_fa98_ec4e_6c89,
-    ];
-    let mix = |lane: u64, word: u64| (lane ^ word).wrapping_mul(K).rotate_left(29);
-    let mut chunks = bytes.chunks_exact(32);
-    for chunk in &mut chunks {
-        for (lane, word) in lanes.iter_mut().zip(chunk.chunks_exact(8)) {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(word);
-            *lane = mix(*lane, u64::from_le_bytes(w));
+    let mut sum = Checksum::default();
+    sum.update(bytes);
+    sum.finish()
+}
+
+/// [`checksum`] of bytes given in parts (issue 40: the front's parts are
+/// stored without being joined): the same as the checksum of the parts
+/// joined.
+struct Checksum {
+    lanes: [u64; 4],
+    /// The bytes of a word group not complete yet.
+    carry: [u8; 32],
+    carried: usize,
+    len: u64,
+}
+
+impl Default for Checksum {
+    fn default() -> Self {
+        Self {
+            lanes: [
+                0x243f_6a88_85a3_08d3,
+                0x1319_8a2e_0370_7344,
+                0xa409_3822_299f_31d0,
+                0x082e_fa98_ec4e_6c89,
+            ],
+            carry: [0; 32],
+            carried: 0,
+            len: 0,
         }
     }
-    for (i, &byte) in chunks.remainder().iter().enumerate() {
-        lanes[i % 4] = mix(lanes[i % 4], u64::from(byte) | 0x100);
+}
+
+impl Checksum {
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+
+    fn mix(lane: u64, word: u64) -> u64 {
+        (lane ^ word).wrapping_mul(Self::K).rotate_left(29)
     }
-    let mut h = bytes.len() as u64;
-    for lane in lanes {
-        h = mix(h, lane);
+
+    fn words(&mut self, chunk: &[u8]) {
+        for (lane, word) in self.lanes.iter_mut().zip(chunk.chunks_exact(8)) {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(word);
+            *lane = Self::mix(*lane, u64::from_le_bytes(w));
+        }
     }
-    h
+
+    fn update(&mut self, mut bytes: &[u8]) {
+        self.len += bytes.len() as u64;
+        if self.carried > 0 {
+            let n = (32 - self.carried).min(bytes.len());
+            self.carry[self.carried..self.carried + n].copy_from_slice(&bytes[..n]);
+            self.carried += n;
+            bytes = &bytes[n..];
+            if self.carried < 32 {
+                return;
+            }
+            let carry = self.carry;
+            self.words(&carry);
+            self.carried = 0;
+        }
+        let mut chunks = bytes.chunks_exact(32);
+        for chunk in &mut chunks {
+            self.words(chunk);
+        }
+        let rest = chunks.remainder();
+        self.carry[..rest.len()].copy_from_slice(rest);
+        self.carried = rest.len();
+    }
+
+    fn finish(mut self) -> u64 {
+        for i in 0..self.carried {
+            self.lanes[i % 4] = Self::mix(self.lanes[i % 4], u64::from(self.carry[i]) | 0x100);
+        }
+        let mut h = self.len;
+        for lane in self.lanes {
+            h = Self::mix(h, lane);
+        }
+        h
+    }
 }
 
 /// Where the pieces of a stored index are read from (issue 14): a
@@ -616,20 +672,55 @@ impl StoredCheckpoints {
     }
 }
 
-/// The arrival times as stored: a tag (0: none, 1: zigzag deltas).
-fn encode_arrivals(e: &mut Encoder, arrivals: Option<&[u64]>) {
-    match arrivals {
-        Some(arrivals) => {
-            e.u8(1);
-            let mut last = 0u64;
-            for &arrival in arrivals {
-                // Zigzag deltas: recorded times may go backwards.
-                let delta = arrival.wrapping_sub(last) as i64;
-                e.u64(((delta << 1) ^ (delta >> 63)) as u64);
-                last = arrival;
-            }
+/// Arrival times as an index stores them, encoded as they come (issue 40:
+/// an import keeps them so, a few bytes each, not eight): zigzag deltas.
+#[derive(Debug, Default)]
+pub struct ArrivalTimes {
+    encoded: Encoder,
+    last: u64,
+    count: u64,
+}
+
+impl ArrivalTimes {
+    /// The times of `arrivals`.
+    pub fn of(arrivals: &[u64]) -> Self {
+        let mut times = Self::default();
+        times.extend(arrivals);
+        times
+    }
+
+    /// Adds the next times.
+    pub fn extend(&mut self, arrivals: &[u64]) {
+        for &arrival in arrivals {
+            // Zigzag deltas: recorded times may go backwards.
+            let delta = arrival.wrapping_sub(self.last) as i64;
+            self.encoded.u64(((delta << 1) ^ (delta >> 63)) as u64);
+            self.last = arrival;
         }
-        None => e.u8(0),
+        self.count += arrivals.len() as u64;
+    }
+
+    /// How many times there are.
+    pub fn len(&self) -> u64 {
+        self.count
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+}
+
+/// The arrival times as stored: a tag (0: none, 1: zigzag deltas), then
+/// the deltas.
+fn encode_arrivals(arrivals: Option<ArrivalTimes>) -> Vec<u8> {
+    match arrivals {
+        Some(times) => {
+            let mut bytes = times.encoded.buf;
+            bytes.insert(0, 1);
+            bytes
+        }
+        None => vec![0],
     }
 }
 
@@ -836,7 +927,7 @@ impl IndexEncoder {
     pub fn finish(
         mut self,
         timeline: &Timeline,
-        arrivals: Option<&[u64]>,
+        arrivals: Option<ArrivalTimes>,
     ) -> Result<Vec<Vec<u8>>, DecodeError> {
         if let Some(error) = self.error.take() {
             return Err(error);
@@ -902,30 +993,28 @@ impl IndexEncoder {
         timeline.index.encode(&mut index);
         // A writer's timeline holds no events itself (`index_of`): its
         // length is its last step.
-        let mut times = Encoder::default();
-        encode_arrivals(
-            &mut times,
-            arrivals.filter(|a| a.len() as u64 == timeline.last_step().get()),
-        );
-        let table = self.table.finish();
-        // Room for the front's parts, and the length before each of the
-        // three written with `bytes` (at most 10 bytes each).
-        let mut front = Encoder::default();
-        front.buf.reserve_exact(
-            table.len()
-                + head.buf.len()
-                + index.buf.len()
-                + times.buf.len()
-                + directory.buf.len()
-                + 3 * 10,
-        );
-        front.buf.extend_from_slice(&table);
-        drop(table);
-        front.bytes(&head.buf);
-        front.bytes(&index.buf);
-        front.bytes(&times.buf);
-        front.buf.extend_from_slice(&directory.buf);
-        let region_len = self.handed_out + region.buf.len();
+        let times = encode_arrivals(arrivals.filter(|a| a.len() == timeline.last_step().get()));
+        // The front, in parts (issue 40: joined, they were copied once
+        // more): the table, then the last state, the lanes and kinds and
+        // the times, each after its length, then the directory.
+        let length = |bytes: &[u8]| {
+            let mut e = Encoder::default();
+            e.usize(bytes.len());
+            e.buf
+        };
+        let mut parts = vec![region.buf];
+        parts.extend(self.table.finish());
+        for part in [head.buf, index.buf, times] {
+            parts.push(length(&part));
+            parts.push(part);
+        }
+        parts.push(directory.buf);
+        let mut front_sum = Checksum::default();
+        for part in &parts[1..] {
+            front_sum.update(part);
+        }
+        let front_len: usize = parts[1..].iter().map(Vec::len).sum();
+        let region_len = self.handed_out + parts[0].len();
         let mut trailer = Vec::with_capacity(TRAILER_BYTES);
         for field in [
             INDEX_FORMAT_VERSION as u64,
@@ -934,13 +1023,14 @@ impl IndexEncoder {
             timeline.cost_since_checkpoint,
             timeline.head.step().get(),
             region_len as u64,
-            front.buf.len() as u64,
-            checksum(&front.buf),
+            front_len as u64,
+            front_sum.finish(),
         ] {
             trailer.extend_from_slice(&field.to_le_bytes());
         }
         trailer.extend_from_slice(MAGIC);
-        Ok(vec![region.buf, front.buf, trailer])
+        parts.push(trailer);
+        Ok(parts)
     }
 }
 
@@ -1013,7 +1103,7 @@ impl Timeline {
     ) -> Result<Vec<Vec<u8>>, DecodeError> {
         let mut encoder = IndexEncoder::keeping_all();
         self.push_checkpoints(&mut encoder)?;
-        encoder.finish(self, arrivals)
+        encoder.finish(self, arrivals.map(ArrivalTimes::of))
     }
 
     /// Pushes this timeline's checkpoints into `encoder` (a stored one
@@ -1562,7 +1652,9 @@ mod tests {
                 encoder.push(&checkpoint);
             }
             let handed_out = encoder.handed_out();
-            let rest = encoder.finish(&timeline, Some(&arrivals)).expect("ends");
+            let rest = encoder
+                .finish(&timeline, Some(ArrivalTimes::of(&arrivals)))
+                .expect("ends");
             let pieces = std::mem::take(&mut *pieces.lock().expect("pieces"));
             assert!(pieces.iter().all(|p| p.len() == piece_bytes));
             assert_eq!(pieces.len() * piece_bytes, handed_out);
@@ -1679,6 +1771,24 @@ mod tests {
                 .any(|d| d.code == crate::diagnostic::Code::MessagesDrift),
             "the snapshot drifts"
         );
+    }
+
+    /// Issue 40: the front's checksum is taken over its parts as they
+    /// are, without joining them: the same as over the parts joined,
+    /// wherever they are cut.
+    #[test]
+    fn a_checksum_over_parts_is_the_checksum_of_the_parts_joined() {
+        let bytes: Vec<u8> = (0..300u32).map(|i| (i * 31 % 251) as u8).collect();
+        for cuts in [vec![], vec![0], vec![1, 2, 3], vec![31, 32, 33], vec![5, 64, 100, 299]] {
+            let mut sum = Checksum::default();
+            let mut from = 0;
+            for &cut in cuts.iter().chain([&bytes.len()]) {
+                sum.update(&bytes[from..cut]);
+                from = cut;
+            }
+            assert_eq!(sum.finish(), checksum(&bytes), "cut at {cuts:?}");
+        }
+        assert_ne!(checksum(&bytes[..299]), checksum(&bytes));
     }
 
     #[test]
