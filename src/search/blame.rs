@@ -153,7 +153,7 @@ impl<'t> Filter<'t> {
         let lane = timeline
             .index()
             .lane(id)
-            .map(|lane| lane.events.iter().map(|(seq, _)| *seq).collect())
+            .map(|lane| lane.events.iter().map(|e| e.seq()).collect())
             .unwrap_or_default();
         let mut ids = vec![id.clone()];
         // The tool calls the message holds at the step asked, and at the end.

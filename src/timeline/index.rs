@@ -80,7 +80,42 @@ pub struct ActivityLane {
     /// The `activityType` of its latest event.
     pub activity_type: String,
     /// Every activity event naming it, with what the event did.
-    pub events: Vec<(Seq, ActivityChange)>,
+    pub events: Vec<LaneEvent>,
+}
+
+/// One event of an activity's lane: its step and what it did to the
+/// activity, in eight bytes (issue 40: an import holds every lane of the
+/// stream until its index is written; they were sixteen bytes each).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LaneEvent(u64);
+
+impl LaneEvent {
+    /// The event at `seq` (below 2⁵⁶) that did `change`.
+    pub fn new(seq: Seq, change: ActivityChange) -> Self {
+        Self((seq.get() << 8) | u64::from(change_byte(change)))
+    }
+
+    /// Its step.
+    pub fn seq(self) -> Seq {
+        Seq::new(self.0 >> 8)
+    }
+
+    /// What it did.
+    pub fn change(self) -> ActivityChange {
+        change_of((self.0 & 0xff) as u8).unwrap_or(ActivityChange::DeltaApplied)
+    }
+}
+
+impl From<(Seq, ActivityChange)> for LaneEvent {
+    fn from((seq, change): (Seq, ActivityChange)) -> Self {
+        Self::new(seq, change)
+    }
+}
+
+impl std::fmt::Debug for LaneEvent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (self.seq(), self.change()).fmt(f)
+    }
 }
 
 /// What [`StreamIndex::prepare`] learnt of an event before it was applied.
@@ -161,7 +196,7 @@ impl StreamIndex {
         }
         self.buckets[bucket][kind] += 1;
         if let (Some(lane), Some(change)) = (pending.lane, effect.activity) {
-            self.lanes[lane].events.push((seq, change));
+            self.lanes[lane].events.push(LaneEvent::new(seq, change));
         }
         if let Some(entity) = pending.entity {
             self.entities.record(entity, seq);
@@ -180,7 +215,7 @@ impl StreamIndex {
         let last = Seq::new(num_events as u64);
         let mut index = Self::default();
         for lane in &self.lanes {
-            let kept = lane.events.partition_point(|(seq, _)| *seq <= last);
+            let kept = lane.events.partition_point(|e| e.seq() <= last);
             if kept == 0 {
                 continue;
             }
@@ -283,10 +318,11 @@ impl StreamIndex {
             e.str(&lane.activity_type);
             e.usize(lane.events.len());
             let mut last = 0;
-            for (seq, change) in &lane.events {
-                e.u64(seq.get().wrapping_sub(last));
-                last = seq.get();
-                e.u8(change_byte(*change));
+            for event in &lane.events {
+                let seq = event.seq().get();
+                e.u64(seq.wrapping_sub(last));
+                last = seq;
+                e.u8(change_byte(event.change()));
             }
         }
         self.entities.encode(e);
@@ -317,7 +353,7 @@ impl StreamIndex {
                 if seq > last_step {
                     return Err(out_of_range());
                 }
-                events.push((Seq::new(seq), change_of(d.u8()?)?));
+                events.push(LaneEvent::new(Seq::new(seq), change_of(d.u8()?)?));
             }
             if index
                 .lane_by_id
@@ -412,6 +448,19 @@ fn activity_of(parsed: &ParseOutcome) -> Option<(&str, Option<&str>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 40: a lane's event packed in eight bytes gives back its step
+    /// and its change, for every change and the largest steps.
+    #[test]
+    fn a_lane_event_gives_back_its_step_and_change() {
+        for change in crate::replay::codec::CHANGES {
+            for seq in [0, 1, 255, 256, 1 << 40, (1 << 56) - 1] {
+                let event = LaneEvent::new(Seq::new(seq), change);
+                assert_eq!((event.seq(), event.change()), (Seq::new(seq), change));
+            }
+        }
+        assert_eq!(std::mem::size_of::<LaneEvent>(), 8);
+    }
 
     #[test]
     fn kinds_round_trip_through_their_index() {

@@ -25,7 +25,9 @@ pub use build::TimelineBuilder;
 pub use dropper::drop_in_background;
 pub use entities::{EntityKind, EntityLane, EntityLanes};
 pub use events::{BLOCK_EVENTS, BlockSource, Events, FileEvents, RawEvent, Spliced};
-pub use index::{ActivityLane, EventKind, KindCounts, NUM_KINDS, Pending, StreamIndex};
+pub use index::{
+    ActivityLane, EventKind, KindCounts, LaneEvent, NUM_KINDS, Pending, StreamIndex,
+};
 pub use stored::{
     ArrivalTimes, IndexEncoder,
     INDEX_FORMAT_VERSION, IndexPieces, REPLAY_ENGINE_VERSION, StoredPieces, index_engine,
@@ -882,12 +884,12 @@ mod tests {
         assert_eq!(search.activity_type, "web_search");
         assert_eq!(
             search.events.first(),
-            Some(&(Seq::new(13), crate::replay::ActivityChange::Created))
+            Some(&(Seq::new(13), crate::replay::ActivityChange::Created).into())
         );
         assert!(
             search
                 .events
-                .contains(&(Seq::new(16), crate::replay::ActivityChange::PatchFailed))
+                .contains(&(Seq::new(16), crate::replay::ActivityChange::PatchFailed).into())
         );
         assert_eq!(
             index.steps_with(crate::diagnostic::Severity::Warning),

@@ -433,7 +433,7 @@ fn the_current_events_lane_scrolls_into_view() {
                 .lanes()
                 .iter()
                 .find(|lane| lane.message_id == "prices-7")?;
-            lane.events.first().map(|(seq, _)| *seq)
+            lane.events.first().map(|e| e.seq())
         })
         .expect("prices-7 has an event");
     harness

@@ -236,7 +236,7 @@ fn index_problems(path: &Path) -> Vec<String> {
             problems.push(format!("seq {seq}: {change:?} without {code}"));
         }
         match index.lane(id) {
-            Some(lane) if lane.events.contains(&(seq, change)) => {}
+            Some(lane) if lane.events.contains(&(seq, change).into()) => {}
             Some(lane) => problems.push(format!(
                 "seq {seq}: ({seq}, {change:?}) is not in the lane of {id:?}: {:?}",
                 lane.events
@@ -261,7 +261,7 @@ fn index_problems(path: &Path) -> Vec<String> {
             .filter(|(_, event)| activity_id(event) == Some(lane.message_id.as_str()))
             .map(|(i, _)| Seq::from_index(i))
             .collect();
-        let got: Vec<Seq> = lane.events.iter().map(|(seq, _)| *seq).collect();
+        let got: Vec<Seq> = lane.events.iter().map(|e| e.seq()).collect();
         if got != expected {
             problems.push(format!(
                 "lane {:?} holds seqs {got:?}, expected {expected:?}",
@@ -315,7 +315,10 @@ fn lane_events(vector: &str, message_id: &str) -> Vec<(u64, ActivityChange)> {
         .index()
         .lane(message_id)
         .unwrap_or_else(|| panic!("{vector}: no lane for {message_id:?}"));
-    lane.events.iter().map(|(seq, c)| (seq.get(), *c)).collect()
+    lane.events
+        .iter()
+        .map(|e| (e.seq().get(), e.change()))
+        .collect()
 }
 
 #[test]
@@ -425,7 +428,7 @@ fn a_malformed_snapshot_has_a_lane_and_is_fatal() {
         .index()
         .lane(id)
         .expect("a lane for the malformed snapshot");
-    assert_eq!(lane.events, [(Seq::new(2), ActivityChange::Fatal)]);
+    assert_eq!(lane.events, [(Seq::new(2), ActivityChange::Fatal).into()]);
     assert_eq!(
         timeline.index().kind(Seq::new(2)),
         Some(EventKind::Known(EventType::ActivitySnapshot))

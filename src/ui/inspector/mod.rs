@@ -175,9 +175,9 @@ fn activity_ui(ui: &mut Ui, doc: &Doc, view: &CursorView, id: &str, commands: &m
     let lane = doc.timeline.index().lane(id);
     let here = lane.and_then(|lane| {
         lane.events
-            .binary_search_by_key(&view.step, |(seq, _)| *seq)
+            .binary_search_by_key(&view.step, |e| e.seq())
             .ok()
-            .map(|i| lane.events[i].1)
+            .map(|i| lane.events[i].change())
     });
     egui::Grid::new("activity-header")
         .num_columns(2)
@@ -488,14 +488,14 @@ fn change_label(change: ActivityChange) -> &'static str {
 /// Buttons to the activity's previous and next events.
 fn lane_navigation_ui(
     ui: &mut Ui,
-    events: &[(Seq, ActivityChange)],
+    events: &[crate::timeline::LaneEvent],
     step: Seq,
     commands: &mut Vec<Command>,
 ) {
-    let first_after = events.partition_point(|(seq, _)| *seq <= step);
-    let first_here = events.partition_point(|(seq, _)| *seq < step);
-    let previous = first_here.checked_sub(1).map(|i| events[i].0);
-    let next = events.get(first_after).map(|(seq, _)| *seq);
+    let first_after = events.partition_point(|e| e.seq() <= step);
+    let first_here = events.partition_point(|e| e.seq() < step);
+    let previous = first_here.checked_sub(1).map(|i| events[i].seq());
+    let next = events.get(first_after).map(|e| e.seq());
     ui.horizontal(|ui| {
         ui.weak(crate::app_model::words::count(
             events.len() as u64,
@@ -583,8 +583,8 @@ fn metadata_origins(
     };
     let profile = doc.options().profile;
     let mut pending: Vec<&String> = metadata.keys().collect();
-    let end = lane.events.partition_point(|(seq, _)| *seq <= step);
-    for &(seq, change) in lane.events[..end].iter().rev() {
+    let end = lane.events.partition_point(|e| e.seq() <= step);
+    for (seq, change) in lane.events[..end].iter().rev().map(|e| (e.seq(), e.change())) {
         if pending.is_empty() {
             break;
         }

@@ -32,7 +32,7 @@ use crate::app_model::state::AppState;
 use crate::diagnostic::{Code, DriftKind, Seq};
 use crate::protocol::EventType;
 use crate::replay::ActivityChange;
-use crate::timeline::{ActivityLane, EntityKind, EntityLane, EventKind, StreamIndex};
+use crate::timeline::{ActivityLane, EntityKind, EntityLane, EventKind, LaneEvent, StreamIndex};
 use crate::ui::step_axis::StepAxis;
 use crate::ui::theme;
 
@@ -83,9 +83,9 @@ impl LaneGroup {
 /// Whether an activity existed at some step: an event created it, or
 /// changed (or tried to change) what existed.
 pub fn was_created(lane: &ActivityLane) -> bool {
-    lane.events.iter().any(|(_, change)| {
+    lane.events.iter().any(|e| {
         matches!(
-            change,
+            e.change(),
             ActivityChange::Created
                 | ActivityChange::Replaced
                 | ActivityChange::Declined
@@ -185,15 +185,16 @@ fn importance(change: ActivityChange) -> u8 {
 /// The marks of a lane's events in the visible bins: one per bin, showing
 /// its most important change (the first of those).
 pub fn merge_marks(
-    events: &[(Seq, ActivityChange)],
+    events: &[LaneEvent],
     bins: &RangeInclusive<u64>,
     bin_steps: u64,
 ) -> Vec<LaneMark> {
-    bin_groups(events, |e| e.0, bins, bin_steps)
+    bin_groups(events, |e| e.seq(), bins, bin_steps)
         .into_iter()
         .filter_map(|(_, group)| {
             let group = &events[group];
-            let &(seq, change) = group.iter().min_by_key(|(_, c)| Reverse(importance(*c)))?;
+            let shown = group.iter().min_by_key(|e| Reverse(importance(e.change())))?;
+            let (seq, change) = (shown.seq(), shown.change());
             Some(LaneMark {
                 seq,
                 change,
@@ -711,7 +712,7 @@ fn schema_marks_ui(
 fn lane_of_step(index: &StreamIndex, step: Seq) -> Option<Row> {
     let activity = index.lanes().iter().position(|lane| {
         lane.events
-            .binary_search_by_key(&step, |&(seq, _)| seq)
+            .binary_search_by_key(&step, |e| e.seq())
             .is_ok()
     });
     match activity {
@@ -919,7 +920,7 @@ mod tests {
         ActivityLane {
             message_id: id.into(),
             activity_type: activity_type.into(),
-            events: vec![(Seq::new(1), ActivityChange::Created)],
+            events: vec![(Seq::new(1), ActivityChange::Created).into()],
         }
     }
     #[test]
@@ -1067,7 +1068,7 @@ mod tests {
             events: changes
                 .iter()
                 .enumerate()
-                .map(|(i, c)| (Seq::new(i as u64 + 1), *c))
+                .map(|(i, c)| (Seq::new(i as u64 + 1), *c).into())
                 .collect(),
         };
         let lanes = [
@@ -1119,15 +1120,15 @@ mod tests {
         };
         // Bins of 4: steps 1-4, 5-8; the bin of step 30 is out of view.
         assert_eq!(
-            merge_marks(&events, &(0..=1), 4),
+            merge_marks(&events.map(LaneEvent::from), &(0..=1), 4),
             vec![mark(3, C::PatchFailed, 4), mark(7, C::DeltaSkipped, 3)]
         );
         // Unmerged when every step has its bin.
-        let marks = merge_marks(&events, &(0..=100), 1);
+        let marks = merge_marks(&events.map(LaneEvent::from), &(0..=100), 1);
         assert_eq!(marks.len(), events.len());
         assert!(marks.iter().all(|m| m.num_merged == 1));
         assert_eq!(
-            merge_marks(&events, &(7..=7), 4),
+            merge_marks(&events.map(LaneEvent::from), &(7..=7), 4),
             vec![mark(30, C::Fatal, 1)]
         );
     }

@@ -239,7 +239,7 @@ mod tests {
         let mut h = harness();
         h.run();
         let index = h.state().doc().as_ref().unwrap().timeline.index();
-        let (seq, _) = index.lane("prices-7").expect("lane").events[0];
+        let seq = index.lane("prices-7").expect("lane").events[0].seq();
         let last = h.state().doc().as_ref().unwrap().num_events() as f64;
         let plot = h.get_by_label("Timeline").rect();
         let row = h.get_by_label("prices-7").rect();
