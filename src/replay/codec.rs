@@ -368,10 +368,10 @@ impl<'a> Decoder<'a> {
 #[derive(Debug, Default)]
 pub struct MessageTable {
     numbers: FxHashMap<*const Message, usize>,
-    encoded: Encoder,
+    encoded: Blocks,
     count: usize,
     layer_numbers: FxHashMap<*const u8, usize>,
-    encoded_layers: Encoder,
+    encoded_layers: Blocks,
     layer_count: usize,
     /// The logs of the long texts checkpoints hold (issue 38), each once,
     /// encoded when the table is finished (a later checkpoint may have
@@ -456,13 +456,45 @@ impl MessageTable {
             });
             texts.bytes(&one.buf);
         }
-        vec![
-            count(self.count),
-            self.encoded.buf,
-            count(self.layer_count),
-            self.encoded_layers.buf,
-            texts.buf,
-        ]
+        let mut parts = vec![count(self.count)];
+        parts.extend(self.encoded.0);
+        parts.push(count(self.layer_count));
+        parts.extend(self.encoded_layers.0);
+        parts.push(texts.buf);
+        parts
+    }
+}
+
+/// Length-prefixed items appended to blocks of [`Blocks::BLOCK_BYTES`]
+/// (issue 40: a table an import holds until its index is ended grows
+/// without the slack of one buffer that doubles); the concatenation of the
+/// blocks is the bytes.
+#[derive(Debug, Default)]
+struct Blocks(Vec<Vec<u8>>);
+
+impl Blocks {
+    const BLOCK_BYTES: usize = 1 << 20;
+
+    /// Appends `item` after its length.
+    fn bytes(&mut self, item: &[u8]) {
+        let mut length = Encoder::default();
+        length.usize(item.len());
+        self.extend(&length.buf);
+        self.extend(item);
+    }
+
+    fn extend(&mut self, mut bytes: &[u8]) {
+        while !bytes.is_empty() {
+            if self.0.last().is_none_or(|block| block.len() >= Self::BLOCK_BYTES) {
+                self.0.push(Vec::with_capacity(Self::BLOCK_BYTES));
+            }
+            let Some(block) = self.0.last_mut() else {
+                return;
+            };
+            let n = (Self::BLOCK_BYTES - block.len()).min(bytes.len());
+            block.extend_from_slice(&bytes[..n]);
+            bytes = &bytes[n..];
+        }
     }
 }
 
@@ -1206,6 +1238,22 @@ impl FrozenReplay {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 40: items appended to blocks are, joined, what one buffer
+    /// holds, however they cross the blocks' ends; no block is longer.
+    #[test]
+    fn items_in_blocks_are_the_items_in_one_buffer() {
+        let mut blocks = Blocks::default();
+        let mut one = Encoder::default();
+        for i in 0..300usize {
+            let item: Vec<u8> = (0..(i * 97 % 20_000)).map(|k| (k + i) as u8).collect();
+            blocks.bytes(&item);
+            one.bytes(&item);
+        }
+        assert!(blocks.0.len() > 2, "{} blocks", blocks.0.len());
+        assert!(blocks.0.iter().all(|b| b.len() <= Blocks::BLOCK_BYTES));
+        assert!(blocks.0.concat() == one.buf);
+    }
 
     #[test]
     fn effects_decoded_in_one_pass_are_those_decoded_one_by_one() {

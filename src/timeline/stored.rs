@@ -791,6 +791,9 @@ pub struct IndexEncoder {
     table: MessageTable,
     /// The region's bytes not handed out yet.
     region: Vec<u8>,
+    /// Where a checkpoint's body is encoded before it goes into the
+    /// region, so that each piece handed out is allocated at its size.
+    scratch: Encoder,
     /// The region's bytes handed out before `region`.
     handed_out: usize,
     /// Where whole pieces go, and their size; `None`: all is kept, for
@@ -823,6 +826,7 @@ impl IndexEncoder {
         Self {
             table: MessageTable::default(),
             region: Vec::new(),
+            scratch: Encoder::default(),
             handed_out: 0,
             out: None,
             bodies: Vec::new(),
@@ -869,16 +873,13 @@ impl IndexEncoder {
     }
 
     fn push_checked(&mut self, checkpoint: &FrozenReplay) -> Decoded<()> {
-        let mut body = Encoder {
-            buf: std::mem::take(&mut self.region),
-        };
-        let start = body.buf.len();
-        let encoded = checkpoint.encode_body(&mut body, &mut self.table);
-        self.region = body.buf;
-        encoded?;
-        let sum = checksum(&self.region[start..]);
+        self.scratch.buf.clear();
+        checkpoint.encode_body(&mut self.scratch, &mut self.table)?;
+        let body = std::mem::take(&mut self.scratch.buf);
         self.bodies
-            .push((checkpoint.step(), self.region.len() - start, sum));
+            .push((checkpoint.step(), body.len(), checksum(&body)));
+        self.append_to_region(&body);
+        self.scratch.buf = body;
         let list = checkpoint.conversation();
         let positions = match &self.last {
             Some(last) => list.changed_since(last),
@@ -898,19 +899,26 @@ impl IndexEncoder {
             changed,
         });
         self.last = Some(list.clone());
-        self.hand_out();
         Ok(())
     }
 
-    /// Hands out the region's whole pieces.
-    fn hand_out(&mut self) {
+    /// Appends `bytes` to the region, handing out each piece it fills.
+    fn append_to_region(&mut self, mut bytes: &[u8]) {
         let Some((piece_bytes, out)) = &mut self.out else {
+            self.region.extend_from_slice(bytes);
             return;
         };
-        while self.region.len() >= *piece_bytes {
-            let rest = self.region.split_off(*piece_bytes);
-            out(std::mem::replace(&mut self.region, rest));
-            self.handed_out += *piece_bytes;
+        while !bytes.is_empty() {
+            if self.region.capacity() == 0 {
+                self.region.reserve_exact(*piece_bytes);
+            }
+            let n = (*piece_bytes - self.region.len()).min(bytes.len());
+            self.region.extend_from_slice(&bytes[..n]);
+            bytes = &bytes[n..];
+            if self.region.len() == *piece_bytes {
+                out(std::mem::take(&mut self.region));
+                self.handed_out += *piece_bytes;
+            }
         }
     }
 
