@@ -240,7 +240,7 @@ fn write_events(
                 let pieces_before = encoder.handed_out() / piece_bytes;
                 Some(EncodedIndex::finished(
                     encoder,
-                    &timeline,
+                    timeline,
                     Some(arrivals),
                     pieces_before,
                 ))

@@ -110,8 +110,9 @@ CREATE TABLE timeline_index_piece (
 
 /// The size of a stored index's pieces (but the last): well under
 /// SQLite's largest value, and small enough that a seek that needs a
-/// piece not read yet reads it in a few milliseconds (issue 14).
-pub const INDEX_PIECE_BYTES: usize = 16 << 20;
+/// piece not read yet reads it in a few milliseconds (issue 14), and that
+/// an import holds little while it fills one (issue 40: 16 MiB before).
+pub const INDEX_PIECE_BYTES: usize = 4 << 20;
 
 /// The key of the replay options an index was built with
 /// (`spec 1.1 strict`, `ag-ui-client-1.0 1.1 best-effort`).

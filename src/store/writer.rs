@@ -118,14 +118,14 @@ impl EncodedIndex {
     /// checkpoint as it is made); `timeline` is the encoder's own.
     pub fn finished(
         encoder: IndexEncoder,
-        timeline: &Timeline,
+        timeline: Timeline,
         arrivals: Option<ArrivalTimes>,
         pieces_before: usize,
     ) -> Self {
         Self {
             options: timeline.options(),
             num_events: timeline.last_step().get(),
-            parts: encoder.finish(timeline, arrivals).ok(),
+            parts: encoder.finish_taking(timeline, arrivals).ok(),
             pieces_before,
         }
     }

@@ -937,18 +937,69 @@ impl IndexEncoder {
         timeline: &Timeline,
         arrivals: Option<ArrivalTimes>,
     ) -> Result<Vec<Vec<u8>>, DecodeError> {
+        let mut index = Encoder::default();
+        timeline.index.encode(&mut index);
+        let head = self.encode_head(&timeline.head)?;
+        self.finish_with(End {
+            head,
+            index: index.buf,
+            policy: timeline.policy,
+            cost_since_checkpoint: timeline.cost_since_checkpoint,
+            arrivals,
+        })
+    }
+
+    /// [`Self::finish`] taking the timeline, which goes as soon as what is
+    /// left to encode no longer needs it (issue 40: an import's peak is
+    /// at its end, while the last state is encoded beside its lanes).
+    pub fn finish_taking(
+        mut self,
+        timeline: Timeline,
+        arrivals: Option<ArrivalTimes>,
+    ) -> Result<Vec<Vec<u8>>, DecodeError> {
+        let mut index = Encoder::default();
+        timeline.index.encode(&mut index);
+        let Timeline {
+            head,
+            policy,
+            cost_since_checkpoint,
+            ..
+        } = timeline;
+        let encoded_head = self.encode_head(&head)?;
+        drop(head);
+        self.finish_with(End {
+            head: encoded_head,
+            index: index.buf,
+            policy,
+            cost_since_checkpoint,
+            arrivals,
+        })
+    }
+
+    /// The last state encoded, with its list's messages' numbers.
+    fn encode_head(&mut self, head: &Replayer) -> Decoded<EncodedHead> {
         if let Some(error) = self.error.take() {
             return Err(error);
         }
+        let mut encoded = Encoder::default();
+        head.encode(&mut encoded, &mut self.table)?;
+        let mut list = Vec::with_capacity(head.conversation().len());
+        for message in head.conversation().shared() {
+            list.push(self.number(message)?);
+        }
+        Ok(EncodedHead {
+            bytes: encoded.buf,
+            list,
+            step: head.step(),
+        })
+    }
+
+    fn finish_with(mut self, end: End) -> Result<Vec<Vec<u8>>, DecodeError> {
         if self.bodies.is_empty() {
             return Err(DecodeError::Missing("an index holds at least one checkpoint"));
         }
-        let mut head = Encoder::default();
-        timeline.head.encode(&mut head, &mut self.table)?;
-        let mut last_list = Vec::new();
-        for message in timeline.head.conversation().shared() {
-            last_list.push(self.number(message)?);
-        }
+        let last_list = &end.head.list;
+        let last_step = end.head.step;
         // Each checkpoint's list, rebuilt from the changes, stored against
         // the last state's: `differ` holds the positions where the two
         // differ.
@@ -997,11 +1048,9 @@ impl IndexEncoder {
             directory.usize(list_len);
             directory.buf.extend_from_slice(&list_sum.to_le_bytes());
         }
-        let mut index = Encoder::default();
-        timeline.index.encode(&mut index);
         // A writer's timeline holds no events itself (`index_of`): its
         // length is its last step.
-        let times = encode_arrivals(arrivals.filter(|a| a.len() == timeline.last_step().get()));
+        let times = encode_arrivals(end.arrivals.filter(|a| a.len() == last_step.get()));
         // The front, in parts (issue 40: joined, they were copied once
         // more): the table, then the last state, the lanes and kinds and
         // the times, each after its length, then the directory.
@@ -1012,7 +1061,7 @@ impl IndexEncoder {
         };
         let mut parts = vec![region.buf];
         parts.extend(self.table.finish());
-        for part in [head.buf, index.buf, times] {
+        for part in [end.head.bytes, end.index, times] {
             parts.push(length(&part));
             parts.push(part);
         }
@@ -1026,10 +1075,10 @@ impl IndexEncoder {
         let mut trailer = Vec::with_capacity(TRAILER_BYTES);
         for field in [
             INDEX_FORMAT_VERSION as u64,
-            timeline.policy.max_cost,
-            timeline.policy.op_cost,
-            timeline.cost_since_checkpoint,
-            timeline.head.step().get(),
+            end.policy.max_cost,
+            end.policy.op_cost,
+            end.cost_since_checkpoint,
+            last_step.get(),
             region_len as u64,
             front_len as u64,
             front_sum.finish(),
@@ -1040,6 +1089,23 @@ impl IndexEncoder {
         parts.push(trailer);
         Ok(parts)
     }
+}
+
+/// The last state, encoded: its bytes, its list's messages' numbers in
+/// the table, its step.
+struct EncodedHead {
+    bytes: Vec<u8>,
+    list: Vec<usize>,
+    step: Seq,
+}
+
+/// What an index's end holds besides its checkpoints.
+struct End {
+    head: EncodedHead,
+    index: Vec<u8>,
+    policy: CheckpointPolicy,
+    cost_since_checkpoint: u64,
+    arrivals: Option<ArrivalTimes>,
 }
 
 /// The trailer of a blob, as [`IndexEncoder::finish`] wrote it.
@@ -1660,9 +1726,13 @@ mod tests {
                 encoder.push(&checkpoint);
             }
             let handed_out = encoder.handed_out();
-            let rest = encoder
-                .finish(&timeline, Some(ArrivalTimes::of(&arrivals)))
-                .expect("ends");
+            let times = Some(ArrivalTimes::of(&arrivals));
+            // Taking the timeline (as an import does) or not: the same.
+            let rest = match piece_bytes {
+                64 => encoder.finish_taking(timeline, times),
+                _ => encoder.finish(&timeline, times),
+            }
+            .expect("ends");
             let pieces = std::mem::take(&mut *pieces.lock().expect("pieces"));
             assert!(pieces.iter().all(|p| p.len() == piece_bytes));
             assert_eq!(pieces.len() * piece_bytes, handed_out);
