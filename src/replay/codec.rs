@@ -367,10 +367,16 @@ impl<'a> Decoder<'a> {
 /// message's drift, which grew with the stream).
 #[derive(Debug, Default)]
 pub struct MessageTable {
-    numbers: FxHashMap<*const Message, usize>,
+    /// Each message numbered, by its address, with what keeps that
+    /// address from being reused while the entry is there: a weak
+    /// reference keeps the allocation, not what the value holds. The
+    /// states encoded need not be kept (issue 40: an import encodes each
+    /// checkpoint as it is made, then drops it); [`Self::forget_dropped`]
+    /// removes the entries of values dropped since.
+    numbers: FxHashMap<*const Message, (usize, std::sync::Weak<Message>)>,
     encoded: Blocks,
     count: usize,
-    layer_numbers: FxHashMap<*const u8, usize>,
+    layer_numbers: FxHashMap<*const u8, (usize, WeakLayer)>,
     encoded_layers: Blocks,
     layer_count: usize,
     /// The logs of the long texts checkpoints hold (issue 38), each once,
@@ -378,28 +384,24 @@ pub struct MessageTable {
     /// added pieces to one).
     text_numbers: FxHashMap<*const TextLog, usize>,
     text_logs: Vec<Arc<TextLog>>,
-    /// What keeps each address numbered from being reused until the table
-    /// is finished, when the states encoded are not kept (issue 40: an
-    /// import encodes each checkpoint as it is made, then drops it). A weak
-    /// reference keeps the allocation, not what the value holds.
-    kept_messages: Vec<std::sync::Weak<Message>>,
-    kept_layers: Vec<std::sync::Weak<[(String, Option<super::drift::Since>)]>>,
 }
+
+/// A weak reference to a drift layer.
+type WeakLayer = std::sync::Weak<[(String, Option<super::drift::Since>)]>;
 
 impl MessageTable {
     /// The number of `message`, encoding it on first sight.
     pub(crate) fn number(&mut self, message: &Arc<Message>) -> Decoded<usize> {
         let key = Arc::as_ptr(message);
-        if let Some(&n) = self.numbers.get(&key) {
-            return Ok(n);
+        if let Some((n, _)) = self.numbers.get(&key) {
+            return Ok(*n);
         }
         let mut one = Encoder::default();
         encode_message(&mut one, message)?;
         self.encoded.bytes(&one.buf);
         let n = self.count;
         self.count += 1;
-        self.numbers.insert(key, n);
-        self.kept_messages.push(Arc::downgrade(message));
+        self.numbers.insert(key, (n, Arc::downgrade(message)));
         Ok(n)
     }
 
@@ -408,17 +410,26 @@ impl MessageTable {
     /// address is reused meanwhile).
     pub(super) fn layer_number(&mut self, layer: &DriftLayer) -> usize {
         let key = Arc::as_ptr(layer).cast::<u8>();
-        if let Some(&n) = self.layer_numbers.get(&key) {
-            return n;
+        if let Some((n, _)) = self.layer_numbers.get(&key) {
+            return *n;
         }
         let mut one = Encoder::default();
         super::drift::encode_layer(&mut one, layer);
         self.encoded_layers.bytes(&one.buf);
         let n = self.layer_count;
         self.layer_count += 1;
-        self.layer_numbers.insert(key, n);
-        self.kept_layers.push(Arc::downgrade(layer));
+        self.layer_numbers.insert(key, (n, Arc::downgrade(layer)));
         n
+    }
+
+    /// Forgets the messages and drift layers no longer held anywhere: their
+    /// addresses may then be reused by new ones, which are numbered anew
+    /// (what an encoder that drops its states calls now and then, so that
+    /// their allocations do not pile up, issue 40).
+    pub(crate) fn forget_dropped(&mut self) {
+        self.numbers.retain(|_, (_, weak)| weak.strong_count() > 0);
+        self.layer_numbers
+            .retain(|_, (_, weak)| weak.strong_count() > 0);
     }
 
     /// The number of a text log, kept until the table is finished.

@@ -809,7 +809,13 @@ pub struct IndexEncoder {
     id_numbers: rustc_hash::FxHashMap<Box<str>, u32>,
     /// The first error: nothing more is encoded, and nothing is stored.
     error: Option<DecodeError>,
+    /// Checkpoints pushed since the table last forgot what was dropped.
+    since_forgetting: usize,
 }
+
+/// How many checkpoints an [`IndexEncoder`] pushes between two times its
+/// table forgets what was dropped (each time costs the table's entries).
+const FORGET_EVERY: usize = 8;
 
 impl std::fmt::Debug for IndexEncoder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -835,6 +841,7 @@ impl IndexEncoder {
             ids: Vec::new(),
             id_numbers: rustc_hash::FxHashMap::default(),
             error: None,
+            since_forgetting: 0,
         }
     }
 
@@ -899,6 +906,11 @@ impl IndexEncoder {
             changed,
         });
         self.last = Some(list.clone());
+        self.since_forgetting += 1;
+        if self.since_forgetting == FORGET_EVERY {
+            self.since_forgetting = 0;
+            self.table.forget_dropped();
+        }
         Ok(())
     }
 
@@ -960,11 +972,17 @@ impl IndexEncoder {
         let mut index = Encoder::default();
         timeline.index.encode(&mut index);
         let Timeline {
+            events,
             head,
+            checkpoints,
             policy,
             cost_since_checkpoint,
-            ..
+            next_checkpoint_cost: _,
+            freeze_cache,
+            index: lanes,
         } = timeline;
+        // Dropped now, not when this returns.
+        drop((events, checkpoints, freeze_cache, lanes));
         let encoded_head = self.encode_head(&head)?;
         drop(head);
         self.finish_with(End {
@@ -1589,6 +1607,12 @@ mod tests {
     /// `MESSAGES_SNAPSHOT` halfway that drops the first messages and says
     /// other than what one of them streamed (drift, E20).
     fn growing_with_a_snapshot() -> EventLog {
+        growing_with_a_snapshot_of(700)
+    }
+
+    /// [`growing_with_a_snapshot`] of `n` rounds of five events (`n` >
+    /// 350).
+    fn growing_with_a_snapshot_of(n: usize) -> EventLog {
         let mut log = EventLog::default();
         log.push(br#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#);
         log.push(
@@ -1603,7 +1627,7 @@ mod tests {
             })
             .collect::<Vec<_>>()
             .join(",");
-        for i in 0..700 {
+        for i in 0..n {
             log.push(format!(r#"{{"type":"STATE_DELTA","delta":[{pad}]}}"#).as_bytes());
             log.push(
                 format!(
@@ -1696,15 +1720,20 @@ mod tests {
     /// and reads back as the replay.
     #[test]
     fn an_index_handed_out_in_pieces_is_the_one_encoded_at_the_end() {
-        let log = growing_with_a_snapshot();
+        let log = growing_with_a_snapshot_of(2400);
         let options = Options::default();
         let replayed = Timeline::from_log(log.clone(), options);
-        assert!(replayed.num_checkpoints() > 4);
+        // Enough for the table to forget what was dropped a few times.
+        assert!(
+            replayed.num_checkpoints() > 3 * FORGET_EVERY,
+            "{} checkpoints",
+            replayed.num_checkpoints()
+        );
         let arrivals: Vec<u64> = (0..log.len() as u64).map(|i| i * 1000).collect();
         let at_the_end = replayed
             .encode_index_with(Some(&arrivals))
             .expect("encodes");
-        for piece_bytes in [1, 64, 1000, 1 << 20] {
+        for piece_bytes in [61, 64, 4096, 1 << 20] {
             let pieces = Arc::new(Mutex::new(Vec::new()));
             let handed = Arc::clone(&pieces);
             let mut encoder = IndexEncoder::handing_out(
@@ -1736,7 +1765,7 @@ mod tests {
             let pieces = std::mem::take(&mut *pieces.lock().expect("pieces"));
             assert!(pieces.iter().all(|p| p.len() == piece_bytes));
             assert_eq!(pieces.len() * piece_bytes, handed_out);
-            if piece_bytes < 1000 {
+            if piece_bytes <= 4096 {
                 assert!(pieces.len() > 10, "{} pieces of {piece_bytes}", pieces.len());
             }
             let blob = [pieces.concat(), rest.concat()].concat();
@@ -1749,7 +1778,7 @@ mod tests {
         )
         .expect("decodes");
         assert_eq!(times, Some(arrivals));
-        for step in (0..=replayed.len() as u64).step_by(7) {
+        for step in (0..=replayed.len() as u64).step_by(331) {
             let at = Seq::new(step);
             assert_eq!(
                 stored.seek(at).document(),
