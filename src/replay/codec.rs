@@ -496,7 +496,11 @@ impl Blocks {
 
     fn extend(&mut self, mut bytes: &[u8]) {
         while !bytes.is_empty() {
-            if self.0.last().is_none_or(|block| block.len() >= Self::BLOCK_BYTES) {
+            if self
+                .0
+                .last()
+                .is_none_or(|block| block.len() >= Self::BLOCK_BYTES)
+            {
                 self.0.push(Vec::with_capacity(Self::BLOCK_BYTES));
             }
             let Some(block) = self.0.last_mut() else {

@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::writer::{EncodedIndex, NewSession, RecordingWriter};
-use crate::timeline::{ArrivalTimes, IndexEncoder};
 use super::{SessionId, SessionStatus, StoreError};
 use crate::input::{self, EventLog, ReadError, Stream};
 use crate::timeline::Timeline;
+use crate::timeline::{ArrivalTimes, IndexEncoder};
 
 /// What an import wrote.
 #[derive(Clone, Debug, PartialEq, Eq)]

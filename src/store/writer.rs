@@ -13,9 +13,7 @@ use super::{SessionId, SessionStatus, StoreError, is_secret_header, now_unix_ms,
 use crate::diagnostic::{Diagnostic, Seq};
 use crate::input::{Arrivals, EventKeys, EventLog, HttpRequest, HttpResponse};
 use crate::replay::Options;
-use crate::timeline::{
-    ArrivalTimes, INDEX_FORMAT_VERSION, IndexEncoder, Timeline, index_engine,
-};
+use crate::timeline::{ArrivalTimes, INDEX_FORMAT_VERSION, IndexEncoder, Timeline, index_engine};
 
 /// Events are committed at least this often while they arrive: a killed
 /// writer loses at most the events of the last interval. Half the 100 ms a

@@ -25,13 +25,10 @@ pub use build::TimelineBuilder;
 pub use dropper::drop_in_background;
 pub use entities::{EntityKind, EntityLane, EntityLanes};
 pub use events::{BLOCK_EVENTS, BlockSource, Events, FileEvents, RawEvent, Spliced};
-pub use index::{
-    ActivityLane, EventKind, KindCounts, LaneEvent, NUM_KINDS, Pending, StreamIndex,
-};
+pub use index::{ActivityLane, EventKind, KindCounts, LaneEvent, NUM_KINDS, Pending, StreamIndex};
 pub use stored::{
-    ArrivalTimes, IndexEncoder,
-    INDEX_FORMAT_VERSION, IndexPieces, REPLAY_ENGINE_VERSION, StoredPieces, index_engine,
-    index_is_readable,
+    ArrivalTimes, INDEX_FORMAT_VERSION, IndexEncoder, IndexPieces, REPLAY_ENGINE_VERSION,
+    StoredPieces, index_engine, index_is_readable,
 };
 
 use crate::diagnostic::{Diagnostic, Seq};

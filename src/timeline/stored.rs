@@ -550,9 +550,8 @@ fn decode_checkpoint(
     entry: Entry,
     options: Options,
 ) -> Decoded<FrozenReplay> {
-    let damaged = || {
-        DecodeError::Damaged("a checkpoint in the index is damaged (its checksum differs)")
-    };
+    let damaged =
+        || DecodeError::Damaged("a checkpoint in the index is damaged (its checksum differs)");
     let body = bytes.range(entry.body.0, entry.body.1)?;
     if checksum(&body) != entry.body_sum {
         return Err(damaged());
@@ -763,6 +762,9 @@ fn decode_arrivals(bytes: &[u8], n: u64) -> Decoded<Option<Vec<u64>>> {
 /// The most bytes the trailer takes: eight numbers and the magic.
 const TRAILER_BYTES: usize = 8 * 8 + 4;
 
+/// Where an [`IndexEncoder`] hands its pieces out.
+pub type PieceSink = Box<dyn FnMut(Vec<u8>) + Send>;
+
 /// One checkpoint's message list, as the changes since the checkpoint
 /// before: its length, and the messages (their numbers in the table) at
 /// the positions that changed or were added.
@@ -798,7 +800,7 @@ pub struct IndexEncoder {
     handed_out: usize,
     /// Where whole pieces go, and their size; `None`: all is kept, for
     /// [`Self::finish`] to return.
-    out: Option<(usize, Box<dyn FnMut(Vec<u8>) + Send>)>,
+    out: Option<(usize, PieceSink)>,
     /// Each checkpoint's step, body length and checksum.
     bodies: Vec<(Seq, usize, u64)>,
     lists: Vec<ListChanges>,
@@ -848,7 +850,7 @@ impl IndexEncoder {
     /// An encoder that hands the region out to `out` in pieces of
     /// `piece_bytes` as they fill (the first piece first); [`Self::finish`]
     /// returns the rest.
-    pub fn handing_out(piece_bytes: usize, out: Box<dyn FnMut(Vec<u8>) + Send>) -> Self {
+    pub fn handing_out(piece_bytes: usize, out: PieceSink) -> Self {
         Self {
             out: Some((piece_bytes.max(1), out)),
             ..Self::keeping_all()
@@ -1014,7 +1016,9 @@ impl IndexEncoder {
 
     fn finish_with(mut self, end: End) -> Result<Vec<Vec<u8>>, DecodeError> {
         if self.bodies.is_empty() {
-            return Err(DecodeError::Missing("an index holds at least one checkpoint"));
+            return Err(DecodeError::Missing(
+                "an index holds at least one checkpoint",
+            ));
         }
         let last_list = &end.head.list;
         let last_step = end.head.step;
@@ -1766,17 +1770,18 @@ mod tests {
             assert!(pieces.iter().all(|p| p.len() == piece_bytes));
             assert_eq!(pieces.len() * piece_bytes, handed_out);
             if piece_bytes <= 4096 {
-                assert!(pieces.len() > 10, "{} pieces of {piece_bytes}", pieces.len());
+                assert!(
+                    pieces.len() > 10,
+                    "{} pieces of {piece_bytes}",
+                    pieces.len()
+                );
             }
             let blob = [pieces.concat(), rest.concat()].concat();
             assert!(blob == at_the_end, "pieces of {piece_bytes} bytes");
         }
-        let (stored, times) = Timeline::from_stored_pieces(
-            log.clone(),
-            StoredPieces::whole(at_the_end),
-            options,
-        )
-        .expect("decodes");
+        let (stored, times) =
+            Timeline::from_stored_pieces(log.clone(), StoredPieces::whole(at_the_end), options)
+                .expect("decodes");
         assert_eq!(times, Some(arrivals));
         for step in (0..=replayed.len() as u64).step_by(331) {
             let at = Seq::new(step);
@@ -1820,7 +1825,13 @@ mod tests {
         let stored_against: Vec<bool> = in_the_index
             .entries
             .iter()
-            .map(|e| in_the_index.bytes.range(e.list.0, e.list.1).expect("a list")[0] == 1)
+            .map(|e| {
+                in_the_index
+                    .bytes
+                    .range(e.list.0, e.list.1)
+                    .expect("a list")[0]
+                    == 1
+            })
             .collect();
         assert_eq!(stored_against, against_head);
         let last = replayed.len() as u64;
@@ -1886,7 +1897,13 @@ mod tests {
     #[test]
     fn a_checksum_over_parts_is_the_checksum_of_the_parts_joined() {
         let bytes: Vec<u8> = (0..300u32).map(|i| (i * 31 % 251) as u8).collect();
-        for cuts in [vec![], vec![0], vec![1, 2, 3], vec![31, 32, 33], vec![5, 64, 100, 299]] {
+        for cuts in [
+            vec![],
+            vec![0],
+            vec![1, 2, 3],
+            vec![31, 32, 33],
+            vec![5, 64, 100, 299],
+        ] {
             let mut sum = Checksum::default();
             let mut from = 0;
             for &cut in cuts.iter().chain([&bytes.len()]) {

@@ -584,7 +584,11 @@ fn metadata_origins(
     let profile = doc.options().profile;
     let mut pending: Vec<&String> = metadata.keys().collect();
     let end = lane.events.partition_point(|e| e.seq() <= step);
-    for (seq, change) in lane.events[..end].iter().rev().map(|e| (e.seq(), e.change())) {
+    for (seq, change) in lane.events[..end]
+        .iter()
+        .rev()
+        .map(|e| (e.seq(), e.change()))
+    {
         if pending.is_empty() {
             break;
         }

@@ -166,8 +166,14 @@ impl LaneRow<'_> {
         if let (Some(first), Some(last)) =
             (self.activity.events.first(), self.activity.events.last())
         {
-            let x0 = self.axis.x_from_step(first.seq().get() as f64).max(plot.left());
-            let x1 = self.axis.x_from_step(last.seq().get() as f64).min(plot.right());
+            let x0 = self
+                .axis
+                .x_from_step(first.seq().get() as f64)
+                .max(plot.left());
+            let x1 = self
+                .axis
+                .x_from_step(last.seq().get() as f64)
+                .min(plot.right());
             if x0 <= x1 {
                 let color = visuals.weak_text_color().gamma_multiply(0.35);
                 under.push(Shape::hline(x0..=x1, y, Stroke::new(1.0, color)));

@@ -193,7 +193,9 @@ pub fn merge_marks(
         .into_iter()
         .filter_map(|(_, group)| {
             let group = &events[group];
-            let shown = group.iter().min_by_key(|e| Reverse(importance(e.change())))?;
+            let shown = group
+                .iter()
+                .min_by_key(|e| Reverse(importance(e.change())))?;
             let (seq, change) = (shown.seq(), shown.change());
             Some(LaneMark {
                 seq,
@@ -710,11 +712,10 @@ fn schema_marks_ui(
 /// The lane of the current event: an activity's, else another entity's
 /// (issue 43).
 fn lane_of_step(index: &StreamIndex, step: Seq) -> Option<Row> {
-    let activity = index.lanes().iter().position(|lane| {
-        lane.events
-            .binary_search_by_key(&step, |e| e.seq())
-            .is_ok()
-    });
+    let activity = index
+        .lanes()
+        .iter()
+        .position(|lane| lane.events.binary_search_by_key(&step, |e| e.seq()).is_ok());
     match activity {
         Some(lane) => Some(Row::Lane(lane)),
         None => index.entities().lane_at(step).map(Row::Entity),
