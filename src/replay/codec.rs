@@ -87,7 +87,7 @@ pub enum DecodeError {
 pub type Decoded<T> = Result<T, DecodeError>;
 
 /// Appends encoded values to a byte buffer.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Encoder {
     /// What was written so far.
     pub buf: Vec<u8>,

@@ -219,6 +219,7 @@ fn write_events(
         let replay = start.map(|start| {
             scope.spawn(move || {
                 let mut timeline = Timeline::starting_from(start).empty();
+                timeline.pack_lanes();
                 let mut encoder = IndexEncoder::handing_out(
                     piece_bytes,
                     Box::new(move |piece| {

@@ -106,6 +106,16 @@ impl LaneEvent {
     }
 }
 
+impl PackedLane {
+    fn push(&mut self, event: LaneEvent) {
+        let seq = event.seq().get();
+        self.encoded.u64(seq.wrapping_sub(self.last));
+        self.last = seq;
+        self.encoded.u8(change_byte(event.change()));
+        self.count += 1;
+    }
+}
+
 impl From<(Seq, ActivityChange)> for LaneEvent {
     fn from((seq, change): (Seq, ActivityChange)) -> Self {
         Self::new(seq, change)
@@ -138,9 +148,40 @@ pub struct StreamIndex {
     severity_steps: [Vec<Seq>; 4],
     kinds: Vec<u8>,
     buckets: Vec<KindCounts>,
+    /// The lanes' events as they are encoded, instead of in `lanes`, for
+    /// an index that is only encoded ([`Self::pack_lanes`]).
+    packed: Option<Vec<PackedLane>>,
+}
+
+/// One lane's events as [`StreamIndex::encode`] writes them: their count,
+/// then each one's step (from the one before) and change.
+#[derive(Clone, Debug, Default)]
+struct PackedLane {
+    count: usize,
+    last: u64,
+    encoded: Encoder,
 }
 
 impl StreamIndex {
+    /// Keeps the lanes' events encoded, two or three bytes each, instead
+    /// of eight (issue 40: an import holds every lane until it writes the
+    /// index): for the index of a writer, which encodes it and reads no
+    /// lane ([`Self::lanes`] then shows none of their events).
+    pub fn pack_lanes(&mut self) {
+        let packed = self
+            .lanes
+            .iter_mut()
+            .map(|lane| {
+                let mut packed = PackedLane::default();
+                for event in std::mem::take(&mut lane.events) {
+                    packed.push(event);
+                }
+                packed
+            })
+            .collect();
+        self.packed = Some(packed);
+    }
+
     /// Makes room for `num_events` more events.
     pub fn reserve(&mut self, num_events: usize) {
         self.kinds.reserve(num_events);
@@ -161,6 +202,9 @@ impl StreamIndex {
                         activity_type: String::new(),
                         events: Vec::new(),
                     });
+                    if let Some(packed) = &mut self.packed {
+                        packed.push(PackedLane::default());
+                    }
                     self.lanes.len() - 1
                 }
             };
@@ -196,7 +240,11 @@ impl StreamIndex {
         }
         self.buckets[bucket][kind] += 1;
         if let (Some(lane), Some(change)) = (pending.lane, effect.activity) {
-            self.lanes[lane].events.push(LaneEvent::new(seq, change));
+            let event = LaneEvent::new(seq, change);
+            match &mut self.packed {
+                Some(packed) => packed[lane].push(event),
+                None => self.lanes[lane].events.push(event),
+            }
         }
         if let Some(entity) = pending.entity {
             self.entities.record(entity, seq);
@@ -313,16 +361,22 @@ impl StreamIndex {
     /// histogram's buckets are summed again on decoding).
     pub(super) fn encode(&self, e: &mut Encoder) {
         e.usize(self.lanes.len());
-        for lane in &self.lanes {
+        for (i, lane) in self.lanes.iter().enumerate() {
             e.str(&lane.message_id);
             e.str(&lane.activity_type);
-            e.usize(lane.events.len());
-            let mut last = 0;
-            for event in &lane.events {
-                let seq = event.seq().get();
-                e.u64(seq.wrapping_sub(last));
-                last = seq;
-                e.u8(change_byte(event.change()));
+            match self.packed.as_ref().and_then(|packed| packed.get(i)) {
+                Some(packed) => {
+                    e.usize(packed.count);
+                    e.buf.extend_from_slice(&packed.encoded.buf);
+                }
+                None => {
+                    let mut packed = PackedLane::default();
+                    for &event in &lane.events {
+                        packed.push(event);
+                    }
+                    e.usize(packed.count);
+                    e.buf.extend_from_slice(&packed.encoded.buf);
+                }
             }
         }
         self.entities.encode(e);

@@ -267,6 +267,13 @@ impl Timeline {
         &self.index
     }
 
+    /// Keeps the activity lanes' events as the index encodes them
+    /// ([`StreamIndex::pack_lanes`]): for a writer's timeline, whose index
+    /// is encoded and not read (issue 40: an import).
+    pub fn pack_lanes(&mut self) {
+        self.index.pack_lanes();
+    }
+
     /// The number of checkpoints kept (step 0 included).
     pub fn num_checkpoints(&self) -> usize {
         self.checkpoints.len()

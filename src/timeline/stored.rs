@@ -1744,8 +1744,10 @@ mod tests {
                 piece_bytes,
                 Box::new(move |piece| handed.lock().expect("pieces").push(piece)),
             );
-            // As an import builds it: the checkpoints taken as they are made.
+            // As an import builds it: the checkpoints taken as they are
+            // made, the lanes packed.
             let mut timeline = Timeline::starting_from(Replayer::new(options)).empty();
+            timeline.pack_lanes();
             for (_, raw) in log.iter() {
                 let mut one = EventLog::default();
                 one.push(raw);
