@@ -198,7 +198,7 @@ fn write_planned(
 ///
 /// A chunk at a time (issue 40): what `record` hides of the events, an
 /// import hides too (issue 38), before the timeline index is built from
-/// them; at most two chunks wait for the index while the next is written,
+/// them; at most one chunk waits for the index while the next is written,
 /// so that a file of any size is imported in bounded memory.
 fn write_events(
     writer: &mut RecordingWriter,
@@ -212,7 +212,7 @@ fn write_events(
     let options = start.as_ref().map(|start| start.options());
     let piece_bytes = writer.index_piece_bytes();
     std::thread::scope(|scope| {
-        let (chunk_sender, chunk_receiver) = std::sync::mpsc::sync_channel::<Arc<EventLog>>(2);
+        let (chunk_sender, chunk_receiver) = std::sync::mpsc::sync_channel::<Arc<EventLog>>(1);
         let (arrivals_sender, arrivals_receiver) = std::sync::mpsc::channel::<ArrivalTimes>();
         // The index's pieces, as its checkpoints fill them (issue 40).
         let (piece_sender, piece_receiver) = std::sync::mpsc::channel::<Vec<u8>>();
