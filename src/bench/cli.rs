@@ -332,9 +332,11 @@ pub struct UiFigures {
     pub playhead_lag_px_p50: f64,
     /// Their 99th percentile.
     pub playhead_lag_px_p99: f64,
-    /// The drag's frames after which the panels were at another step than
-    /// the playhead.
-    pub panels_behind_frames: usize,
+    /// Median, over the drag's frames, of the steps between the playhead
+    /// painted and the state the panels had when the frame started.
+    pub panels_lag_steps_p50: f64,
+    /// Their 99th percentile.
+    pub panels_lag_steps_p99: f64,
     /// From the release to the first frame whose panels show the step of
     /// the release, frames drawn only when the app asks (`null`: it
     /// stopped asking first).
@@ -402,7 +404,9 @@ fn ui_figures(args: &UiArgs) -> anyhow::Result<UiFigures> {
         let quantile = |q: f64| super::percentile(&timings.frame_millis, q);
         let round = |ms: f64| (ms * 10.0).round() / 10.0;
         let drag = &timings.drag;
-        let lag_steps: Vec<f64> = drag.playhead_lag_steps.iter().map(|&s| s as f64).collect();
+        let as_f64 = |steps: &[u64]| steps.iter().map(|&s| s as f64).collect::<Vec<f64>>();
+        let lag_steps = as_f64(&drag.playhead_lag_steps);
+        let panels_lag = as_f64(&drag.panels_lag_steps);
         Ok(UiFigures {
             events: timings.events,
             file_bytes,
@@ -424,7 +428,8 @@ fn ui_figures(args: &UiArgs) -> anyhow::Result<UiFigures> {
             playhead_lag_steps_p99: super::percentile(&lag_steps, 0.99),
             playhead_lag_px_p50: round(super::percentile(&drag.playhead_lag_px, 0.5)),
             playhead_lag_px_p99: round(super::percentile(&drag.playhead_lag_px, 0.99)),
-            panels_behind_frames: drag.panels_behind_frames,
+            panels_lag_steps_p50: super::percentile(&panels_lag, 0.5),
+            panels_lag_steps_p99: super::percentile(&panels_lag, 0.99),
             panels_final_ms: drag.panels_final_ms.map(round),
             panels_final_frames: drag.panels_final_frames,
             find_all_ms: (timings.find_all_ms * 10.0).round() / 10.0,

@@ -74,9 +74,9 @@ pub struct DragTimings {
     /// Each frame: pixels between the pointer when the frame is done (what
     /// the eye compares it with) and the playhead it painted, sorted.
     pub playhead_lag_px: Vec<f64>,
-    /// Frames after which the panels' state was at another step than the
-    /// playhead painted.
-    pub panels_behind_frames: usize,
+    /// Each frame: steps between the playhead it painted and the state
+    /// the panels had when it started (at most what they drew), sorted.
+    pub panels_lag_steps: Vec<u64>,
     /// From the release to the end of the first frame whose panels show
     /// the step of the release, frames drawn only as the app asks for them
     /// (as the window draws them); `None` when the app stopped asking with
@@ -136,6 +136,7 @@ fn drag_timings(
     let mut events = vec![button(x0, true)];
     let mut x = x0;
     while started.elapsed() < DRAG_FOR {
+        let panels_step = app.state.view().map_or(Seq::START, |v| v.step);
         let frame_started = Instant::now();
         frame(app, std::mem::take(&mut events));
         timings.frame_millis.push(millis(frame_started));
@@ -150,9 +151,9 @@ fn drag_timings(
         timings
             .playhead_lag_px
             .push(f64::from((next - painted.x()).abs()));
-        if app.state.view().is_none_or(|v| v.step != painted.step) {
-            timings.panels_behind_frames += 1;
-        }
+        timings
+            .panels_lag_steps
+            .push(panels_step.get().abs_diff(painted.step.get()));
         x = next;
         events = vec![egui::Event::PointerMoved(egui::pos2(x, y))];
     }
@@ -178,6 +179,7 @@ fn drag_timings(
     }
     timings.frame_millis.sort_by(f64::total_cmp);
     timings.playhead_lag_steps.sort_unstable();
+    timings.panels_lag_steps.sort_unstable();
     timings.playhead_lag_px.sort_by(f64::total_cmp);
     Ok(timings)
 }
