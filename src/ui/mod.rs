@@ -104,6 +104,9 @@ impl ReplayApp {
     /// An app opening `path` (in the background), or empty.
     pub fn new(path: Option<PathBuf>) -> Self {
         let mut state = AppState::default();
+        // Issue 43: a long stream's seek does not hold up the frame that
+        // paints the playhead.
+        state.set_seek_policy(crate::app_model::seek::SeekPolicy::APP);
         if let Some(path) = path {
             state.open_in_background(path, None, None);
         }
@@ -197,6 +200,10 @@ impl ReplayApp {
             // The colours that reach WCAG AA (issue 13, point 7).
             theme::install(&ctx);
             self.styled = true;
+            // A seek answered on its thread is drawn at once (issue 43).
+            let waker_ctx = ctx.clone();
+            self.state
+                .set_seek_waker(std::sync::Arc::new(move || waker_ctx.request_repaint()));
         }
         // The work that draws nothing, once, before the panels draw. The
         // frame's time comes from egui's input (the clock in the app, a

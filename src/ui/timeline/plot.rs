@@ -138,8 +138,10 @@ pub(super) fn plot_ui(
     {
         let delta = -f64::from(response.drag_delta().x) * axis.steps_per_pixel();
         new_range = pan_range(new_range, delta, num_events);
-    } else if response.is_pointer_button_down_on()
-        && primary_down
+    } else if ((response.is_pointer_button_down_on() && primary_down)
+        // Issue 43: the last move and the release in one frame (frames
+        // slower than the pointer) end the scrub where it was let go.
+        || response.drag_stopped_by(PointerButton::Primary))
         && !shift
         && let Some(pos) = response.interact_pointer_pos()
     {
