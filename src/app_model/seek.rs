@@ -295,9 +295,27 @@ impl Drop for Seeker {
     }
 }
 
+/// The state the seek thread answered with last, and of which timeline.
+struct Last {
+    /// The timeline's address (with the generation: the same timeline).
+    timeline: usize,
+    generation: u64,
+    at: Replayer,
+}
+
+impl Last {
+    fn is_of(&self, request: &Request) -> bool {
+        self.timeline == Arc::as_ptr(&request.timeline) as usize
+            && self.generation == request.generation
+    }
+}
+
 /// The seek thread: takes the latest request, computes its view, leaves
 /// the answer, wakes the app.
 fn run(shared: &Shared) {
+    // The state at the step it answered last, to go on from: during a drag
+    // it is nearer than the state shown, which is a frame or two behind.
+    let mut last: Option<Last> = None;
     loop {
         let request = {
             let mut slots = shared.slots();
@@ -315,12 +333,22 @@ fn run(shared: &Shared) {
                     .unwrap_or_else(|e| e.into_inner());
             }
         };
-        let view = view_at(
-            &request.timeline,
-            request.near.as_ref(),
-            request.step,
-            request.generation,
-        );
+        let target = Seq::new(request.step.get().saturating_sub(1));
+        let mine = last
+            .as_ref()
+            .filter(|last| last.is_of(&request))
+            .map(|last| &last.at);
+        let near = [request.near.as_ref(), mine]
+            .into_iter()
+            .flatten()
+            .filter(|near| near.step() <= target)
+            .max_by_key(|near| near.step());
+        let view = view_at(&request.timeline, near, request.step, request.generation);
+        last = Some(Last {
+            timeline: Arc::as_ptr(&request.timeline) as usize,
+            generation: request.generation,
+            at: view.at.checkpoint(),
+        });
         let done = SeekDone {
             id: request.id,
             view,
@@ -433,6 +461,28 @@ mod tests {
         // Not one answer a request: at most the one computed while the
         // others came (replaced by newer ones), and the last.
         assert!(answers.len() <= 2, "{answers:?}");
+    }
+
+    #[test]
+    fn going_on_from_the_last_answer_gives_the_state_a_fresh_seek_gives() {
+        // The thread goes on from the state it answered last when that is
+        // nearer than the one sent (a drag forward), and from the one sent
+        // or a checkpoint when going back.
+        let timeline = timeline(1500);
+        let mut seeker = Seeker::default();
+        for step in [10, 400, 401, 900, 300, 1200, 1501, 5] {
+            let step = Seq::new(step);
+            seeker.request(step, 1, Arc::clone(&timeline), None);
+            let done = seeker.wait().expect("an answer");
+            let fresh = view_at(&timeline, None, step, 1);
+            assert_eq!(done.view.step, step);
+            assert_eq!(done.view.at.state(), fresh.at.state(), "at {step}");
+            let text = |view: &CursorView| -> Vec<serde_json::Value> {
+                view.at.conversation().iter().map(|m| m.to_json()).collect()
+            };
+            assert_eq!(text(&done.view), text(&fresh), "at {step}");
+            assert_eq!(done.view.before.step(), fresh.before.step());
+        }
     }
 
     #[test]
