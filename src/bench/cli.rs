@@ -333,7 +333,7 @@ pub struct UiFigures {
     /// Their 99th percentile.
     pub playhead_lag_px_p99: f64,
     /// Median, over the drag's frames, of the steps between the playhead
-    /// painted and the state the panels had when the frame started.
+    /// painted and the state the panels drew in the same frame.
     pub panels_lag_steps_p50: f64,
     /// Their 99th percentile.
     pub panels_lag_steps_p99: f64,

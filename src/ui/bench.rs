@@ -76,7 +76,7 @@ pub struct DragTimings {
     /// the eye compares it with) and the playhead it painted, sorted.
     pub playhead_lag_px: Vec<f64>,
     /// Each frame: steps between the playhead it painted and the state
-    /// the panels had when it started (at most what they drew), sorted.
+    /// its panels drew, sorted.
     pub panels_lag_steps: Vec<u64>,
     /// From the release to the end of the first frame whose panels show
     /// the step of the release, frames drawn only as the app asks for them
@@ -137,8 +137,11 @@ fn drag_timings(
     let mut events = vec![button(x0, true)];
     let mut x = x0;
     while started.elapsed() < DRAG_FOR {
-        let panels_step = app.state.view().map_or(Seq::START, |v| v.step);
         let frame_started = Instant::now();
+        // What the frame's logic does first: the seek thread's answer
+        // shown, so that the state read here is the one the panels draw.
+        app.state.poll_seek();
+        let panels_step = app.state.view().map_or(Seq::START, |v| v.step);
         frame(app, std::mem::take(&mut events));
         timings.frame_millis.push(millis(frame_started));
         let Some(painted) = super::timeline::painted_playhead(ctx) else {
