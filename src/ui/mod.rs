@@ -261,6 +261,10 @@ impl ReplayApp {
             });
             grip
         });
+        // Issue 43: what the timeline asked for (a scrub) applies before the
+        // other panels draw, so that they show the cursor where the playhead
+        // is and a long seek runs on its thread while they are laid out.
+        self.state.apply(std::mem::take(&mut commands));
         self.layout.begin(ui.available_width());
         let wide = self.state.wide_diff()
             && matches!(
