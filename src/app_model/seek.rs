@@ -8,7 +8,7 @@
 //! replaced by a newer one (a drag asks for a step each frame; only the
 //! last matters), a seek already started finishes and its answer is shown
 //! unless a newer one was shown first. The panels show the last state
-//! computed meanwhile. No egui here: the app gives a waker to be drawn
+//! computed meanwhile. No UI toolkit here: the app gives a waker to be drawn
 //! again when an answer is ready.
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};

@@ -3,7 +3,9 @@
 //! inspector and the diagnostics on the right.
 //!
 //! Panels read [`AppState`] and push [`Command`]s; the commands of a frame
-//! are applied once, at its end. The engine knows nothing of this module.
+//! are applied once the timeline has drawn (a scrub shows in the panels
+//! drawn after it) and at its end. The engine knows nothing of this
+//! module.
 
 pub mod annotations;
 pub mod bench;
