@@ -23,6 +23,7 @@ pub mod memo;
 pub mod notes;
 pub mod schemas;
 pub mod search;
+pub mod seek;
 pub mod state;
 #[cfg(test)]
 pub mod test_support;

@@ -18,12 +18,13 @@ use super::live::{Live, LiveResponse};
 use super::schemas::{
     SchemaCommand, SchemaFolders, SchemaSetting, attach_findings, check_new_events, infer_into,
 };
+use super::seek::{SeekPolicy, Seeker, view_at};
 use super::time_control::{TimeCommand, TimeContext, TimeControl, TimeResponse};
 use crate::app_model::marks::{CompareView, Marks};
 use crate::app_model::notes::{Annotations, NoteContext, Notes};
 use crate::app_model::search::{SearchProgress, SearchRun};
 use crate::diagnostic::{Seq, Severity};
-use crate::protocol::{ParseOutcome, parse_event};
+use crate::protocol::ParseOutcome;
 use crate::replay::{Options, Profile, Replayer};
 use crate::timeline::EventKind;
 
@@ -142,6 +143,17 @@ pub struct AppState {
     schema_folders: SchemaFolders,
     /// The edits of the stream, and which view shows (issue 41).
     whatif: crate::app_model::whatif::WhatIf,
+    /// Where the seek at the cursor runs (issue 43).
+    seek_policy: SeekPolicy,
+    /// The seek thread, when the policy sends seeks there.
+    seeker: Seeker,
+    /// The id of the seek whose view shows: an answer older than it is
+    /// not shown (the seeks' ids grow).
+    shown_seek: u64,
+    /// Answers older than this are of a stream no longer shown.
+    seeks_valid_from: u64,
+    /// Since when the view has been behind the cursor, a seek on its way.
+    behind_since: Option<Instant>,
 }
 
 /// When to draw the next frame, as the logic step of a frame says.
@@ -162,6 +174,14 @@ impl Repaint {
 
 /// How often a background open is looked at.
 const LOADING_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// How often a seek on its way is looked at, besides the seek thread
+/// waking the app when it answers.
+const SEEK_POLL: std::time::Duration = std::time::Duration::from_millis(16);
+
+/// How long the view may be behind the cursor before the status bar says
+/// it is catching up.
+pub const CATCHING_UP_AFTER: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// How long a notice shows.
 const NOTICE_FOR: std::time::Duration = std::time::Duration::from_secs(6);
@@ -385,7 +405,7 @@ impl AppState {
                 self.compare_with.a_changed(true, doc, self.options);
             }
             self.refresh_rows();
-            self.view = None;
+            self.clear_view();
             self.stream_changed();
             // The rest of an edited stream is indexed once the state at
             // the cursor shows.
@@ -616,7 +636,7 @@ impl AppState {
         }
         self.refresh_rows();
         // The view at the kept step was computed from the replay replaced.
-        self.view = None;
+        self.clear_view();
         self.sync_view();
         if let Some(error) = whatif_error {
             self.error = Some(error);
@@ -656,10 +676,12 @@ impl AppState {
         response
     }
 
-    /// Computes the view at the cursor's step, unless it shows it already.
+    /// Brings the view to the cursor's step, unless it shows it already or
+    /// a seek to it is on its way: computed here, or on the seek thread
+    /// for a long stream when the policy says so (issue 43).
     fn sync_view(&mut self) {
         let Some(doc) = &self.doc else {
-            self.view = None;
+            self.clear_view();
             return;
         };
         let step = self.time.step();
@@ -668,43 +690,112 @@ impl AppState {
             .as_ref()
             .is_some_and(|v| v.step == step && v.generation == self.generation)
         {
+            // Back where the view is: what was asked for since is not needed.
+            self.seeker.forget();
+            self.behind_since = None;
+            return;
+        }
+        if self.seeker.is_pending_for(step, self.generation) {
             return;
         }
         if let Some(indexing) = &doc.indexing {
             indexing.foreground_busy();
         }
         // Scrubbing forward goes on from the state shown (issue 14).
-        let target = Seq::new(step.get().saturating_sub(1));
-        let before = match &self.view {
-            Some(shown) if shown.generation == self.generation => {
-                doc.timeline.seek_from(&shown.at, target)
-            }
-            _ => doc.timeline.seek(target),
+        let near = self
+            .view
+            .as_ref()
+            .filter(|shown| shown.generation == self.generation)
+            .map(|shown| &shown.at);
+        if self.seek_policy.in_background(doc.num_events()) {
+            let near = near.map(crate::replay::Replayer::checkpoint);
+            let timeline = Arc::clone(&doc.timeline);
+            self.seeker.request(step, self.generation, timeline, near);
+            self.behind_since.get_or_insert_with(Instant::now);
+            return;
+        }
+        let view = view_at(&doc.timeline, near, step, self.generation);
+        self.seeker.forget();
+        let id = self.seeker.next_id();
+        self.show_view(id, view);
+    }
+
+    /// Shows the view a seek computed, unless a newer seek's shows already
+    /// or it is of a stream no longer shown.
+    fn show_view(&mut self, id: u64, view: CursorView) {
+        let Some(doc) = &self.doc else {
+            crate::timeline::drop_in_background(view);
+            return;
         };
-        let (at, event) = match doc.raw(step).filter(|_| step.get() > 0) {
-            Some(raw) => {
-                let raw: &[u8] = &raw;
-                let mut at = before.checkpoint();
-                let parsed = parse_event(raw);
-                at.apply(parsed.clone());
-                if step == doc.timeline.last_step() {
-                    at = doc.timeline.seek(step);
-                }
-                (at, Some(parsed))
-            }
-            None => (before.checkpoint(), None),
-        };
-        let view = CursorView {
-            step,
-            at,
-            before,
-            event,
-            generation: self.generation,
-        };
+        if id <= self.shown_seek || id < self.seeks_valid_from {
+            crate::timeline::drop_in_background(view);
+            return;
+        }
+        self.shown_seek = id;
+        if view.step == self.time.step() && view.generation == self.generation {
+            self.behind_since = None;
+        }
         self.inspected.follow(doc, &view);
         if let Some(shown) = self.view.replace(view) {
             crate::timeline::drop_in_background(shown);
         }
+    }
+
+    /// No view: none of the stream shown (another one, or it changed under
+    /// the cursor); the answers of seeks asked for before are not shown.
+    fn clear_view(&mut self) {
+        if let Some(shown) = self.view.take() {
+            crate::timeline::drop_in_background(shown);
+        }
+        self.seeker.forget();
+        self.seeks_valid_from = self.seeker.next_id();
+        self.behind_since = None;
+    }
+
+    /// Shows the answers of the seek thread that came; returns whether the
+    /// view changed.
+    pub fn poll_seek(&mut self) -> bool {
+        let mut changed = false;
+        while let Some(done) = self.seeker.try_take() {
+            self.show_view(done.id, done.view);
+            changed = true;
+        }
+        if changed {
+            self.refresh_derived();
+            // The cursor may have moved again meanwhile.
+            self.sync_view();
+        }
+        changed
+    }
+
+    /// Waits until the view shows the cursor's step, when a seek is on its
+    /// way (tests, `bench ui`).
+    pub fn wait_for_view(&mut self) {
+        while let Some(done) = self.seeker.wait() {
+            self.show_view(done.id, done.view);
+        }
+        self.sync_view();
+        self.refresh_derived();
+    }
+
+    /// Where the seek at the cursor runs (the model's default: inline).
+    pub fn set_seek_policy(&mut self, policy: SeekPolicy) {
+        self.seek_policy = policy;
+    }
+
+    /// Calls `waker` when the seek thread has an answer (the app asks for
+    /// a frame).
+    pub fn set_seek_waker(&mut self, waker: super::seek::Waker) {
+        self.seeker.set_waker(waker);
+    }
+
+    /// The step the panels show while they catch up with the cursor: the
+    /// view has been behind it for [`CATCHING_UP_AFTER`] or more, a seek
+    /// on its way (issue 43).
+    pub fn catching_up(&self) -> Option<Seq> {
+        let since = self.behind_since?;
+        let view = self.view.as_ref()?;
+        (since.elapsed() >= CATCHING_UP_AFTER && view.step != self.time.step()).then_some(view.step)
     }
 
     /// Recomputes the rows of the event list for the current filter.
@@ -721,6 +812,12 @@ impl AppState {
         for command in commands {
             self.apply_one(command);
         }
+        self.refresh_derived();
+    }
+
+    /// Brings what is derived from the view and the marks (the diff, the
+    /// comparison with another stream) up to date.
+    fn refresh_derived(&mut self) {
         if self.central_tab == CentralTab::Diff {
             let selected = self.inspected.shown();
             let timeline = self.doc.as_ref().map(|d| &*d.timeline);
@@ -969,8 +1066,9 @@ impl AppState {
             IndexUpdate::Divergences(divergences) => {
                 doc.divergences = divergences;
                 doc.indexing = None;
+                // The view shown stays until the one of this generation
+                // shows: the replay under it did not change.
                 self.generation += 1;
-                self.view = None;
                 self.sync_view();
             }
             IndexUpdate::Failed(error) => {
@@ -1043,6 +1141,12 @@ impl AppState {
         let mut repaint = Repaint::default();
         repaint.now |= self.poll_loading();
         repaint.now |= self.poll_indexing();
+        repaint.now |= self.poll_seek();
+        if self.seeker.is_pending() {
+            // The seek thread wakes the app when it answers; this is in
+            // case nothing does, and for the "catching up" marker.
+            repaint.within(SEEK_POLL);
+        }
         if self.doc.as_ref().is_some_and(|d| d.indexing.is_some()) {
             repaint.within(LOADING_POLL);
         }
@@ -1185,4 +1289,82 @@ impl AppState {
 /// The name of a profile for the switch.
 pub fn profile_label(profile: Profile) -> &'static str {
     profile.label()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app_model::test_support::{STREAM, doc_of, state_of};
+
+    fn set(state: &mut AppState, step: u64) {
+        state.apply(vec![Command::Time(TimeCommand::Set(Seq::new(step)))]);
+    }
+
+    fn shown(state: &AppState) -> Option<Seq> {
+        state.view().map(|v| v.step)
+    }
+
+    #[test]
+    fn an_answer_older_than_the_view_shown_is_not_shown() {
+        // Issue 43: the seek thread's answers never take the place of a
+        // newer view.
+        let mut state = state_of(STREAM);
+        state.set_seek_policy(SeekPolicy::InBackgroundAbove(0));
+        set(&mut state, 6);
+        let old = state.seeker.wait().expect("the answer for step 6");
+        assert_eq!(old.view.step, Seq::new(6));
+        state.set_seek_policy(SeekPolicy::Inline);
+        set(&mut state, 3);
+        assert_eq!(shown(&state), Some(Seq::new(3)));
+        state.show_view(old.id, old.view);
+        assert_eq!(shown(&state), Some(Seq::new(3)));
+    }
+
+    #[test]
+    fn an_answer_for_a_stream_no_longer_open_is_not_shown() {
+        let mut state = state_of(STREAM);
+        state.set_seek_policy(SeekPolicy::InBackgroundAbove(0));
+        set(&mut state, 8);
+        let old = state.seeker.wait().expect("the answer for step 8");
+        // Another stream, of four events, opens.
+        state.install_doc(doc_of(&STREAM[..4]));
+        state.show_view(old.id, old.view);
+        assert_ne!(shown(&state), Some(Seq::new(8)));
+        state.wait_for_view();
+        assert_eq!(shown(&state), Some(Seq::new(1)));
+    }
+
+    #[test]
+    fn a_seek_on_the_thread_leaves_the_view_until_it_answers_and_asks_for_frames() {
+        let mut state = state_of(STREAM);
+        assert_eq!(shown(&state), Some(Seq::new(1)));
+        state.set_seek_policy(SeekPolicy::InBackgroundAbove(0));
+        set(&mut state, 7);
+        // The cursor moved at once; the view waits for the thread's answer.
+        assert_eq!(state.step(), Seq::new(7));
+        assert_eq!(shown(&state), Some(Seq::new(1)));
+        // The frame's logic shows the answer if it came, else asks to be
+        // drawn again soon: the app never waits for input to catch up.
+        let repaint = state.logic_step(0.0);
+        if shown(&state) == Some(Seq::new(7)) {
+            assert!(repaint.now);
+        } else {
+            assert!(repaint.after.is_some_and(|after| after <= SEEK_POLL));
+        }
+        state.wait_for_view();
+        assert_eq!(shown(&state), Some(Seq::new(7)));
+        let view = state.view().expect("a view");
+        assert_eq!(view.at.step(), Seq::new(7));
+        assert_eq!(view.before.step(), Seq::new(6));
+        // Nothing on its way: no frame asked for it.
+        assert_eq!(state.logic_step(0.0), Repaint::default());
+    }
+
+    #[test]
+    fn small_streams_seek_inline_under_the_apps_policy() {
+        let mut state = state_of(STREAM);
+        state.set_seek_policy(SeekPolicy::APP);
+        set(&mut state, 5);
+        assert_eq!(shown(&state), Some(Seq::new(5)));
+    }
 }

@@ -315,6 +315,34 @@ pub struct UiFigures {
     pub seek_p50_ms: f64,
     /// 99th percentile of the frames' seeks (budget ≤ 5 ms).
     pub seek_p99_ms: f64,
+    /// A drag across the timeline's plot at 1,000 px/s for 3 s, back and
+    /// forth (issue 43): the frames it drew.
+    pub drag_frames: usize,
+    /// Median frame of the drag.
+    pub drag_frame_p50_ms: f64,
+    /// 99th percentile frame of the drag.
+    pub drag_frame_p99_ms: f64,
+    /// Median, over the drag's frames, of the steps between the step under
+    /// the pointer and the playhead painted in the same frame.
+    pub playhead_lag_steps_p50: f64,
+    /// Their 99th percentile.
+    pub playhead_lag_steps_p99: f64,
+    /// Median, over the drag's frames, of the pixels between the pointer
+    /// when the frame is done and the playhead it painted.
+    pub playhead_lag_px_p50: f64,
+    /// Their 99th percentile.
+    pub playhead_lag_px_p99: f64,
+    /// Median, over the drag's frames, of the steps between the playhead
+    /// painted and the state the panels drew in the same frame.
+    pub panels_lag_steps_p50: f64,
+    /// Their 99th percentile.
+    pub panels_lag_steps_p99: f64,
+    /// From the release to the first frame whose panels show the step of
+    /// the release, frames drawn only when the app asks (`null`: it
+    /// stopped asking first).
+    pub panels_final_ms: Option<f64>,
+    /// Frames drawn after the release until then.
+    pub panels_final_frames: usize,
     /// A search over every event matching nothing, as `agui-replay find`
     /// runs it (the events already loaded).
     pub find_all_ms: f64,
@@ -375,6 +403,10 @@ fn ui_figures(args: &UiArgs) -> anyhow::Result<UiFigures> {
         )?;
         let quantile = |q: f64| super::percentile(&timings.frame_millis, q);
         let round = |ms: f64| (ms * 10.0).round() / 10.0;
+        let drag = &timings.drag;
+        let as_f64 = |steps: &[u64]| steps.iter().map(|&s| s as f64).collect::<Vec<f64>>();
+        let lag_steps = as_f64(&drag.playhead_lag_steps);
+        let panels_lag = as_f64(&drag.panels_lag_steps);
         Ok(UiFigures {
             events: timings.events,
             file_bytes,
@@ -389,6 +421,17 @@ fn ui_figures(args: &UiArgs) -> anyhow::Result<UiFigures> {
             frame_max_ms: quantile(1.0),
             seek_p50_ms: super::percentile(&timings.seek_millis, 0.5),
             seek_p99_ms: super::percentile(&timings.seek_millis, 0.99),
+            drag_frames: drag.frame_millis.len(),
+            drag_frame_p50_ms: super::percentile(&drag.frame_millis, 0.5),
+            drag_frame_p99_ms: super::percentile(&drag.frame_millis, 0.99),
+            playhead_lag_steps_p50: super::percentile(&lag_steps, 0.5),
+            playhead_lag_steps_p99: super::percentile(&lag_steps, 0.99),
+            playhead_lag_px_p50: round(super::percentile(&drag.playhead_lag_px, 0.5)),
+            playhead_lag_px_p99: round(super::percentile(&drag.playhead_lag_px, 0.99)),
+            panels_lag_steps_p50: super::percentile(&panels_lag, 0.5),
+            panels_lag_steps_p99: super::percentile(&panels_lag, 0.99),
+            panels_final_ms: drag.panels_final_ms.map(round),
+            panels_final_frames: drag.panels_final_frames,
             find_all_ms: (timings.find_all_ms * 10.0).round() / 10.0,
             app_search_all_ms: (timings.app_search_all_ms * 10.0).round() / 10.0,
             allocated_bytes_open: timings.allocated_bytes_open,

@@ -3,7 +3,9 @@
 //! inspector and the diagnostics on the right.
 //!
 //! Panels read [`AppState`] and push [`Command`]s; the commands of a frame
-//! are applied once, at its end. The engine knows nothing of this module.
+//! are applied once the timeline has drawn (a scrub shows in the panels
+//! drawn after it) and at its end. The engine knows nothing of this
+//! module.
 
 pub mod annotations;
 pub mod bench;
@@ -104,6 +106,9 @@ impl ReplayApp {
     /// An app opening `path` (in the background), or empty.
     pub fn new(path: Option<PathBuf>) -> Self {
         let mut state = AppState::default();
+        // Issue 43: a long stream's seek does not hold up the frame that
+        // paints the playhead.
+        state.set_seek_policy(crate::app_model::seek::SeekPolicy::APP);
         if let Some(path) = path {
             state.open_in_background(path, None, None);
         }
@@ -197,6 +202,10 @@ impl ReplayApp {
             // The colours that reach WCAG AA (issue 13, point 7).
             theme::install(&ctx);
             self.styled = true;
+            // A seek answered on its thread is drawn at once (issue 43).
+            let waker_ctx = ctx.clone();
+            self.state
+                .set_seek_waker(std::sync::Arc::new(move || waker_ctx.request_repaint()));
         }
         // The work that draws nothing, once, before the panels draw. The
         // frame's time comes from egui's input (the clock in the app, a
@@ -254,6 +263,10 @@ impl ReplayApp {
             });
             grip
         });
+        // Issue 43: what the timeline asked for (a scrub) applies before the
+        // other panels draw, so that they show the cursor where the playhead
+        // is and a long seek runs on its thread while they are laid out.
+        self.state.apply(std::mem::take(&mut commands));
         self.layout.begin(ui.available_width());
         let wide = self.state.wide_diff()
             && matches!(

@@ -55,6 +55,14 @@ pub fn status_bar_ui(ui: &mut Ui, state: &AppState, commands: &mut Vec<Command>)
             return;
         };
         ui.label(step_label(state.step().get(), doc.num_events()));
+        // Issue 43: the panels show an earlier step while a long seek runs.
+        if let Some(shown) = state.catching_up() {
+            ui.weak(format!("catching up: panels at step {shown}"))
+                .on_hover_text(
+                    "The playhead is at the cursor; the panels show the last state computed \
+                     until the state at the cursor is",
+                );
+        }
         // Issue 41: the stream shown is not the recording.
         if state.whatif().showing_edited() {
             let marker = super::whatif::edited_marker_ui(ui);

@@ -19,6 +19,7 @@ mod interop;
 mod layout;
 mod open;
 mod schemas;
+mod scrub;
 mod search_lanes;
 mod serve;
 mod time_axis;

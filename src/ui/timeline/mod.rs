@@ -39,6 +39,7 @@ mod toolbar;
 pub use self::density::KindGroup;
 pub use self::marks::match_color;
 use self::plot::plot_ui;
+pub use self::plot::{PaintedPlayhead, painted_playhead};
 pub use self::range::{
     bin_groups, bin_of, bin_seqs, bin_steps, clamp_range, full_range, pan_range, ruler_spacing,
     visible_bins, zoom_range,

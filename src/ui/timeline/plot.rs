@@ -138,8 +138,10 @@ pub(super) fn plot_ui(
     {
         let delta = -f64::from(response.drag_delta().x) * axis.steps_per_pixel();
         new_range = pan_range(new_range, delta, num_events);
-    } else if response.is_pointer_button_down_on()
-        && primary_down
+    } else if ((response.is_pointer_button_down_on() && primary_down)
+        // Issue 43: the last move and the release in one frame (frames
+        // slower than the pointer) end the scrub where it was let go.
+        || response.drag_stopped_by(PointerButton::Primary))
         && !shift
         && let Some(pos) = response.interact_pointer_pos()
     {
@@ -229,6 +231,17 @@ pub(super) fn plot_ui(
     marks::paint_marks(ui, &painter, &axis, state, dragging, &rows);
     marks::paint_divergences(ui, &painter, &axis, &doc.divergences, &rows);
     paint_playhead(ui, &painter, &axis, playhead, rect.top()..=bottom);
+    ui.data_mut(|d| {
+        d.insert_temp(
+            painted_playhead_id(),
+            PaintedPlayhead {
+                step: playhead,
+                plot: plot_rect,
+                axis: axis.clone(),
+                num_events,
+            },
+        );
+    });
 
     if !response.dragged() {
         response.on_hover_ui_at_pointer(|ui| {
@@ -252,6 +265,43 @@ pub(super) fn plot_ui(
             hover.ui(ui, pos);
         });
     }
+}
+
+/// Where the plot painted its playhead in the last frame, and on which
+/// axis: `bench ui` and the tests compare it with the step under the
+/// pointer (issue 43: the playhead under the pointer while scrubbing).
+#[derive(Clone, Debug)]
+pub struct PaintedPlayhead {
+    /// The step the playhead was painted at.
+    pub step: Seq,
+    /// The plot's rectangle (where a drag scrubs).
+    pub plot: Rect,
+    /// The axis it was painted on.
+    pub axis: StepAxis,
+    /// The stream's events then.
+    pub num_events: u64,
+}
+
+impl PaintedPlayhead {
+    /// The step a press or a drag at `x` goes to.
+    pub fn step_at(&self, x: f32) -> Seq {
+        step_at(&self.axis, x, self.num_events)
+    }
+
+    /// The x the playhead was painted at.
+    pub fn x(&self) -> f32 {
+        self.axis.x_from_step(self.step.get() as f64)
+    }
+}
+
+fn painted_playhead_id() -> egui::Id {
+    egui::Id::unique("timeline_painted_playhead")
+}
+
+/// Where the timeline painted its playhead in the last frame (none before
+/// it showed a stream).
+pub fn painted_playhead(ctx: &egui::Context) -> Option<PaintedPlayhead> {
+    ctx.data(|d| d.get_temp(painted_playhead_id()))
 }
 
 /// Zooms a time axis by `factor` (above 1: in) keeping the time under `x`
