@@ -556,10 +556,7 @@ impl RecordingWriter {
                     "DELETE FROM timeline_index WHERE session_id = ?1 AND options = ?2",
                     params![session.0, options],
                 )?;
-                tx.execute(
-                    "DELETE FROM timeline_index_piece WHERE session_id = ?1 AND options = ?2",
-                    params![session.0, options],
-                )?;
+                delete_index_pieces(&tx, session, &options)?;
             }
             write_piece(&tx, session, &options, n, &[piece])?;
             tx.commit()
@@ -582,11 +579,7 @@ impl RecordingWriter {
         let Some(parts) = &encoded.parts else {
             // What was stored of it goes too.
             if encoded.pieces_before > 0 {
-                self.conn
-                    .execute(
-                        "DELETE FROM timeline_index_piece WHERE session_id = ?1 AND options = ?2",
-                        params![session.0, options],
-                    )
+                delete_index_pieces(&self.conn, session, &options)
                     .map_err(|e| self.sqlite("cannot store the timeline index", e))?;
             }
             return Ok(false);
@@ -597,10 +590,7 @@ impl RecordingWriter {
         let conn = &self.conn;
         let store = || -> rusqlite::Result<()> {
             if first_piece == 0 {
-                conn.execute(
-                    "DELETE FROM timeline_index_piece WHERE session_id = ?1 AND options = ?2",
-                    params![session.0, options],
-                )?;
+                delete_index_pieces(conn, session, &options)?;
             }
             conn.execute(
                 "INSERT OR REPLACE INTO timeline_index
@@ -637,11 +627,8 @@ impl RecordingWriter {
             Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::TooBig) => {
                 // What was stored of it before goes too.
                 if first_piece > 0 {
-                    conn.execute(
-                        "DELETE FROM timeline_index_piece WHERE session_id = ?1 AND options = ?2",
-                        params![session.0, options],
-                    )
-                    .map_err(|e| self.sqlite("cannot store the timeline index", e))?;
+                    delete_index_pieces(conn, session, &options)
+                        .map_err(|e| self.sqlite("cannot store the timeline index", e))?;
                 }
                 return Ok(false);
             }
@@ -1072,6 +1059,20 @@ impl RecordingWriter {
         }
         Ok(self.path.clone())
     }
+}
+
+/// Removes the stored pieces of the index of `session` replayed with the
+/// options keyed `options`.
+fn delete_index_pieces(
+    conn: &rusqlite::Connection,
+    session: SessionId,
+    options: &str,
+) -> rusqlite::Result<()> {
+    conn.execute(
+        "DELETE FROM timeline_index_piece WHERE session_id = ?1 AND options = ?2",
+        params![session.0, options],
+    )
+    .map(|_| ())
 }
 
 /// Inserts piece `n` of an index, the concatenation of `slices`, written
