@@ -82,7 +82,7 @@ pub struct LineChunks<R> {
 
 impl<R: std::io::Read> LineChunks<R> {
     /// How many bytes are read at a time.
-    pub const BLOCK: usize = 4 << 20;
+    pub const BLOCK: usize = 1 << 20;
 
     /// The lines of `reader`, from its start.
     pub fn new(reader: R) -> Self {
