@@ -108,12 +108,18 @@ impl LaneEvent {
 
 impl PackedLane {
     fn push(&mut self, event: LaneEvent) {
-        let seq = event.seq().get();
-        self.encoded.u64(seq.wrapping_sub(self.last));
-        self.last = seq;
-        self.encoded.u8(change_byte(event.change()));
+        self.last = encode_lane_event(&mut self.encoded, self.last, event);
         self.count += 1;
     }
+}
+
+/// Encodes a lane's event after the one at step `last`: its step from
+/// that one, and its change. Returns its step.
+fn encode_lane_event(e: &mut Encoder, last: u64, event: LaneEvent) -> u64 {
+    let seq = event.seq().get();
+    e.u64(seq.wrapping_sub(last));
+    e.u8(change_byte(event.change()));
+    seq
 }
 
 impl From<(Seq, ActivityChange)> for LaneEvent {
@@ -370,12 +376,11 @@ impl StreamIndex {
                     e.buf.extend_from_slice(&packed.encoded.buf);
                 }
                 None => {
-                    let mut packed = PackedLane::default();
+                    e.usize(lane.events.len());
+                    let mut last = 0;
                     for &event in &lane.events {
-                        packed.push(event);
+                        last = encode_lane_event(e, last, event);
                     }
-                    e.usize(packed.count);
-                    e.buf.extend_from_slice(&packed.encoded.buf);
                 }
             }
         }

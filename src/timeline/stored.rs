@@ -672,12 +672,23 @@ impl StoredCheckpoints {
 }
 
 /// Arrival times as an index stores them, encoded as they come (issue 40:
-/// an import keeps them so, a few bytes each, not eight): zigzag deltas.
-#[derive(Debug, Default)]
+/// an import keeps them so, a few bytes each, not eight): the tag of times
+/// present, then zigzag deltas ([`encode_arrivals`]).
+#[derive(Debug)]
 pub struct ArrivalTimes {
     encoded: Encoder,
     last: u64,
     count: u64,
+}
+
+impl Default for ArrivalTimes {
+    fn default() -> Self {
+        Self {
+            encoded: Encoder { buf: vec![1] },
+            last: 0,
+            count: 0,
+        }
+    }
 }
 
 impl ArrivalTimes {
@@ -714,11 +725,7 @@ impl ArrivalTimes {
 /// the deltas.
 fn encode_arrivals(arrivals: Option<ArrivalTimes>) -> Vec<u8> {
     match arrivals {
-        Some(times) => {
-            let mut bytes = times.encoded.buf;
-            bytes.insert(0, 1);
-            bytes
-        }
+        Some(times) => times.encoded.buf,
         None => vec![0],
     }
 }
