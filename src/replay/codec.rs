@@ -174,7 +174,8 @@ impl Encoder {
 /// Nesting deeper than this is not stored (serde_json reads back to 128).
 pub const MAX_DEPTH: usize = 100;
 
-fn depth(value: &Value) -> usize {
+/// How deeply `value` nests (a scalar: 0).
+pub(crate) fn depth(value: &Value) -> usize {
     match value {
         Value::Array(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
         Value::Object(map) => 1 + map.values().map(depth).max().unwrap_or(0),

@@ -30,7 +30,7 @@ use serde_json::{Map, Value};
 use super::codec::{Decoded, Decoder, Encoder, MessageTable, Shared};
 use super::conversation::Message;
 use super::layered::{Layer, LayeredMap};
-use crate::diagnostic::{Code, Diagnostic, Drift, DriftKind, Seq};
+use crate::diagnostic::{Code, Diagnostic, Drift, DriftKind, DriftPatch, Seq};
 use crate::protocol::{EventBody, Patch};
 
 /// How many paths [`Touched`] keeps apart before it merges the deepest into
@@ -400,22 +400,30 @@ impl DriftWatch {
         (since.deltas > 0).then_some(since)
     }
 
-    /// Encodes the tracking: its map's layers by their number in `table`
-    /// (stored once, shared by every checkpoint that holds them).
+    /// Encodes the tracking: its map's shared layers by their number in
+    /// `table` (stored once, shared by every checkpoint that holds them),
+    /// its own newest layer, if any, in place (issue 40).
     pub(super) fn encode(&self, e: &mut Encoder, table: &mut MessageTable) {
         self.state.encode(e);
-        let (recent, layers, fold_at) = self.messages.parts();
-        e.usize(recent.len());
-        for entry in recent {
+        let parts = self.messages.parts();
+        e.usize(parts.recent.len());
+        for entry in parts.recent {
             e.str(entry.key);
             encode_entry(e, entry.value);
             e.bool(entry.touched);
         }
-        e.usize(layers.len());
-        for layer in layers {
+        e.usize(parts.shared.len());
+        for layer in parts.shared {
             e.usize(table.layer_number(layer));
         }
-        e.usize(fold_at);
+        match parts.own_top {
+            Some(top) => {
+                e.u8(1);
+                encode_layer(e, top);
+            }
+            None => e.u8(0),
+        }
+        e.usize(parts.fold_at);
     }
 
     pub(super) fn decode(d: &mut Decoder<'_>, shared: Shared<'_>) -> Decoded<Self> {
@@ -432,9 +440,14 @@ impl DriftWatch {
         for _ in 0..n {
             layers.push(shared.tables.layer(shared.blob, d.usize()?)?);
         }
+        let own_top = if d.bool()? {
+            Some(decode_layer(d)?)
+        } else {
+            None
+        };
         let fold_at = d.usize()?;
         Ok(Self {
-            messages: LayeredMap::from_parts(recent, layers, fold_at),
+            messages: LayeredMap::from_parts(recent, layers, own_top, fold_at),
             state,
         })
     }
@@ -606,9 +619,22 @@ impl DriftCheck<'_> {
             since: first,
             deltas,
             failed_at,
-            patch: Value::Array(ops).into(),
+            patch: compact_patch(Value::Array(ops)),
         }));
         diagnostic
+    }
+}
+
+/// A drift's patch kept as its compact text (issue 40: see
+/// [`DriftPatch::from_written_text`]), or as the value when nested too
+/// deeply for its text to be read back.
+fn compact_patch(ops: Value) -> DriftPatch {
+    if super::codec::depth(&ops) > super::codec::MAX_DEPTH {
+        return ops.into();
+    }
+    match serde_json::to_vec(&ops) {
+        Ok(text) => DriftPatch::from_written_text(text),
+        Err(_) => ops.into(),
     }
 }
 
@@ -692,6 +718,67 @@ mod tests {
 
     fn held(touched: &Touched) -> Vec<&str> {
         touched.0.iter().map(|p| &**p).collect()
+    }
+
+    fn check(touched_paths: &[&str]) -> DriftCheck<'static> {
+        DriftCheck {
+            seq: Seq::new(9),
+            code: Code::ActivityDrift,
+            unstreamed: Code::ActivityDriftUnstreamed,
+            message_id: Some("a1"),
+            subject: "activity \"a1\"".to_owned(),
+            event: "ACTIVITY_SNAPSHOT",
+            changes: "ACTIVITY_DELTA",
+            event_prefix: "/snapshot".to_owned(),
+            since: Since {
+                first: Seq::new(3),
+                deltas: 2,
+                failed_at: None,
+                touched: touched(touched_paths),
+            },
+        }
+    }
+
+    #[test]
+    fn a_drifts_patch_is_kept_as_its_compact_text_and_reads_as_the_operations() {
+        // Issue 40: a replay holds every drift it made; each patch is kept
+        // as the text an index stores, and reads back as the operations.
+        let held = serde_json::json!({"a": {"b": 1, "c": [1, 2.5]}, "x": "y"});
+        let snapshot = serde_json::json!({"a": {"b": 2, "c": [1, 2.5, 1e300]}, "z": null});
+        let found = check(&["/a"]).diagnose(&held, &snapshot);
+        assert_eq!(found.len(), 2, "{found:?}");
+        let mut ops = Vec::new();
+        for diagnostic in &found {
+            let drift = diagnostic.drift.as_deref().expect("a drift");
+            let text = drift.patch.json_text().expect("kept as text");
+            assert_eq!(
+                serde_json::from_slice::<Value>(text).unwrap(),
+                *drift.patch.value()
+            );
+            assert_eq!(serde_json::to_vec(drift.patch.value()).unwrap(), text);
+            ops.extend(drift.patch.value().as_array().unwrap().iter().cloned());
+        }
+        // Both kinds together are the whole patch, in its order.
+        let whole = serde_json::to_value(json_patch::diff(&held, &snapshot)).unwrap();
+        let sorted = |mut v: Vec<Value>| {
+            v.sort_by_key(|op| op.to_string());
+            v
+        };
+        assert_eq!(sorted(ops), sorted(whole.as_array().unwrap().clone()));
+    }
+
+    #[test]
+    fn a_drifts_patch_too_deep_for_its_text_to_be_read_back_is_kept_as_the_value() {
+        let mut deep = serde_json::json!(1);
+        for _ in 0..super::super::codec::MAX_DEPTH + 5 {
+            deep = serde_json::json!([deep]);
+        }
+        let held = serde_json::json!({"a": 1});
+        let snapshot = serde_json::json!({"a": deep});
+        let found = check(&["/a"]).diagnose(&held, &snapshot);
+        let drift = found[0].drift.as_deref().expect("a drift");
+        assert!(drift.patch.json_text().is_none());
+        assert_eq!(drift.patch.value()[0]["value"], deep);
     }
 
     #[test]

@@ -31,6 +31,13 @@ pub(super) struct LayeredMap<V> {
     layers: Vec<Layer<V>>,
     /// `recent` folds when it holds this many keys.
     fold_at: usize,
+    /// Whether the newest layer is this copy's own: the recent keys that
+    /// [`Self::frozen`] made a layer, held by no other copy when made. An
+    /// index stores it with its checkpoint, not in the table of layers
+    /// checkpoints share (issue 40: an import holds that table until it
+    /// ends, and one such layer per checkpoint was most of it). Cleared
+    /// when the layers change.
+    own_top: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -48,6 +55,19 @@ pub(super) struct RecentEntry<'a, V> {
     pub touched: bool,
 }
 
+/// What [`LayeredMap::parts`] gives.
+pub(super) struct Parts<'a, V> {
+    /// The recent keys, sorted, each with its value (`None`: a removal)
+    /// and whether it was touched since the last fold.
+    pub recent: Vec<RecentEntry<'a, V>>,
+    /// The layers other copies may share, oldest first.
+    pub shared: &'a [Layer<V>],
+    /// The newest layer, when it is this copy's own.
+    pub own_top: Option<&'a Layer<V>>,
+    /// The size the recent keys fold at.
+    pub fold_at: usize,
+}
+
 /// The fewest keys `recent` folds at (and the most it grows by between
 /// folds, beyond the keys it keeps).
 const MIN_FOLD: usize = 64;
@@ -58,6 +78,7 @@ impl<V> Default for LayeredMap<V> {
             recent: FxHashMap::default(),
             layers: Vec::new(),
             fold_at: MIN_FOLD,
+            own_top: false,
         }
     }
 }
@@ -131,7 +152,8 @@ impl<V: Clone> LayeredMap<V> {
     /// the copy folds its keys later, to the same values.
     pub(super) fn frozen(&self) -> Self {
         let mut layers = self.layers.clone();
-        if !self.recent.is_empty() {
+        let own_top = !self.recent.is_empty();
+        if own_top {
             let mut top: Vec<(String, Option<V>)> = self
                 .recent
                 .iter()
@@ -144,6 +166,7 @@ impl<V: Clone> LayeredMap<V> {
             recent: FxHashMap::default(),
             layers,
             fold_at: MIN_FOLD,
+            own_top,
         }
     }
 
@@ -197,10 +220,8 @@ impl<V: Clone> LayeredMap<V> {
 
     /// What the map is made of, for a stored checkpoint (issue 14: the
     /// layers are stored once, shared by every checkpoint that holds
-    /// them): the recent keys sorted, each with its value (`None`: a
-    /// removal) and whether it was touched since the last fold; the
-    /// layers, oldest first; the size the recent keys fold at.
-    pub(super) fn parts(&self) -> (Vec<RecentEntry<'_, V>>, &[Layer<V>], usize) {
+    /// them).
+    pub(super) fn parts(&self) -> Parts<'_, V> {
         let mut recent: Vec<RecentEntry<'_, V>> = self
             .recent
             .iter()
@@ -211,16 +232,29 @@ impl<V: Clone> LayeredMap<V> {
             })
             .collect();
         recent.sort_unstable_by(|a, b| a.key.cmp(b.key));
-        (recent, &self.layers, self.fold_at)
+        let (shared, own_top) = match &self.layers[..] {
+            [shared @ .., top] if self.own_top => (shared, Some(top)),
+            all => (all, None),
+        };
+        Parts {
+            recent,
+            shared,
+            own_top,
+            fold_at: self.fold_at,
+        }
     }
 
     /// The map [`Self::parts`] described (each layer sorted by key, keys
-    /// unique: the caller checks).
+    /// unique: the caller checks): `own_top`, its own newest layer, after
+    /// the shared ones.
     pub(super) fn from_parts(
         recent: Vec<(String, Option<V>, bool)>,
-        layers: Vec<Layer<V>>,
+        mut layers: Vec<Layer<V>>,
+        own_top: Option<Layer<V>>,
         fold_at: usize,
     ) -> Self {
+        let has_own_top = own_top.is_some();
+        layers.extend(own_top);
         Self {
             recent: recent
                 .into_iter()
@@ -228,6 +262,7 @@ impl<V: Clone> LayeredMap<V> {
                 .collect(),
             layers,
             fold_at: fold_at.max(MIN_FOLD),
+            own_top: has_own_top,
         }
     }
 
@@ -249,6 +284,7 @@ impl<V: Clone> LayeredMap<V> {
         if moved.is_empty() {
             return;
         }
+        self.own_top = false;
         moved.sort_by(|a, b| a.0.cmp(&b.0));
         self.layers.push(moved.into());
         while let [.., older, newer] = &self.layers[..]
@@ -377,6 +413,50 @@ mod tests {
             checked += 1;
         }
         assert_eq!(checked, 6);
+    }
+
+    /// Issue 40: a checkpoint's copy tells its own newest layer (its
+    /// recent keys) from the layers other copies share; described by its
+    /// parts, it is the same map; a map that folds since has none of its own.
+    #[test]
+    fn a_frozen_copys_own_layer_is_told_from_the_shared_ones() {
+        let mut map: LayeredMap<u64> = LayeredMap::default();
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for step in 0..5_000u64 {
+            let (key, remove) = random_op(&mut x, step);
+            if remove {
+                map.remove(&key);
+            } else {
+                *map.get_or_insert_with(&key, || 0) += step;
+            }
+        }
+        assert!(!map.recent.is_empty() && !map.layers.is_empty());
+        assert!(map.parts().own_top.is_none(), "a live map has none");
+        let frozen = map.frozen();
+        let parts = frozen.parts();
+        let top = parts.own_top.expect("its recent keys");
+        assert_eq!(top.len(), map.recent.len());
+        assert_eq!(parts.shared.len(), map.layers.len());
+        for (shared, layer) in parts.shared.iter().zip(&map.layers) {
+            assert!(Arc::ptr_eq(shared, layer));
+        }
+        let rebuilt = LayeredMap::from_parts(
+            Vec::new(),
+            parts.shared.to_vec(),
+            Some(Arc::clone(top)),
+            parts.fold_at,
+        );
+        assert_eq!(rebuilt.sorted_entries(), map.sorted_entries());
+        assert!(rebuilt.parts().own_top.is_some());
+        // A copy of a copy with no recent keys has no layer of its own.
+        assert!(frozen.frozen().parts().own_top.is_none());
+        // Resumed and folded, its layers change: none is its own.
+        let mut resumed = rebuilt.clone();
+        for step in 5_000..6_000u64 {
+            let (key, _) = random_op(&mut x, step);
+            *resumed.get_or_insert_with(&key, || 0) += step;
+        }
+        assert!(resumed.parts().own_top.is_none());
     }
 
     /// Random operations on the map and on a `BTreeMap`, with copies taken

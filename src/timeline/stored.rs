@@ -62,8 +62,10 @@ use crate::replay::{FrozenReplay, Options, Replayer};
 /// holds the lanes of runs, steps, messages and tool calls; format 8 is no
 /// longer read. Format 10 (issue 40): the checkpoints first, each encoded
 /// as it is made, their message lists after them, then the front and a
-/// trailer ([`IndexEncoder`]); format 9 is no longer read.
-pub const INDEX_FORMAT_VERSION: i64 = 10;
+/// trailer ([`IndexEncoder`]); format 9 is no longer read. Format 11
+/// (issue 40): a checkpoint's own newest drift layer is stored with it,
+/// not in the table of shared layers; format 10 is no longer read.
+pub const INDEX_FORMAT_VERSION: i64 = 11;
 
 /// The version of what the replay computes (its rules, diagnostics,
 /// checkpoint policy) as far as a stored index holds it. Bump it by hand
@@ -71,7 +73,7 @@ pub const INDEX_FORMAT_VERSION: i64 = 10;
 /// written by another engine version is not believed. The test
 /// `the_encoded_index_of_a_fixed_stream_changes_only_with_the_engine_version`
 /// fails when the index of a fixed stream changes while this stays.
-pub const REPLAY_ENGINE_VERSION: u32 = 10;
+pub const REPLAY_ENGINE_VERSION: u32 = 11;
 
 /// The engine that wrote an index, stored beside it: the crate's version
 /// and [`REPLAY_ENGINE_VERSION`]. An index written by another is not
@@ -90,7 +92,8 @@ fn engine_named(version: u32) -> String {
 /// the indexes of formats 5 and 6 (engines 5 to 7) are rebuilt; format 8
 /// (issue 38) stores long texts otherwise, so format 7 is rebuilt too;
 /// format 9 (issue 43) stores the entities' lanes, so format 8 is too;
-/// format 10 (issue 40) is laid out otherwise, so format 9 is too.
+/// format 10 (issue 40) is laid out otherwise, so format 9 is too; and
+/// format 11 (issue 40) stores drift layers otherwise, so format 10 is too.
 const READABLE_INDEXES: [(i64, u32); 1] = [(INDEX_FORMAT_VERSION, REPLAY_ENGINE_VERSION)];
 
 /// The checkpoint policies of the indexes this build believes: its own,
@@ -1527,6 +1530,10 @@ mod tests {
         // front and a trailer of fixed size; the replay's results are
         // unchanged.
         (10, 0x809c_6b65_068c_76e1),
+        // Index format 11 (issue 40): a checkpoint's own newest drift
+        // layer stored with it, not in the shared table; the replay's
+        // results are unchanged.
+        (11, 0x2d6d_83a3_6aee_9204),
     ];
 
     /// The demo under both profiles, strict and best effort.

@@ -303,11 +303,13 @@ type Expected = fn(&IndexUnused) -> bool;
 /// changed.) Issue 38: format 8 stores the long texts of checkpoints
 /// otherwise, so format 7 (by engine 8) is not believed either; issue 43's
 /// format 9 stores the entities' lanes, so format 8 is not; issue 40's
-/// format 10 lays the checkpoints out first, so format 9 (engine 9) is not.
+/// format 10 lays the checkpoints out first, so format 9 (engine 9) is not;
+/// format 11 stores each checkpoint's own drift layer with it, so format 10
+/// (engine 10) is not.
 #[test]
 fn indexes_of_the_builds_before_are_not_believed() {
     let this_engine = format!(" engine {}", agui_replay::timeline::REPLAY_ENGINE_VERSION);
-    for (format, engine) in [(5u8, 5), (6, 6), (6, 7), (7, 8), (8, 8), (9, 9)] {
+    for (format, engine) in [(5u8, 5), (6, 6), (6, 7), (7, 8), (8, 8), (9, 9), (10, 10)] {
         let rec = TempPath::new(&format!("stored-format-{format}-{engine}"), "demo.rec");
         import_files(&[demo()], rec.path(), &mut |_| {}).expect("imports");
         let conn = rusqlite::Connection::open(rec.path()).expect("opens for writing");
