@@ -758,7 +758,7 @@ mod tests {
             assert_eq!(serde_json::to_vec(drift.patch.value()).unwrap(), text);
             ops.extend(drift.patch.value().as_array().unwrap().iter().cloned());
         }
-        // Both kinds together are the whole patch, in its order.
+        // Both kinds together hold the whole patch's operations.
         let whole = serde_json::to_value(json_patch::diff(&held, &snapshot)).unwrap();
         let sorted = |mut v: Vec<Value>| {
             v.sort_by_key(|op| op.to_string());

@@ -10,10 +10,11 @@
 //! events or damaged in any way (checksums cover it whole) is refused with
 //! a reason, and the caller replays.
 //!
-//! The blob (format 10, [`IndexEncoder`]) is the checkpoints (each body,
-//! then each message list, each under a checksum of its own), a *front*
-//! (what the first frame needs: the messages and the drift tracking's
-//! layers, each stored once, the state at the last event with every
+//! The blob (format 11, [`IndexEncoder`]) is the checkpoints (each body,
+//! with the drift tracking's layer of its own, then each message list,
+//! each under a checksum of its own), a *front* (what the first frame
+//! needs: the messages and the drift tracking's layers checkpoints share,
+//! each stored once, the state at the last event with every
 //! diagnostic and effect, the lanes and kinds, the arrival times and where
 //! each checkpoint is, under one checksum) and a trailer of fixed size.
 //! The checkpoints come first so that a writer stores each as it is made
@@ -792,7 +793,7 @@ struct ListChanges {
 /// against that state's (or whole), after the bodies, and the front and
 /// the trailer follow.
 ///
-/// The blob (format 10): the region (the checkpoints' bodies, then their
+/// The blob (format 11): the region (the checkpoints' bodies, then their
 /// lists), the front (the message table, the last state, the lanes and
 /// kinds, the arrival times, and the directory: each checkpoint's step,
 /// and its body's and list's lengths and checksums), and a trailer of
