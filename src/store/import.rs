@@ -228,23 +228,13 @@ fn write_events(
                 );
                 for chunk in chunk_receiver {
                     timeline.index_more(&chunk);
-                    for checkpoint in timeline.take_checkpoints() {
-                        encoder.push(&checkpoint);
-                    }
+                    timeline.hand_checkpoints_to(&mut encoder);
                 }
                 timeline.finish();
-                for checkpoint in timeline.take_checkpoints() {
-                    encoder.push(&checkpoint);
-                }
+                timeline.hand_checkpoints_to(&mut encoder);
                 // No arrivals: the writing failed, and nothing is stored.
                 let arrivals = arrivals_receiver.recv().ok()?;
-                let pieces_before = encoder.handed_out() / piece_bytes;
-                Some(EncodedIndex::finished(
-                    encoder,
-                    timeline,
-                    Some(arrivals),
-                    pieces_before,
-                ))
+                Some(EncodedIndex::finished(encoder, timeline, Some(arrivals)))
             })
         });
         let mut written = 0u64;

@@ -111,15 +111,15 @@ impl EncodedIndex {
         }
     }
 
-    /// The end of an index whose first `pieces_before` pieces were stored
-    /// as `encoder` handed them out (issue 40: an import stores each
-    /// checkpoint as it is made); `timeline` is the encoder's own.
+    /// The end of an index whose pieces were stored as `encoder` handed
+    /// them out (issue 40: an import stores each checkpoint as it is
+    /// made), in this writer's piece size; `timeline` is the encoder's own.
     pub fn finished(
         encoder: IndexEncoder,
         timeline: Timeline,
         arrivals: Option<ArrivalTimes>,
-        pieces_before: usize,
     ) -> Self {
+        let pieces_before = encoder.pieces_handed_out();
         Self {
             options: timeline.options(),
             num_events: timeline.last_step().get(),

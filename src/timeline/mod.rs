@@ -518,7 +518,7 @@ impl Checkpoints {
         }
     }
 
-    /// Takes the checkpoints in memory (for [`Timeline::take_checkpoints`]).
+    /// Takes the checkpoints in memory (for [`Timeline::hand_checkpoints_to`]).
     fn take_frozen(&mut self) -> Vec<std::sync::Arc<FrozenReplay>> {
         self.thawed = Thawed::default();
         std::mem::take(&mut self.frozen)

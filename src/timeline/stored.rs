@@ -952,6 +952,13 @@ impl IndexEncoder {
         self.handed_out
     }
 
+    /// The pieces handed out so far (none when all is kept).
+    pub fn pieces_handed_out(&self) -> usize {
+        self.out
+            .as_ref()
+            .map_or(0, |(piece_bytes, _)| self.handed_out / piece_bytes)
+    }
+
     /// Ends the index of `timeline`, whose checkpoints were all pushed,
     /// with the events' arrival times when known (times of another count
     /// are left out): the parts of the blob not handed out, whose
@@ -1227,13 +1234,15 @@ impl Timeline {
         Ok(())
     }
 
-    /// Takes the checkpoints made since the last call (the first, at step
-    /// 0, included the first time), for an index's writer that encodes
-    /// them as they are made ([`IndexEncoder`], issue 40). A timeline whose
-    /// checkpoints were taken is one such writer's own: it can no longer
-    /// seek, nor encode its index itself.
-    pub fn take_checkpoints(&mut self) -> Vec<Arc<FrozenReplay>> {
-        self.checkpoints.take_frozen()
+    /// Pushes the checkpoints made since the last call (the first, at
+    /// step 0, included the first time) into `encoder`, and drops them:
+    /// for an index's writer that encodes them as they are made (issue
+    /// 40). A timeline whose checkpoints were handed out is one such
+    /// writer's own: it can no longer seek, nor encode its index itself.
+    pub fn hand_checkpoints_to(&mut self, encoder: &mut IndexEncoder) {
+        for checkpoint in self.checkpoints.take_frozen() {
+            encoder.push(&checkpoint);
+        }
     }
 
     /// Rebuilds the timeline of `events` replayed with `options` from its
@@ -1767,14 +1776,10 @@ mod tests {
                 let mut one = EventLog::default();
                 one.push(raw);
                 timeline.index_more(&one);
-                for checkpoint in timeline.take_checkpoints() {
-                    encoder.push(&checkpoint);
-                }
+                timeline.hand_checkpoints_to(&mut encoder);
             }
             timeline.finish();
-            for checkpoint in timeline.take_checkpoints() {
-                encoder.push(&checkpoint);
-            }
+            timeline.hand_checkpoints_to(&mut encoder);
             let handed_out = encoder.handed_out();
             let times = Some(ArrivalTimes::of(&arrivals));
             // Taking the timeline (as an import does) or not: the same.
